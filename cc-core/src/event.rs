@@ -1,0 +1,269 @@
+//! The event API shared by firmware and simulator (DESIGN §3).
+//!
+//! One [`Event`] in, one [`Decision`] out. The engine is sans-IO: `now`
+//! arrives with every event; what the flow needs next (a timer, a probe,
+//! feedback to the sender, a packet released by the timer) leaves in the
+//! decision.
+//!
+//! ```text
+//!  scheduler ──Sent──▶ ┐                         ┌──▶ window, rate, ECN codepoint
+//!  Rx pipeline ─Ack/Loss/Cnp/Probe/Feedback──▶ engine ──▶ timer: keep / arm / cancel
+//!  timer ──Timer──▶    ┘                         └──▶ request: probe, feedback, release, go-back-N
+//! ```
+
+use core::fmt;
+
+use crate::telemetry::HopSample;
+use crate::units::{BaseRtt, Instant, LinkSpeed, Rate, Seq, Window};
+
+/// A flow's identity in the flow table (a QP number, a hashed 5-tuple, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlowId(pub u32);
+
+/// Which controller runs a flow, and in which role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Algorithm {
+    /// HPCC++ at the data sender (draft 2022-10 §4.2), telemetry from ACKs
+    /// or from probes depending on [`crate::hpcc::HpccConfig::telemetry`].
+    Hpcc,
+    /// HPCC++ at the data receiver: Rx-HPCC window feedback (§6.3.2) and the
+    /// probe responder (§7.1).
+    HpccReceiver,
+    /// LDCP on a programmable NIC: PAWA, sub-packet windows, fast start
+    /// (draft-dai §2.2, §2.3, §3.1).
+    Ldcp,
+    /// LDCP on a commercial NIC: rate-based, MD per CNP, AI per RTT probe
+    /// (draft-dai §3.2).
+    LdcpRate,
+}
+
+/// What the engine needs to know when a flow starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlowParams {
+    /// The controller and role.
+    pub algorithm: Algorithm,
+    /// Base RTT T of the flow's path.
+    pub base_rtt: BaseRtt,
+    /// The NIC's line rate for this flow; W_init = IW = line rate · T.
+    pub line_rate: LinkSpeed,
+    /// First byte sequence number the flow will send.
+    pub start_seq: Seq,
+}
+
+/// Whether a packet is the last of its message (LDCP fast start makes the
+/// last packet of a short message ECN-capable, draft-dai §3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum MessageEnd {
+    /// More packets of the message follow.
+    More,
+    /// This packet ends the message.
+    Last,
+}
+
+/// The ECN-Echo flag of an ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EcnEcho {
+    /// ECE = 0: none of the acknowledged packets was CE-marked.
+    NotMarked,
+    /// ECE = 1: a CE-marked packet is acknowledged.
+    Marked,
+}
+
+/// An acknowledgement as the Rx pipeline hands it to the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Ack<'a> {
+    /// Cumulative acknowledgement: every byte before this is received.
+    pub cum_ack: Seq,
+    /// The sender's `snd_nxt` when the ACK arrived (HPCC++ Figure 6, line 24).
+    pub snd_nxt: Seq,
+    /// The ECN-Echo flag.
+    pub ece: EcnEcho,
+    /// Telemetry echoed by the receiver, first hop first; empty if none.
+    pub telemetry: &'a [HopSample],
+}
+
+/// What happened to a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EventKind<'a> {
+    /// Create the flow's state. The decision gives its initial window and rate.
+    Start(FlowParams),
+    /// Remove the flow's state.
+    End,
+    /// The scheduler is about to send bytes `[seq, seq + len)` (PktSend,
+    /// HPCC++ §6.3.1). The decision's `ecn` is the codepoint for this packet.
+    Sent {
+        /// First byte of the packet.
+        seq: Seq,
+        /// Payload length in bytes.
+        len: u32,
+        /// Whether it is the last packet of its message.
+        end: MessageEnd,
+    },
+    /// An ACK (with or without telemetry) arrived at the sender.
+    Ack(Ack<'a>),
+    /// The transport detected a loss at `first_lost` (NACK or timeout).
+    Loss {
+        /// First byte to retransmit (go-back-N).
+        first_lost: Seq,
+    },
+    /// A congestion notification packet (LDCP commercial-NIC variant).
+    Cnp,
+    /// A response to an RTT probe (LDCP commercial-NIC variant, §3.2).
+    RttResponse,
+    /// A telemetry response to an HPCC++ probe: the one hop the responder
+    /// chose (§7.1), `hop_index` being its position on the path.
+    ProbeResponse {
+        /// Position of the reported hop on the path, 0 = first.
+        hop_index: u8,
+        /// The reported hop.
+        hop: HopSample,
+    },
+    /// At the receiver: a data packet carrying telemetry arrived (Rx-HPCC
+    /// `NewINT`, §6.3.2).
+    RxTelemetry {
+        /// The packet's telemetry, first hop first.
+        telemetry: &'a [HopSample],
+    },
+    /// At the receiver: a probe carrying telemetry arrived; the decision's
+    /// request is the reply (§7.1).
+    ProbeRequest {
+        /// The probe's telemetry, first hop first.
+        telemetry: &'a [HopSample],
+    },
+    /// At the sender: Rx-HPCC window feedback from the receiver.
+    Feedback {
+        /// The window the receiver computed.
+        window: Window,
+    },
+    /// At the sender: the receiver reports N concurrent flows on its last
+    /// hop; W_ai becomes W_init·(1−eta)/N (HPCC++ §5).
+    FlowCount {
+        /// Number of concurrent flows, at least 1.
+        flows: u16,
+    },
+    /// The flow's timer fired.
+    Timer,
+}
+
+/// One event for one flow at one instant's worth of input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Event<'a> {
+    /// The flow it concerns.
+    pub flow: FlowId,
+    /// What happened.
+    pub kind: EventKind<'a>,
+}
+
+/// ECN codepoint for the flow's packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Ecn {
+    /// Not ECN-capable (Not-ECT, `00`): WRED drops it above threshold K.
+    NotEct,
+    /// ECN-capable (ECT(0), `10`): WRED marks it CE instead of dropping.
+    Ect,
+}
+
+/// What the flow's single timer should do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TimerRequest {
+    /// Leave it as it is (armed or not).
+    Keep,
+    /// Arm it (replacing any armed deadline) to fire at this instant.
+    Arm(Instant),
+    /// Disarm it.
+    Cancel,
+}
+
+/// Something the NIC should do for the flow now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Request {
+    /// Nothing.
+    None,
+    /// Send a telemetry probe (HPCC++ §6.2.1) or an RTT request (LDCP §3.2).
+    Probe,
+    /// Send window feedback to the data sender (Rx-HPCC, §6.3.2 line 31).
+    Feedback {
+        /// The window to carry.
+        window: Window,
+    },
+    /// Reply to a probe with the chosen hop's telemetry (§7.1).
+    ProbeReply {
+        /// Position of the hop on the path.
+        hop_index: u8,
+        /// The hop's telemetry.
+        hop: HopSample,
+    },
+    /// Send one packet now although the window is below one packet (LDCP
+    /// §2.2: a flow with cw < 1 is ticked out by a timer).
+    ReleaseOne,
+    /// Retransmit from this sequence number (go-back-N, LDCP §3.1).
+    GoBackN {
+        /// First byte to send again.
+        from: Seq,
+    },
+}
+
+/// The engine's answer for one flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Decision {
+    /// Most bytes in flight. Below one MTU only in LDCP's timer-clocked mode.
+    pub window: Window,
+    /// Pacing rate.
+    pub rate: Rate,
+    /// ECN codepoint for the packet of a `Sent` event, and the next ones.
+    pub ecn: Ecn,
+    /// The flow's timer.
+    pub timer: TimerRequest,
+    /// An action to take now.
+    pub request: Request,
+}
+
+/// Why the engine refused an event. The flow's state is unchanged and its
+/// last decision stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Error {
+    /// No flow with that id.
+    UnknownFlow,
+    /// The flow table is full.
+    TableFull,
+    /// A flow with that id exists already.
+    FlowExists,
+    /// The flow parameters or engine configuration are out of range.
+    InvalidParams,
+    /// More hops than the flow's state holds.
+    TooManyHops,
+    /// A hop's counter widths are unusable (0 or more than 32 bits).
+    BadCounterWidths,
+    /// The telemetry is older than what the flow has seen (reordered ACK).
+    StaleTelemetry,
+    /// The event does not apply to this flow's algorithm or role.
+    NotApplicable,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Error::UnknownFlow => "unknown flow",
+            Error::TableFull => "flow table full",
+            Error::FlowExists => "flow already exists",
+            Error::InvalidParams => "parameters out of range",
+            Error::TooManyHops => "more telemetry hops than supported",
+            Error::BadCounterWidths => "telemetry counter width out of range",
+            Error::StaleTelemetry => "telemetry older than the last sample",
+            Error::NotApplicable => "event does not apply to this flow",
+        })
+    }
+}

@@ -1,0 +1,701 @@
+//! The part of HPCC++ that sender and receiver share: per-hop history,
+//! `MeasureInflight` and `ComputeWind` (draft 2022-10 §4.2, Figures 4-5;
+//! §6.3.2: "The receiver performs the same functions").
+//!
+//! State: 32 bytes plus 12 bytes per hop of history.
+
+use bitfield_struct::bitfield;
+
+use super::{HpccConfig, QueueSignal};
+use crate::event::Error;
+use crate::fixmath::ratio_q24;
+use crate::telemetry::{path_signature, wrapping_delta, HopHistory, HopSample, SIGNATURE_MASK};
+use crate::units::{BaseRtt, Utilization, Window};
+
+/// Flags and small counters packed in one word.
+#[bitfield(u32, defmt = cfg(feature = "defmt"))]
+#[derive(PartialEq, Eq)]
+pub(crate) struct Status {
+    /// 20-bit signature of the path the history belongs to.
+    #[bits(20)]
+    pub path_sig: u32,
+    /// Number of hops in the history (≤ 15).
+    #[bits(4)]
+    pub hops: u8,
+    /// incStage of Figure 5 (≤ 15).
+    #[bits(4)]
+    pub inc_stage: u8,
+    /// Whether `hops` holds a sample (false until the first telemetry).
+    pub has_history: bool,
+    /// Probe mode: a probe is out and no response came yet.
+    pub probe_outstanding: bool,
+    /// The sender has bytes in flight (from the last `Sent` or `Ack`).
+    pub in_flight: bool,
+    #[bits(1)]
+    __: u8,
+}
+
+/// Result of `MeasureInflight` for one telemetry stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Measured {
+    /// No usable history (first sample, or the path changed): the sample
+    /// was recorded and nothing else changed.
+    Recorded,
+    /// The new normalized inflight U.
+    Updated(Utilization),
+}
+
+/// Load of one hop for one sample.
+enum HopLoad {
+    /// The sample is older than the history: reject the whole stack.
+    Stale,
+    /// No usable rate (ts delta 0, bandwidth 0 or absurd, counter reset).
+    Skip,
+    /// u' of this hop and the ts delta it was measured over (ns).
+    Load { u: u64, dts: u32 },
+}
+
+/// The values of a core that define its behaviour, for checkpointing a flow
+/// and for testing against the reference model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HpccSnapshot {
+    /// Normalized inflight U.
+    pub u: Utilization,
+    /// Current window W.
+    pub w: Window,
+    /// Reference window Wc.
+    pub wc: Window,
+    /// incStage.
+    pub inc_stage: u8,
+}
+
+/// HPCC++ state common to the sender and the Rx-HPCC receiver, with room
+/// for `H` hops of history. 32 + 12·H bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HpccCore<const H: usize> {
+    u: Utilization,
+    w: Window,
+    wc: Window,
+    /// W_init = W_max.
+    w_init: Window,
+    w_ai: Window,
+    t: BaseRtt,
+    pub(crate) status: Status,
+    hops: [HopHistory; H],
+}
+
+impl<const H: usize> HpccCore<H> {
+    /// A core for a path with base RTT `t` and initial window `w_init`
+    /// (the path's BDP). W = Wc = W_init, U = 0.
+    pub(crate) fn new(cfg: &HpccConfig, t: BaseRtt, w_init: Window) -> Result<Self, Error> {
+        cfg.validate()?;
+        if w_init < cfg.w_min || w_init.to_bits() > Window::from_bytes(Window::MAX_CONFIG_BYTES).to_bits() {
+            return Err(Error::InvalidParams);
+        }
+        Ok(HpccCore {
+            u: Utilization::ZERO,
+            w: w_init,
+            wc: w_init,
+            w_init,
+            w_ai: cfg.w_ai(w_init, t, None),
+            t,
+            status: Status::new(),
+            hops: [HopHistory::default(); H],
+        })
+    }
+
+    /// Current window W.
+    pub fn window(&self) -> Window {
+        self.w
+    }
+
+    /// Reference window Wc.
+    pub fn reference_window(&self) -> Window {
+        self.wc
+    }
+
+    /// Normalized inflight U.
+    pub fn utilization(&self) -> Utilization {
+        self.u
+    }
+
+    /// W_init, which is also W_max.
+    pub fn initial_window(&self) -> Window {
+        self.w_init
+    }
+
+    /// W_ai in use.
+    pub fn additive_increase(&self) -> Window {
+        self.w_ai
+    }
+
+    /// incStage.
+    pub fn inc_stage(&self) -> u8 {
+        self.status.inc_stage()
+    }
+
+    /// Base RTT T.
+    pub fn base_rtt(&self) -> BaseRtt {
+        self.t
+    }
+
+    /// The stored per-hop history (empty before the first sample).
+    pub fn history(&self) -> &[HopHistory] {
+        let n = if self.status.has_history() {
+            self.status.hops() as usize
+        } else {
+            0
+        };
+        &self.hops[..n.min(H)]
+    }
+
+    /// U, W, Wc and incStage.
+    pub fn snapshot(&self) -> HpccSnapshot {
+        HpccSnapshot {
+            u: self.u,
+            w: self.w,
+            wc: self.wc,
+            inc_stage: self.status.inc_stage(),
+        }
+    }
+
+    /// Restores U, W, Wc and incStage; refuses windows outside
+    /// [W_min, W_init] and incStage above 15.
+    pub fn restore(&mut self, cfg: &HpccConfig, s: HpccSnapshot) -> Result<(), Error> {
+        let ok = |w: Window| w >= cfg.w_min && w <= self.w_init;
+        if !ok(s.w) || !ok(s.wc) || s.inc_stage > HpccConfig::MAX_STAGE_LIMIT {
+            return Err(Error::InvalidParams);
+        }
+        self.u = s.u;
+        self.w = s.w;
+        self.wc = s.wc;
+        self.status.set_inc_stage(s.inc_stage);
+        Ok(())
+    }
+
+    /// Sets W_ai from a receiver-reported number of flows (§5, §6.3.2).
+    pub(crate) fn set_flow_count(&mut self, cfg: &HpccConfig, n: u16) -> Result<(), Error> {
+        if n == 0 {
+            return Err(Error::InvalidParams);
+        }
+        self.w_ai = cfg.w_ai(self.w_init, self.t, Some(n));
+        Ok(())
+    }
+
+    /// Sets W (and Wc) from Rx-HPCC feedback, clamped to [W_min, W_init].
+    pub(crate) fn apply_window(&mut self, cfg: &HpccConfig, w: Window) {
+        self.w = w.clamp_to(cfg.w_min, self.w_init);
+        self.wc = self.w;
+    }
+
+    /// Checks a telemetry stack before any state is touched.
+    pub(crate) fn check_stack(hops: &[HopSample]) -> Result<(), Error> {
+        if hops.len() > H || hops.len() > HpccConfig::MAX_STAGE_LIMIT as usize {
+            return Err(Error::TooManyHops);
+        }
+        if hops.iter().any(|s| !s.widths.is_valid()) {
+            return Err(Error::BadCounterWidths);
+        }
+        Ok(())
+    }
+
+    /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`).
+    fn record(&mut self, cfg: &HpccConfig, hops: &[HopSample], sig: u32) {
+        for (h, s) in self.hops.iter_mut().zip(hops) {
+            *h = HopHistory {
+                ts: s.ts,
+                tx: s.tx,
+                queue: queue_signal(cfg.queue_signal, s),
+            };
+        }
+        self.status.set_path_sig(sig & SIGNATURE_MASK);
+        // check_stack keeps hops.len() ≤ 15; the mask keeps the setter in range.
+        self.status.set_hops((hops.len() & 0xF) as u8);
+        self.status.set_has_history(true);
+    }
+
+    /// One hop's u' against its history (Figure 4, lines 4-5).
+    ///
+    /// ```text
+    /// txRate = (ack.L[i].txBytes − L[i].txBytes) / (ack.L[i].ts − L[i].ts)
+    /// u'     = min(ack.L[i].qlen, L[i].qlen) / (B·T) + txRate / B
+    /// ```
+    /// In integers, with B in Mb/s (B·T in bits is `B·T_ns/1000`):
+    /// ```text
+    /// queue term = min(q) · 8000 / (B · T)          q ≤ 2^32 → num ≤ 2^45, den ≤ 2^43
+    /// rate term  = Δtx · 8000 / (Δts · B)           Δtx ≤ 2^31·2^16 → num ≤ 2^60, den ≤ 2^55
+    /// sojourn    = min(s) / T                        (§9.3 variant)
+    /// ```
+    /// each through [`ratio_q24`] (2^-24 units, rounded down, saturating at
+    /// 2^40). Guards: Δts = 0, B = 0 or absurd → skip the hop; Δts past
+    /// half its wrap → stale; Δtx past half its wrap (a counter reset) →
+    /// skip the hop.
+    fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory) -> HopLoad {
+        let Some(dts) = wrapping_delta(s.ts, h.ts, s.widths.ts_bits) else {
+            return HopLoad::Stale;
+        };
+        let Some(dtx) = wrapping_delta(s.tx, h.tx, s.widths.tx_bits) else {
+            return HopLoad::Skip;
+        };
+        if dts == 0 || !s.bandwidth.is_plausible() {
+            return HopLoad::Skip;
+        }
+        let b = s.bandwidth.as_mbps() as u64;
+        let t = self.t.as_nanos() as u64;
+        let q = queue_signal(signal, s).min(h.queue) as u64;
+        // Denominators are ≥ 100 · 100 > 0 (plausible B, valid T, dts > 0):
+        // the `None` arms cannot happen, and would only zero a term.
+        let queue_term = match signal {
+            QueueSignal::Length => ratio_q24(q * 8000, b * t),
+            QueueSignal::Sojourn => ratio_q24(q, t),
+        }
+        .unwrap_or(0);
+        let dtx_bytes = dtx as u64 * s.widths.tx_unit_bytes as u64;
+        let rate_term = ratio_q24(dtx_bytes * 8000, dts as u64 * b).unwrap_or(0);
+        let u = (queue_term + rate_term).min(Utilization::MAX.to_bits());
+        HopLoad::Load { u, dts }
+    }
+
+    /// The hop with the highest inflight, for the probe responder (§7.1:
+    /// "chooses the link with the highest inflight bytes").
+    ///
+    /// With history for this path, inflight is u' of Figure 4 line 5. On the
+    /// first probe of a path (no rate yet) it is the queuing delay
+    /// `qlen·8000/B`. With no load anywhere, the slowest link. Ties go to the
+    /// hop nearest the sender. Reads the history, changes nothing.
+    pub(crate) fn bottleneck(&self, cfg: &HpccConfig, hops: &[HopSample]) -> Result<usize, Error> {
+        Self::check_stack(hops)?;
+        if hops.is_empty() {
+            return Err(Error::NotApplicable);
+        }
+        let sig = path_signature(hops, 0);
+        let tracked = self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
+        let mut best = (0usize, 0u64);
+        for (i, s) in hops.iter().enumerate() {
+            let load = if tracked {
+                match self.hop_load(cfg.queue_signal, s, &self.hops[i]) {
+                    HopLoad::Stale => return Err(Error::StaleTelemetry),
+                    HopLoad::Skip => 0,
+                    HopLoad::Load { u, .. } => u,
+                }
+            } else if s.bandwidth.is_plausible() {
+                ratio_q24(queue_signal(cfg.queue_signal, s) as u64 * 8000, s.bandwidth.as_mbps() as u64).unwrap_or(0)
+            } else {
+                0
+            };
+            if load > best.1 {
+                best = (i, load);
+            }
+        }
+        if best.1 == 0 {
+            let slowest = hops
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.bandwidth.is_plausible())
+                .min_by_key(|(i, s)| (s.bandwidth, *i))
+                .map(|(i, _)| i);
+            return Ok(slowest.unwrap_or(0));
+        }
+        Ok(best.0)
+    }
+
+    /// `MeasureInflight` (draft 2022-10 §4.2, Figure 4):
+    ///
+    /// ```text
+    /// 1: Function MeasureInflight(ack)
+    /// 2:    u = 0;
+    /// 3:    for each link i on the path do
+    /// 4:       txRate = (ack.L[i].txBytes-L[i].txBytes)/(ack.L[i].ts-L[i].ts);
+    /// 5:       u' = min(ack.L[i].qlen,L[i].qlen)/(ack.L[i].B*T) + txRate/ack.L[i].B;
+    /// 6:       if u' > u then
+    /// 7:          u = u'; tau = ack.L[i].ts - L[i].ts;
+    /// 8:    tau = min(tau, T);
+    /// 9:    U = (1 - tau/T)*U + tau/T*u;
+    /// 10:   return U;
+    /// ```
+    ///
+    /// tau starts at 0: when no hop has u' > 0 (no bytes sent, no queue, or
+    /// every hop skipped) the EWMA keeps U. Line 9 in integers:
+    ///
+    /// ```text
+    /// U = (U·(T − tau) + u·tau) / T      U, u ≤ 2^40, T ≤ 2^20 → sum ≤ 2^61
+    /// ```
+    /// rounded down. The first sample, or one from a different path (hop
+    /// count, identity, link speed or counter widths changed), is only
+    /// recorded. A stale stack (older timestamps) changes nothing.
+    pub fn measure_inflight(&mut self, cfg: &HpccConfig, hops: &[HopSample], first_index: u8) -> Result<Measured, Error> {
+        Self::check_stack(hops)?;
+        let sig = path_signature(hops, first_index);
+        if !self.status.has_history() || self.status.path_sig() != sig || self.status.hops() as usize != hops.len() {
+            self.record(cfg, hops, sig);
+            return Ok(Measured::Recorded);
+        }
+        let mut u_max = 0u64;
+        let mut tau = 0u32;
+        for (s, h) in hops.iter().zip(self.hops.iter()) {
+            match self.hop_load(cfg.queue_signal, s, h) {
+                HopLoad::Stale => return Err(Error::StaleTelemetry),
+                HopLoad::Skip => {}
+                HopLoad::Load { u, dts } => {
+                    if u > u_max {
+                        u_max = u;
+                        tau = dts;
+                    }
+                }
+            }
+        }
+        let t = self.t.as_nanos();
+        let tau = tau.min(t) as u64;
+        let t = t as u64;
+        let u_new = (self.u.to_bits() * (t - tau) + u_max * tau) / t;
+        self.u = Utilization::from_bits(u_new);
+        self.record(cfg, hops, sig);
+        Ok(Measured::Updated(self.u))
+    }
+
+    /// `ComputeWind` (draft 2022-10 §4.2, Figure 5):
+    ///
+    /// ```text
+    /// 11: Function ComputeWind(U, updateWc)
+    /// 12:    if U >= eta or incStage >= maxStage then
+    /// 13:       W = Wc / (U/eta) + W_ai;
+    /// 14:       if updateWc then
+    /// 15:          incStage = 0; Wc = W ;
+    /// 16:    else
+    /// 17:       W = Wc + W_ai ;
+    /// 18:       if updateWc then
+    /// 19:          incStage++; Wc = W ;
+    /// 20:    return W
+    /// ```
+    ///
+    /// Line 13 in integers: `W_raw = Wc_raw · eta_raw / U_raw + W_ai_raw`
+    /// (Wc_raw < 2^32, eta_raw ≤ 2^24: product < 2^56), rounded down, so
+    /// the window errs small. U = 0 (possible when maxStage = 0) is the
+    /// formula's limit, infinity, which the clamp turns into W_init. W is
+    /// clamped to [W_min, W_init] before it becomes Wc. incStage saturates
+    /// at 15 (maxStage ≤ 15, so line 12's test is unaffected).
+    pub fn compute_wind(&mut self, cfg: &HpccConfig, u: Utilization, update_wc: bool) -> Window {
+        let stage = self.status.inc_stage();
+        let wc = self.wc.to_bits() as u64;
+        let w_ai = self.w_ai.to_bits() as u64;
+        let md = u.to_bits() >= cfg.eta.to_bits() as u64 || stage >= cfg.max_stage;
+        let raw = if md {
+            let scaled = match u.to_bits() {
+                0 => u64::MAX,
+                u_raw => wc * cfg.eta.to_bits() as u64 / u_raw,
+            };
+            scaled.saturating_add(w_ai)
+        } else {
+            wc + w_ai
+        };
+        let w = Window::from_bits_saturating(raw).clamp_to(cfg.w_min, self.w_init);
+        self.w = w;
+        if update_wc {
+            self.wc = w;
+            let next = if md { 0 } else { (stage + 1).min(HpccConfig::MAX_STAGE_LIMIT) };
+            self.status.set_inc_stage(next);
+        }
+        w
+    }
+}
+
+/// The queue signal a sample contributes under `signal`.
+fn queue_signal(signal: QueueSignal, s: &HopSample) -> u32 {
+    match signal {
+        QueueSignal::Length => s.qlen_bytes,
+        QueueSignal::Sojourn => s.sojourn_ns,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::CounterWidths;
+    use crate::units::LinkSpeed;
+
+    const T_NS: u32 = 12_000;
+
+    fn core1() -> (HpccConfig, HpccCore<5>) {
+        let cfg = HpccConfig::draft_default();
+        let t = BaseRtt::from_nanos(T_NS).unwrap();
+        let w_init = Window::from_bytes(150_000);
+        (cfg, HpccCore::new(&cfg, t, w_init).unwrap())
+    }
+
+    fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
+        HopSample {
+            ts,
+            tx,
+            qlen_bytes: qlen,
+            sojourn_ns: 0,
+            bandwidth: LinkSpeed::from_gbps(100),
+            id: 1,
+            widths: CounterWidths::FULL,
+        }
+    }
+
+    fn as_f64(u: Utilization) -> f64 {
+        u.to_bits() as f64 / (1u64 << 24) as f64
+    }
+
+    #[test]
+    fn first_sample_only_records() {
+        let (cfg, mut c) = core1();
+        assert_eq!(c.measure_inflight(&cfg, &[hop(0, 0, 0)], 0), Ok(Measured::Recorded));
+        assert_eq!(c.utilization(), Utilization::ZERO);
+        assert_eq!(c.history().len(), 1);
+    }
+
+    /// One 100 Gb/s hop, T = 12 us, a standing queue of one BDP (150 kB) and
+    /// the link sending at full rate: u' = 1 + 1 = 2, and with tau = T the
+    /// EWMA takes u' whole.
+    #[test]
+    fn bdp_queue_at_full_rate_gives_u_two() {
+        let (cfg, mut c) = core1();
+        c.measure_inflight(&cfg, &[hop(0, 0, 150_000)], 0).unwrap();
+        // 12 us at 100 Gb/s = 150 kB transmitted.
+        let m = c.measure_inflight(&cfg, &[hop(T_NS, 150_000, 150_000)], 0).unwrap();
+        let Measured::Updated(u) = m else { panic!("expected an update") };
+        assert!((as_f64(u) - 2.0).abs() < 1e-6, "U = {}", as_f64(u));
+    }
+
+    /// tau = T/4 moves U a quarter of the way to u'.
+    #[test]
+    fn ewma_weight_is_tau_over_t() {
+        let (cfg, mut c) = core1();
+        c.measure_inflight(&cfg, &[hop(0, 0, 0)], 0).unwrap();
+        // 3 us at full rate, no queue: u' = 1, tau = T/4.
+        c.measure_inflight(&cfg, &[hop(3_000, 37_500, 0)], 0).unwrap();
+        assert!((as_f64(c.utilization()) - 0.25).abs() < 1e-6);
+    }
+
+    /// The queue term takes min(current, last) qlen (line 5).
+    #[test]
+    fn queue_term_uses_min_of_current_and_last() {
+        let (cfg, mut c) = core1();
+        c.measure_inflight(&cfg, &[hop(0, 0, 30_000)], 0).unwrap();
+        c.measure_inflight(&cfg, &[hop(T_NS, 0, 300_000)], 0).unwrap();
+        // min(30 kB, 300 kB) / 150 kB = 0.2; no bytes sent.
+        assert!((as_f64(c.utilization()) - 0.2).abs() < 1e-6);
+    }
+
+    /// The hop with the largest u' sets U and tau (lines 6-7).
+    #[test]
+    fn bottleneck_hop_wins() {
+        let (cfg, mut c) = core1();
+        let a0 = hop(0, 0, 0);
+        let mut b0 = hop(0, 0, 0);
+        b0.id = 2;
+        b0.bandwidth = LinkSpeed::from_gbps(400);
+        c.measure_inflight(&cfg, &[a0, b0], 0).unwrap();
+        // Hop 0: half rate. Hop 1 (400G): same bytes, an eighth of capacity.
+        let a1 = hop(T_NS, 75_000, 0);
+        let mut b1 = hop(T_NS, 75_000, 0);
+        b1.id = 2;
+        b1.bandwidth = LinkSpeed::from_gbps(400);
+        c.measure_inflight(&cfg, &[a1, b1], 0).unwrap();
+        assert!((as_f64(c.utilization()) - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn zero_bandwidth_and_zero_dts_hops_are_skipped() {
+        let (cfg, mut c) = core1();
+        c.measure_inflight(&cfg, &[hop(0, 0, 0)], 0).unwrap();
+        let mut bad = hop(T_NS, 150_000, 0);
+        bad.bandwidth = LinkSpeed::from_mbps(0);
+        // A different bandwidth is a path change: recorded only.
+        assert_eq!(c.measure_inflight(&cfg, &[bad], 0), Ok(Measured::Recorded));
+        let mut bad2 = bad;
+        bad2.ts += T_NS;
+        bad2.tx += 150_000;
+        // Same (zero) bandwidth again: the hop is skipped, U unchanged.
+        assert_eq!(c.measure_inflight(&cfg, &[bad2], 0), Ok(Measured::Updated(Utilization::ZERO)));
+        // ts delta 0: skipped.
+        let (cfg, mut c) = core1();
+        c.measure_inflight(&cfg, &[hop(5, 0, 0)], 0).unwrap();
+        assert_eq!(
+            c.measure_inflight(&cfg, &[hop(5, 1_000_000, 0)], 0),
+            Ok(Measured::Updated(Utilization::ZERO))
+        );
+    }
+
+    #[test]
+    fn wrapped_counters_give_the_true_delta() {
+        let (cfg, mut c) = core1();
+        let w = CounterWidths {
+            ts_bits: 24,
+            tx_bits: 20,
+            tx_unit_bytes: 64,
+        };
+        let mut a = hop((1 << 24) - 6_000, (1 << 20) - 1_000, 0);
+        a.widths = w;
+        c.measure_inflight(&cfg, &[a], 0).unwrap();
+        // 12 us later, 150 kB later: 150000/64 = 2343.75 units → use 2344 units.
+        let mut b = hop(6_000, 1_344, 0);
+        b.widths = w;
+        c.measure_inflight(&cfg, &[b], 0).unwrap();
+        let expect = 2_344.0 * 64.0 / 150_000.0;
+        assert!((as_f64(c.utilization()) - expect).abs() < 1e-6);
+    }
+
+    #[test]
+    fn older_timestamps_are_stale_and_change_nothing() {
+        let (cfg, mut c) = core1();
+        c.measure_inflight(&cfg, &[hop(10_000, 0, 0)], 0).unwrap();
+        let before = c;
+        assert_eq!(c.measure_inflight(&cfg, &[hop(9_000, 5, 0)], 0), Err(Error::StaleTelemetry));
+        assert_eq!(c, before);
+    }
+
+    #[test]
+    fn too_many_hops_and_bad_widths_are_errors() {
+        let (cfg, mut c) = core1();
+        let six = [hop(0, 0, 0); 6];
+        assert_eq!(c.measure_inflight(&cfg, &six, 0), Err(Error::TooManyHops));
+        let mut h = hop(0, 0, 0);
+        h.widths.ts_bits = 0;
+        assert_eq!(c.measure_inflight(&cfg, &[h], 0), Err(Error::BadCounterWidths));
+        h.widths.ts_bits = 33;
+        assert_eq!(c.measure_inflight(&cfg, &[h], 0), Err(Error::BadCounterWidths));
+        assert!(c.history().is_empty());
+    }
+
+    #[test]
+    fn path_change_resets_history() {
+        let (cfg, mut c) = core1();
+        c.measure_inflight(&cfg, &[hop(0, 0, 0)], 0).unwrap();
+        let mut other = hop(T_NS, 150_000, 0);
+        other.id = 99;
+        assert_eq!(c.measure_inflight(&cfg, &[other], 0), Ok(Measured::Recorded));
+        assert_eq!(
+            c.measure_inflight(&cfg, &[hop(T_NS, 150_000, 0), hop(T_NS, 0, 0)], 0),
+            Ok(Measured::Recorded)
+        );
+        assert_eq!(c.history().len(), 2);
+    }
+
+    /// U exactly at eta takes the MI/MD branch and keeps W = Wc + W_ai.
+    #[test]
+    fn u_exactly_eta_is_md_branch() {
+        let (cfg, mut c) = core1();
+        c.restore(
+            &cfg,
+            HpccSnapshot {
+                u: Utilization::ZERO,
+                w: Window::from_bytes(100_000),
+                wc: Window::from_bytes(100_000),
+                inc_stage: 3,
+            },
+        )
+        .unwrap();
+        let eta = Utilization::from_bits(cfg.eta.to_bits() as u64);
+        let w = c.compute_wind(&cfg, eta, true);
+        assert_eq!(
+            w,
+            Window::from_bits(Window::from_bytes(100_000).to_bits() + c.additive_increase().to_bits())
+        );
+        assert_eq!(c.inc_stage(), 0, "MD branch resets incStage");
+    }
+
+    /// Below eta, each Wc update is one AI stage; at maxStage the MI branch
+    /// runs and resets the counter.
+    #[test]
+    fn ai_stage_counter_reaches_max_stage() {
+        let (cfg, mut c) = core1();
+        let w0 = Window::from_bytes(50_000);
+        c.restore(
+            &cfg,
+            HpccSnapshot {
+                u: Utilization::ZERO,
+                w: w0,
+                wc: w0,
+                inc_stage: 0,
+            },
+        )
+        .unwrap();
+        let half = Utilization::from_bits(1 << 23);
+        let ai = c.additive_increase().to_bits();
+        for stage in 1..=cfg.max_stage {
+            let w = c.compute_wind(&cfg, half, true);
+            assert_eq!(w.to_bits(), w0.to_bits() + stage as u32 * ai);
+            assert_eq!(c.inc_stage(), stage);
+        }
+        // Stage 5 = maxStage: MI with U = 0.5 doubles Wc/eta... W = Wc·0.95/0.5 + W_ai.
+        let wc = c.reference_window().to_bits() as u64;
+        let w = c.compute_wind(&cfg, half, true);
+        let expect = wc * cfg.eta.to_bits() as u64 / (1 << 23) + ai as u64;
+        assert_eq!(w.to_bits() as u64, expect);
+        assert_eq!(c.inc_stage(), 0);
+    }
+
+    /// Without updateWc the stage and Wc stay put (lines 14, 18).
+    #[test]
+    fn no_update_leaves_wc_and_stage() {
+        let (cfg, mut c) = core1();
+        let wc = c.reference_window();
+        c.compute_wind(&cfg, Utilization::from_bits(1 << 23), false);
+        assert_eq!(c.reference_window(), wc);
+        assert_eq!(c.inc_stage(), 0);
+    }
+
+    /// maxStage 0 with U = 0 divides by zero in the draft; here W = W_init.
+    #[test]
+    fn zero_u_with_max_stage_zero_gives_w_init() {
+        let cfg = HpccConfig::sigcomm19();
+        let t = BaseRtt::from_nanos(T_NS).unwrap();
+        let mut c = HpccCore::<1>::new(&cfg, t, Window::from_bytes(150_000)).unwrap();
+        assert_eq!(c.compute_wind(&cfg, Utilization::ZERO, true), Window::from_bytes(150_000));
+    }
+
+    #[test]
+    fn window_is_clamped_to_w_min_and_w_init() {
+        let mut cfg = HpccConfig::draft_default();
+        cfg.max_stage = 0;
+        cfg.w_min = Window::from_bytes(1_000);
+        let t = BaseRtt::from_nanos(T_NS).unwrap();
+        let mut c = HpccCore::<1>::new(&cfg, t, Window::from_bytes(150_000)).unwrap();
+        // 150 kB · 0.95 / 65536 + 117 B ≈ 119 B: below W_min.
+        assert_eq!(c.compute_wind(&cfg, Utilization::MAX, true), Window::from_bytes(1_000));
+        // U = 0.01: 1000 · 0.95 / 0.01 = 95 kB + W_ai, under W_init.
+        let w = c.compute_wind(&cfg, Utilization::from_bits(167_772), true);
+        assert!(w > Window::from_bytes(94_000) && w < Window::from_bytes(96_000), "{w}");
+        // U = 0.001: far above W_init.
+        assert_eq!(
+            c.compute_wind(&cfg, Utilization::from_bits(16_777), true),
+            Window::from_bytes(150_000)
+        );
+    }
+
+    #[test]
+    fn sojourn_variant_normalizes_by_t() {
+        let mut cfg = HpccConfig::draft_default();
+        cfg.queue_signal = QueueSignal::Sojourn;
+        let t = BaseRtt::from_nanos(T_NS).unwrap();
+        let mut c = HpccCore::<1>::new(&cfg, t, Window::from_bytes(150_000)).unwrap();
+        let mut a = hop(0, 0, 999_999);
+        a.sojourn_ns = 6_000;
+        c.measure_inflight(&cfg, &[a], 0).unwrap();
+        let mut b = hop(T_NS, 0, 999_999);
+        b.sojourn_ns = 6_000;
+        c.measure_inflight(&cfg, &[b], 0).unwrap();
+        // Queue length is ignored; 6 us of sojourn over T = 12 us is 0.5.
+        assert!((as_f64(c.utilization()) - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn w_ai_rules() {
+        let t = BaseRtt::from_nanos(T_NS).unwrap();
+        let w_init = Window::from_bytes(150_000);
+        // 150 kB · 0.05 / 64 ≈ 117.19 B.
+        let w = HpccConfig::draft_default().w_ai(w_init, t, None);
+        assert!((w.to_bits() as f64 / 16.0 - 117.1875).abs() < 0.07);
+        // 50 Mb/s · 12 us = 75 B.
+        assert_eq!(HpccConfig::sigcomm19().w_ai(w_init, t, None), Window::from_bytes(75));
+        // Reported N = 1: 7500 B.
+        let w = HpccConfig::sigcomm19().w_ai(w_init, t, Some(1));
+        assert!((w.to_bits() as f64 / 16.0 - 7_500.0).abs() < 0.07);
+    }
+}

@@ -1,0 +1,173 @@
+//! HPCC++: in-band-telemetry driven congestion control.
+//!
+//! Implements draft-miao-iccrg-hpccplus (October 2022):
+//!
+//! | part                        | draft                         | here                          |
+//! |-----------------------------|-------------------------------|-------------------------------|
+//! | MeasureInflight             | §4.2 Figure 4, lines 1-10     | [`HpccCore::measure_inflight`] |
+//! | ComputeWind                 | §4.2 Figure 5, lines 11-20    | [`HpccCore::compute_wind`]     |
+//! | NewAck, R = W/T             | §4.2 Figure 6, lines 21-27    | [`HpccSender::new_ack`]        |
+//! | W_ai = W_init·(1−eta)/N     | §5                            | [`AdditiveIncrease`]           |
+//! | probe mode                  | §6.2.1 item 2, §7.1           | [`TelemetrySource::Probe`], [`HpccReceiver::respond_probe`] |
+//! | Rx-HPCC NewINT              | §6.3.2 Figure 8, lines 28-34  | [`HpccReceiver::new_int`]      |
+//! | sojourn time for QoS queues | §9.3                          | [`QueueSignal::Sojourn`]       |
+//!
+//! Sender states:
+//!
+//! ```text
+//!   start ──▶ [no history] ──first ACK: record L, lastUpdateSeq = snd_nxt──▶ [tracking]
+//!                  ▲                                                          │
+//!                  └────── path changed (hop count / identity / speed) ◀──────┘
+//!                          (record L only; W unchanged)
+//! ```
+//!
+//! Units: W, Wc, W_ai, W_min, W_init in [`Window`] (bytes, 1/16 byte);
+//! U, u' in [`Utilization`] (2^-24); eta in [`Fraction`] (2^-24); T in
+//! [`BaseRtt`] (ns); B in [`LinkSpeed`] (Mb/s); R in [`Rate`] (bit/s).
+
+mod core;
+mod receiver;
+mod sender;
+
+pub use self::core::{HpccCore, HpccSnapshot, Measured};
+pub use self::receiver::HpccReceiver;
+pub use self::sender::HpccSender;
+
+use crate::event::Error;
+use crate::units::{BaseRtt, Fraction, LinkSpeed, Rate, Window};
+
+/// How W_ai, the additive-increase step, is chosen (HPCC++ §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum AdditiveIncrease {
+    /// The §5 rule of thumb W_ai = W_init·(1−eta)/N for N expected
+    /// concurrent flows on a link. A receiver report replaces N.
+    PerFlows {
+        /// Expected number of concurrent flows N, at least 1.
+        n: u16,
+    },
+    /// W_ai = rate · T: the SIGCOMM'19 simulator's setting (50 Mb/s · T).
+    RateTimesRtt(Rate),
+}
+
+/// Which queue signal feeds the first term of u' (Figure 4, line 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum QueueSignal {
+    /// min(qlen, last qlen) / (B·T): the draft's default.
+    Length,
+    /// min(sojourn, last sojourn) / T: the sojourn-time variant for
+    /// switches with QoS queues (§9.3), where a flow's own queue length does
+    /// not tell its queuing delay.
+    Sojourn,
+}
+
+/// Where the sender's telemetry comes from (§6.2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TelemetrySource {
+    /// Every data packet collects telemetry; ACKs echo it (item 1).
+    Inband,
+    /// Dedicated probes, one per RTT while data is in flight; the responder
+    /// reports only the hop with the highest inflight (item 2, §7.1).
+    Probe {
+        /// A probe with no response after this many base RTTs is sent again.
+        timeout_rtts: u8,
+    },
+}
+
+/// HPCC++ parameters shared by all flows of an engine (§4.1 Figure 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HpccConfig {
+    /// Target link utilization eta (default 95 %).
+    pub eta: Fraction,
+    /// AI stages before MI/MD (default 5; the SIGCOMM'19 simulator uses 0).
+    /// At most [`HpccConfig::MAX_STAGE_LIMIT`].
+    pub max_stage: u8,
+    /// The W_ai rule.
+    pub additive_increase: AdditiveIncrease,
+    /// Smallest window W_min; W is clamped to [W_min, W_init].
+    pub w_min: Window,
+    /// Queue length or sojourn time.
+    pub queue_signal: QueueSignal,
+    /// Telemetry on data packets or from probes.
+    pub telemetry: TelemetrySource,
+}
+
+impl HpccConfig {
+    /// Largest accepted `max_stage` (the stage counter is 4 bits wide).
+    pub const MAX_STAGE_LIMIT: u8 = 15;
+
+    /// The draft's defaults: eta 95 %, maxStage 5, W_ai by the §5 rule with
+    /// N = 64, W_min 16 bytes, queue length, telemetry on every packet.
+    pub const fn draft_default() -> Self {
+        HpccConfig {
+            // 0.95 · 2^24 rounded to nearest.
+            eta: match Fraction::ratio(95, 100) {
+                Some(f) => f,
+                None => Fraction::ONE,
+            },
+            max_stage: 5,
+            additive_increase: AdditiveIncrease::PerFlows { n: 64 },
+            w_min: Window::from_bytes(16),
+            queue_signal: QueueSignal::Length,
+            telemetry: TelemetrySource::Inband,
+        }
+    }
+
+    /// As the SIGCOMM'19 simulator ran HPCC: eta 95 %, maxStage 0,
+    /// W_ai = 50 Mb/s · T.
+    pub const fn sigcomm19() -> Self {
+        let mut c = Self::draft_default();
+        c.max_stage = 0;
+        c.additive_increase = AdditiveIncrease::RateTimesRtt(Rate::from_bps(50_000_000));
+        c
+    }
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), Error> {
+        let ai_ok = match self.additive_increase {
+            AdditiveIncrease::PerFlows { n } => n >= 1,
+            AdditiveIncrease::RateTimesRtt(r) => r.as_bps() <= LinkSpeed::from_mbps(LinkSpeed::MAX_MBPS).to_rate().as_bps(),
+        };
+        let probe_ok = match self.telemetry {
+            TelemetrySource::Inband => true,
+            TelemetrySource::Probe { timeout_rtts } => timeout_rtts >= 1,
+        };
+        if self.eta.to_bits() == 0 || self.max_stage > Self::MAX_STAGE_LIMIT || !ai_ok || !probe_ok || self.w_min == Window::ZERO {
+            return Err(Error::InvalidParams);
+        }
+        Ok(())
+    }
+
+    /// W_ai for a flow with initial window `w_init` and base RTT `t`, for
+    /// the configured rule or a receiver-reported `n`.
+    ///
+    /// ```text
+    /// PerFlows:     W_ai = W_init · (1 − eta) / N         (§5)
+    ///               raw  = W_init_raw · (2^24 − eta_raw) / (N · 2^24)
+    /// RateTimesRtt: W_ai = rate[bit/s] · T[ns] / (8·10^9) bytes
+    ///               raw  = rate · T / (5·10^8)
+    /// ```
+    /// Envelopes: 2^32 · 2^24 = 2^56; 6.4·10^12 · 2^20 < 2^63. Rounded down.
+    pub(crate) fn w_ai(&self, w_init: Window, t: BaseRtt, reported_n: Option<u16>) -> Window {
+        let per_flows = |n: u16| {
+            let headroom = (Fraction::ONE.to_bits() - self.eta.to_bits()) as u64;
+            let den = (n.max(1) as u64) << Fraction::FRAC_BITS;
+            Window::from_bits_saturating(w_init.to_bits() as u64 * headroom / den)
+        };
+        match (reported_n, self.additive_increase) {
+            (Some(n), _) | (None, AdditiveIncrease::PerFlows { n }) => per_flows(n),
+            (None, AdditiveIncrease::RateTimesRtt(r)) => {
+                Window::from_bits_saturating(r.as_bps().saturating_mul(t.as_nanos() as u64) / 500_000_000)
+            }
+        }
+    }
+}
+
+impl Default for HpccConfig {
+    fn default() -> Self {
+        Self::draft_default()
+    }
+}

@@ -1,0 +1,211 @@
+//! The HPCC++ receiver: Rx-HPCC (draft 2022-10 §6.3.2, Figure 8) and the
+//! probe responder (§7.1).
+//!
+//! Rx-HPCC runs MeasureInflight and ComputeWind on the telemetry of
+//! arriving data packets (`int.L` instead of `ack.L`) and sends the window
+//! back at most once per T. The probe responder picks the hop with the
+//! highest inflight and returns only that hop, so the sender's state holds
+//! a single hop of history.
+//!
+//! State: [`HpccCore`] + lastUpdateTime = 40 + 12·H bytes.
+
+use super::{HpccConfig, HpccCore, Measured};
+use crate::event::{Decision, Ecn, Error, FlowParams, Request, TimerRequest};
+use crate::fixmath::window_rate;
+use crate::telemetry::HopSample;
+use crate::units::{Instant, Window};
+
+/// HPCC++ receiver state for one flow with `H` hops of history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HpccReceiver<const H: usize> {
+    core: HpccCore<H>,
+    last_update_time: Instant,
+}
+
+impl<const H: usize> HpccReceiver<H> {
+    /// Receiver state for a flow whose sender has `p.line_rate` and T.
+    /// lastUpdateTime starts at `now`.
+    pub fn new(cfg: &HpccConfig, p: &FlowParams, now: Instant) -> Result<Self, Error> {
+        if !p.line_rate.is_plausible() {
+            return Err(Error::InvalidParams);
+        }
+        let w_init = Window::from_bytes(p.line_rate.bdp_bytes(p.base_rtt) as u32);
+        Ok(HpccReceiver {
+            core: HpccCore::new(cfg, p.base_rtt, w_init)?,
+            last_update_time: now,
+        })
+    }
+
+    /// The shared HPCC++ state.
+    pub fn core(&self) -> &HpccCore<H> {
+        &self.core
+    }
+
+    /// lastUpdateTime of Figure 8.
+    pub fn last_update_time(&self) -> Instant {
+        self.last_update_time
+    }
+
+    /// The receiver's current W and W/T; nothing requested.
+    pub fn decision(&self) -> Decision {
+        let w = self.core.window();
+        Decision {
+            window: w,
+            rate: window_rate(w, self.core.base_rtt()),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
+    /// `NewINT` (draft 2022-10 §6.3.2, Figure 8):
+    ///
+    /// ```text
+    /// 28:   Procedure NewINT(int.L)
+    /// 29:   if now > (lastUpdateTime + T) then
+    /// 30:      W = ComputeWind(MeasureInflight(int), True);
+    /// 31:      send_ack(W)
+    /// 32:      lastUpdateTime = now;
+    /// 33:   else
+    /// 34:      W = ComputeWind(MeasureInflight(int), False);
+    /// ```
+    ///
+    /// `send_ack(W)` is the decision's `Request::Feedback`. The first packet
+    /// of a path only records its telemetry and sends nothing.
+    pub fn new_int(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        if telemetry.is_empty() {
+            HpccCore::<H>::check_stack(telemetry)?;
+            return Ok(self.decision());
+        }
+        let Measured::Updated(u) = self.core.measure_inflight(cfg, telemetry, 0)? else {
+            return Ok(self.decision());
+        };
+        let due = now > self.last_update_time.saturating_add_nanos(self.core.base_rtt().as_nanos() as u64);
+        let w = self.core.compute_wind(cfg, u, due);
+        let mut d = self.decision();
+        if due {
+            self.last_update_time = now;
+            d.request = Request::Feedback { window: w };
+        }
+        Ok(d)
+    }
+
+    /// Answers a probe (§7.1): "HPCC++ module chooses the link with the
+    /// highest inflight bytes and sends its telemetry (queue length,
+    /// timestamp and tx bytes) back". The whole stack is kept as history so
+    /// the next probe's choice uses rates, not just queues.
+    pub fn respond_probe(&mut self, cfg: &HpccConfig, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        let i = self.core.bottleneck(cfg, telemetry)?;
+        self.core.measure_inflight(cfg, telemetry, 0)?;
+        let mut d = self.decision();
+        d.request = Request::ProbeReply {
+            // check_stack bounds the stack at 15 hops.
+            hop_index: i as u8,
+            hop: telemetry[i],
+        };
+        Ok(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Algorithm;
+    use crate::telemetry::CounterWidths;
+    use crate::units::{BaseRtt, LinkSpeed, Seq};
+
+    const T_NS: u32 = 12_000;
+
+    fn params() -> FlowParams {
+        FlowParams {
+            algorithm: Algorithm::HpccReceiver,
+            base_rtt: BaseRtt::from_nanos(T_NS).unwrap(),
+            line_rate: LinkSpeed::from_gbps(100),
+            start_seq: Seq(0),
+        }
+    }
+
+    fn hop(id: u32, ts: u32, tx: u32, qlen: u32) -> HopSample {
+        HopSample {
+            ts,
+            tx,
+            qlen_bytes: qlen,
+            sojourn_ns: 0,
+            bandwidth: LinkSpeed::from_gbps(100),
+            id,
+            widths: CounterWidths::FULL,
+        }
+    }
+
+    /// Feedback goes out at most once per T, and only with a Wc update.
+    #[test]
+    fn feedback_at_most_once_per_t() {
+        let cfg = HpccConfig::draft_default();
+        let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
+        let at = |ns| Instant::from_nanos(ns);
+        let mut sent = 0;
+        let mut last_feedback = None::<u64>;
+        for k in 0..200u32 {
+            let ns = 1_000 * k as u64;
+            // 1 us apart, link at 90 % with no queue.
+            let d = r.new_int(&cfg, at(ns), &[hop(1, 1_000 * k, 11_250 * k, 0)]).unwrap();
+            if let Request::Feedback { window } = d.request {
+                assert_eq!(window, d.window);
+                if let Some(prev) = last_feedback {
+                    assert!(ns - prev > T_NS as u64, "feedback {} ns apart", ns - prev);
+                }
+                last_feedback = Some(ns);
+                sent += 1;
+            }
+        }
+        // 199 us of updates, one per 13 us (strictly more than T apart).
+        assert!((14..=16).contains(&sent), "{sent} feedbacks");
+    }
+
+    #[test]
+    fn first_packet_sends_nothing() {
+        let cfg = HpccConfig::draft_default();
+        let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
+        let d = r.new_int(&cfg, Instant::from_nanos(50_000), &[hop(1, 0, 0, 0)]).unwrap();
+        assert_eq!(d.request, Request::None);
+    }
+
+    /// The responder reports the most loaded hop: by queue on the first
+    /// probe, by u' (rate + queue) once it has history.
+    #[test]
+    fn responder_picks_highest_inflight_hop() {
+        let cfg = HpccConfig::draft_default();
+        let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
+        let first = [hop(1, 0, 0, 1_000), hop(2, 0, 0, 9_000), hop(3, 0, 0, 0)];
+        let d = r.respond_probe(&cfg, &first).unwrap();
+        assert_eq!(
+            d.request,
+            Request::ProbeReply {
+                hop_index: 1,
+                hop: first[1]
+            }
+        );
+        // Next: hop 2 is now sending at line rate, hop 1's queue is gone.
+        let second = [hop(1, T_NS, 10_000, 0), hop(2, T_NS, 20_000, 0), hop(3, T_NS, 150_000, 0)];
+        let d = r.respond_probe(&cfg, &second).unwrap();
+        assert_eq!(
+            d.request,
+            Request::ProbeReply {
+                hop_index: 2,
+                hop: second[2]
+            }
+        );
+    }
+
+    #[test]
+    fn idle_path_reports_slowest_link() {
+        let cfg = HpccConfig::draft_default();
+        let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
+        let mut slow = hop(2, 0, 0, 0);
+        slow.bandwidth = LinkSpeed::from_gbps(25);
+        let d = r.respond_probe(&cfg, &[hop(1, 0, 0, 0), slow]).unwrap();
+        assert!(matches!(d.request, Request::ProbeReply { hop_index: 1, .. }));
+        assert_eq!(r.respond_probe(&cfg, &[]), Err(Error::NotApplicable));
+    }
+}

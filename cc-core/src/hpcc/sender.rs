@@ -1,0 +1,362 @@
+//! The HPCC++ sender: `NewAck` (draft 2022-10 §4.2, Figure 6), probe mode
+//! (§6.2.1 item 2, §7.1), and applying Rx-HPCC feedback (§6.3.2).
+//!
+//! State: [`HpccCore`] + lastUpdateSeq = 36 + 12·H bytes: 48 bytes with the
+//! one-hop history of probe mode, 96 bytes with five hops.
+//!
+//! Probe mode, per flow:
+//!
+//! ```text
+//!            Sent (data now in flight)             ProbeResponse, still in flight
+//!   [idle] ─────────────────────────────▶ [probe out] ◀──────────────────────┐
+//!      ▲      request Probe, arm timeout      │  │  request Probe, re-arm     │
+//!      │                                      │  └────────────────────────────┘
+//!      └──── ProbeResponse, nothing in flight ┘  Timer, still in flight: probe again
+//!            (cancel timer)
+//! ```
+
+use super::{HpccConfig, HpccCore, Measured, TelemetrySource};
+use crate::event::{Ack, Decision, Ecn, Error, FlowParams, Request, TimerRequest};
+use crate::fixmath::window_rate;
+use crate::telemetry::HopSample;
+use crate::units::{Instant, Seq, Window};
+
+/// HPCC++ sender state for one flow with `H` hops of history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HpccSender<const H: usize> {
+    core: HpccCore<H>,
+    last_update_seq: Seq,
+}
+
+impl<const H: usize> HpccSender<H> {
+    /// A flow starting at W = Wc = W_init = line rate · T (the BDP).
+    pub fn new(cfg: &HpccConfig, p: &FlowParams) -> Result<Self, Error> {
+        if !p.line_rate.is_plausible() {
+            return Err(Error::InvalidParams);
+        }
+        // bdp_bytes < 2^30 (see LinkSpeed::bdp_bytes).
+        let w_init = Window::from_bytes(p.line_rate.bdp_bytes(p.base_rtt) as u32);
+        Ok(HpccSender {
+            core: HpccCore::new(cfg, p.base_rtt, w_init)?,
+            last_update_seq: p.start_seq,
+        })
+    }
+
+    /// The shared HPCC++ state (W, Wc, U, history).
+    pub fn core(&self) -> &HpccCore<H> {
+        &self.core
+    }
+
+    /// Mutable access to the shared state, e.g. to restore a snapshot.
+    pub fn core_mut(&mut self) -> &mut HpccCore<H> {
+        &mut self.core
+    }
+
+    /// lastUpdateSeq of Figure 6.
+    pub fn last_update_seq(&self) -> Seq {
+        self.last_update_seq
+    }
+
+    /// W and R = W/T (Figure 6, line 27), nothing requested.
+    pub fn decision(&self) -> Decision {
+        let w = self.core.window();
+        Decision {
+            window: w,
+            rate: window_rate(w, self.core.base_rtt()),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
+    /// `NewAck` (draft 2022-10 §4.2, Figure 6):
+    ///
+    /// ```text
+    /// 21: Procedure NewAck(ack)
+    /// 22:    if ack.seq > lastUpdateSeq then
+    /// 23:       W = ComputeWind(MeasureInflight(ack), True);
+    /// 24:       lastUpdateSeq = snd_nxt;
+    /// 25:    else
+    /// 26:       W = ComputeWind(MeasureInflight(ack), False);
+    /// 27:    R = W/T; L = ack.L;
+    /// ```
+    ///
+    /// `ack.seq` is the cumulative ACK, compared with serial arithmetic. The
+    /// first ACK with telemetry only records it and sets lastUpdateSeq =
+    /// snd_nxt, so Wc is first committed one RTT of data later. An ACK
+    /// without telemetry only updates whether data is in flight. A duplicate
+    /// ACK has Δts = 0 on every hop: U and W come out unchanged.
+    pub fn new_ack(&mut self, cfg: &HpccConfig, ack: &Ack<'_>) -> Result<Decision, Error> {
+        HpccCore::<H>::check_stack(ack.telemetry)?;
+        if !ack.telemetry.is_empty() {
+            let update = ack.cum_ack.after(self.last_update_seq);
+            self.apply_telemetry(cfg, ack.telemetry, 0, update, ack.snd_nxt)?;
+        }
+        self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
+        Ok(self.decision())
+    }
+
+    fn apply_telemetry(&mut self, cfg: &HpccConfig, hops: &[HopSample], first_index: u8, update: bool, snd_nxt: Seq) -> Result<(), Error> {
+        let first = !self.core.status.has_history();
+        match self.core.measure_inflight(cfg, hops, first_index)? {
+            Measured::Recorded => {
+                if first {
+                    self.last_update_seq = snd_nxt;
+                }
+            }
+            Measured::Updated(u) => {
+                self.core.compute_wind(cfg, u, update);
+                if update {
+                    self.last_update_seq = snd_nxt;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn probe_timeout(&self, now: Instant, timeout_rtts: u8) -> TimerRequest {
+        let ns = timeout_rtts as u64 * self.core.base_rtt().as_nanos() as u64;
+        TimerRequest::Arm(now.saturating_add_nanos(ns))
+    }
+
+    /// Sends a probe (and arms its timeout) if in probe mode, none is out,
+    /// and data is in flight: "the end-host issues probe packets only when
+    /// it has data packet in the flight" (§6.2.1 item 2).
+    fn maybe_probe(&mut self, cfg: &HpccConfig, now: Instant, d: &mut Decision) {
+        if let TelemetrySource::Probe { timeout_rtts } = cfg.telemetry {
+            if !self.core.status.probe_outstanding() && self.core.status.in_flight() {
+                self.core.status.set_probe_outstanding(true);
+                d.request = Request::Probe;
+                d.timer = self.probe_timeout(now, timeout_rtts);
+            }
+        }
+    }
+
+    /// The scheduler is sending a data packet (PktSend): data is in flight,
+    /// and in probe mode a probe goes out if none is.
+    pub fn on_sent(&mut self, cfg: &HpccConfig, now: Instant) -> Decision {
+        self.core.status.set_in_flight(true);
+        let mut d = self.decision();
+        self.maybe_probe(cfg, now, &mut d);
+        d
+    }
+
+    /// A probe response with the responder's chosen hop (§7.1). Each
+    /// response commits Wc: probes go out once per RTT ("it sends a new
+    /// probe packet once it receives the response", §6.2.1), which is the
+    /// once-per-RTT update of pan-02 §6.1. The next probe follows at once
+    /// if data is still in flight; otherwise the timeout is cancelled.
+    pub fn on_probe_response(&mut self, cfg: &HpccConfig, now: Instant, hop_index: u8, hop: &HopSample) -> Result<Decision, Error> {
+        let TelemetrySource::Probe { .. } = cfg.telemetry else {
+            return Err(Error::NotApplicable);
+        };
+        let snd_nxt = self.last_update_seq;
+        self.apply_telemetry(cfg, core::slice::from_ref(hop), hop_index, true, snd_nxt)?;
+        self.core.status.set_probe_outstanding(false);
+        let mut d = self.decision();
+        d.timer = TimerRequest::Cancel;
+        self.maybe_probe(cfg, now, &mut d);
+        Ok(d)
+    }
+
+    /// The probe timeout fired: probe again if one is still out and data is
+    /// in flight; otherwise ignored (DESIGN §9).
+    pub fn on_timer(&mut self, cfg: &HpccConfig, now: Instant) -> Decision {
+        let mut d = self.decision();
+        if let TelemetrySource::Probe { timeout_rtts } = cfg.telemetry {
+            if self.core.status.probe_outstanding() && self.core.status.in_flight() {
+                d.request = Request::Probe;
+                d.timer = self.probe_timeout(now, timeout_rtts);
+            }
+        }
+        d
+    }
+
+    /// Rx-HPCC feedback: the receiver's W becomes the sender's W and Wc,
+    /// clamped to [W_min, W_init].
+    pub fn on_feedback(&mut self, cfg: &HpccConfig, window: Window) -> Decision {
+        self.core.apply_window(cfg, window);
+        self.decision()
+    }
+
+    /// Receiver-reported N: W_ai = W_init·(1−eta)/N (§5).
+    pub fn on_flow_count(&mut self, cfg: &HpccConfig, flows: u16) -> Result<Decision, Error> {
+        self.core.set_flow_count(cfg, flows)?;
+        Ok(self.decision())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Algorithm, EcnEcho};
+    use crate::telemetry::CounterWidths;
+    use crate::units::{BaseRtt, LinkSpeed};
+
+    const T_NS: u32 = 12_000;
+
+    fn params() -> FlowParams {
+        FlowParams {
+            algorithm: Algorithm::Hpcc,
+            base_rtt: BaseRtt::from_nanos(T_NS).unwrap(),
+            line_rate: LinkSpeed::from_gbps(100),
+            start_seq: Seq(0),
+        }
+    }
+
+    fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
+        HopSample {
+            ts,
+            tx,
+            qlen_bytes: qlen,
+            sojourn_ns: 0,
+            bandwidth: LinkSpeed::from_gbps(100),
+            id: 3,
+            widths: CounterWidths::FULL,
+        }
+    }
+
+    fn ack(cum: u32, nxt: u32, tel: &[HopSample]) -> Ack<'_> {
+        Ack {
+            cum_ack: Seq(cum),
+            snd_nxt: Seq(nxt),
+            ece: EcnEcho::NotMarked,
+            telemetry: tel,
+        }
+    }
+
+    #[test]
+    fn starts_at_bdp_and_line_rate() {
+        let cfg = HpccConfig::draft_default();
+        let s = HpccSender::<5>::new(&cfg, &params()).unwrap();
+        let d = s.decision();
+        assert_eq!(d.window, Window::from_bytes(150_000));
+        assert_eq!(d.rate.as_bps(), 100_000_000_000);
+    }
+
+    #[test]
+    fn first_ack_records_and_sets_last_update_seq() {
+        let cfg = HpccConfig::draft_default();
+        let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
+        let d = s.new_ack(&cfg, &ack(1000, 150_000, &[hop(0, 0, 50_000)])).unwrap();
+        assert_eq!(d.window, Window::from_bytes(150_000));
+        assert_eq!(s.last_update_seq(), Seq(150_000));
+        assert_eq!(s.core().utilization().to_bits(), 0);
+    }
+
+    /// ACKs inside the current RTT move W but not Wc; the first ACK past
+    /// lastUpdateSeq commits Wc and advances lastUpdateSeq to snd_nxt.
+    #[test]
+    fn wc_is_committed_once_per_rtt() {
+        let cfg = HpccConfig::sigcomm19();
+        let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
+        s.new_ack(&cfg, &ack(1000, 150_000, &[hop(0, 0, 150_000)])).unwrap();
+        // Link 2x overloaded (queue of one BDP, full rate): U → 2 over one T.
+        let d = s.new_ack(&cfg, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)])).unwrap();
+        assert_eq!(
+            s.core().reference_window(),
+            Window::from_bytes(150_000),
+            "Wc unchanged inside the RTT"
+        );
+        // W = Wc · 0.95 / 2 + 75 B = 71325 B (to 1/16 byte, rounded down).
+        let w = d.window.to_bits() as f64 / 16.0;
+        assert!((w - 71_325.0).abs() < 0.2, "W = {w}");
+        assert_eq!(s.last_update_seq(), Seq(150_000));
+        // Past lastUpdateSeq: commit.
+        let d = s.new_ack(&cfg, &ack(150_001, 300_000, &[hop(2 * T_NS, 300_000, 150_000)])).unwrap();
+        assert_eq!(s.core().reference_window(), d.window);
+        assert_eq!(s.last_update_seq(), Seq(300_000));
+    }
+
+    #[test]
+    fn duplicate_ack_changes_nothing() {
+        let cfg = HpccConfig::draft_default();
+        let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
+        s.new_ack(&cfg, &ack(1000, 150_000, &[hop(0, 0, 0)])).unwrap();
+        let tel = [hop(T_NS, 120_000, 10_000)];
+        let d1 = s.new_ack(&cfg, &ack(2000, 151_000, &tel)).unwrap();
+        let before = s;
+        let d2 = s.new_ack(&cfg, &ack(2000, 151_000, &tel)).unwrap();
+        assert_eq!(d1, d2);
+        assert_eq!(s.core().snapshot(), before.core().snapshot());
+    }
+
+    #[test]
+    fn reordered_ack_is_rejected_without_change() {
+        let cfg = HpccConfig::draft_default();
+        let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
+        s.new_ack(&cfg, &ack(1000, 150_000, &[hop(5_000, 0, 0)])).unwrap();
+        s.new_ack(&cfg, &ack(3000, 151_000, &[hop(T_NS, 60_000, 0)])).unwrap();
+        let before = s;
+        assert_eq!(
+            s.new_ack(&cfg, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])),
+            Err(Error::StaleTelemetry)
+        );
+        assert_eq!(s, before);
+    }
+
+    #[test]
+    fn probe_mode_one_probe_per_rtt_only_while_in_flight() {
+        let mut cfg = HpccConfig::draft_default();
+        cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        let now = Instant::from_nanos(1_000);
+        let d = s.on_sent(&cfg, now);
+        assert_eq!(d.request, Request::Probe);
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_000 + 24_000)));
+        // A second packet does not send a second probe.
+        assert_eq!(s.on_sent(&cfg, now).request, Request::None);
+        // Response while data is in flight: the next probe goes at once.
+        let d = s.on_probe_response(&cfg, now, 2, &hop(0, 0, 0)).unwrap();
+        assert_eq!(d.request, Request::Probe);
+        // All data acknowledged (no telemetry on plain ACKs in probe mode).
+        s.new_ack(&cfg, &ack(150_000, 150_000, &[])).unwrap();
+        let d = s.on_probe_response(&cfg, now, 2, &hop(T_NS, 150_000, 0)).unwrap();
+        assert_eq!(d.request, Request::None);
+        assert_eq!(d.timer, TimerRequest::Cancel);
+        // Timer with nothing in flight: ignored.
+        assert_eq!(s.on_timer(&cfg, now), s.decision());
+    }
+
+    #[test]
+    fn probe_timeout_reissues_the_probe() {
+        let mut cfg = HpccConfig::draft_default();
+        cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 1 };
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        s.on_sent(&cfg, Instant::ZERO);
+        let d = s.on_timer(&cfg, Instant::from_nanos(12_000));
+        assert_eq!(d.request, Request::Probe);
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(24_000)));
+    }
+
+    #[test]
+    fn probe_response_is_not_for_inband_mode() {
+        let cfg = HpccConfig::draft_default();
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        assert_eq!(
+            s.on_probe_response(&cfg, Instant::ZERO, 0, &hop(0, 0, 0)),
+            Err(Error::NotApplicable)
+        );
+    }
+
+    #[test]
+    fn feedback_is_clamped() {
+        let cfg = HpccConfig::draft_default();
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        assert_eq!(s.on_feedback(&cfg, Window::from_bytes(1)).window, cfg.w_min);
+        assert_eq!(s.on_feedback(&cfg, Window::from_bytes(1 << 27)).window, Window::from_bytes(150_000));
+        let d = s.on_feedback(&cfg, Window::from_bytes(75_000));
+        assert_eq!(d.rate.as_bps(), 50_000_000_000);
+    }
+
+    #[test]
+    fn flow_count_sets_w_ai() {
+        let cfg = HpccConfig::draft_default();
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        s.on_flow_count(&cfg, 2).unwrap();
+        let w = s.core().additive_increase().to_bits() as f64 / 16.0;
+        assert!((w - 3_750.0).abs() < 0.1);
+        assert_eq!(s.on_flow_count(&cfg, 0), Err(Error::InvalidParams));
+    }
+}

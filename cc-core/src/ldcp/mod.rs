@@ -1,0 +1,164 @@
+//! LDCP: the PFC-free Low Delay Control Protocol (draft-dai-tsvwg-pfc-free-
+//! congestion-control-01).
+//!
+//! | part                                    | draft        | here                      |
+//! |-----------------------------------------|--------------|---------------------------|
+//! | PAWA, eq. (1) per ACK, eq. (2) delayed  | §2.2         | [`Ldcp::on_ack`]          |
+//! | cw < 1: timer every RTT/cw, +gamma, /2  | §2.2         | [`Ldcp::on_ack`], [`Ldcp::on_timer`] |
+//! | zero-RTT fast start, ECN-incapable IW   | §2.3, §3.1   | [`Ldcp::on_sent`], [`Ldcp::on_loss`] |
+//! | byte sequence space (LSN)               | §3.1         | [`crate::units::Seq`] on every ACK |
+//! | commercial NIC: MD per CNP, AI per probe| §3.2         | [`LdcpRate`]              |
+//!
+//! The receiver rule of §2.2 (acknowledge a CE-marked packet at once,
+//! otherwise at most m packets per ACK) belongs to the receiver's transport;
+//! [`ack_now`] states it for the simulator and firmware to share.
+//!
+//! Units: cw in [`Packets`] (MTU-sized, 2^-16); alpha, beta, gamma in
+//! [`Fraction`]; window out in bytes ([`crate::units::Window`]); RTT T in
+//! [`crate::units::BaseRtt`].
+
+mod rate;
+mod window;
+
+pub use self::rate::LdcpRate;
+pub use self::window::{Ldcp, Phase};
+
+use crate::event::{Error, FlowParams};
+use crate::units::{Fraction, Packets};
+
+/// Whether new flows use the zero-RTT fast start of §2.3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FastStart {
+    /// Send IW = BDP in the first RTT, ECN-incapable but for the last packet.
+    Enabled,
+    /// Start in the stable stage at cw = BDP with every packet ECN-capable.
+    Disabled,
+}
+
+/// LDCP parameters shared by all flows of an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LdcpConfig {
+    /// Packet size the window is counted in, bytes (64 ..= 65535).
+    pub mtu: u32,
+    /// Increase constant alpha of eq. (1), 0 < alpha ≤ 1.
+    pub alpha: Fraction,
+    /// Decrease constant beta of eq. (1), 0 < beta ≤ 1.
+    pub beta: Fraction,
+    /// Increase step and smallest window when cw < 1 (§2.2: typically 1/4,
+    /// 1/8, 1/16); 2^-10 ≤ gamma < 1.
+    pub gamma: Fraction,
+    /// Zero-RTT fast start on or off.
+    pub fast_start: FastStart,
+    /// Commercial-NIC variant: an RTT probe with no response after this many
+    /// base RTTs is sent again (§3.2 "or a timeout is experienced"), ≥ 1.
+    pub probe_timeout_rtts: u8,
+}
+
+impl LdcpConfig {
+    /// Smallest accepted gamma, 2^-10: keeps RTT/cw below 2^30 ns.
+    pub const MIN_GAMMA_BITS: u32 = 1 << (Fraction::FRAC_BITS - 10);
+
+    /// 1 KB packets, alpha 1, beta 1/2, gamma 1/8, fast start on, probe
+    /// timeout 4 RTTs. The draft gives no values for alpha and beta; these
+    /// mark about alpha/(beta·cw) of packets at equilibrium (1.3 % at a
+    /// 150-packet window).
+    pub const fn draft_default() -> Self {
+        LdcpConfig {
+            mtu: 1000,
+            alpha: Fraction::ONE,
+            beta: match Fraction::inverse_pow2(1) {
+                Some(f) => f,
+                None => Fraction::ONE,
+            },
+            gamma: match Fraction::inverse_pow2(3) {
+                Some(f) => f,
+                None => Fraction::ONE,
+            },
+            fast_start: FastStart::Enabled,
+            probe_timeout_rtts: 4,
+        }
+    }
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), Error> {
+        let unit = |f: Fraction| f.to_bits() > 0;
+        let ok = (64..=65_535).contains(&self.mtu)
+            && unit(self.alpha)
+            && unit(self.beta)
+            && self.gamma.to_bits() >= Self::MIN_GAMMA_BITS
+            && self.gamma < Fraction::ONE
+            && self.probe_timeout_rtts >= 1;
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::InvalidParams)
+        }
+    }
+
+    /// gamma as a window: 2^-24 → 2^-16 packet, rounded to nearest (exact
+    /// for 1/4, 1/8, 1/16); at least 64 raw since gamma ≥ 2^-10.
+    pub(crate) fn gamma_packets(&self) -> Packets {
+        Packets::from_bits((self.gamma.to_bits() + 128) >> 8)
+    }
+
+    /// IW in whole packets: ceil(BDP / MTU), at least 1. `InvalidParams`
+    /// when the line rate is absurd or IW exceeds 65535 packets (cw's range).
+    pub(crate) fn initial_window_packets(&self, p: &FlowParams) -> Result<u32, Error> {
+        self.validate()?;
+        if !p.line_rate.is_plausible() {
+            return Err(Error::InvalidParams);
+        }
+        let bdp = p.line_rate.bdp_bytes(p.base_rtt);
+        let iw = bdp.div_ceil(self.mtu as u64).max(1);
+        if iw > Packets::MAX.to_bits() as u64 >> Packets::FRAC_BITS {
+            return Err(Error::InvalidParams);
+        }
+        Ok(iw as u32)
+    }
+}
+
+impl Default for LdcpConfig {
+    fn default() -> Self {
+        Self::draft_default()
+    }
+}
+
+/// What the receiver does with a data packet under LDCP's ACK rule (§2.2):
+/// "generate an ACK for at most m data packets if they all are not marked,
+/// but would generate an ACK with ECE flag immediately once a CE marked
+/// packet is received". `unacked` counts packets received since the last
+/// ACK, this one included; `m` is the delayed-ACK limit (1 = per packet).
+pub const fn ack_now(ce_marked: bool, unacked: u32, m: u32) -> bool {
+    ce_marked || unacked >= m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ce_is_acked_at_once() {
+        assert!(ack_now(true, 1, 8));
+        assert!(!ack_now(false, 3, 8));
+        assert!(ack_now(false, 8, 8));
+        assert!(ack_now(false, 1, 1));
+    }
+
+    #[test]
+    fn config_ranges() {
+        let c = LdcpConfig::draft_default();
+        assert_eq!(c.validate(), Ok(()));
+        assert_eq!(c.gamma_packets(), Packets::from_bits(1 << 13));
+        let mut bad = c;
+        bad.gamma = Fraction::ONE;
+        assert!(bad.validate().is_err());
+        bad = c;
+        bad.gamma = Fraction::inverse_pow2(11).unwrap();
+        assert!(bad.validate().is_err());
+        bad = c;
+        bad.mtu = 10;
+        assert!(bad.validate().is_err());
+    }
+}

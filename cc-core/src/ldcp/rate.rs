@@ -1,0 +1,193 @@
+//! LDCP on a commercial NIC (draft-dai §3.2): rate-based, "the window is
+//! decreased by beta upon *every* CNP", and "upon the arrival of an RTT
+//! response ... the window should increase by alpha"; rate = cw/RTT.
+//!
+//! ```text
+//!   start: send RTT request, arm timeout
+//!   RTT response: cw += alpha (≤ IW), send the next request, re-arm
+//!   timeout (no response): send the request again, re-arm, no AI
+//!   CNP: cw = max(gamma, cw − beta)
+//! ```
+//!
+//! One request is outstanding at a time. State: 16 bytes.
+
+use bitfield_struct::bitfield;
+
+use super::LdcpConfig;
+use crate::event::{Decision, Ecn, Error, FlowParams, Request, TimerRequest};
+use crate::fixmath::window_rate;
+use crate::units::{BaseRtt, Instant, Packets};
+
+#[bitfield(u32, defmt = cfg(feature = "defmt"))]
+#[derive(PartialEq, Eq)]
+struct Status {
+    /// IW in packets: the cap on cw (line rate).
+    #[bits(24)]
+    iw_pkts: u32,
+    /// An RTT request is out.
+    probe_outstanding: bool,
+    #[bits(7)]
+    __: u8,
+}
+
+/// LDCP commercial-NIC state for one flow. 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LdcpRate {
+    cw: Packets,
+    t: BaseRtt,
+    /// Probe timeout deadline, ⌈ns/16⌉ modulo 2^32 (see the window variant).
+    deadline16: u32,
+    status: Status,
+}
+
+const TICK_SHIFT: u32 = 4;
+
+impl LdcpRate {
+    /// A flow at cw = IW = BDP (line rate). The first decision sends an RTT
+    /// request ("at the beginning of a flow, an RTT request is sent out").
+    pub fn new(cfg: &LdcpConfig, p: &FlowParams, now: Instant) -> Result<(Self, Decision), Error> {
+        let iw = cfg.initial_window_packets(p)?;
+        let mut s = LdcpRate {
+            cw: Packets::from_int(iw),
+            t: p.base_rtt,
+            deadline16: 0,
+            status: Status::new().with_iw_pkts(iw & 0xFF_FFFF),
+        };
+        let d = s.send_probe(cfg, now);
+        Ok((s, d))
+    }
+
+    /// The window cw in packets.
+    pub fn cw(&self) -> Packets {
+        self.cw
+    }
+
+    /// Rate = cw·MTU/RTT; window cw·MTU.
+    pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
+        let window = self.cw.to_window(cfg.mtu);
+        Decision {
+            window,
+            rate: window_rate(window, self.t),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
+    fn send_probe(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
+        let timeout = cfg.probe_timeout_rtts as u64 * self.t.as_nanos() as u64;
+        let ticks = now.saturating_add_nanos(timeout).as_nanos().div_ceil(1 << TICK_SHIFT);
+        self.deadline16 = ticks as u32;
+        self.status.set_probe_outstanding(true);
+        let mut d = self.decision(cfg);
+        d.request = Request::Probe;
+        d.timer = TimerRequest::Arm(Instant::from_nanos(ticks << TICK_SHIFT));
+        d
+    }
+
+    /// MD: cw = max(gamma, cw − beta) on every CNP.
+    pub fn on_cnp(&mut self, cfg: &LdcpConfig) -> Decision {
+        // beta ≤ 2^24 raw → ≤ 2^16 in cw units.
+        let beta = (cfg.beta.to_bits() >> 8) as u64;
+        let cw = (self.cw.to_bits() as u64).saturating_sub(beta);
+        self.cw = Packets::from_bits_saturating(cw).max(cfg.gamma_packets());
+        self.decision(cfg)
+    }
+
+    /// AI: an RTT response means one RTT has passed: cw += alpha, capped at
+    /// IW; the next request goes out at once. A response with no request
+    /// out (a duplicate) is ignored.
+    pub fn on_rtt_response(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
+        if !self.status.probe_outstanding() {
+            return self.decision(cfg);
+        }
+        let alpha = (cfg.alpha.to_bits() >> 8) as u64;
+        let cap = Packets::from_int(self.status.iw_pkts());
+        self.cw = Packets::from_bits_saturating(self.cw.to_bits() as u64 + alpha).min(cap);
+        self.send_probe(cfg, now)
+    }
+
+    /// The request timed out: send it again without AI. Early or unarmed
+    /// firings are ignored.
+    pub fn on_timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
+        let now16 = now.as_nanos() >> TICK_SHIFT;
+        let due = (self.deadline16.wrapping_sub(now16 as u32) as i32) <= 0;
+        if !self.status.probe_outstanding() || !due {
+            return self.decision(cfg);
+        }
+        self.send_probe(cfg, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Algorithm;
+    use crate::units::{LinkSpeed, Seq};
+
+    fn params() -> FlowParams {
+        FlowParams {
+            algorithm: Algorithm::LdcpRate,
+            base_rtt: BaseRtt::from_nanos(8_000).unwrap(),
+            line_rate: LinkSpeed::from_gbps(100),
+            start_seq: Seq(0),
+        }
+    }
+
+    #[test]
+    fn starts_at_line_rate_with_a_probe() {
+        let cfg = LdcpConfig::draft_default();
+        let (s, d) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
+        assert_eq!(s.cw(), Packets::from_int(100));
+        assert_eq!(d.rate.as_bps(), 100_000_000_000);
+        assert_eq!(d.request, Request::Probe);
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(32_000)));
+    }
+
+    #[test]
+    fn md_per_cnp_ai_per_response() {
+        let cfg = LdcpConfig::draft_default();
+        let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
+        for _ in 0..4 {
+            s.on_cnp(&cfg);
+        }
+        assert_eq!(s.cw(), Packets::from_int(98));
+        // rate = 98 kB / 8 us = 98 Gb/s.
+        assert_eq!(s.decision(&cfg).rate.as_bps(), 98_000_000_000);
+        let d = s.on_rtt_response(&cfg, Instant::from_nanos(8_000));
+        assert_eq!(s.cw(), Packets::from_int(99));
+        assert_eq!(d.request, Request::Probe);
+        // Duplicate response before the next is out? The next is out, so a
+        // second response counts once more; then none is out.
+        s.status.set_probe_outstanding(false);
+        s.on_rtt_response(&cfg, Instant::from_nanos(9_000));
+        assert_eq!(s.cw(), Packets::from_int(99));
+    }
+
+    #[test]
+    fn cw_floors_at_gamma_and_caps_at_iw() {
+        let cfg = LdcpConfig::draft_default();
+        let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
+        for _ in 0..1000 {
+            s.on_cnp(&cfg);
+        }
+        assert_eq!(s.cw(), cfg.gamma_packets());
+        let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
+        s.on_rtt_response(&cfg, Instant::ZERO);
+        assert_eq!(s.cw(), Packets::from_int(100));
+    }
+
+    #[test]
+    fn timeout_reissues_without_ai() {
+        let cfg = LdcpConfig::draft_default();
+        let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
+        s.on_cnp(&cfg);
+        let cw = s.cw();
+        assert_eq!(s.on_timer(&cfg, Instant::from_nanos(31_999)).request, Request::None);
+        let d = s.on_timer(&cfg, Instant::from_nanos(32_000));
+        assert_eq!(d.request, Request::Probe);
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(64_000)));
+        assert_eq!(s.cw(), cw);
+    }
+}

@@ -1,0 +1,507 @@
+//! LDCP on a programmable NIC (draft-dai §2.2, §2.3, §3.1): window-based,
+//! per-ACK window adjustment (PAWA), timer-clocked windows below one packet,
+//! and the zero-RTT fast start.
+//!
+//! ```text
+//!             Sent: first IW bytes Not-ECT (the IW-th / last-of-message ECT)
+//!  [FastStart] ──Loss: cw = bytes acked in order / MTU, go-back-N──────▶ [Stable]
+//!       │                                                                  │  ▲
+//!       └──ACK covering the full IW: cw = IW (= BDP)─────────────────────▶│  │
+//!                                                 cw ≥ 1: ACK-clocked, eq. (1)/(2)
+//!                                                 cw < 1: timer every RTT/cw releases
+//!                                                         one packet; +gamma / max(gamma, cw/2)
+//! ```
+//!
+//! State: 24 bytes (cw, snd_una, start, T, next tick, packed IW/phase/flags).
+
+use bitfield_struct::bitfield;
+
+use super::{FastStart, LdcpConfig};
+use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
+use crate::fixmath::window_rate;
+use crate::units::{BaseRtt, Instant, Packets, Seq};
+
+/// Which stage of §2 a flow is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Phase {
+    /// The first RTT's zero-RTT bandwidth acquisition (§2.3).
+    FastStart,
+    /// Congestion avoidance with PAWA (§2.2).
+    Stable,
+}
+
+impl Phase {
+    const fn into_bits(self) -> u8 {
+        match self {
+            Phase::FastStart => 0,
+            Phase::Stable => 1,
+        }
+    }
+
+    const fn from_bits(bits: u8) -> Self {
+        match bits {
+            0 => Phase::FastStart,
+            _ => Phase::Stable,
+        }
+    }
+}
+
+#[bitfield(u32, defmt = cfg(feature = "defmt"))]
+#[derive(PartialEq, Eq)]
+struct Status {
+    /// IW in packets (≤ 65535, checked at start).
+    #[bits(24)]
+    iw_pkts: u32,
+    #[bits(1)]
+    phase: Phase,
+    /// cw < 1 and the tick timer is armed for `tick16`.
+    timer_armed: bool,
+    #[bits(6)]
+    __: u8,
+}
+
+/// Next timer tick kept as ⌈ns / 16⌉ modulo 2^32: 4 bytes instead of 8.
+/// The full instant is rebuilt from `now`, which is unambiguous while the
+/// timer event comes within 2^35 ns (34 s) of its deadline; ticks are at
+/// most RTT/gamma ≤ 2^30 ns apart.
+const TICK_SHIFT: u32 = 4;
+
+/// LDCP window-variant state for one flow. 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Ldcp {
+    cw: Packets,
+    snd_una: Seq,
+    start: Seq,
+    t: BaseRtt,
+    tick16: u32,
+    status: Status,
+}
+
+impl Ldcp {
+    /// A flow starting in fast start with IW = BDP (or, with fast start
+    /// off, in the stable stage at cw = BDP).
+    pub fn new(cfg: &LdcpConfig, p: &FlowParams) -> Result<Self, Error> {
+        let iw = cfg.initial_window_packets(p)?;
+        let phase = match cfg.fast_start {
+            FastStart::Enabled => Phase::FastStart,
+            FastStart::Disabled => Phase::Stable,
+        };
+        Ok(Ldcp {
+            cw: Packets::from_int(iw),
+            snd_una: p.start_seq,
+            start: p.start_seq,
+            t: p.base_rtt,
+            tick16: 0,
+            status: Status::new().with_iw_pkts(iw & 0xFF_FFFF).with_phase(phase),
+        })
+    }
+
+    /// The congestion window cw in packets.
+    pub fn cw(&self) -> Packets {
+        self.cw
+    }
+
+    /// Fast start or stable stage.
+    pub fn phase(&self) -> Phase {
+        self.status.phase()
+    }
+
+    /// Highest cumulative ACK seen.
+    pub fn snd_una(&self) -> Seq {
+        self.snd_una
+    }
+
+    /// IW in packets.
+    pub fn initial_window(&self) -> Packets {
+        Packets::from_int(self.status.iw_pkts())
+    }
+
+    /// End of the fast-start window: start + IW·MTU bytes.
+    fn iw_end(&self, cfg: &LdcpConfig) -> Seq {
+        // iw_pkts ≤ 65535 and mtu ≤ 65535: the product fits u32.
+        self.start.add(self.status.iw_pkts() * cfg.mtu)
+    }
+
+    /// Window = cw·MTU bytes (IW·MTU in fast start); rate = window/T capped
+    /// at IW/T, the line rate. In timer mode, cw·MTU/T is one packet every
+    /// RTT/cw: the same pace as the ticks.
+    pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
+        let iw = self.initial_window();
+        let window = self.cw.to_window(cfg.mtu);
+        Decision {
+            window,
+            rate: window_rate(self.cw.min(iw).to_window(cfg.mtu), self.t),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
+    /// ECN codepoint for a packet about to be sent (§2.3, §3.1): in fast
+    /// start, the first IW bytes are Not-ECT so WRED drops them above K,
+    /// except "the IW-th packet if the message is larger than BDP, or the
+    /// last packet of a message if its size is below BDP", which is ECT so
+    /// the receiver can detect a tail loss. Everything after the first IW,
+    /// and everything in the stable stage, is ECT.
+    pub fn on_sent(&self, cfg: &LdcpConfig, seq: Seq, len: u32, end: MessageEnd) -> Decision {
+        let mut d = self.decision(cfg);
+        if self.phase() == Phase::FastStart {
+            let iw_end = self.iw_end(cfg);
+            let first_rtt = iw_end.after(seq);
+            let closes_iw = !iw_end.after(seq.add(len));
+            if first_rtt && !closes_iw && end == MessageEnd::More {
+                d.ecn = Ecn::NotEct;
+            }
+        }
+        d
+    }
+
+    /// An ACK. Old and duplicate cumulative ACKs change nothing (the
+    /// window slides in bytes, §3.1 LSN).
+    ///
+    /// Fast start: an ACK that covers the whole IW moves to the stable stage
+    /// with cw = IW = BDP (§3.1 transition 2).
+    ///
+    /// Stable stage, cw ≥ 1 — PAWA, eq. (2) with n = newly acked bytes / MTU
+    /// (eq. (1) when n = 1):
+    /// ```text
+    /// ECE = 0: cw = cw + n·alpha/cw      raw: n·alpha (≤ 2^32·2^24) / cw_raw → 2^-24, >> 8
+    /// ECE = 1: cw = cw − n·beta          raw: n·beta >> 24
+    /// ```
+    /// Both round down. When eq. (1) takes cw below 1 the flow enters timer
+    /// mode at max(gamma, cw − n·beta): "cw ≥ 1" in eq. (1) is read as the
+    /// domain of the rule, not a floor, since a floor at 1 would make windows
+    /// below one packet unreachable.
+    ///
+    /// cw < 1 (§2.2), per ACK:
+    /// ```text
+    /// ECE = 0: cw = cw + gamma
+    /// ECE = 1: cw = max(gamma, cw/2)     (eta = 1/2)
+    /// ```
+    /// Crossing 1 upwards disarms the tick timer; crossing downwards arms it
+    /// at now + RTT/cw.
+    pub fn on_ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Decision {
+        let newly = ack.cum_ack.bytes_since(self.snd_una);
+        if newly == 0 {
+            return self.decision(cfg);
+        }
+        self.snd_una = ack.cum_ack;
+        if self.phase() == Phase::FastStart {
+            if !self.iw_end(cfg).after(ack.cum_ack) {
+                self.status.set_phase(Phase::Stable);
+                self.cw = self.initial_window();
+            }
+            return self.decision(cfg);
+        }
+        // n in 2^-16 packets, at most 2^32 − 1 (65535 packets per ACK).
+        let n = ((newly as u64) << Packets::FRAC_BITS) / cfg.mtu as u64;
+        let n = n.min(u32::MAX as u64);
+        let old = self.cw;
+        let gamma = cfg.gamma_packets();
+        let cw = old.to_bits() as u64;
+        let new = if old >= Packets::ONE {
+            match ack.ece {
+                // cw ≥ 2^16 raw here: no division by zero.
+                EcnEcho::NotMarked => cw + ((n * cfg.alpha.to_bits() as u64 / cw) >> 8),
+                EcnEcho::Marked => cw.saturating_sub((n * cfg.beta.to_bits() as u64) >> 24),
+            }
+        } else {
+            match ack.ece {
+                EcnEcho::NotMarked => cw + gamma.to_bits() as u64,
+                EcnEcho::Marked => cw / 2,
+            }
+        };
+        self.cw = Packets::from_bits_saturating(new).max(gamma);
+        self.after_cw_change(cfg, now, old)
+    }
+
+    /// Arms or disarms the tick timer when cw crosses one packet.
+    fn after_cw_change(&mut self, cfg: &LdcpConfig, now: Instant, old: Packets) -> Decision {
+        let mut d = self.decision(cfg);
+        let was_timed = old < Packets::ONE && self.status.timer_armed();
+        let timed = self.cw < Packets::ONE;
+        if timed && !was_timed {
+            d.timer = self.arm_tick(now);
+        } else if !timed && self.status.timer_armed() {
+            self.status.set_timer_armed(false);
+            d.timer = TimerRequest::Cancel;
+        }
+        d
+    }
+
+    /// Arms the tick at now + RTT/cw (§2.2: "ticked out by a timer, whose
+    /// timeout is set as RTT/cw"), rounded up to 16 ns.
+    ///
+    /// `RTT/cw` in ns = T · 2^16 / cw_raw: T ≤ 2^20 and cw_raw ≥ 64
+    /// (cw ≥ gamma ≥ 2^-10), so at most 2^30 ns; rounded up.
+    fn arm_tick(&mut self, now: Instant) -> TimerRequest {
+        let cw = (self.cw.to_bits() as u64).max(1);
+        let interval = ((self.t.as_nanos() as u64) << Packets::FRAC_BITS).div_ceil(cw);
+        let ticks = now.saturating_add_nanos(interval).as_nanos().div_ceil(1 << TICK_SHIFT);
+        self.tick16 = ticks as u32;
+        self.status.set_timer_armed(true);
+        TimerRequest::Arm(Instant::from_nanos(ticks << TICK_SHIFT))
+    }
+
+    /// The stored tick as a full instant near `now`.
+    fn tick_instant(&self, now: Instant) -> Instant {
+        let now16 = now.as_nanos() >> TICK_SHIFT;
+        let diff = self.tick16.wrapping_sub(now16 as u32) as i32 as i64;
+        Instant::from_nanos(((now16 as i64).saturating_add(diff).max(0) as u64) << TICK_SHIFT)
+    }
+
+    /// The tick timer fired. If the flow is timer-clocked and the tick is
+    /// due, one packet is released and the next tick armed at now + RTT/cw.
+    /// A timer event while ACK-clocked, or before the tick, is ignored.
+    pub fn on_timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
+        let mut d = self.decision(cfg);
+        if !self.status.timer_armed() || self.cw >= Packets::ONE || now < self.tick_instant(now) {
+            return d;
+        }
+        d.request = Request::ReleaseOne;
+        d.timer = self.arm_tick(now);
+        d
+    }
+
+    /// A loss at `first_lost`. In fast start (§3.1 transition 1): "cw in
+    /// stable stage is set to the number of packets that are accumulatively
+    /// acknowledged before packet loss", at least gamma, and "the lost
+    /// packets are retransmitted using go-back-N". In the stable stage the
+    /// draft gives no window rule for a loss (only a full buffer drops an
+    /// ECN-capable packet); cw is kept and go-back-N requested.
+    pub fn on_loss(&mut self, cfg: &LdcpConfig, now: Instant, first_lost: Seq) -> Decision {
+        let old = self.cw;
+        if self.phase() == Phase::FastStart {
+            self.status.set_phase(Phase::Stable);
+            let acked = self.snd_una.bytes_since(self.start) as u64;
+            let cw = (acked << Packets::FRAC_BITS) / cfg.mtu as u64;
+            self.cw = Packets::from_bits_saturating(cw).max(cfg.gamma_packets());
+        }
+        let mut d = self.after_cw_change(cfg, now, old);
+        d.request = Request::GoBackN { from: first_lost };
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Algorithm;
+    use crate::units::{Fraction, LinkSpeed};
+
+    const T_NS: u32 = 8_000;
+
+    // 100 Gb/s · 8 us = 100 kB = 100 packets of 1000 B.
+    fn params() -> FlowParams {
+        FlowParams {
+            algorithm: Algorithm::Ldcp,
+            base_rtt: BaseRtt::from_nanos(T_NS).unwrap(),
+            line_rate: LinkSpeed::from_gbps(100),
+            start_seq: Seq(1_000_000),
+        }
+    }
+
+    fn ack(cum: u32, ece: EcnEcho) -> Ack<'static> {
+        Ack {
+            cum_ack: Seq(cum),
+            snd_nxt: Seq(cum),
+            ece,
+            telemetry: &[],
+        }
+    }
+
+    fn pk(x: f64) -> f64 {
+        x * 65_536.0
+    }
+
+    fn stable(cw_raw: u32) -> (LdcpConfig, Ldcp) {
+        let mut cfg = LdcpConfig::draft_default();
+        cfg.fast_start = FastStart::Disabled;
+        let mut l = Ldcp::new(&cfg, &params()).unwrap();
+        l.cw = Packets::from_bits(cw_raw);
+        (cfg, l)
+    }
+
+    #[test]
+    fn starts_with_iw_of_one_bdp_at_line_rate() {
+        let cfg = LdcpConfig::draft_default();
+        let l = Ldcp::new(&cfg, &params()).unwrap();
+        assert_eq!(l.initial_window(), Packets::from_int(100));
+        let d = l.decision(&cfg);
+        assert_eq!(d.window.bytes_floor(), 100_000);
+        assert_eq!(d.rate.as_bps(), 100_000_000_000);
+        assert_eq!(l.phase(), Phase::FastStart);
+    }
+
+    /// Eq. (1): ECE = 0 adds alpha/cw; ECE = 1 takes beta.
+    #[test]
+    fn pawa_per_ack() {
+        let (cfg, mut l) = stable(10 << 16);
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::NotMarked));
+        // 10 + 1/10
+        assert_eq!(l.cw().to_bits(), (10 << 16) + 6_553);
+        let before = l.cw().to_bits();
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_002_000, EcnEcho::Marked));
+        assert_eq!(l.cw().to_bits(), before - (1 << 15));
+    }
+
+    /// Eq. (2): a delayed ACK for n packets moves cw n times as far.
+    #[test]
+    fn pawa_delayed_ack() {
+        let (cfg, mut l) = stable(20 << 16);
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_004_000, EcnEcho::NotMarked));
+        // 20 + 4·1/20 = 20.2
+        assert!((l.cw().to_bits() as f64 - pk(20.2)).abs() <= 1.0);
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_007_000, EcnEcho::Marked));
+        // 20.2 − 3·0.5 = 18.7
+        assert!((l.cw().to_bits() as f64 - pk(18.7)).abs() <= 2.0);
+    }
+
+    /// Mixed packet sizes: a 500-byte ACK counts half a packet (§3.1 LSN).
+    #[test]
+    fn byte_sequence_space() {
+        let (cfg, mut l) = stable(10 << 16);
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_000_500, EcnEcho::Marked));
+        assert_eq!(l.cw().to_bits(), (10 << 16) - (1 << 14));
+    }
+
+    #[test]
+    fn old_and_duplicate_acks_change_nothing() {
+        let (cfg, mut l) = stable(10 << 16);
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_005_000, EcnEcho::NotMarked));
+        let before = l;
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_005_000, EcnEcho::Marked));
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_003_000, EcnEcho::Marked));
+        assert_eq!(l, before);
+    }
+
+    /// Crossing 1 downwards: eq. (1) result below 1 enters timer mode with
+    /// the tick at now + RTT/cw; crossing back up cancels it.
+    #[test]
+    fn crossing_one_both_ways_is_continuous() {
+        let (cfg, mut l) = stable((1 << 16) + (1 << 14)); // 1.25
+        let now = Instant::from_nanos(1_000);
+        let d = l.on_ack(&cfg, now, &ack(1_001_000, EcnEcho::Marked));
+        // 1.25 − 0.5 = 0.75: no jump to a fixed value.
+        assert_eq!(l.cw().to_bits(), 3 << 14);
+        // RTT/cw = 8000/0.75 = 10666.67 ns → 11_680 after rounding up to 16 ns.
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(11_680)));
+        assert!(d.window.bytes_floor() == 750);
+        // +gamma steps: 0.875, then 1.0 → ACK-clocked again.
+        let d = l.on_ack(&cfg, now, &ack(1_002_000, EcnEcho::NotMarked));
+        assert_eq!(l.cw().to_bits(), 7 << 13);
+        assert_eq!(d.timer, TimerRequest::Keep);
+        let d = l.on_ack(&cfg, now, &ack(1_003_000, EcnEcho::NotMarked));
+        assert_eq!(l.cw(), Packets::ONE);
+        assert_eq!(d.timer, TimerRequest::Cancel);
+        // Now eq. (1) again: 1 + 1/1.
+        l.on_ack(&cfg, now, &ack(1_004_000, EcnEcho::NotMarked));
+        assert_eq!(l.cw(), Packets::from_int(2));
+    }
+
+    /// Below one packet: ECE halves down to gamma, never below.
+    #[test]
+    fn sub_packet_halving_floors_at_gamma() {
+        let (cfg, mut l) = stable(1 << 15); // 0.5
+        let now = Instant::ZERO;
+        for (i, expect) in [1u32 << 14, 1 << 13, 1 << 13].iter().enumerate() {
+            l.on_ack(&cfg, now, &ack(1_001_000 + 1000 * i as u32, EcnEcho::Marked));
+            assert_eq!(l.cw().to_bits(), *expect);
+        }
+        // And eq. (1) cannot go below gamma either.
+        let (cfg, mut l) = stable(1 << 16);
+        l.on_ack(&cfg, now, &ack(1_010_000, EcnEcho::Marked));
+        assert_eq!(l.cw(), cfg.gamma_packets());
+    }
+
+    /// The timer releases one packet per RTT/cw and ignores early firings.
+    #[test]
+    fn timer_releases_one_packet_per_tick() {
+        let (cfg, mut l) = stable((1 << 16) + (1 << 14));
+        let d = l.on_ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::Marked));
+        let TimerRequest::Arm(t1) = d.timer else { panic!() };
+        // Early: ignored.
+        let early = l.on_timer(&cfg, Instant::from_nanos(t1.as_nanos() - 1));
+        assert_eq!(early.request, Request::None);
+        assert_eq!(early.timer, TimerRequest::Keep);
+        let d = l.on_timer(&cfg, t1);
+        assert_eq!(d.request, Request::ReleaseOne);
+        let TimerRequest::Arm(t2) = d.timer else { panic!() };
+        let gap = t2.as_nanos() - t1.as_nanos();
+        assert!((10_666..=10_682).contains(&gap), "gap {gap}");
+        // Second firing at the same instant: not due again.
+        assert_eq!(l.on_timer(&cfg, t1).request, Request::None);
+    }
+
+    #[test]
+    fn timer_while_ack_clocked_is_ignored() {
+        let (cfg, mut l) = stable(5 << 16);
+        let before = l;
+        let d = l.on_timer(&cfg, Instant::from_nanos(123));
+        assert_eq!(d.request, Request::None);
+        assert_eq!(l, before);
+    }
+
+    /// Fast start: Not-ECT for the first IW bytes but the IW-th packet, the
+    /// last of a short message, and everything after the IW.
+    #[test]
+    fn fast_start_ecn_marks() {
+        let cfg = LdcpConfig::draft_default();
+        let l = Ldcp::new(&cfg, &params()).unwrap();
+        let s = 1_000_000u32;
+        assert_eq!(l.on_sent(&cfg, Seq(s), 1000, MessageEnd::More).ecn, Ecn::NotEct);
+        assert_eq!(l.on_sent(&cfg, Seq(s + 98_000), 1000, MessageEnd::More).ecn, Ecn::NotEct);
+        // The IW-th (100th) packet.
+        assert_eq!(l.on_sent(&cfg, Seq(s + 99_000), 1000, MessageEnd::More).ecn, Ecn::Ect);
+        // Last packet of a message shorter than a BDP.
+        assert_eq!(l.on_sent(&cfg, Seq(s + 5_000), 700, MessageEnd::Last).ecn, Ecn::Ect);
+        // Past the IW, still before the transition: ECT.
+        assert_eq!(l.on_sent(&cfg, Seq(s + 100_000), 1000, MessageEnd::More).ecn, Ecn::Ect);
+    }
+
+    /// Transition (2): a full IW acknowledged → stable at cw = BDP.
+    #[test]
+    fn full_iw_acked_enters_stable_at_bdp() {
+        let cfg = LdcpConfig::draft_default();
+        let mut l = Ldcp::new(&cfg, &params()).unwrap();
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_050_000, EcnEcho::NotMarked));
+        assert_eq!(l.phase(), Phase::FastStart);
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_100_000, EcnEcho::NotMarked));
+        assert_eq!(l.phase(), Phase::Stable);
+        assert_eq!(l.cw(), Packets::from_int(100));
+        assert_eq!(l.on_sent(&cfg, Seq(1_000), 1000, MessageEnd::More).ecn, Ecn::Ect);
+    }
+
+    /// Transition (1): loss → cw = packets acked in order before it, and
+    /// go-back-N from the loss.
+    #[test]
+    fn fast_start_loss_sets_cw_to_acked_packets() {
+        let cfg = LdcpConfig::draft_default();
+        let mut l = Ldcp::new(&cfg, &params()).unwrap();
+        l.on_ack(&cfg, Instant::ZERO, &ack(1_037_000, EcnEcho::NotMarked));
+        let d = l.on_loss(&cfg, Instant::ZERO, Seq(1_037_000));
+        assert_eq!(l.phase(), Phase::Stable);
+        assert_eq!(l.cw(), Packets::from_int(37));
+        assert_eq!(d.request, Request::GoBackN { from: Seq(1_037_000) });
+        // Nothing acked before the loss: gamma, timer-clocked.
+        let mut l = Ldcp::new(&cfg, &params()).unwrap();
+        let d = l.on_loss(&cfg, Instant::ZERO, Seq(1_000_000));
+        assert_eq!(l.cw(), cfg.gamma_packets());
+        assert!(matches!(d.timer, TimerRequest::Arm(_)));
+    }
+
+    #[test]
+    fn gamma_choices() {
+        for k in [2u32, 3, 4] {
+            let mut cfg = LdcpConfig::draft_default();
+            cfg.gamma = Fraction::inverse_pow2(k).unwrap();
+            cfg.fast_start = FastStart::Disabled;
+            let mut l = Ldcp::new(&cfg, &params()).unwrap();
+            l.cw = Packets::from_bits(1 << 15);
+            l.on_ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::NotMarked));
+            assert_eq!(l.cw().to_bits(), (1 << 15) + (1 << (16 - k)));
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! `cc-core`: precise datacenter congestion control for SmartNIC firmware.
+//!
+//! A `no_std`, allocation-free, fixed-point engine implementing
+//!
+//! - **HPCC++** (draft-miao-iccrg-hpccplus, October 2022): in-band-telemetry
+//!   driven `MeasureInflight` / `ComputeWind` / `NewAck`, Rx-HPCC, probe
+//!   mode, the sojourn-time variant — module [`hpcc`];
+//! - **LDCP** (draft-dai-tsvwg-pfc-free-congestion-control-01): PAWA,
+//!   windows below one packet, zero-RTT fast start, the commercial-NIC
+//!   variant — module [`ldcp`];
+//!
+//! behind one event API ([`event`]): an [`Event`] in, a [`Decision`] out,
+//! per-flow state in a fixed-capacity [`Engine`] table.
+//!
+//! The engine is sans-IO: it reads no clock, draws no random numbers,
+//! allocates nothing, logs nothing, and never panics on any event. No
+//! arithmetic depends on `usize`, so a trace gives bit-identical decisions
+//! on x86_64, riscv32imac and riscv64imac.
+//!
+//! ```
+//! use cc_core::prelude::*;
+//!
+//! let mut engine: Engine<Ldcp, 16> = Engine::new(LdcpConfig::draft_default()).unwrap();
+//! let flow = FlowId(7);
+//! let params = FlowParams {
+//!     algorithm: Algorithm::Ldcp,
+//!     base_rtt: BaseRtt::from_nanos(8_000).unwrap(),
+//!     line_rate: LinkSpeed::from_gbps(100),
+//!     start_seq: Seq(0),
+//! };
+//! let d = engine.handle(Instant::ZERO, &Event { flow, kind: EventKind::Start(params) }).unwrap();
+//! assert_eq!(d.window.bytes_floor(), 100_000); // IW = BDP
+//! ```
+//!
+//! Features: `reference` adds the `f64` models of the drafts' pseudocode
+//! (never enabled in firmware); `defmt` derives `defmt::Format`.
+
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod controller;
+pub mod engine;
+pub mod event;
+mod fixmath;
+pub mod hal;
+pub mod hpcc;
+pub mod ldcp;
+#[cfg(feature = "reference")]
+pub mod reference;
+pub mod telemetry;
+pub mod units;
+
+pub use controller::{AnyConfig, AnyController, Controller};
+pub use engine::{Engine, Stats};
+pub use event::{Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Request, TimerRequest};
+
+/// Everything a NIC integration needs, in one import.
+pub mod prelude {
+    pub use crate::controller::{AnyConfig, AnyController, Controller};
+    pub use crate::engine::{Engine, Stats};
+    pub use crate::event::*;
+    pub use crate::hal::{pump, EventSource, SchedulerPort};
+    pub use crate::hpcc::{AdditiveIncrease, HpccConfig, HpccReceiver, HpccSender, QueueSignal, TelemetrySource};
+    pub use crate::ldcp::{FastStart, Ldcp, LdcpConfig, LdcpRate, Phase};
+    pub use crate::telemetry::{CounterWidths, HopHistory, HopSample};
+    pub use crate::units::*;
+}
