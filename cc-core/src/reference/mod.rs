@@ -1,1 +1,16 @@
-//! f64 reference models.
+//! `f64` models of the drafts' pseudocode, written for clarity, not speed.
+//!
+//! They exist to hold the fixed-point engine to the drafts: the property
+//! tests run both on the same state and input and compare every output, and
+//! the benchmark compares their cost. Firmware never enables the
+//! `reference` feature.
+//!
+//! What the models share with the engine is only what the drafts leave to
+//! the implementation and the engine documents: which sample is stale, what
+//! counts as a path change, and that the first sample only records.
+
+mod hpcc;
+mod ldcp;
+
+pub use self::hpcc::{HpccRef, HpccRefParams};
+pub use self::ldcp::{LdcpRateRef, LdcpRef, LdcpRefParams};

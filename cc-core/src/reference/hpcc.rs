@@ -1,0 +1,226 @@
+//! HPCC++ (draft-miao-iccrg-hpccplus, October 2022, §4.2 Figures 4-6 and
+//! §6.3.2 Figure 8) in `f64`.
+
+use crate::telemetry::HopSample;
+
+/// Parameters of the model, in plain units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HpccRefParams {
+    /// Base RTT T, ns.
+    pub t_ns: f64,
+    /// Target utilization eta.
+    pub eta: f64,
+    /// maxStage.
+    pub max_stage: u32,
+    /// W_ai, bytes.
+    pub w_ai: f64,
+    /// W_min, bytes.
+    pub w_min: f64,
+    /// W_init = W_max, bytes.
+    pub w_init: f64,
+    /// Use sojourn time (§9.3) instead of queue length.
+    pub sojourn: bool,
+}
+
+/// HPCC++ state of one flow, sender or receiver.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HpccRef {
+    /// Parameters.
+    pub p: HpccRefParams,
+    /// Normalized inflight U.
+    pub u: f64,
+    /// Window W, bytes.
+    pub w: f64,
+    /// Reference window Wc, bytes.
+    pub wc: f64,
+    /// incStage.
+    pub inc_stage: u32,
+    /// lastUpdateSeq (sender).
+    pub last_update_seq: u32,
+    /// lastUpdateTime, ns (Rx-HPCC).
+    pub last_update_time: f64,
+    /// L: the last telemetry, empty before the first.
+    pub last: [Option<HopSample>; 16],
+    /// Number of hops in `last`.
+    pub n_last: usize,
+    /// Path position of `last[0]` (probe responses report one hop).
+    pub first_index: u8,
+}
+
+/// What one telemetry stack did to the model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RefOutcome {
+    /// First sample or new path: recorded only.
+    Recorded,
+    /// Older than the last sample: ignored.
+    Stale,
+    /// W was recomputed.
+    Updated,
+}
+
+/// `now − before` modulo 2^bits, or `None` at or past half the wrap.
+fn delta(now: u32, before: u32, bits: u8) -> Option<u64> {
+    let modulus = 1u64 << bits;
+    let d = (now as u64 % modulus + modulus - before as u64 % modulus) % modulus;
+    if d >= modulus / 2 {
+        None
+    } else {
+        Some(d)
+    }
+}
+
+impl HpccRef {
+    /// A flow at W = Wc = W_init, U = 0.
+    pub fn new(p: HpccRefParams) -> Self {
+        HpccRef {
+            p,
+            u: 0.0,
+            w: p.w_init,
+            wc: p.w_init,
+            inc_stage: 0,
+            last_update_seq: 0,
+            last_update_time: 0.0,
+            last: [None; 16],
+            n_last: 0,
+            first_index: 0,
+        }
+    }
+
+    fn same_path(&self, hops: &[HopSample], first_index: u8) -> bool {
+        self.first_index == first_index
+            && self.n_last == hops.len()
+            && hops.iter().zip(self.last.iter()).all(|(a, b)| match b {
+                Some(b) => a.id == b.id && a.bandwidth == b.bandwidth && a.widths == b.widths,
+                None => false,
+            })
+    }
+
+    fn record(&mut self, hops: &[HopSample], first_index: u8) {
+        self.first_index = first_index;
+        self.last = [None; 16];
+        for (slot, h) in self.last.iter_mut().zip(hops) {
+            *slot = Some(*h);
+        }
+        self.n_last = hops.len();
+    }
+
+    fn queue(&self, h: &HopSample) -> f64 {
+        if self.p.sojourn {
+            h.sojourn_ns as f64
+        } else {
+            h.qlen_bytes as f64
+        }
+    }
+
+    /// MeasureInflight (Figure 4), `U` updated in place.
+    pub fn measure_inflight(&mut self, hops: &[HopSample], first_index: u8) -> RefOutcome {
+        if self.n_last == 0 || !self.same_path(hops, first_index) {
+            self.record(hops, first_index);
+            return RefOutcome::Recorded;
+        }
+        let t = self.p.t_ns;
+        let mut u = 0.0f64;
+        let mut tau = 0.0f64;
+        for (i, h) in hops.iter().enumerate() {
+            let l = self.last[i].expect("same path has every hop");
+            let Some(dts) = delta(h.ts, l.ts, h.widths.ts_bits) else {
+                return RefOutcome::Stale;
+            };
+            let Some(dtx_units) = delta(h.tx, l.tx, h.widths.tx_bits) else {
+                continue;
+            };
+            let b_bytes_per_ns = h.bandwidth.as_mbps() as f64 * 1e6 / 8.0 / 1e9;
+            if dts == 0 || !h.bandwidth.is_plausible() {
+                continue;
+            }
+            let tx_bytes = dtx_units as f64 * h.widths.tx_unit_bytes as f64;
+            // line 4
+            let tx_rate = tx_bytes / dts as f64;
+            // line 5
+            let q = self.queue(h).min(self.queue(&l));
+            let u_prime = if self.p.sojourn {
+                q / t + tx_rate / b_bytes_per_ns
+            } else {
+                q / (b_bytes_per_ns * t) + tx_rate / b_bytes_per_ns
+            };
+            // lines 6-7
+            if u_prime > u {
+                u = u_prime;
+                tau = dts as f64;
+            }
+        }
+        // line 8
+        let tau = tau.min(t);
+        // line 9
+        self.u = (1.0 - tau / t) * self.u + tau / t * u;
+        self.record(hops, first_index);
+        RefOutcome::Updated
+    }
+
+    /// ComputeWind (Figure 5), with W clamped to [W_min, W_init].
+    pub fn compute_wind(&mut self, update_wc: bool) -> f64 {
+        let p = self.p;
+        if self.u >= p.eta || self.inc_stage >= p.max_stage {
+            // line 13; U = 0 gives +inf, which the clamp makes W_init.
+            self.w = (self.wc / (self.u / p.eta) + p.w_ai).clamp(p.w_min, p.w_init);
+            if update_wc {
+                self.inc_stage = 0;
+                self.wc = self.w;
+            }
+        } else {
+            self.w = (self.wc + p.w_ai).clamp(p.w_min, p.w_init);
+            if update_wc {
+                self.inc_stage += 1;
+                self.wc = self.w;
+            }
+        }
+        self.w
+    }
+
+    /// NewAck (Figure 6). `seq_after(a, b)` is serial-number order.
+    pub fn new_ack(&mut self, cum_ack: u32, snd_nxt: u32, hops: &[HopSample]) -> RefOutcome {
+        if hops.is_empty() {
+            return RefOutcome::Recorded;
+        }
+        let first = self.n_last == 0;
+        let update = seq_after(cum_ack, self.last_update_seq);
+        let out = self.measure_inflight(hops, 0);
+        match out {
+            RefOutcome::Recorded if first => self.last_update_seq = snd_nxt,
+            RefOutcome::Updated => {
+                self.compute_wind(update);
+                if update {
+                    self.last_update_seq = snd_nxt;
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// NewINT (Figure 8); returns the fed-back window if one is sent.
+    pub fn new_int(&mut self, now_ns: f64, hops: &[HopSample]) -> Option<f64> {
+        if self.measure_inflight(hops, 0) != RefOutcome::Updated {
+            return None;
+        }
+        if now_ns > self.last_update_time + self.p.t_ns {
+            let w = self.compute_wind(true);
+            self.last_update_time = now_ns;
+            Some(w)
+        } else {
+            self.compute_wind(false);
+            None
+        }
+    }
+
+    /// R = W/T in bit/s (line 27).
+    pub fn rate_bps(&self) -> f64 {
+        self.w * 8.0 / self.p.t_ns * 1e9
+    }
+}
+
+/// `a` after `b` in 32-bit serial-number order.
+pub fn seq_after(a: u32, b: u32) -> bool {
+    let d = a.wrapping_sub(b);
+    d != 0 && d < 1 << 31
+}
