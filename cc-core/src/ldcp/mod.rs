@@ -97,9 +97,9 @@ impl LdcpConfig {
         }
     }
 
-    /// gamma as a window: 2^-24 → 2^-16 packet, rounded to nearest (exact
+    /// gamma as a window, the smallest cw: 2^-24 → 2^-16 packet, rounded to nearest (exact
     /// for 1/4, 1/8, 1/16); at least 64 raw since gamma ≥ 2^-10.
-    pub(crate) fn gamma_packets(&self) -> Packets {
+    pub fn gamma_packets(&self) -> Packets {
         Packets::from_bits((self.gamma.to_bits() + 128) >> 8)
     }
 

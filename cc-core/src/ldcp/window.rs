@@ -118,6 +118,19 @@ impl Ldcp {
         Packets::from_int(self.status.iw_pkts())
     }
 
+    /// Restores a checkpointed window: the flow continues in the stable
+    /// stage at `cw` (timer-clocked if below one packet, the first tick at
+    /// now + RTT/cw). `InvalidParams` if `cw` is below gamma.
+    pub fn restore(&mut self, cfg: &LdcpConfig, now: Instant, cw: Packets) -> Result<Decision, Error> {
+        if cw < cfg.gamma_packets() {
+            return Err(Error::InvalidParams);
+        }
+        let old = self.cw;
+        self.cw = cw;
+        self.status.set_phase(Phase::Stable);
+        Ok(self.after_cw_change(cfg, now, old))
+    }
+
     /// End of the fast-start window: start + IW·MTU bytes.
     fn iw_end(&self, cfg: &LdcpConfig) -> Seq {
         // iw_pkts ≤ 65535 and mtu ≤ 65535: the product fits u32.

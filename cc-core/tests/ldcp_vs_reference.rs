@@ -1,0 +1,174 @@
+//! LDCP fixed-point engine against the `f64` reference (DESIGN §4):
+//! random event sequences drive both; after every event cw (and hence the
+//! window and rate), the phase, the ECN codepoint, and whether the timer
+//! released a packet must agree. cw within max(0.1 %, 2^-16 packet) per
+//! step, and within 1 % over the whole sequence.
+#![cfg(feature = "reference")]
+
+use cc_core::ldcp::{FastStart, Ldcp, LdcpConfig, LdcpRate, Phase};
+use cc_core::prelude::*;
+use cc_core::reference::{LdcpRateRef, LdcpRef, LdcpRefParams};
+use proptest::prelude::*;
+
+const PKT: f64 = 65_536.0;
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// ACK of `pkts/4` packets' worth of bytes (quarter-packet granularity).
+    Ack { quarters: u16, ece: bool },
+    Loss,
+    Timer { wait_frac: f64 },
+    Sent { off: u32, last: bool },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (1u16..=40, prop::bool::weighted(0.3)).prop_map(|(quarters, ece)| Op::Ack { quarters, ece }),
+        1 => Just(Op::Loss),
+        2 => (0.0f64..2.0).prop_map(|wait_frac| Op::Timer { wait_frac }),
+        2 => (0u32..200_000, any::<bool>()).prop_map(|(off, last)| Op::Sent { off, last }),
+    ]
+}
+
+fn setup(gamma_k: u32, fast: bool, alpha_pct: u32, beta_pct: u32, t_ns: u32, gbps: u32) -> (LdcpConfig, FlowParams, LdcpRefParams) {
+    let cfg = LdcpConfig {
+        mtu: 1000,
+        alpha: Fraction::ratio(alpha_pct, 100).unwrap(),
+        beta: Fraction::ratio(beta_pct, 100).unwrap(),
+        gamma: Fraction::inverse_pow2(gamma_k).unwrap(),
+        fast_start: if fast { FastStart::Enabled } else { FastStart::Disabled },
+        probe_timeout_rtts: 2,
+    };
+    let p = FlowParams {
+        algorithm: Algorithm::Ldcp,
+        base_rtt: BaseRtt::from_nanos(t_ns).unwrap(),
+        line_rate: LinkSpeed::from_gbps(gbps),
+        start_seq: Seq(u32::MAX - 50_000),
+    };
+    let bdp = p.line_rate.bdp_bytes(p.base_rtt) as f64;
+    let r = LdcpRefParams {
+        mtu: 1000.0,
+        // The same fractions the engine holds, read exactly.
+        alpha: cfg.alpha.to_bits() as f64 / (1u64 << 24) as f64,
+        beta: cfg.beta.to_bits() as f64 / (1u64 << 24) as f64,
+        gamma: 1.0 / (1u64 << gamma_k) as f64,
+        t_ns: t_ns as f64,
+        iw_pkts: (bdp / 1000.0).ceil().max(1.0),
+        fast_start: fast,
+    };
+    (cfg, p, r)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn window_variant_matches_reference(
+        ops in prop::collection::vec(op(), 1..400),
+        gamma_k in 2u32..=4,
+        fast in any::<bool>(),
+        alpha_pct in 1u32..=100,
+        beta_pct in 1u32..=100,
+        t_ns in 2_000u32..=100_000,
+        gbps in prop::sample::select(vec![10u32, 25, 100, 400]),
+    ) {
+        let (cfg, p, rp) = setup(gamma_k, fast, alpha_pct, beta_pct, t_ns, gbps);
+        let mut l = Ldcp::new(&cfg, &p).unwrap();
+        let mut r = LdcpRef::new(rp, p.start_seq.0);
+        let mut now = 0u64;
+        let mut cum = p.start_seq;
+        for op in &ops {
+            now += 700;
+            match *op {
+                Op::Ack { quarters, ece } => {
+                    cum = cum.add(quarters as u32 * 250);
+                    let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[] };
+                    l.on_ack(&cfg, Instant::from_nanos(now), &ack);
+                    r.on_ack(now as f64, cum.0, ece);
+                }
+                Op::Loss => {
+                    l.on_loss(&cfg, Instant::from_nanos(now), cum);
+                    r.on_loss(now as f64);
+                }
+                Op::Timer { wait_frac } => {
+                    let interval = rp.t_ns / r.cw.max(rp.gamma);
+                    now += (interval * wait_frac) as u64;
+                    let d = l.on_timer(&cfg, Instant::from_nanos(now));
+                    let released = r.on_timer(now as f64);
+                    // The engine rounds ticks up to 16 ns: allow that much
+                    // disagreement about "due" right at the deadline.
+                    let near = r.next_tick.is_some_and(|t| (t - now as f64).abs() < 32.0 + interval * 1e-3);
+                    if !near {
+                        prop_assert_eq!(d.request == Request::ReleaseOne, released, "release at {} ns", now);
+                    }
+                    if d.request == Request::ReleaseOne {
+                        prop_assert!(d.window.bytes_floor() < 1000, "released with a window of {}", d.window);
+                    }
+                    if !near && released {
+                        // Keep both on the same tick schedule.
+                        r.next_tick = match d.timer { TimerRequest::Arm(t) => Some(t.as_nanos() as f64), _ => r.next_tick };
+                    }
+                }
+                Op::Sent { off, last } => {
+                    let seq = p.start_seq.add(off);
+                    let end = if last { MessageEnd::Last } else { MessageEnd::More };
+                    let ect = l.on_sent(&cfg, seq, 1000, end).ecn == Ecn::Ect;
+                    prop_assert_eq!(ect, r.ect(seq.0, 1000, last));
+                }
+            }
+            prop_assert_eq!(l.phase() == Phase::FastStart, r.fast);
+            let cw = l.cw().to_bits() as f64 / PKT;
+            // Per-event rounding is one 2^-16 step; a sequence of up to 400
+            // events may add one step each.
+            let tol = (r.cw * 0.01).max(ops.len() as f64 / PKT);
+            prop_assert!((cw - r.cw).abs() <= tol, "cw {} vs {}", cw, r.cw);
+            prop_assert!(l.cw() >= cfg.gamma_packets(), "cw {} below gamma", cw);
+        }
+    }
+
+    /// One PAWA step from random states: within max(0.1 %, one LSB).
+    #[test]
+    fn pawa_step_matches_reference(
+        cw_raw in 8_192u32..(2_000 << 16),
+        quarters in 1u16..=64,
+        ece in any::<bool>(),
+        gamma_k in 2u32..=4,
+        alpha_pct in 1u32..=100,
+        beta_pct in 1u32..=100,
+    ) {
+        let (cfg, p, rp) = setup(gamma_k, false, alpha_pct, beta_pct, 10_000, 100);
+        let mut l = Ldcp::new(&cfg, &p).unwrap();
+        l.restore(&cfg, Instant::ZERO, Packets::from_bits(cw_raw)).unwrap();
+        let mut r = LdcpRef::new(rp, p.start_seq.0);
+        r.cw = cw_raw as f64 / PKT;
+        r.fast = false;
+        let start = r.cw;
+        let before_ack = l.snd_una();
+        let cum = before_ack.add(quarters as u32 * 250);
+        r.snd_una = before_ack.0;
+        let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[] };
+        l.on_ack(&cfg, Instant::from_nanos(1_000_000), &ack);
+        r.on_ack(1_000_000.0, cum.0, ece);
+        let cw = l.cw().to_bits() as f64 / PKT;
+        prop_assert!((cw - r.cw).abs() <= (r.cw * 1e-3).max(1.0 / PKT), "from {}: cw {} vs {}", start, cw, r.cw);
+    }
+
+    #[test]
+    fn rate_variant_matches_reference(events in prop::collection::vec(any::<bool>(), 1..500), beta_pct in 1u32..=100) {
+        let (cfg, mut p, rp) = setup(3, false, 100, beta_pct, 8_000, 100);
+        p.algorithm = Algorithm::LdcpRate;
+        let (mut l, _) = LdcpRate::new(&cfg, &p, Instant::ZERO).unwrap();
+        let mut r = LdcpRateRef::new(rp);
+        for (i, cnp) in events.iter().enumerate() {
+            let d = if *cnp {
+                r.on_cnp();
+                l.on_cnp(&cfg)
+            } else {
+                r.on_rtt_response();
+                l.on_rtt_response(&cfg, Instant::from_nanos(i as u64 * 8_000))
+            };
+            let rate = d.rate.as_bps() as f64;
+            prop_assert!((rate - r.rate_bps()).abs() <= (r.rate_bps() * 1e-3).max(8e9 / 8_000.0), "rate {} vs {}", rate, r.rate_bps());
+        }
+    }
+}
