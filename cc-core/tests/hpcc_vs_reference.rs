@@ -52,24 +52,41 @@ struct HopGen {
 
 fn hop_gen(t_ns: u32) -> impl Strategy<Value = HopGen> {
     (
-        (any::<u32>(), any::<u32>(), 0u32..(64 << 20), 0u32..(4 * t_ns), 0u32..(64 << 20), 0u32..(4 * t_ns)),
-        (1u32..=(4 * t_ns), 0.0f64..1.2, 0usize..8, any::<u32>(), 20u8..=32, 16u8..=32, prop::sample::select(vec![1u16, 8, 64, 256])),
+        (
+            any::<u32>(),
+            any::<u32>(),
+            0u32..(64 << 20),
+            0u32..(4 * t_ns),
+            0u32..(64 << 20),
+            0u32..(4 * t_ns),
+        ),
+        (
+            1u32..=(4 * t_ns),
+            0.0f64..1.2,
+            0usize..8,
+            any::<u32>(),
+            20u8..=32,
+            16u8..=32,
+            prop::sample::select(vec![1u16, 8, 64, 256]),
+        ),
     )
-        .prop_map(|((ts0, tx0, q0, s0, q1, s1), (dts, dtx_frac, speed, id, ts_bits, tx_bits, unit))| HopGen {
-            ts0,
-            tx0,
-            q0,
-            s0,
-            dts,
-            dtx_frac,
-            q1,
-            s1,
-            speed,
-            id,
-            ts_bits,
-            tx_bits,
-            unit,
-        })
+        .prop_map(
+            |((ts0, tx0, q0, s0, q1, s1), (dts, dtx_frac, speed, id, ts_bits, tx_bits, unit))| HopGen {
+                ts0,
+                tx0,
+                q0,
+                s0,
+                dts,
+                dtx_frac,
+                q1,
+                s1,
+                speed,
+                id,
+                ts_bits,
+                tx_bits,
+                unit,
+            },
+        )
 }
 
 impl HopGen {
@@ -127,24 +144,41 @@ struct Case {
 fn case() -> impl Strategy<Value = Case> {
     (1_000u32..=1_000_000).prop_flat_map(|t_ns| {
         (
-            (Just(t_ns), 0usize..8, 50u32..=100, 0u8..=5, 1u16..2000, any::<bool>(), any::<bool>()),
-            (prop::collection::vec(hop_gen(t_ns), 1..=5), 0u64..(64u64 << 24), 0.0f64..=1.0, 0.0f64..=1.0, 0u8..=5, any::<bool>()),
+            (
+                Just(t_ns),
+                0usize..8,
+                50u32..=100,
+                0u8..=5,
+                1u16..2000,
+                any::<bool>(),
+                any::<bool>(),
+            ),
+            (
+                prop::collection::vec(hop_gen(t_ns), 1..=5),
+                0u64..(64u64 << 24),
+                0.0f64..=1.0,
+                0.0f64..=1.0,
+                0u8..=5,
+                any::<bool>(),
+            ),
         )
-            .prop_map(|((t_ns, line, eta_pct, max_stage, n, sigcomm_ai, sojourn), (hops, u_raw, w_frac, wc_frac, stage, update))| Case {
-                t_ns,
-                line,
-                eta_pct,
-                max_stage,
-                n,
-                sigcomm_ai,
-                sojourn,
-                hops,
-                u_raw,
-                w_frac,
-                wc_frac,
-                stage,
-                update,
-            })
+            .prop_map(
+                |((t_ns, line, eta_pct, max_stage, n, sigcomm_ai, sojourn), (hops, u_raw, w_frac, wc_frac, stage, update))| Case {
+                    t_ns,
+                    line,
+                    eta_pct,
+                    max_stage,
+                    n,
+                    sigcomm_ai,
+                    sojourn,
+                    hops,
+                    u_raw,
+                    w_frac,
+                    wc_frac,
+                    stage,
+                    update,
+                },
+            )
     })
 }
 
@@ -210,7 +244,7 @@ fn ack<'a>(cum: u32, nxt: u32, tel: &'a [HopSample]) -> Ack<'a> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// (a) One NewAck from the same state and telemetry.
     #[test]

@@ -15,10 +15,18 @@ const PKT: f64 = 65_536.0;
 #[derive(Clone, Debug)]
 enum Op {
     /// ACK of `pkts/4` packets' worth of bytes (quarter-packet granularity).
-    Ack { quarters: u16, ece: bool },
+    Ack {
+        quarters: u16,
+        ece: bool,
+    },
     Loss,
-    Timer { wait_frac: f64 },
-    Sent { off: u32, last: bool },
+    Timer {
+        wait_frac: f64,
+    },
+    Sent {
+        off: u32,
+        last: bool,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -60,7 +68,7 @@ fn setup(gamma_k: u32, fast: bool, alpha_pct: u32, beta_pct: u32, t_ns: u32, gbp
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn window_variant_matches_reference(
