@@ -40,11 +40,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     /// An empty engine; `InvalidParams` if the config is out of range.
     pub fn new(cfg: C::Config) -> Result<Self, Error> {
         C::validate(&cfg)?;
-        Ok(Engine {
-            cfg,
-            flows: FnvIndexMap::new(),
-            stats: Stats::default(),
-        })
+        Ok(Engine { cfg, flows: FnvIndexMap::new(), stats: Stats::default() })
     }
 
     /// The shared parameters.

@@ -30,11 +30,7 @@ pub struct CounterWidths {
 
 impl CounterWidths {
     /// 32-bit nanosecond timestamp and 32-bit byte counter.
-    pub const FULL: CounterWidths = CounterWidths {
-        ts_bits: 32,
-        tx_bits: 32,
-        tx_unit_bytes: 1,
-    };
+    pub const FULL: CounterWidths = CounterWidths { ts_bits: 32, tx_bits: 32, tx_unit_bytes: 1 };
 
     /// Whether the widths are usable (1 ..= 32 bits, unit ≥ 1).
     pub const fn is_valid(&self) -> bool {
@@ -107,12 +103,7 @@ pub(crate) fn path_signature(hops: &[HopSample], first_index: u8) -> u32 {
     let mut h: u32 = 0x811C_9DC5 ^ hops.len() as u32;
     for (idx, s) in (first_index as u32..).zip(hops) {
         let w = s.widths;
-        for word in [
-            idx,
-            s.id,
-            s.bandwidth.as_mbps(),
-            (w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32,
-        ] {
+        for word in [idx, s.id, s.bandwidth.as_mbps(), (w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32] {
             h = (h ^ word).wrapping_mul(0x0100_0193).rotate_left(5);
         }
     }
@@ -141,11 +132,7 @@ mod tests {
 
     #[test]
     fn signature_sees_identity_count_and_speed() {
-        let a = HopSample {
-            id: 7,
-            bandwidth: LinkSpeed::from_gbps(100),
-            ..Default::default()
-        };
+        let a = HopSample { id: 7, bandwidth: LinkSpeed::from_gbps(100), ..Default::default() };
         let mut b = a;
         b.id = 8;
         let mut c = a;

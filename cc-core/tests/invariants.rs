@@ -22,63 +22,19 @@ type Eng = Engine<AnyController<5>, 8>;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Start {
-        flow: u32,
-        algo: u8,
-        t_ns: u32,
-        mbps: u32,
-        seq: u32,
-    },
-    End {
-        flow: u32,
-    },
-    Sent {
-        flow: u32,
-        seq: u32,
-        len: u32,
-        last: bool,
-    },
-    Ack {
-        flow: u32,
-        cum: u32,
-        nxt: u32,
-        ece: bool,
-        hops: Vec<HopSample>,
-    },
-    Loss {
-        flow: u32,
-        seq: u32,
-    },
-    Cnp {
-        flow: u32,
-    },
-    RttResponse {
-        flow: u32,
-    },
-    ProbeResponse {
-        flow: u32,
-        idx: u8,
-        hop: HopSample,
-    },
-    RxTelemetry {
-        flow: u32,
-        hops: Vec<HopSample>,
-    },
-    ProbeRequest {
-        flow: u32,
-        hops: Vec<HopSample>,
-    },
-    Feedback {
-        flow: u32,
-        window: u32,
-    },
-    FlowCount {
-        flow: u32,
-        n: u16,
-    },
-    Timer {
-        flow: u32,
-    },
+    Start { flow: u32, algo: u8, t_ns: u32, mbps: u32, seq: u32 },
+    End { flow: u32 },
+    Sent { flow: u32, seq: u32, len: u32, last: bool },
+    Ack { flow: u32, cum: u32, nxt: u32, ece: bool, hops: Vec<HopSample> },
+    Loss { flow: u32, seq: u32 },
+    Cnp { flow: u32 },
+    RttResponse { flow: u32 },
+    ProbeResponse { flow: u32, idx: u8, hop: HopSample },
+    RxTelemetry { flow: u32, hops: Vec<HopSample> },
+    ProbeRequest { flow: u32, hops: Vec<HopSample> },
+    Feedback { flow: u32, window: u32 },
+    FlowCount { flow: u32, n: u16 },
+    Timer { flow: u32 },
 }
 
 fn hop() -> impl Strategy<Value = HopSample> {
@@ -98,11 +54,7 @@ fn hop() -> impl Strategy<Value = HopSample> {
             sojourn_ns,
             bandwidth: LinkSpeed::from_mbps(mbps),
             id,
-            widths: CounterWidths {
-                ts_bits,
-                tx_bits,
-                tx_unit_bytes: unit,
-            },
+            widths: CounterWidths { ts_bits, tx_bits, tx_unit_bytes: unit },
         })
 }
 
@@ -200,35 +152,18 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
         now = now.saturating_add(*dt as u64);
         let t = Instant::from_nanos(now);
         let (flow, kind, start) = match op {
-            Op::Start {
-                flow,
-                algo,
-                t_ns,
-                mbps,
-                seq,
-            } => {
+            Op::Start { flow, algo, t_ns, mbps, seq } => {
                 let algorithm = [Algorithm::Hpcc, Algorithm::HpccReceiver, Algorithm::Ldcp, Algorithm::LdcpRate][*algo as usize];
                 let Some(base_rtt) = BaseRtt::from_nanos(*t_ns) else {
                     continue; // invalid T cannot even be expressed in FlowParams
                 };
-                let params = FlowParams {
-                    algorithm,
-                    base_rtt,
-                    line_rate: LinkSpeed::from_mbps(*mbps),
-                    start_seq: Seq(*seq),
-                };
+                let params = FlowParams { algorithm, base_rtt, line_rate: LinkSpeed::from_mbps(*mbps), start_seq: Seq(*seq) };
                 (*flow, EventKind::Start(params), Some(params))
             }
             Op::End { flow } => (*flow, EventKind::End, None),
-            Op::Sent { flow, seq, len, last } => (
-                *flow,
-                EventKind::Sent {
-                    seq: Seq(*seq),
-                    len: *len,
-                    end: if *last { MessageEnd::Last } else { MessageEnd::More },
-                },
-                None,
-            ),
+            Op::Sent { flow, seq, len, last } => {
+                (*flow, EventKind::Sent { seq: Seq(*seq), len: *len, end: if *last { MessageEnd::Last } else { MessageEnd::More } }, None)
+            }
             Op::Ack { flow, cum, nxt, ece, hops } => (
                 *flow,
                 EventKind::Ack(Ack {
@@ -242,23 +177,10 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
             Op::Loss { flow, seq } => (*flow, EventKind::Loss { first_lost: Seq(*seq) }, None),
             Op::Cnp { flow } => (*flow, EventKind::Cnp, None),
             Op::RttResponse { flow } => (*flow, EventKind::RttResponse, None),
-            Op::ProbeResponse { flow, idx, hop } => (
-                *flow,
-                EventKind::ProbeResponse {
-                    hop_index: *idx,
-                    hop: *hop,
-                },
-                None,
-            ),
+            Op::ProbeResponse { flow, idx, hop } => (*flow, EventKind::ProbeResponse { hop_index: *idx, hop: *hop }, None),
             Op::RxTelemetry { flow, hops } => (*flow, EventKind::RxTelemetry { telemetry: hops }, None),
             Op::ProbeRequest { flow, hops } => (*flow, EventKind::ProbeRequest { telemetry: hops }, None),
-            Op::Feedback { flow, window } => (
-                *flow,
-                EventKind::Feedback {
-                    window: Window::from_bits(*window),
-                },
-                None,
-            ),
+            Op::Feedback { flow, window } => (*flow, EventKind::Feedback { window: Window::from_bits(*window) }, None),
             Op::FlowCount { flow, n } => (*flow, EventKind::FlowCount { flows: *n }, None),
             Op::Timer { flow } => (*flow, EventKind::Timer, None),
         };
@@ -344,46 +266,12 @@ fn full_table_is_an_error_value() {
         start_seq: Seq(0),
     };
     for f in 0..8 {
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(f),
-                kind: EventKind::Start(params),
-            },
-        )
-        .unwrap();
+        eng.handle(Instant::ZERO, &Event { flow: FlowId(f), kind: EventKind::Start(params) }).unwrap();
     }
     let states: Vec<_> = (0..8).map(|f| *eng.flow(FlowId(f)).unwrap()).collect();
-    assert_eq!(
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(8),
-                kind: EventKind::Start(params)
-            }
-        ),
-        Err(Error::TableFull)
-    );
-    assert_eq!(
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(3),
-                kind: EventKind::Start(params)
-            }
-        ),
-        Err(Error::FlowExists)
-    );
-    assert_eq!(
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(99),
-                kind: EventKind::Timer
-            }
-        ),
-        Err(Error::UnknownFlow)
-    );
+    assert_eq!(eng.handle(Instant::ZERO, &Event { flow: FlowId(8), kind: EventKind::Start(params) }), Err(Error::TableFull));
+    assert_eq!(eng.handle(Instant::ZERO, &Event { flow: FlowId(3), kind: EventKind::Start(params) }), Err(Error::FlowExists));
+    assert_eq!(eng.handle(Instant::ZERO, &Event { flow: FlowId(99), kind: EventKind::Timer }), Err(Error::UnknownFlow));
     for f in 0..8 {
         assert_eq!(*eng.flow(FlowId(f)).unwrap(), states[f as usize]);
     }

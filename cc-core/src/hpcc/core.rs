@@ -72,11 +72,14 @@ pub struct HpccSnapshot {
 }
 
 /// HPCC++ state common to the sender and the Rx-HPCC receiver, with room
-/// for `H` hops of history. 32 + 12·H bytes.
+/// for `H` hops of history. 32 + 12·H bytes, 4-byte aligned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HpccCore<const H: usize> {
-    u: Utilization,
+    /// U as two 32-bit halves (low, high): keeps the state 4-byte aligned,
+    /// so no padding appears before the sender's lastUpdateSeq (an 8-byte
+    /// aligned `u64` here cost 8 bytes a flow).
+    u: [u32; 2],
     w: Window,
     wc: Window,
     /// W_init = W_max.
@@ -96,7 +99,7 @@ impl<const H: usize> HpccCore<H> {
             return Err(Error::InvalidParams);
         }
         Ok(HpccCore {
-            u: Utilization::ZERO,
+            u: [0, 0],
             w: w_init,
             wc: w_init,
             w_init,
@@ -119,7 +122,12 @@ impl<const H: usize> HpccCore<H> {
 
     /// Normalized inflight U.
     pub fn utilization(&self) -> Utilization {
-        self.u
+        Utilization::from_bits(self.u[0] as u64 | (self.u[1] as u64) << 32)
+    }
+
+    fn set_utilization(&mut self, u: Utilization) {
+        let raw = u.to_bits();
+        self.u = [raw as u32, (raw >> 32) as u32];
     }
 
     /// W_init, which is also W_max.
@@ -144,22 +152,13 @@ impl<const H: usize> HpccCore<H> {
 
     /// The stored per-hop history (empty before the first sample).
     pub fn history(&self) -> &[HopHistory] {
-        let n = if self.status.has_history() {
-            self.status.hops() as usize
-        } else {
-            0
-        };
+        let n = if self.status.has_history() { self.status.hops() as usize } else { 0 };
         &self.hops[..n.min(H)]
     }
 
     /// U, W, Wc and incStage.
     pub fn snapshot(&self) -> HpccSnapshot {
-        HpccSnapshot {
-            u: self.u,
-            w: self.w,
-            wc: self.wc,
-            inc_stage: self.status.inc_stage(),
-        }
+        HpccSnapshot { u: self.utilization(), w: self.w, wc: self.wc, inc_stage: self.status.inc_stage() }
     }
 
     /// Restores U, W, Wc and incStage; refuses windows outside
@@ -169,7 +168,7 @@ impl<const H: usize> HpccCore<H> {
         if !ok(s.w) || !ok(s.wc) || s.inc_stage > HpccConfig::MAX_STAGE_LIMIT {
             return Err(Error::InvalidParams);
         }
-        self.u = s.u;
+        self.set_utilization(s.u);
         self.w = s.w;
         self.wc = s.wc;
         self.status.set_inc_stage(s.inc_stage);
@@ -205,11 +204,7 @@ impl<const H: usize> HpccCore<H> {
     /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`).
     fn record(&mut self, cfg: &HpccConfig, hops: &[HopSample], sig: u32) {
         for (h, s) in self.hops.iter_mut().zip(hops) {
-            *h = HopHistory {
-                ts: s.ts,
-                tx: s.tx,
-                queue: queue_signal(cfg.queue_signal, s),
-            };
+            *h = HopHistory { ts: s.ts, tx: s.tx, queue: queue_signal(cfg.queue_signal, s) };
         }
         self.status.set_path_sig(sig & SIGNATURE_MASK);
         // check_stack keeps hops.len() ≤ 15; the mask keeps the setter in range.
@@ -291,12 +286,8 @@ impl<const H: usize> HpccCore<H> {
             }
         }
         if best.1 == 0 {
-            let slowest = hops
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.bandwidth.is_plausible())
-                .min_by_key(|(i, s)| (s.bandwidth, *i))
-                .map(|(i, _)| i);
+            let slowest =
+                hops.iter().enumerate().filter(|(_, s)| s.bandwidth.is_plausible()).min_by_key(|(i, s)| (s.bandwidth, *i)).map(|(i, _)| i);
             return Ok(slowest.unwrap_or(0));
         }
         Ok(best.0)
@@ -350,10 +341,10 @@ impl<const H: usize> HpccCore<H> {
         let t = self.t.as_nanos();
         let tau = tau.min(t) as u64;
         let t = t as u64;
-        let u_new = (self.u.to_bits() * (t - tau) + u_max * tau) / t;
-        self.u = Utilization::from_bits(u_new);
+        let u_new = Utilization::from_bits((self.utilization().to_bits() * (t - tau) + u_max * tau) / t);
+        self.set_utilization(u_new);
         self.record(cfg, hops, sig);
-        Ok(Measured::Updated(self.u))
+        Ok(Measured::Updated(u_new))
     }
 
     /// `ComputeWind` (draft 2022-10 §4.2, Figure 5):
@@ -428,15 +419,7 @@ mod tests {
     }
 
     fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample {
-            ts,
-            tx,
-            qlen_bytes: qlen,
-            sojourn_ns: 0,
-            bandwidth: LinkSpeed::from_gbps(100),
-            id: 1,
-            widths: CounterWidths::FULL,
-        }
+        HopSample { ts, tx, qlen_bytes: qlen, sojourn_ns: 0, bandwidth: LinkSpeed::from_gbps(100), id: 1, widths: CounterWidths::FULL }
     }
 
     fn as_f64(u: Utilization) -> f64 {
@@ -518,20 +501,13 @@ mod tests {
         // ts delta 0: skipped.
         let (cfg, mut c) = core1();
         c.measure_inflight(&cfg, &[hop(5, 0, 0)], 0).unwrap();
-        assert_eq!(
-            c.measure_inflight(&cfg, &[hop(5, 1_000_000, 0)], 0),
-            Ok(Measured::Updated(Utilization::ZERO))
-        );
+        assert_eq!(c.measure_inflight(&cfg, &[hop(5, 1_000_000, 0)], 0), Ok(Measured::Updated(Utilization::ZERO)));
     }
 
     #[test]
     fn wrapped_counters_give_the_true_delta() {
         let (cfg, mut c) = core1();
-        let w = CounterWidths {
-            ts_bits: 24,
-            tx_bits: 20,
-            tx_unit_bytes: 64,
-        };
+        let w = CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 };
         let mut a = hop((1 << 24) - 6_000, (1 << 20) - 1_000, 0);
         a.widths = w;
         c.measure_inflight(&cfg, &[a], 0).unwrap();
@@ -572,10 +548,7 @@ mod tests {
         let mut other = hop(T_NS, 150_000, 0);
         other.id = 99;
         assert_eq!(c.measure_inflight(&cfg, &[other], 0), Ok(Measured::Recorded));
-        assert_eq!(
-            c.measure_inflight(&cfg, &[hop(T_NS, 150_000, 0), hop(T_NS, 0, 0)], 0),
-            Ok(Measured::Recorded)
-        );
+        assert_eq!(c.measure_inflight(&cfg, &[hop(T_NS, 150_000, 0), hop(T_NS, 0, 0)], 0), Ok(Measured::Recorded));
         assert_eq!(c.history().len(), 2);
     }
 
@@ -585,20 +558,12 @@ mod tests {
         let (cfg, mut c) = core1();
         c.restore(
             &cfg,
-            HpccSnapshot {
-                u: Utilization::ZERO,
-                w: Window::from_bytes(100_000),
-                wc: Window::from_bytes(100_000),
-                inc_stage: 3,
-            },
+            HpccSnapshot { u: Utilization::ZERO, w: Window::from_bytes(100_000), wc: Window::from_bytes(100_000), inc_stage: 3 },
         )
         .unwrap();
         let eta = Utilization::from_bits(cfg.eta.to_bits() as u64);
         let w = c.compute_wind(&cfg, eta, true);
-        assert_eq!(
-            w,
-            Window::from_bits(Window::from_bytes(100_000).to_bits() + c.additive_increase().to_bits())
-        );
+        assert_eq!(w, Window::from_bits(Window::from_bytes(100_000).to_bits() + c.additive_increase().to_bits()));
         assert_eq!(c.inc_stage(), 0, "MD branch resets incStage");
     }
 
@@ -608,16 +573,7 @@ mod tests {
     fn ai_stage_counter_reaches_max_stage() {
         let (cfg, mut c) = core1();
         let w0 = Window::from_bytes(50_000);
-        c.restore(
-            &cfg,
-            HpccSnapshot {
-                u: Utilization::ZERO,
-                w: w0,
-                wc: w0,
-                inc_stage: 0,
-            },
-        )
-        .unwrap();
+        c.restore(&cfg, HpccSnapshot { u: Utilization::ZERO, w: w0, wc: w0, inc_stage: 0 }).unwrap();
         let half = Utilization::from_bits(1 << 23);
         let ai = c.additive_increase().to_bits();
         for stage in 1..=cfg.max_stage {
@@ -665,10 +621,7 @@ mod tests {
         let w = c.compute_wind(&cfg, Utilization::from_bits(167_772), true);
         assert!(w > Window::from_bytes(94_000) && w < Window::from_bytes(96_000), "{w}");
         // U = 0.001: far above W_init.
-        assert_eq!(
-            c.compute_wind(&cfg, Utilization::from_bits(16_777), true),
-            Window::from_bytes(150_000)
-        );
+        assert_eq!(c.compute_wind(&cfg, Utilization::from_bits(16_777), true), Window::from_bytes(150_000));
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! ```
 //!
 //! Units: W, Wc, W_ai, W_min, W_init in [`Window`] (bytes, 1/16 byte);
-//! U, u' in [`Utilization`] (2^-24); eta in [`Fraction`] (2^-24); T in
+//! U, u' in [`crate::units::Utilization`] (2^-24); eta in [`Fraction`] (2^-24); T in
 //! [`BaseRtt`] (ns); B in [`LinkSpeed`] (Mb/s); R in [`Rate`] (bit/s).
 
 mod core;

@@ -31,10 +31,7 @@ impl<const H: usize> HpccReceiver<H> {
             return Err(Error::InvalidParams);
         }
         let w_init = Window::from_bytes(p.line_rate.bdp_bytes(p.base_rtt) as u32);
-        Ok(HpccReceiver {
-            core: HpccCore::new(cfg, p.base_rtt, w_init)?,
-            last_update_time: now,
-        })
+        Ok(HpccReceiver { core: HpccCore::new(cfg, p.base_rtt, w_init)?, last_update_time: now })
     }
 
     /// The shared HPCC++ state.
@@ -50,13 +47,7 @@ impl<const H: usize> HpccReceiver<H> {
     /// The receiver's current W and W/T; nothing requested.
     pub fn decision(&self) -> Decision {
         let w = self.core.window();
-        Decision {
-            window: w,
-            rate: window_rate(w, self.core.base_rtt()),
-            ecn: Ecn::Ect,
-            timer: TimerRequest::Keep,
-            request: Request::None,
-        }
+        Decision { window: w, rate: window_rate(w, self.core.base_rtt()), ecn: Ecn::Ect, timer: TimerRequest::Keep, request: Request::None }
     }
 
     /// `NewINT` (draft 2022-10 §6.3.2, Figure 8):
@@ -127,15 +118,7 @@ mod tests {
     }
 
     fn hop(id: u32, ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample {
-            ts,
-            tx,
-            qlen_bytes: qlen,
-            sojourn_ns: 0,
-            bandwidth: LinkSpeed::from_gbps(100),
-            id,
-            widths: CounterWidths::FULL,
-        }
+        HopSample { ts, tx, qlen_bytes: qlen, sojourn_ns: 0, bandwidth: LinkSpeed::from_gbps(100), id, widths: CounterWidths::FULL }
     }
 
     /// Feedback goes out at most once per T, and only with a Wc update.
@@ -179,23 +162,11 @@ mod tests {
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
         let first = [hop(1, 0, 0, 1_000), hop(2, 0, 0, 9_000), hop(3, 0, 0, 0)];
         let d = r.respond_probe(&cfg, &first).unwrap();
-        assert_eq!(
-            d.request,
-            Request::ProbeReply {
-                hop_index: 1,
-                hop: first[1]
-            }
-        );
+        assert_eq!(d.request, Request::ProbeReply { hop_index: 1, hop: first[1] });
         // Next: hop 2 is now sending at line rate, hop 1's queue is gone.
         let second = [hop(1, T_NS, 10_000, 0), hop(2, T_NS, 20_000, 0), hop(3, T_NS, 150_000, 0)];
         let d = r.respond_probe(&cfg, &second).unwrap();
-        assert_eq!(
-            d.request,
-            Request::ProbeReply {
-                hop_index: 2,
-                hop: second[2]
-            }
-        );
+        assert_eq!(d.request, Request::ProbeReply { hop_index: 2, hop: second[2] });
     }
 
     #[test]

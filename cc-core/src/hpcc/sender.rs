@@ -37,10 +37,7 @@ impl<const H: usize> HpccSender<H> {
         }
         // bdp_bytes < 2^30 (see LinkSpeed::bdp_bytes).
         let w_init = Window::from_bytes(p.line_rate.bdp_bytes(p.base_rtt) as u32);
-        Ok(HpccSender {
-            core: HpccCore::new(cfg, p.base_rtt, w_init)?,
-            last_update_seq: p.start_seq,
-        })
+        Ok(HpccSender { core: HpccCore::new(cfg, p.base_rtt, w_init)?, last_update_seq: p.start_seq })
     }
 
     /// The shared HPCC++ state (W, Wc, U, history).
@@ -61,13 +58,7 @@ impl<const H: usize> HpccSender<H> {
     /// W and R = W/T (Figure 6, line 27), nothing requested.
     pub fn decision(&self) -> Decision {
         let w = self.core.window();
-        Decision {
-            window: w,
-            rate: window_rate(w, self.core.base_rtt()),
-            ecn: Ecn::Ect,
-            timer: TimerRequest::Keep,
-            request: Request::None,
-        }
+        Decision { window: w, rate: window_rate(w, self.core.base_rtt()), ecn: Ecn::Ect, timer: TimerRequest::Keep, request: Request::None }
     }
 
     /// `NewAck` (draft 2022-10 §4.2, Figure 6):
@@ -206,24 +197,11 @@ mod tests {
     }
 
     fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample {
-            ts,
-            tx,
-            qlen_bytes: qlen,
-            sojourn_ns: 0,
-            bandwidth: LinkSpeed::from_gbps(100),
-            id: 3,
-            widths: CounterWidths::FULL,
-        }
+        HopSample { ts, tx, qlen_bytes: qlen, sojourn_ns: 0, bandwidth: LinkSpeed::from_gbps(100), id: 3, widths: CounterWidths::FULL }
     }
 
     fn ack(cum: u32, nxt: u32, tel: &[HopSample]) -> Ack<'_> {
-        Ack {
-            cum_ack: Seq(cum),
-            snd_nxt: Seq(nxt),
-            ece: EcnEcho::NotMarked,
-            telemetry: tel,
-        }
+        Ack { cum_ack: Seq(cum), snd_nxt: Seq(nxt), ece: EcnEcho::NotMarked, telemetry: tel }
     }
 
     #[test]
@@ -254,11 +232,7 @@ mod tests {
         s.new_ack(&cfg, &ack(1000, 150_000, &[hop(0, 0, 150_000)])).unwrap();
         // Link 2x overloaded (queue of one BDP, full rate): U → 2 over one T.
         let d = s.new_ack(&cfg, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)])).unwrap();
-        assert_eq!(
-            s.core().reference_window(),
-            Window::from_bytes(150_000),
-            "Wc unchanged inside the RTT"
-        );
+        assert_eq!(s.core().reference_window(), Window::from_bytes(150_000), "Wc unchanged inside the RTT");
         // W = Wc · 0.95 / 2 + 75 B = 71325 B (to 1/16 byte, rounded down).
         let w = d.window.to_bits() as f64 / 16.0;
         assert!((w - 71_325.0).abs() < 0.2, "W = {w}");
@@ -289,10 +263,7 @@ mod tests {
         s.new_ack(&cfg, &ack(1000, 150_000, &[hop(5_000, 0, 0)])).unwrap();
         s.new_ack(&cfg, &ack(3000, 151_000, &[hop(T_NS, 60_000, 0)])).unwrap();
         let before = s;
-        assert_eq!(
-            s.new_ack(&cfg, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])),
-            Err(Error::StaleTelemetry)
-        );
+        assert_eq!(s.new_ack(&cfg, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])), Err(Error::StaleTelemetry));
         assert_eq!(s, before);
     }
 
@@ -334,10 +305,7 @@ mod tests {
     fn probe_response_is_not_for_inband_mode() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        assert_eq!(
-            s.on_probe_response(&cfg, Instant::ZERO, 0, &hop(0, 0, 0)),
-            Err(Error::NotApplicable)
-        );
+        assert_eq!(s.on_probe_response(&cfg, Instant::ZERO, 0, &hop(0, 0, 0)), Err(Error::NotApplicable));
     }
 
     #[test]

@@ -48,12 +48,8 @@ impl LdcpRate {
     /// request ("at the beginning of a flow, an RTT request is sent out").
     pub fn new(cfg: &LdcpConfig, p: &FlowParams, now: Instant) -> Result<(Self, Decision), Error> {
         let iw = cfg.initial_window_packets(p)?;
-        let mut s = LdcpRate {
-            cw: Packets::from_int(iw),
-            t: p.base_rtt,
-            deadline16: 0,
-            status: Status::new().with_iw_pkts(iw & 0xFF_FFFF),
-        };
+        let mut s =
+            LdcpRate { cw: Packets::from_int(iw), t: p.base_rtt, deadline16: 0, status: Status::new().with_iw_pkts(iw & 0xFF_FFFF) };
         let d = s.send_probe(cfg, now);
         Ok((s, d))
     }
@@ -66,13 +62,7 @@ impl LdcpRate {
     /// Rate = cw·MTU/RTT; window cw·MTU.
     pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
         let window = self.cw.to_window(cfg.mtu);
-        Decision {
-            window,
-            rate: window_rate(window, self.t),
-            ecn: Ecn::Ect,
-            timer: TimerRequest::Keep,
-            request: Request::None,
-        }
+        Decision { window, rate: window_rate(window, self.t), ecn: Ecn::Ect, timer: TimerRequest::Keep, request: Request::None }
     }
 
     fn send_probe(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {

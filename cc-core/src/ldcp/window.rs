@@ -317,12 +317,7 @@ mod tests {
     }
 
     fn ack(cum: u32, ece: EcnEcho) -> Ack<'static> {
-        Ack {
-            cum_ack: Seq(cum),
-            snd_nxt: Seq(cum),
-            ece,
-            telemetry: &[],
-        }
+        Ack { cum_ack: Seq(cum), snd_nxt: Seq(cum), ece, telemetry: &[] }
     }
 
     fn pk(x: f64) -> f64 {

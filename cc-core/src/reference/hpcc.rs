@@ -138,11 +138,8 @@ impl HpccRef {
             let tx_rate = tx_bytes / dts as f64;
             // line 5
             let q = self.queue(h).min(self.queue(&l));
-            let u_prime = if self.p.sojourn {
-                q / t + tx_rate / b_bytes_per_ns
-            } else {
-                q / (b_bytes_per_ns * t) + tx_rate / b_bytes_per_ns
-            };
+            let u_prime =
+                if self.p.sojourn { q / t + tx_rate / b_bytes_per_ns } else { q / (b_bytes_per_ns * t) + tx_rate / b_bytes_per_ns };
             // lines 6-7
             if u_prime > u {
                 u = u_prime;

@@ -42,14 +42,7 @@ pub struct LdcpRef {
 impl LdcpRef {
     /// A flow starting at `start` with cw = IW.
     pub fn new(p: LdcpRefParams, start: u32) -> Self {
-        LdcpRef {
-            p,
-            cw: p.iw_pkts,
-            fast: p.fast_start,
-            snd_una: start,
-            start,
-            next_tick: None,
-        }
+        LdcpRef { p, cw: p.iw_pkts, fast: p.fast_start, snd_una: start, start, next_tick: None }
     }
 
     /// Window in bytes.

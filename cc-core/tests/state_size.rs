@@ -1,0 +1,20 @@
+//! Per-flow state sizes against DESIGN §8 (a layout regression check, not
+//! a timing test): HPCC++ bottleneck-hop ≤ 48 bytes, 5-hop ≤ 96, LDCP ≤ 24.
+
+use cc_core::prelude::*;
+use core::mem::size_of;
+
+#[test]
+fn per_flow_state_fits_the_design_budget() {
+    assert!(size_of::<HpccSender<1>>() <= 48, "{}", size_of::<HpccSender<1>>());
+    assert!(size_of::<HpccSender<5>>() <= 96, "{}", size_of::<HpccSender<5>>());
+    assert!(size_of::<Ldcp>() <= 24, "{}", size_of::<Ldcp>());
+    assert!(size_of::<LdcpRate>() <= 24, "{}", size_of::<LdcpRate>());
+}
+
+#[test]
+fn decisions_and_events_stay_small() {
+    // Both cross the firmware's event channel and live on its stack.
+    assert!(size_of::<Decision>() <= 64, "{}", size_of::<Decision>());
+    assert!(size_of::<Event<'static>>() <= 64, "{}", size_of::<Event<'static>>());
+}
