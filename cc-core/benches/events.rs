@@ -54,6 +54,7 @@ fn telemetry(hops: usize, n: usize) -> Vec<Vec<HopSample>> {
             bandwidth: LinkSpeed::from_gbps(100),
             id: i as u32,
             widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
+            tx_utilization: None,
         })
         .collect();
     let mut q = 0i64;

@@ -69,6 +69,7 @@ fn hpcc_two_to_one() {
                 bandwidth: LinkSpeed::from_gbps(LINK_GBPS as u32),
                 id: 1,
                 widths: CounterWidths::FULL,
+                tx_utilization: None,
             };
             in_flight.push_back((t + T_NS, hop, sent_total));
         }

@@ -197,12 +197,11 @@ pub enum Request {
         /// The window to carry.
         window: Window,
     },
-    /// Reply to a probe with the chosen hop's telemetry (§7.1).
+    /// Reply to a probe with the telemetry of the hop at `hop_index` in the
+    /// `ProbeRequest`'s stack, and only that hop (§7.1).
     ProbeReply {
-        /// Position of the hop on the path.
+        /// Position of the chosen hop on the path.
         hop_index: u8,
-        /// The hop's telemetry.
-        hop: HopSample,
     },
     /// Send one packet now although the window is below one packet (LDCP
     /// §2.2: a flow with cw < 1 is ticked out by a timer).

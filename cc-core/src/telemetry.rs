@@ -13,7 +13,7 @@
 //! taken as a sample older than the one before it (a reordered ACK) and the
 //! whole telemetry is rejected as stale rather than read as a huge rate.
 
-use crate::units::LinkSpeed;
+use crate::units::{Fraction, LinkSpeed};
 
 /// Widths and units of a hop's wrapping counters, from the wire format or
 /// the device's units profile.
@@ -65,6 +65,10 @@ pub struct HopSample {
     pub id: u32,
     /// Counter widths and units.
     pub widths: CounterWidths,
+    /// Egress tx utilization txRate/B reported by the switch itself (INT-MD
+    /// has no transmitted-bytes counter, only this). When present it is
+    /// the rate term of u' and `tx` is not read.
+    pub tx_utilization: Option<Fraction>,
 }
 
 /// What the engine keeps of one hop between samples (draft Figure 6, line

@@ -48,14 +48,25 @@ struct HopGen {
     ts_bits: u8,
     tx_bits: u8,
     unit: u16,
+    /// INT-style reported tx utilization instead of a byte counter.
+    util: Option<u32>,
 }
 
 fn hop_gen(t_ns: u32) -> impl Strategy<Value = HopGen> {
     (
         (any::<u32>(), any::<u32>(), 0u32..(64 << 20), 0u32..(4 * t_ns), 0u32..(64 << 20), 0u32..(4 * t_ns)),
-        (1u32..=(4 * t_ns), 0.0f64..1.2, 0usize..8, any::<u32>(), 20u8..=32, 16u8..=32, prop::sample::select(vec![1u16, 8, 64, 256])),
+        (
+            1u32..=(4 * t_ns),
+            0.0f64..1.2,
+            0usize..8,
+            any::<u32>(),
+            20u8..=32,
+            16u8..=32,
+            prop::sample::select(vec![1u16, 8, 64, 256]),
+            prop::option::weighted(0.2, 0u32..=(1 << 24)),
+        ),
     )
-        .prop_map(|((ts0, tx0, q0, s0, q1, s1), (dts, dtx_frac, speed, id, ts_bits, tx_bits, unit))| HopGen {
+        .prop_map(|((ts0, tx0, q0, s0, q1, s1), (dts, dtx_frac, speed, id, ts_bits, tx_bits, unit, util))| HopGen {
             ts0,
             tx0,
             q0,
@@ -69,6 +80,7 @@ fn hop_gen(t_ns: u32) -> impl Strategy<Value = HopGen> {
             ts_bits,
             tx_bits,
             unit,
+            util,
         })
 }
 
@@ -91,6 +103,7 @@ impl HopGen {
             bandwidth: bw,
             id: self.id,
             widths,
+            tx_utilization: self.util.map(|raw| Fraction::from_bits(raw).unwrap()),
         };
         let b = HopSample {
             ts: a.ts.wrapping_add(dts) & mask(self.ts_bits),
@@ -273,6 +286,7 @@ proptest! {
         let mut tel: Vec<HopSample> = (0..hops).map(|i| HopSample {
             ts: next() as u32, tx: next() as u32, qlen_bytes: 0, sojourn_ns: 0,
             bandwidth: bw, id: i as u32, widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
+            tx_utilization: None,
         }).collect();
         let mut q = 0f64;
         let mut snd_nxt = 0u32;

@@ -46,8 +46,9 @@ fn hop() -> impl Strategy<Value = HopSample> {
         prop_oneof![Just(0u32), Just(100_000), Just(25_000), any::<u32>()],
         0u32..4,
         (0u8..=40, 0u8..=40, any::<u16>()),
+        prop::option::of((0u32..=(1 << 24)).prop_map(|raw| Fraction::from_bits(raw).unwrap())),
     )
-        .prop_map(|(ts, tx, qlen_bytes, sojourn_ns, mbps, id, (ts_bits, tx_bits, unit))| HopSample {
+        .prop_map(|(ts, tx, qlen_bytes, sojourn_ns, mbps, id, (ts_bits, tx_bits, unit), tx_utilization)| HopSample {
             ts,
             tx,
             qlen_bytes,
@@ -55,6 +56,7 @@ fn hop() -> impl Strategy<Value = HopSample> {
             bandwidth: LinkSpeed::from_mbps(mbps),
             id,
             widths: CounterWidths { ts_bits, tx_bits, tx_unit_bytes: unit },
+            tx_utilization,
         })
 }
 
@@ -73,6 +75,7 @@ fn hops() -> impl Strategy<Value = Vec<HopSample>> {
                     bandwidth: LinkSpeed::from_gbps(100),
                     id: i as u32,
                     widths: CounterWidths::FULL,
+                    tx_utilization: None,
                 })
                 .collect()
         }),

@@ -222,6 +222,7 @@ impl<const H: usize> HpccCore<H> {
     /// ```text
     /// queue term = min(q) · 8000 / (B · T)          q ≤ 2^32 → num ≤ 2^45, den ≤ 2^43
     /// rate term  = Δtx · 8000 / (Δts · B)           Δtx ≤ 2^31·2^16 → num ≤ 2^60, den ≤ 2^55
+    ///              or the reported tx utilization (INT-MD), already txRate/B
     /// sojourn    = min(s) / T                        (§9.3 variant)
     /// ```
     /// each through [`ratio_q24`] (2^-24 units, rounded down, saturating at
@@ -231,9 +232,6 @@ impl<const H: usize> HpccCore<H> {
     fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory) -> HopLoad {
         let Some(dts) = wrapping_delta(s.ts, h.ts, s.widths.ts_bits) else {
             return HopLoad::Stale;
-        };
-        let Some(dtx) = wrapping_delta(s.tx, h.tx, s.widths.tx_bits) else {
-            return HopLoad::Skip;
         };
         if dts == 0 || !s.bandwidth.is_plausible() {
             return HopLoad::Skip;
@@ -248,8 +246,18 @@ impl<const H: usize> HpccCore<H> {
             QueueSignal::Sojourn => ratio_q24(q, t),
         }
         .unwrap_or(0);
-        let dtx_bytes = dtx as u64 * s.widths.tx_unit_bytes as u64;
-        let rate_term = ratio_q24(dtx_bytes * 8000, dts as u64 * b).unwrap_or(0);
+        // txRate/B: the switch's own utilization if it reports one (same
+        // 2^-24 scale as U), else from the counters.
+        let rate_term = match s.tx_utilization {
+            Some(util) => util.to_bits() as u64,
+            None => {
+                let Some(dtx) = wrapping_delta(s.tx, h.tx, s.widths.tx_bits) else {
+                    return HopLoad::Skip;
+                };
+                let dtx_bytes = dtx as u64 * s.widths.tx_unit_bytes as u64;
+                ratio_q24(dtx_bytes * 8000, dts as u64 * b).unwrap_or(0)
+            }
+        };
         let u = (queue_term + rate_term).min(Utilization::MAX.to_bits());
         HopLoad::Load { u, dts }
     }
@@ -419,7 +427,16 @@ mod tests {
     }
 
     fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample { ts, tx, qlen_bytes: qlen, sojourn_ns: 0, bandwidth: LinkSpeed::from_gbps(100), id: 1, widths: CounterWidths::FULL }
+        HopSample {
+            ts,
+            tx,
+            qlen_bytes: qlen,
+            sojourn_ns: 0,
+            bandwidth: LinkSpeed::from_gbps(100),
+            id: 1,
+            widths: CounterWidths::FULL,
+            tx_utilization: None,
+        }
     }
 
     fn as_f64(u: Utilization) -> f64 {

@@ -90,11 +90,8 @@ impl<const H: usize> HpccReceiver<H> {
         let i = self.core.bottleneck(cfg, telemetry)?;
         self.core.measure_inflight(cfg, telemetry, 0)?;
         let mut d = self.decision();
-        d.request = Request::ProbeReply {
-            // check_stack bounds the stack at 15 hops.
-            hop_index: i as u8,
-            hop: telemetry[i],
-        };
+        // check_stack bounds the stack at 15 hops.
+        d.request = Request::ProbeReply { hop_index: i as u8 };
         Ok(d)
     }
 }
@@ -118,7 +115,16 @@ mod tests {
     }
 
     fn hop(id: u32, ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample { ts, tx, qlen_bytes: qlen, sojourn_ns: 0, bandwidth: LinkSpeed::from_gbps(100), id, widths: CounterWidths::FULL }
+        HopSample {
+            ts,
+            tx,
+            qlen_bytes: qlen,
+            sojourn_ns: 0,
+            bandwidth: LinkSpeed::from_gbps(100),
+            id,
+            widths: CounterWidths::FULL,
+            tx_utilization: None,
+        }
     }
 
     /// Feedback goes out at most once per T, and only with a Wc update.
@@ -162,11 +168,11 @@ mod tests {
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
         let first = [hop(1, 0, 0, 1_000), hop(2, 0, 0, 9_000), hop(3, 0, 0, 0)];
         let d = r.respond_probe(&cfg, &first).unwrap();
-        assert_eq!(d.request, Request::ProbeReply { hop_index: 1, hop: first[1] });
+        assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
         // Next: hop 2 is now sending at line rate, hop 1's queue is gone.
         let second = [hop(1, T_NS, 10_000, 0), hop(2, T_NS, 20_000, 0), hop(3, T_NS, 150_000, 0)];
         let d = r.respond_probe(&cfg, &second).unwrap();
-        assert_eq!(d.request, Request::ProbeReply { hop_index: 2, hop: second[2] });
+        assert_eq!(d.request, Request::ProbeReply { hop_index: 2 });
     }
 
     #[test]
@@ -176,7 +182,7 @@ mod tests {
         let mut slow = hop(2, 0, 0, 0);
         slow.bandwidth = LinkSpeed::from_gbps(25);
         let d = r.respond_probe(&cfg, &[hop(1, 0, 0, 0), slow]).unwrap();
-        assert!(matches!(d.request, Request::ProbeReply { hop_index: 1, .. }));
+        assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
         assert_eq!(r.respond_probe(&cfg, &[]), Err(Error::NotApplicable));
     }
 }

@@ -197,7 +197,16 @@ mod tests {
     }
 
     fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample { ts, tx, qlen_bytes: qlen, sojourn_ns: 0, bandwidth: LinkSpeed::from_gbps(100), id: 3, widths: CounterWidths::FULL }
+        HopSample {
+            ts,
+            tx,
+            qlen_bytes: qlen,
+            sojourn_ns: 0,
+            bandwidth: LinkSpeed::from_gbps(100),
+            id: 3,
+            widths: CounterWidths::FULL,
+            tx_utilization: None,
+        }
     }
 
     fn ack(cum: u32, nxt: u32, tel: &[HopSample]) -> Ack<'_> {

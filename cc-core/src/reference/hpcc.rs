@@ -126,16 +126,20 @@ impl HpccRef {
             let Some(dts) = delta(h.ts, l.ts, h.widths.ts_bits) else {
                 return RefOutcome::Stale;
             };
-            let Some(dtx_units) = delta(h.tx, l.tx, h.widths.tx_bits) else {
-                continue;
-            };
             let b_bytes_per_ns = h.bandwidth.as_mbps() as f64 * 1e6 / 8.0 / 1e9;
             if dts == 0 || !h.bandwidth.is_plausible() {
                 continue;
             }
-            let tx_bytes = dtx_units as f64 * h.widths.tx_unit_bytes as f64;
-            // line 4
-            let tx_rate = tx_bytes / dts as f64;
+            // line 4 (or the switch's own tx utilization, times B)
+            let tx_rate = match h.tx_utilization {
+                Some(util) => util.to_bits() as f64 / (1u64 << 24) as f64 * b_bytes_per_ns,
+                None => {
+                    let Some(dtx_units) = delta(h.tx, l.tx, h.widths.tx_bits) else {
+                        continue;
+                    };
+                    dtx_units as f64 * h.widths.tx_unit_bytes as f64 / dts as f64
+                }
+            };
             // line 5
             let q = self.queue(h).min(self.queue(&l));
             let u_prime =
