@@ -50,6 +50,7 @@ pub mod ldcp;
 pub mod reference;
 pub mod telemetry;
 pub mod units;
+pub mod wire;
 
 pub use controller::{AnyConfig, AnyController, Controller};
 pub use engine::{Engine, Stats};

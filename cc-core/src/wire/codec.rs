@@ -1,0 +1,632 @@
+//! The byte format that carries events to the firmware and decisions back
+//! (over the QEMU UART or a shared-memory ring).
+//!
+//! ```text
+//! frame:   'C' 'C' | version 1 | kind 1 | payload length 2 | payload | CRC-32C 4
+//!          (big-endian; the CRC covers magic through payload)
+//! kind 1   event:     now 8 | flow 4 | event tag 1 | fields
+//! kind 2   decision:  flow 4 | window 4 | rate 8 | ecn 1 | timer tag 1 [at 8] | request tag 1 [fields]
+//! kind 3   refusal:   flow 4 | error code 1
+//! hop (34 bytes): ts 4 | tx 4 | qlen 4 | sojourn 4 | Mb/s 4 | id 4 | ts bits 1 | tx bits 1 |
+//!                 tx unit 2 | util flag 1 | util 4 | reserved 1
+//! ```
+//!
+//! Every length is checked against the frame before a field is read and
+//! every tag against its list; a frame with a wrong magic, version, length
+//! or CRC is refused whole, so a corrupted stream is detected, not misread.
+//! A reader that lost sync skips to the next `CC` and tries again.
+
+use crc::{Crc, CRC_32_ISCSI};
+
+use super::{be, Hops, Result, WireError};
+use crate::event::{
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Request, TimerRequest,
+};
+use crate::telemetry::{CounterWidths, HopSample};
+use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Rate, Seq, Window};
+
+/// Frame magic.
+pub const MAGIC: [u8; 2] = *b"CC";
+/// Codec version.
+pub const VERSION: u8 = 1;
+/// Header bytes (magic, version, kind, length).
+pub const HEADER_LEN: usize = 6;
+/// Trailer bytes (CRC-32C).
+pub const CRC_LEN: usize = 4;
+/// Bytes per encoded hop.
+pub const HOP_LEN: usize = 34;
+/// Largest payload: an event with a full stack.
+pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 1 + HOP_LEN * super::MAX_HOPS;
+/// Largest frame.
+pub const MAX_FRAME: usize = HEADER_LEN + MAX_PAYLOAD + CRC_LEN;
+
+const CASTAGNOLI: Crc<u32> = Crc::<u32>::new(&CRC_32_ISCSI);
+
+/// What a frame carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FrameKind {
+    /// An event for the engine.
+    Event,
+    /// The engine's decision.
+    Decision,
+    /// The engine's refusal.
+    Refusal,
+}
+
+impl FrameKind {
+    fn code(self) -> u8 {
+        match self {
+            FrameKind::Event => 1,
+            FrameKind::Decision => 2,
+            FrameKind::Refusal => 3,
+        }
+    }
+    fn from_code(c: u8) -> Result<Self> {
+        match c {
+            1 => Ok(FrameKind::Event),
+            2 => Ok(FrameKind::Decision),
+            3 => Ok(FrameKind::Refusal),
+            _ => Err(WireError::UnknownType),
+        }
+    }
+}
+
+/// A checked frame: kind and payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame<'a> {
+    /// What it carries.
+    pub kind: FrameKind,
+    /// The payload.
+    pub payload: &'a [u8],
+    /// Bytes the frame took in the input.
+    pub len: usize,
+}
+
+/// Reads one frame from the start of `buf`. `Truncated` means more bytes
+/// are needed; any other error means the bytes at the start are not a
+/// frame (see [`resync`]).
+pub fn read_frame(buf: &[u8]) -> Result<Frame<'_>> {
+    if buf.len() < HEADER_LEN {
+        return Err(WireError::Truncated);
+    }
+    if buf[..2] != MAGIC {
+        return Err(WireError::BadLength);
+    }
+    if buf[2] != VERSION {
+        return Err(WireError::UnknownVersion);
+    }
+    let kind = FrameKind::from_code(buf[3])?;
+    let n = be::u16_at(buf, 4) as usize;
+    if n > MAX_PAYLOAD {
+        return Err(WireError::BadLength);
+    }
+    let total = HEADER_LEN + n + CRC_LEN;
+    let frame = buf.get(..total).ok_or(WireError::Truncated)?;
+    if CASTAGNOLI.checksum(&frame[..HEADER_LEN + n]) != be::u32_at(frame, HEADER_LEN + n) {
+        return Err(WireError::BadChecksum);
+    }
+    Ok(Frame { kind, payload: &frame[HEADER_LEN..HEADER_LEN + n], len: total })
+}
+
+/// Bytes to skip to the next possible frame start after a bad one.
+pub fn resync(buf: &[u8]) -> usize {
+    buf.windows(2).skip(1).position(|w| w == MAGIC).map_or(buf.len().saturating_sub(1).max(1), |p| p + 1)
+}
+
+/// A frame builder over an output buffer.
+struct Writer<'a> {
+    out: &'a mut [u8],
+    at: usize,
+}
+
+impl<'a> Writer<'a> {
+    fn new(out: &'a mut [u8], kind: FrameKind) -> Result<Self> {
+        if out.len() < HEADER_LEN + CRC_LEN {
+            return Err(WireError::BufferTooSmall);
+        }
+        out[..2].copy_from_slice(&MAGIC);
+        out[2] = VERSION;
+        out[3] = kind.code();
+        Ok(Writer { out, at: HEADER_LEN })
+    }
+    fn bytes(&mut self, b: &[u8]) -> Result<()> {
+        let end = self.at + b.len();
+        if end + CRC_LEN > self.out.len() {
+            return Err(WireError::BufferTooSmall);
+        }
+        self.out[self.at..end].copy_from_slice(b);
+        self.at = end;
+        Ok(())
+    }
+    fn u8(&mut self, v: u8) -> Result<()> {
+        self.bytes(&[v])
+    }
+    fn u16(&mut self, v: u16) -> Result<()> {
+        self.bytes(&v.to_be_bytes())
+    }
+    fn u32(&mut self, v: u32) -> Result<()> {
+        self.bytes(&v.to_be_bytes())
+    }
+    fn u64(&mut self, v: u64) -> Result<()> {
+        self.bytes(&v.to_be_bytes())
+    }
+    fn hop(&mut self, h: &HopSample) -> Result<()> {
+        for v in [h.ts, h.tx, h.qlen_bytes, h.sojourn_ns, h.bandwidth.as_mbps(), h.id] {
+            self.u32(v)?;
+        }
+        self.u8(h.widths.ts_bits)?;
+        self.u8(h.widths.tx_bits)?;
+        self.u16(h.widths.tx_unit_bytes)?;
+        self.u8(h.tx_utilization.is_some() as u8)?;
+        self.u32(h.tx_utilization.map_or(0, |f| f.to_bits()))?;
+        self.u8(0)
+    }
+    fn hops(&mut self, hops: &[HopSample]) -> Result<()> {
+        if hops.len() > super::MAX_HOPS {
+            return Err(WireError::TooManyHops);
+        }
+        self.u8(hops.len() as u8)?;
+        hops.iter().try_for_each(|h| self.hop(h))
+    }
+    fn finish(self) -> Result<usize> {
+        let n = self.at - HEADER_LEN;
+        self.out[4..6].copy_from_slice(&(n as u16).to_be_bytes());
+        let crc = CASTAGNOLI.checksum(&self.out[..self.at]);
+        self.out[self.at..self.at + CRC_LEN].copy_from_slice(&crc.to_be_bytes());
+        Ok(self.at + CRC_LEN)
+    }
+}
+
+/// A bounds-checked payload reader.
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let s = self.b.get(self.at..self.at + n).ok_or(WireError::Truncated)?;
+        self.at += n;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16> {
+        Ok(be::u16_at(self.take(2)?, 0))
+    }
+    fn u32(&mut self) -> Result<u32> {
+        Ok(be::u32_at(self.take(4)?, 0))
+    }
+    fn u64(&mut self) -> Result<u64> {
+        Ok(be::u64_at(self.take(8)?, 0))
+    }
+    fn hop(&mut self) -> Result<HopSample> {
+        let mut v = [0u32; 6];
+        for x in v.iter_mut() {
+            *x = self.u32()?;
+        }
+        let widths = CounterWidths { ts_bits: self.u8()?, tx_bits: self.u8()?, tx_unit_bytes: self.u16()? };
+        let flag = self.u8()?;
+        let util = self.u32()?;
+        let _reserved = self.u8()?;
+        let tx_utilization = match flag {
+            0 => None,
+            1 => Some(Fraction::from_bits(util).ok_or(WireError::BadLength)?),
+            _ => return Err(WireError::UnknownType),
+        };
+        Ok(HopSample {
+            ts: v[0],
+            tx: v[1],
+            qlen_bytes: v[2],
+            sojourn_ns: v[3],
+            bandwidth: LinkSpeed::from_mbps(v[4]),
+            id: v[5],
+            widths,
+            tx_utilization,
+        })
+    }
+    fn hops(&mut self) -> Result<Hops> {
+        let n = self.u8()? as usize;
+        if n > super::MAX_HOPS {
+            return Err(WireError::TooManyHops);
+        }
+        let mut hops = Hops::new();
+        for _ in 0..n {
+            hops.push(self.hop()?).map_err(|_| WireError::TooManyHops)?;
+        }
+        Ok(hops)
+    }
+    fn end(&self) -> Result<()> {
+        if self.at == self.b.len() {
+            Ok(())
+        } else {
+            Err(WireError::BadLength)
+        }
+    }
+}
+
+fn algorithm_code(a: Algorithm) -> u8 {
+    match a {
+        Algorithm::Hpcc => 0,
+        Algorithm::HpccReceiver => 1,
+        Algorithm::Ldcp => 2,
+        Algorithm::LdcpRate => 3,
+    }
+}
+
+fn algorithm(c: u8) -> Result<Algorithm> {
+    [Algorithm::Hpcc, Algorithm::HpccReceiver, Algorithm::Ldcp, Algorithm::LdcpRate].get(c as usize).copied().ok_or(WireError::UnknownType)
+}
+
+/// Encodes `event` at `now` as one frame; returns its length.
+pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<usize> {
+    let mut w = Writer::new(out, FrameKind::Event)?;
+    w.u64(now.as_nanos())?;
+    w.u32(event.flow.0)?;
+    match event.kind {
+        EventKind::Start(p) => {
+            w.u8(0)?;
+            w.u8(algorithm_code(p.algorithm))?;
+            w.u32(p.base_rtt.as_nanos())?;
+            w.u32(p.line_rate.as_mbps())?;
+            w.u32(p.start_seq.0)?;
+        }
+        EventKind::End => w.u8(1)?,
+        EventKind::Sent { seq, len, end } => {
+            w.u8(2)?;
+            w.u32(seq.0)?;
+            w.u32(len)?;
+            w.u8((end == MessageEnd::Last) as u8)?;
+        }
+        EventKind::Ack(a) => {
+            w.u8(3)?;
+            w.u32(a.cum_ack.0)?;
+            w.u32(a.snd_nxt.0)?;
+            w.u8((a.ece == EcnEcho::Marked) as u8)?;
+            w.hops(a.telemetry)?;
+        }
+        EventKind::Loss { first_lost } => {
+            w.u8(4)?;
+            w.u32(first_lost.0)?;
+        }
+        EventKind::Cnp => w.u8(5)?,
+        EventKind::RttResponse => w.u8(6)?,
+        EventKind::ProbeResponse { hop_index, hop } => {
+            w.u8(7)?;
+            w.u8(hop_index)?;
+            w.hop(&hop)?;
+        }
+        EventKind::RxTelemetry { telemetry } => {
+            w.u8(8)?;
+            w.hops(telemetry)?;
+        }
+        EventKind::ProbeRequest { telemetry } => {
+            w.u8(9)?;
+            w.hops(telemetry)?;
+        }
+        EventKind::Feedback { window } => {
+            w.u8(10)?;
+            w.u32(window.to_bits())?;
+        }
+        EventKind::FlowCount { flows } => {
+            w.u8(11)?;
+            w.u16(flows)?;
+        }
+        EventKind::Timer => w.u8(12)?,
+    }
+    w.finish()
+}
+
+/// A decoded event that owns its telemetry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventBuf {
+    /// When it happened.
+    pub now: Instant,
+    flow: FlowId,
+    kind: EventKind<'static>,
+    hops: Hops,
+}
+
+impl EventBuf {
+    /// The event, borrowing the telemetry.
+    pub fn event(&self) -> Event<'_> {
+        let t: &[HopSample] = &self.hops;
+        let kind = match self.kind {
+            EventKind::Ack(a) => EventKind::Ack(Ack { telemetry: t, ..a }),
+            EventKind::RxTelemetry { .. } => EventKind::RxTelemetry { telemetry: t },
+            EventKind::ProbeRequest { .. } => EventKind::ProbeRequest { telemetry: t },
+            other => other,
+        };
+        Event { flow: self.flow, kind }
+    }
+}
+
+/// Decodes an event frame's payload.
+pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
+    if frame.kind != FrameKind::Event {
+        return Err(WireError::UnknownType);
+    }
+    let mut r = Reader { b: frame.payload, at: 0 };
+    let now = Instant::from_nanos(r.u64()?);
+    let flow = FlowId(r.u32()?);
+    let mut hops = Hops::new();
+    let kind = match r.u8()? {
+        0 => {
+            let algorithm = algorithm(r.u8()?)?;
+            let base_rtt = BaseRtt::from_nanos(r.u32()?).ok_or(WireError::BadLength)?;
+            let line_rate = LinkSpeed::from_mbps(r.u32()?);
+            EventKind::Start(FlowParams { algorithm, base_rtt, line_rate, start_seq: Seq(r.u32()?) })
+        }
+        1 => EventKind::End,
+        2 => {
+            let seq = Seq(r.u32()?);
+            let len = r.u32()?;
+            let end = match r.u8()? {
+                0 => MessageEnd::More,
+                1 => MessageEnd::Last,
+                _ => return Err(WireError::UnknownType),
+            };
+            EventKind::Sent { seq, len, end }
+        }
+        3 => {
+            let cum_ack = Seq(r.u32()?);
+            let snd_nxt = Seq(r.u32()?);
+            let ece = match r.u8()? {
+                0 => EcnEcho::NotMarked,
+                1 => EcnEcho::Marked,
+                _ => return Err(WireError::UnknownType),
+            };
+            hops = r.hops()?;
+            EventKind::Ack(Ack { cum_ack, snd_nxt, ece, telemetry: &[] })
+        }
+        4 => EventKind::Loss { first_lost: Seq(r.u32()?) },
+        5 => EventKind::Cnp,
+        6 => EventKind::RttResponse,
+        7 => {
+            let hop_index = r.u8()?;
+            EventKind::ProbeResponse { hop_index, hop: r.hop()? }
+        }
+        8 => {
+            hops = r.hops()?;
+            EventKind::RxTelemetry { telemetry: &[] }
+        }
+        9 => {
+            hops = r.hops()?;
+            EventKind::ProbeRequest { telemetry: &[] }
+        }
+        10 => EventKind::Feedback { window: Window::from_bits(r.u32()?) },
+        11 => EventKind::FlowCount { flows: r.u16()? },
+        12 => EventKind::Timer,
+        _ => return Err(WireError::UnknownType),
+    };
+    r.end()?;
+    Ok(EventBuf { now, flow, kind, hops })
+}
+
+const ERRORS: [Error; 8] = [
+    Error::UnknownFlow,
+    Error::TableFull,
+    Error::FlowExists,
+    Error::InvalidParams,
+    Error::TooManyHops,
+    Error::BadCounterWidths,
+    Error::StaleTelemetry,
+    Error::NotApplicable,
+];
+
+/// Encodes the engine's answer for `flow`: a decision or a refusal.
+pub fn encode_answer(flow: FlowId, answer: &core::result::Result<Decision, Error>, out: &mut [u8]) -> Result<usize> {
+    let d = match answer {
+        Err(e) => {
+            let mut w = Writer::new(out, FrameKind::Refusal)?;
+            w.u32(flow.0)?;
+            w.u8(ERRORS.iter().position(|x| x == e).unwrap_or(0) as u8)?;
+            return w.finish();
+        }
+        Ok(d) => d,
+    };
+    let mut w = Writer::new(out, FrameKind::Decision)?;
+    w.u32(flow.0)?;
+    w.u32(d.window.to_bits())?;
+    w.u64(d.rate.as_bps())?;
+    w.u8((d.ecn == Ecn::Ect) as u8)?;
+    match d.timer {
+        TimerRequest::Keep => w.u8(0)?,
+        TimerRequest::Arm(t) => {
+            w.u8(1)?;
+            w.u64(t.as_nanos())?;
+        }
+        TimerRequest::Cancel => w.u8(2)?,
+    }
+    match d.request {
+        Request::None => w.u8(0)?,
+        Request::Probe => w.u8(1)?,
+        Request::Feedback { window } => {
+            w.u8(2)?;
+            w.u32(window.to_bits())?;
+        }
+        Request::ProbeReply { hop_index } => {
+            w.u8(3)?;
+            w.u8(hop_index)?;
+        }
+        Request::ReleaseOne => w.u8(4)?,
+        Request::GoBackN { from } => {
+            w.u8(5)?;
+            w.u32(from.0)?;
+        }
+    }
+    w.finish()
+}
+
+/// Decodes a decision or refusal frame.
+pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<Decision, Error>)> {
+    let mut r = Reader { b: frame.payload, at: 0 };
+    let flow = FlowId(r.u32()?);
+    let answer = match frame.kind {
+        FrameKind::Refusal => Err(*ERRORS.get(r.u8()? as usize).ok_or(WireError::UnknownType)?),
+        FrameKind::Decision => {
+            let window = Window::from_bits(r.u32()?);
+            let rate = Rate::from_bps(r.u64()?);
+            let ecn = match r.u8()? {
+                0 => Ecn::NotEct,
+                1 => Ecn::Ect,
+                _ => return Err(WireError::UnknownType),
+            };
+            let timer = match r.u8()? {
+                0 => TimerRequest::Keep,
+                1 => TimerRequest::Arm(Instant::from_nanos(r.u64()?)),
+                2 => TimerRequest::Cancel,
+                _ => return Err(WireError::UnknownType),
+            };
+            let request = match r.u8()? {
+                0 => Request::None,
+                1 => Request::Probe,
+                2 => Request::Feedback { window: Window::from_bits(r.u32()?) },
+                3 => Request::ProbeReply { hop_index: r.u8()? },
+                4 => Request::ReleaseOne,
+                5 => Request::GoBackN { from: Seq(r.u32()?) },
+                _ => return Err(WireError::UnknownType),
+            };
+            Ok(Decision { window, rate, ecn, timer, request })
+        }
+        FrameKind::Event => return Err(WireError::UnknownType),
+    };
+    r.end()?;
+    Ok((flow, answer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hop(k: u32) -> HopSample {
+        HopSample {
+            ts: k,
+            tx: 2 * k,
+            qlen_bytes: 3 * k,
+            sojourn_ns: 4 * k,
+            bandwidth: LinkSpeed::from_gbps(100),
+            id: 5 * k,
+            widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
+            tx_utilization: if k.is_multiple_of(2) { None } else { Fraction::ratio(k, 10) },
+        }
+    }
+
+    fn events(hops: &[HopSample]) -> [EventKind<'_>; 13] {
+        let params = FlowParams {
+            algorithm: Algorithm::LdcpRate,
+            base_rtt: BaseRtt::from_nanos(12_000).unwrap(),
+            line_rate: LinkSpeed::from_gbps(400),
+            start_seq: Seq(77),
+        };
+        [
+            EventKind::Start(params),
+            EventKind::End,
+            EventKind::Sent { seq: Seq(1), len: 1000, end: MessageEnd::Last },
+            EventKind::Ack(Ack { cum_ack: Seq(5), snd_nxt: Seq(9), ece: EcnEcho::Marked, telemetry: hops }),
+            EventKind::Loss { first_lost: Seq(3) },
+            EventKind::Cnp,
+            EventKind::RttResponse,
+            EventKind::ProbeResponse { hop_index: 2, hop: hops[1] },
+            EventKind::RxTelemetry { telemetry: hops },
+            EventKind::ProbeRequest { telemetry: &hops[..1] },
+            EventKind::Feedback { window: Window::from_bits(12345) },
+            EventKind::FlowCount { flows: 17 },
+            EventKind::Timer,
+        ]
+    }
+
+    #[test]
+    fn every_event_round_trips() {
+        let hops: [HopSample; 3] = [hop(1), hop(2), hop(3)];
+        for kind in events(&hops) {
+            let ev = Event { flow: FlowId(42), kind };
+            let mut buf = [0u8; MAX_FRAME];
+            let n = encode_event(Instant::from_nanos(99), &ev, &mut buf).unwrap();
+            let f = read_frame(&buf[..n]).unwrap();
+            assert_eq!(f.len, n);
+            let d = decode_event(&f).unwrap();
+            assert_eq!(d.now, Instant::from_nanos(99));
+            assert_eq!(d.event(), ev);
+        }
+    }
+
+    #[test]
+    fn every_answer_round_trips() {
+        let mut answers = heapless::Vec::<core::result::Result<Decision, Error>, 16>::new();
+        for (timer, request) in [
+            (TimerRequest::Keep, Request::None),
+            (TimerRequest::Arm(Instant::from_nanos(5)), Request::Probe),
+            (TimerRequest::Cancel, Request::Feedback { window: Window::from_bytes(3) }),
+            (TimerRequest::Keep, Request::ProbeReply { hop_index: 4 }),
+            (TimerRequest::Keep, Request::ReleaseOne),
+            (TimerRequest::Keep, Request::GoBackN { from: Seq(8) }),
+        ] {
+            let d = Decision { window: Window::from_bytes(1500), rate: Rate::from_bps(1 << 40), ecn: Ecn::NotEct, timer, request };
+            answers.push(Ok(d)).unwrap();
+        }
+        for e in ERRORS {
+            answers.push(Err(e)).unwrap();
+        }
+        for a in answers {
+            let mut buf = [0u8; 64];
+            let n = encode_answer(FlowId(3), &a, &mut buf).unwrap();
+            let f = read_frame(&buf[..n]).unwrap();
+            assert_eq!(decode_answer(&f).unwrap(), (FlowId(3), a));
+        }
+    }
+
+    /// Every single-bit flip in a frame is caught (CRC-32C catches all).
+    #[test]
+    fn corruption_is_detected_not_misread() {
+        let hops = [hop(1), hop(2)];
+        let ev = Event { flow: FlowId(1), kind: EventKind::RxTelemetry { telemetry: &hops } };
+        let mut buf = [0u8; MAX_FRAME];
+        let n = encode_event(Instant::ZERO, &ev, &mut buf).unwrap();
+        for bit in 0..n * 8 {
+            let mut t = buf;
+            t[bit / 8] ^= 1 << (bit % 8);
+            assert!(read_frame(&t[..n]).is_err(), "bit {bit} flipped unnoticed");
+        }
+        assert_eq!(read_frame(&buf[..n - 1]), Err(WireError::Truncated));
+    }
+
+    #[test]
+    fn a_reader_resyncs_after_garbage() {
+        let mut stream = [0u8; 2 * MAX_FRAME];
+        stream[..5].copy_from_slice(b"xxCxC");
+        let n = encode_event(Instant::ZERO, &Event { flow: FlowId(9), kind: EventKind::Timer }, &mut stream[5..]).unwrap();
+        let mut at = 0;
+        let mut seen = 0;
+        while at < 5 + n {
+            match read_frame(&stream[at..5 + n]) {
+                Ok(f) => {
+                    assert_eq!(decode_event(&f).unwrap().event().flow, FlowId(9));
+                    at += f.len;
+                    seen += 1;
+                }
+                Err(_) => at += resync(&stream[at..5 + n]),
+            }
+        }
+        assert_eq!(seen, 1);
+    }
+
+    #[test]
+    fn oversized_and_undersized_inputs_are_errors() {
+        let mut buf = [0u8; 8];
+        assert_eq!(
+            encode_event(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Timer }, &mut buf),
+            Err(WireError::BufferTooSmall)
+        );
+        let nine = [hop(1); 9];
+        let mut big = [0u8; 2 * MAX_FRAME];
+        let ev = Event { flow: FlowId(1), kind: EventKind::RxTelemetry { telemetry: &nine } };
+        assert_eq!(encode_event(Instant::ZERO, &ev, &mut big), Err(WireError::TooManyHops));
+        let mut hdr = [b'C', b'C', VERSION, 1, 0xFF, 0xFF, 0, 0, 0, 0];
+        assert_eq!(read_frame(&hdr), Err(WireError::BadLength));
+        hdr[2] = 9;
+        assert_eq!(read_frame(&hdr), Err(WireError::UnknownVersion));
+    }
+}

@@ -1,0 +1,309 @@
+//! The compact HPCC hop stack: what a switch appends per hop when telemetry
+//! must be small (the SIGCOMM'19 HPCC prototype's 8-byte hop record).
+//!
+//! ```text
+//!  0       1       2                                     2+8n
+//! +-------+-------+----------- hop 0 (8 bytes) --- ... ---+
+//! | ver|0 | nhops |  hop record, first hop first           |
+//! +-------+-------+----------------------------------------+
+//!
+//! hop record, one big-endian 64-bit word:
+//!  63   61 60                 37 36              17 16             0
+//! +-------+---------------------+------------------+---------------+
+//! | speed |  ts (24 bits, ns)   | tx (20 bits)     | qlen (17 bits)|
+//! +-------+---------------------+------------------+---------------+
+//! ```
+//!
+//! `ver` (high nibble of byte 0) is 1; the low nibble is reserved, 0.
+//! Speed codes 0..=6 are 25, 50, 100, 200, 400, 800 Gb/s and 1.6 Tb/s; 7 is
+//! reserved. `tx` and `qlen` count units the profile gives ([`CompactUnits`]).
+//! Bytes after the last hop belong to whatever follows.
+
+use bitfield_struct::bitfield;
+
+use super::{be, Hops, Result, WireError, MAX_HOPS};
+use crate::telemetry::{CounterWidths, HopSample};
+use crate::units::LinkSpeed;
+
+/// Header bytes before the first hop.
+pub const HEADER_LEN: usize = 2;
+/// Bytes per hop.
+pub const HOP_LEN: usize = 8;
+/// The version this code speaks.
+pub const VERSION: u8 = 1;
+
+/// A hop record's bit fields, least significant first.
+#[bitfield(u64)]
+struct Record {
+    #[bits(17)]
+    qlen: u32,
+    #[bits(20)]
+    tx: u32,
+    #[bits(24)]
+    ts: u32,
+    #[bits(3)]
+    speed: u8,
+}
+
+/// A link-speed code of the compact record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum SpeedCode {
+    /// 25 Gb/s.
+    G25,
+    /// 50 Gb/s.
+    G50,
+    /// 100 Gb/s.
+    G100,
+    /// 200 Gb/s.
+    G200,
+    /// 400 Gb/s.
+    G400,
+    /// 800 Gb/s.
+    G800,
+    /// 1.6 Tb/s.
+    T1_6,
+}
+
+impl SpeedCode {
+    const ALL: [SpeedCode; 7] =
+        [SpeedCode::G25, SpeedCode::G50, SpeedCode::G100, SpeedCode::G200, SpeedCode::G400, SpeedCode::G800, SpeedCode::T1_6];
+
+    /// The code for a 3-bit value; 7 is reserved.
+    pub fn from_bits(v: u8) -> Result<Self> {
+        Self::ALL.get(v as usize).copied().ok_or(WireError::UnknownType)
+    }
+
+    /// The 3-bit value.
+    pub fn into_bits(self) -> u8 {
+        self as u8
+    }
+
+    /// The link speed.
+    pub fn speed(self) -> LinkSpeed {
+        LinkSpeed::from_gbps(25 << self.into_bits())
+    }
+
+    /// The code for an exact speed.
+    pub fn from_speed(s: LinkSpeed) -> Option<Self> {
+        Self::ALL.iter().copied().find(|c| c.speed() == s)
+    }
+}
+
+/// Units of the two counters, set per deployment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompactUnits {
+    /// Bytes per `tx` unit (the SIGCOMM'19 prototype used 128).
+    pub tx_unit_bytes: u16,
+    /// Bytes per `qlen` unit (the SIGCOMM'19 prototype used 80).
+    pub qlen_unit_bytes: u32,
+}
+
+/// A view over a compact hop stack.
+#[derive(Debug, Clone)]
+pub struct CompactStack<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> CompactStack<T> {
+    /// Wraps a buffer without checking it.
+    pub const fn new_unchecked(buffer: T) -> Self {
+        CompactStack { buffer }
+    }
+
+    /// Wraps a buffer after [`Self::check_len`].
+    pub fn new_checked(buffer: T) -> Result<Self> {
+        let s = Self::new_unchecked(buffer);
+        s.check_len()?;
+        Ok(s)
+    }
+
+    /// Checks the header, the version, the hop count and that every hop is
+    /// in the buffer, in that order.
+    pub fn check_len(&self) -> Result<()> {
+        let b = self.buffer.as_ref();
+        if b.len() < HEADER_LEN {
+            return Err(WireError::Truncated);
+        }
+        if self.version() != VERSION || b[0] & 0x0F != 0 {
+            return Err(WireError::UnknownVersion);
+        }
+        if self.hop_count() as usize > MAX_HOPS {
+            return Err(WireError::TooManyHops);
+        }
+        if b.len() < self.total_len() {
+            return Err(WireError::Truncated);
+        }
+        Ok(())
+    }
+
+    /// The version nibble.
+    pub fn version(&self) -> u8 {
+        be::u8_at(self.buffer.as_ref(), 0) >> 4
+    }
+
+    /// The hop count.
+    pub fn hop_count(&self) -> u8 {
+        be::u8_at(self.buffer.as_ref(), 1)
+    }
+
+    /// Header plus hops, in bytes.
+    pub fn total_len(&self) -> usize {
+        HEADER_LEN + HOP_LEN * self.hop_count() as usize
+    }
+
+    fn record(&self, i: usize) -> Record {
+        Record::from_bits(be::u64_at(self.buffer.as_ref(), HEADER_LEN + HOP_LEN * i))
+    }
+}
+
+impl<T: AsRef<[u8]> + AsMut<[u8]>> CompactStack<T> {
+    fn set_header(&mut self, hops: u8) {
+        let b = self.buffer.as_mut();
+        be::put_u8(b, 0, VERSION << 4);
+        be::put_u8(b, 1, hops);
+    }
+
+    fn set_record(&mut self, i: usize, r: Record) {
+        be::put_u64(self.buffer.as_mut(), HEADER_LEN + HOP_LEN * i, r.into_bits());
+    }
+}
+
+/// One hop of a compact stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompactHop {
+    /// Link speed of the egress port.
+    pub speed: SpeedCode,
+    /// Egress timestamp, ns modulo 2^24.
+    pub ts: u32,
+    /// Transmitted units modulo 2^20.
+    pub tx: u32,
+    /// Queue length in units, saturated at 2^17 − 1 by the switch.
+    pub qlen: u32,
+}
+
+/// A parsed compact stack.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactRepr {
+    /// The hops, first hop first.
+    pub hops: heapless::Vec<CompactHop, MAX_HOPS>,
+}
+
+impl CompactRepr {
+    /// Parses a checked stack.
+    pub fn parse<T: AsRef<[u8]>>(s: &CompactStack<T>) -> Result<Self> {
+        s.check_len()?;
+        let mut hops = heapless::Vec::new();
+        for i in 0..s.hop_count() as usize {
+            let r = s.record(i);
+            let hop = CompactHop { speed: SpeedCode::from_bits(r.speed())?, ts: r.ts(), tx: r.tx(), qlen: r.qlen() };
+            hops.push(hop).map_err(|_| WireError::TooManyHops)?;
+        }
+        Ok(CompactRepr { hops })
+    }
+
+    /// Bytes [`Self::emit`] writes.
+    pub fn buffer_len(&self) -> usize {
+        HEADER_LEN + HOP_LEN * self.hops.len()
+    }
+
+    /// Writes the stack; counters wider than their fields are truncated to
+    /// their width (they are modular).
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, s: &mut CompactStack<T>) -> Result<()> {
+        if s.buffer.as_ref().len() < self.buffer_len() {
+            return Err(WireError::BufferTooSmall);
+        }
+        s.set_header(self.hops.len() as u8);
+        for (i, h) in self.hops.iter().enumerate() {
+            let r = Record::new()
+                .with_speed(h.speed.into_bits() & 0x7)
+                .with_ts(h.ts & 0xFF_FFFF)
+                .with_tx(h.tx & 0xF_FFFF)
+                .with_qlen(h.qlen.min((1 << 17) - 1));
+            s.set_record(i, r);
+        }
+        Ok(())
+    }
+
+    /// The engine's samples: 24-bit ns timestamps, 20-bit tx counters of
+    /// `units.tx_unit_bytes`, queue in bytes; no switch identity (the path
+    /// signature then rests on hop count and speeds).
+    pub fn hop_samples(&self, units: &CompactUnits) -> Hops {
+        let widths = CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: units.tx_unit_bytes.max(1) };
+        self.hops
+            .iter()
+            .map(|h| HopSample {
+                ts: h.ts,
+                tx: h.tx,
+                qlen_bytes: h.qlen.saturating_mul(units.qlen_unit_bytes),
+                sojourn_ns: 0,
+                bandwidth: h.speed.speed(),
+                id: 0,
+                widths,
+                tx_utilization: None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repr() -> CompactRepr {
+        let mut hops = heapless::Vec::new();
+        hops.push(CompactHop { speed: SpeedCode::G100, ts: 0xABCDEF, tx: 0xFFFFF, qlen: 0x1FFFF }).unwrap();
+        hops.push(CompactHop { speed: SpeedCode::T1_6, ts: 1, tx: 2, qlen: 3 }).unwrap();
+        CompactRepr { hops }
+    }
+
+    #[test]
+    fn layout_is_as_documented() {
+        let mut buf = [0u8; 18];
+        repr().emit(&mut CompactStack::new_unchecked(&mut buf[..])).unwrap();
+        assert_eq!(buf[0], 0x10);
+        assert_eq!(buf[1], 2);
+        // speed 2 (100G) | ts 0xABCDEF | tx 0xFFFFF | qlen 0x1FFFF
+        let word = (2u64 << 61) | (0xABCDEFu64 << 37) | (0xFFFFFu64 << 17) | 0x1FFFF;
+        assert_eq!(&buf[2..10], &word.to_be_bytes());
+    }
+
+    #[test]
+    fn round_trip() {
+        let mut buf = [0u8; 18];
+        repr().emit(&mut CompactStack::new_unchecked(&mut buf[..])).unwrap();
+        let parsed = CompactRepr::parse(&CompactStack::new_checked(&buf[..]).unwrap()).unwrap();
+        assert_eq!(parsed, repr());
+    }
+
+    #[test]
+    fn malformed_inputs_are_errors() {
+        let mut buf = [0u8; 18];
+        repr().emit(&mut CompactStack::new_unchecked(&mut buf[..])).unwrap();
+        assert_eq!(CompactStack::new_checked(&buf[..17]).unwrap_err(), WireError::Truncated);
+        assert_eq!(CompactStack::new_checked(&buf[..1]).unwrap_err(), WireError::Truncated);
+        let mut v = buf;
+        v[0] = 0x20;
+        assert_eq!(CompactStack::new_checked(&v[..]).unwrap_err(), WireError::UnknownVersion);
+        let mut v = buf;
+        v[1] = 9;
+        assert_eq!(CompactStack::new_checked(&v[..]).unwrap_err(), WireError::TooManyHops);
+        let mut v = buf;
+        v[2] |= 0xE0; // speed code 7
+        let s = CompactStack::new_checked(&v[..]).unwrap();
+        assert_eq!(CompactRepr::parse(&s).unwrap_err(), WireError::UnknownType);
+        assert_eq!(repr().emit(&mut CompactStack::new_unchecked(&mut [0u8; 10][..])), Err(WireError::BufferTooSmall));
+    }
+
+    #[test]
+    fn samples_carry_units_and_widths() {
+        let units = CompactUnits { tx_unit_bytes: 128, qlen_unit_bytes: 80 };
+        let s = repr().hop_samples(&units);
+        assert_eq!(s[0].bandwidth, LinkSpeed::from_gbps(100));
+        assert_eq!(s[1].bandwidth, LinkSpeed::from_gbps(1600));
+        assert_eq!(s[0].qlen_bytes, 0x1FFFF * 80);
+        assert_eq!(s[0].widths, CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 128 });
+    }
+}
