@@ -1,0 +1,132 @@
+//! Writes the seed corpora under `fuzz/seeds/<target>/` from known-good
+//! encodings made by cc-core's own emitters:
+//!
+//! ```text
+//! cd fuzz && cargo run --bin make_seeds
+//! ```
+
+use std::fs;
+use std::path::Path;
+
+use cc_core::prelude::*;
+use cc_core::wire::codec::{encode_answer, encode_event, MAX_FRAME};
+use cc_core::wire::compact::{CompactHop, CompactRepr, CompactStack, SpeedCode};
+use cc_core::wire::ifa::{IfaHop, IfaPacket, IfaRepr};
+use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
+use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, OpaqueSnapshot, TraceFlags, TraceKind};
+
+fn write(target: &str, name: &str, bytes: &[u8]) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds").join(target);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join(name), bytes).unwrap();
+}
+
+fn compact() {
+    let mut hops = heapless::Vec::new();
+    for (i, s) in [SpeedCode::G100, SpeedCode::G400, SpeedCode::G100].into_iter().enumerate() {
+        hops.push(CompactHop { speed: s, ts: 1000 * i as u32, tx: 77 * i as u32, qlen: 5 * i as u32 }).unwrap();
+    }
+    let r = CompactRepr { hops };
+    let mut buf = vec![0u8; r.buffer_len()];
+    r.emit(&mut CompactStack::new_unchecked(&mut buf[..])).unwrap();
+    write("compact", "three-hops", &buf);
+}
+
+fn int_md() {
+    for (name, bitmap) in [("hpcc-fields", instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL), ("all-fields", 0xFF81)] {
+        let mut hops = heapless::Vec::new();
+        for k in 0..3u32 {
+            hops.push(IntHop { node_id: k, egress_ts: 1000 + k as u64, tx_util: 5000, queue_occupancy: 100, ..Default::default() }).unwrap();
+        }
+        let r = IntMdRepr { npt: 1, npt_field: 17, flags: 0, remaining_hops: 4, instructions: bitmap, domain_id: 0, ds_instructions: 0, ds_flags: 0, hops };
+        let mut buf = vec![0u8; r.buffer_len()];
+        r.emit(&mut IntMdPacket::new_unchecked(&mut buf[..])).unwrap();
+        write("int_md", name, &buf);
+    }
+}
+
+fn ioam() {
+    let data = [9u8; 8];
+    for (name, kind, tt, oss) in [
+        ("prealloc", TraceKind::PreAllocated, bits::ID_SHORT | bits::IF_SHORT | bits::TS_SEC | bits::TS_FRAC | bits::NS_SHORT | bits::QUEUE_DEPTH, false),
+        ("incremental-wide-oss", TraceKind::Incremental, bits::ID_WIDE | bits::IF_WIDE | bits::NS_WIDE | bits::BUFFER | (1 << 5) | bits::OSS, true),
+    ] {
+        let mut nodes = heapless::Vec::new();
+        for k in 0..2u32 {
+            let snapshot = oss.then_some(OpaqueSnapshot { schema_id: 7, data: &data[..4 * k as usize] });
+            nodes.push(IoamNode { node_id: k, ts_seconds: 1, ts_fraction: k, ns_data: k, snapshot, ..Default::default() }).unwrap();
+        }
+        let r = IoamRepr {
+            kind,
+            namespace: 1,
+            flags: TraceFlags { overflow: false, loopback: true, active: false },
+            remaining_len: if kind == TraceKind::PreAllocated { 3 } else { 0 },
+            trace_type: tt,
+            nodes,
+        };
+        let mut buf = vec![0u8; r.buffer_len()];
+        r.emit(&mut IoamOption::new_unchecked(&mut buf[..])).unwrap();
+        write("ioam", name, &buf);
+    }
+}
+
+fn ifa() {
+    let mut hops = heapless::Vec::new();
+    for k in 0..2u32 {
+        hops.push(IfaHop { lns: 1, device_id: k, speed: 4, rx_seconds: 1, rx_nanoseconds: k, queue_bytes: 100, tail: k, ..Default::default() }).unwrap();
+    }
+    let r = IfaRepr { gns: 0, next_header: 17, flags: 0, max_length: 32, request_vector: 0, action_vector: 0, hop_limit: 8, hops };
+    let mut buf = vec![0u8; r.buffer_len()];
+    r.emit(&mut IfaPacket::new_unchecked(&mut buf[..])).unwrap();
+    // The target reads a u32 profile table first (2 bits per LNS; 0b10 = TxBytes).
+    let mut seed = 0xAAAA_AAAAu32.to_le_bytes().to_vec();
+    seed.extend_from_slice(&buf);
+    write("ifa", "two-hops", &seed);
+}
+
+fn codec() {
+    let hop = HopSample { ts: 1, tx: 2, qlen_bytes: 3, sojourn_ns: 4, bandwidth: LinkSpeed::from_gbps(100), id: 5, widths: CounterWidths::FULL, tx_utilization: None };
+    let hops = [hop, hop];
+    let params = FlowParams { algorithm: Algorithm::Hpcc, base_rtt: BaseRtt::from_nanos(12_000).unwrap(), line_rate: LinkSpeed::from_gbps(100), start_seq: Seq(0) };
+    let mut stream = Vec::new();
+    let mut buf = [0u8; MAX_FRAME];
+    for kind in [
+        EventKind::Start(params),
+        EventKind::Ack(Ack { cum_ack: Seq(1), snd_nxt: Seq(2), ece: EcnEcho::Marked, telemetry: &hops }),
+        EventKind::Timer,
+    ] {
+        let n = encode_event(Instant::from_nanos(5), &Event { flow: FlowId(1), kind }, &mut buf).unwrap();
+        stream.extend_from_slice(&buf[..n]);
+    }
+    let d = Decision { window: Window::from_bytes(1000), rate: Rate::from_bps(1), ecn: Ecn::Ect, timer: TimerRequest::Cancel, request: Request::Probe };
+    let n = encode_answer(FlowId(1), &Ok(d), &mut buf).unwrap();
+    stream.extend_from_slice(&buf[..n]);
+    let n = encode_answer(FlowId(1), &Err(Error::StaleTelemetry), &mut buf).unwrap();
+    stream.extend_from_slice(&buf[..n]);
+    write("codec", "stream", &stream);
+}
+
+fn auth() {
+    let mut seed = b"0123456789abcdef".to_vec();
+    seed.extend_from_slice(&7u32.to_le_bytes());
+    seed.extend_from_slice(&3u16.to_le_bytes());
+    seed.extend_from_slice(b"window feedback");
+    write("auth", "message", &seed);
+}
+
+fn engine() {
+    // Arbitrary-encoded inputs; a few byte patterns to start from.
+    write("engine", "zeros", &[0u8; 64]);
+    write("engine", "ramp", &(0..=255u8).collect::<Vec<_>>());
+}
+
+fn main() {
+    compact();
+    int_md();
+    ioam();
+    ifa();
+    codec();
+    auth();
+    engine();
+    println!("seeds written under {}/seeds", env!("CARGO_MANIFEST_DIR"));
+}
