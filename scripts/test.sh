@@ -7,6 +7,7 @@
 #
 # Property tests explore new random cases on every run; in CI (CI=true) the
 # seed is pinned so a run can be repeated. Set PROPTEST_RNG_SEED to replay.
+# FUZZ_SECONDS sets the fuzz smoke's time per target (default 15).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +43,9 @@ for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
   cargo build -p cc-core --release --target "$target"
   cargo build -p cc-core --release --target "$target" --features defmt
 done
+
+step "fuzz smoke: every cargo-fuzz target for ${FUZZ_SECONDS:=15} s (long runs: ./scripts/fuzz.sh 3600)"
+./scripts/fuzz.sh "$FUZZ_SECONDS"
 
 step "cc-core: documentation (missing docs and broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p cc-core --no-deps --features reference

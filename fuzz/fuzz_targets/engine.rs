@@ -81,7 +81,9 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
                 EventKind::Start(FlowParams { algorithm, base_rtt, line_rate: LinkSpeed::from_mbps(*mbps), start_seq: Seq(*seq) })
             }
             Op::End => EventKind::End,
-            Op::Sent { seq, len, last } => EventKind::Sent { seq: Seq(*seq), len: *len, end: if *last { MessageEnd::Last } else { MessageEnd::More } },
+            Op::Sent { seq, len, last } => {
+                EventKind::Sent { seq: Seq(*seq), len: *len, end: if *last { MessageEnd::Last } else { MessageEnd::More } }
+            }
             Op::Ack { cum, nxt, ece, hops } => {
                 samples = hops.iter().map(Hop::sample).collect();
                 let ece = if *ece { EcnEcho::Marked } else { EcnEcho::NotMarked };

@@ -33,12 +33,26 @@ fn compact() {
 }
 
 fn int_md() {
-    for (name, bitmap) in [("hpcc-fields", instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL), ("all-fields", 0xFF81)] {
+    for (name, bitmap) in [
+        ("hpcc-fields", instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL),
+        ("all-fields", 0xFF81),
+    ] {
         let mut hops = heapless::Vec::new();
         for k in 0..3u32 {
-            hops.push(IntHop { node_id: k, egress_ts: 1000 + k as u64, tx_util: 5000, queue_occupancy: 100, ..Default::default() }).unwrap();
+            hops.push(IntHop { node_id: k, egress_ts: 1000 + k as u64, tx_util: 5000, queue_occupancy: 100, ..Default::default() })
+                .unwrap();
         }
-        let r = IntMdRepr { npt: 1, npt_field: 17, flags: 0, remaining_hops: 4, instructions: bitmap, domain_id: 0, ds_instructions: 0, ds_flags: 0, hops };
+        let r = IntMdRepr {
+            npt: 1,
+            npt_field: 17,
+            flags: 0,
+            remaining_hops: 4,
+            instructions: bitmap,
+            domain_id: 0,
+            ds_instructions: 0,
+            ds_flags: 0,
+            hops,
+        };
         let mut buf = vec![0u8; r.buffer_len()];
         r.emit(&mut IntMdPacket::new_unchecked(&mut buf[..])).unwrap();
         write("int_md", name, &buf);
@@ -48,8 +62,18 @@ fn int_md() {
 fn ioam() {
     let data = [9u8; 8];
     for (name, kind, tt, oss) in [
-        ("prealloc", TraceKind::PreAllocated, bits::ID_SHORT | bits::IF_SHORT | bits::TS_SEC | bits::TS_FRAC | bits::NS_SHORT | bits::QUEUE_DEPTH, false),
-        ("incremental-wide-oss", TraceKind::Incremental, bits::ID_WIDE | bits::IF_WIDE | bits::NS_WIDE | bits::BUFFER | (1 << 5) | bits::OSS, true),
+        (
+            "prealloc",
+            TraceKind::PreAllocated,
+            bits::ID_SHORT | bits::IF_SHORT | bits::TS_SEC | bits::TS_FRAC | bits::NS_SHORT | bits::QUEUE_DEPTH,
+            false,
+        ),
+        (
+            "incremental-wide-oss",
+            TraceKind::Incremental,
+            bits::ID_WIDE | bits::IF_WIDE | bits::NS_WIDE | bits::BUFFER | (1 << 5) | bits::OSS,
+            true,
+        ),
     ] {
         let mut nodes = heapless::Vec::new();
         for k in 0..2u32 {
@@ -73,7 +97,17 @@ fn ioam() {
 fn ifa() {
     let mut hops = heapless::Vec::new();
     for k in 0..2u32 {
-        hops.push(IfaHop { lns: 1, device_id: k, speed: 4, rx_seconds: 1, rx_nanoseconds: k, queue_bytes: 100, tail: k, ..Default::default() }).unwrap();
+        hops.push(IfaHop {
+            lns: 1,
+            device_id: k,
+            speed: 4,
+            rx_seconds: 1,
+            rx_nanoseconds: k,
+            queue_bytes: 100,
+            tail: k,
+            ..Default::default()
+        })
+        .unwrap();
     }
     let r = IfaRepr { gns: 0, next_header: 17, flags: 0, max_length: 32, request_vector: 0, action_vector: 0, hop_limit: 8, hops };
     let mut buf = vec![0u8; r.buffer_len()];
@@ -85,9 +119,23 @@ fn ifa() {
 }
 
 fn codec() {
-    let hop = HopSample { ts: 1, tx: 2, qlen_bytes: 3, sojourn_ns: 4, bandwidth: LinkSpeed::from_gbps(100), id: 5, widths: CounterWidths::FULL, tx_utilization: None };
+    let hop = HopSample {
+        ts: 1,
+        tx: 2,
+        qlen_bytes: 3,
+        sojourn_ns: 4,
+        bandwidth: LinkSpeed::from_gbps(100),
+        id: 5,
+        widths: CounterWidths::FULL,
+        tx_utilization: None,
+    };
     let hops = [hop, hop];
-    let params = FlowParams { algorithm: Algorithm::Hpcc, base_rtt: BaseRtt::from_nanos(12_000).unwrap(), line_rate: LinkSpeed::from_gbps(100), start_seq: Seq(0) };
+    let params = FlowParams {
+        algorithm: Algorithm::Hpcc,
+        base_rtt: BaseRtt::from_nanos(12_000).unwrap(),
+        line_rate: LinkSpeed::from_gbps(100),
+        start_seq: Seq(0),
+    };
     let mut stream = Vec::new();
     let mut buf = [0u8; MAX_FRAME];
     for kind in [
@@ -98,7 +146,13 @@ fn codec() {
         let n = encode_event(Instant::from_nanos(5), &Event { flow: FlowId(1), kind }, &mut buf).unwrap();
         stream.extend_from_slice(&buf[..n]);
     }
-    let d = Decision { window: Window::from_bytes(1000), rate: Rate::from_bps(1), ecn: Ecn::Ect, timer: TimerRequest::Cancel, request: Request::Probe };
+    let d = Decision {
+        window: Window::from_bytes(1000),
+        rate: Rate::from_bps(1),
+        ecn: Ecn::Ect,
+        timer: TimerRequest::Cancel,
+        request: Request::Probe,
+    };
     let n = encode_answer(FlowId(1), &Ok(d), &mut buf).unwrap();
     stream.extend_from_slice(&buf[..n]);
     let n = encode_answer(FlowId(1), &Err(Error::StaleTelemetry), &mut buf).unwrap();
