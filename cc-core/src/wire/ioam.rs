@@ -320,9 +320,9 @@ pub struct IoamRepr<'a> {
 
 impl<'a> IoamRepr<'a> {
     /// Parses a checked option.
-    pub fn parse<T: AsRef<[u8]> + ?Sized>(o: &'a IoamOption<&'a T>) -> Result<Self> {
+    pub fn parse<T: AsRef<[u8]> + ?Sized>(o: &IoamOption<&'a T>) -> Result<Self> {
         o.check_len()?;
-        let b: &'a [u8] = o.buffer.as_ref();
+        let b: &'a [u8] = <T as AsRef<[u8]>>::as_ref(o.buffer);
         let tt = o.trace_type();
         let mut nodes = heapless::Vec::new();
         o.walk(|start, oss_len| {

@@ -1,0 +1,459 @@
+//! The NIC of a host (HPCC++ §6.3, Figure 7): a per-flow scheduler with a
+//! pacer (round robin among flows the window and pacing rate allow), the Tx
+//! pipeline that builds packets with the telemetry header and the ECN
+//! codepoint the engine chose, and the Rx pipelines: the receiver
+//! acknowledges (per packet or every n, a CE mark at once), echoes telemetry
+//! and ECE, sends Rx-HPCC feedback, answers probes and RTT requests, sends
+//! CNPs and NACKs; the sender hands every event to the cc-core engine and
+//! applies its decision. Loss recovery is go-back-N with a timeout.
+
+use cc_core::prelude::*;
+use cc_core::wire::auth::{self, TAG_LEN};
+
+use crate::event::{ser_ps, Ev, Ps, PS_PER_NS};
+use crate::packet::{EcnBits, Packet, PktKind, TEL_CAP};
+use crate::scenario::{Algo, HpccMode};
+use crate::world::World;
+
+/// Largest notification an integrity tag covers: telemetry plus a sequence.
+const SEAL_CAP: usize = TEL_CAP + 8 + TAG_LEN;
+
+impl World {
+    fn algorithm(&self) -> Algorithm {
+        match self.cfg.algo {
+            Algo::Hpcc => Algorithm::Hpcc,
+            Algo::Ldcp => Algorithm::Ldcp,
+            Algo::LdcpRate => Algorithm::LdcpRate,
+        }
+    }
+
+    fn receiver_role(&self) -> bool {
+        self.cfg.algo == Algo::Hpcc && matches!(self.cfg.mode, HpccMode::RxHpcc | HpccMode::Probe)
+    }
+
+    fn data_telemetry(&self) -> bool {
+        self.cfg.algo == Algo::Hpcc && self.cfg.mode != HpccMode::Probe
+    }
+
+    fn params(&self, flow: u32, algorithm: Algorithm) -> FlowParams {
+        let f = &self.flows[flow as usize];
+        let node = self.hosts[f.src_host as usize].node;
+        let bps = self.net.nodes[node as usize].ports[0].bps;
+        FlowParams {
+            algorithm,
+            base_rtt: BaseRtt::from_nanos(f.base_rtt_ns).unwrap_or(BaseRtt::from_nanos(BaseRtt::MAX_NS).expect("in range")),
+            line_rate: LinkSpeed::from_mbps((bps / 1_000_000) as u32),
+            start_seq: Seq(0),
+        }
+    }
+
+    /// Hands an event to a host's engine; a refusal is counted.
+    fn engine(&mut self, host: u32, flow: u32, kind: EventKind<'_>) -> Option<Decision> {
+        let now = Instant::from_nanos(self.now / PS_PER_NS);
+        match self.hosts[host as usize].engine.handle(now, &Event { flow: FlowId(flow), kind }) {
+            Ok(d) => Some(d),
+            Err(_) => {
+                self.metrics.counters.engine_refusals += 1;
+                None
+            }
+        }
+    }
+
+    pub(crate) fn flow_start(&mut self, flow: u32) {
+        let (src, dst) = (self.flows[flow as usize].src_host, self.flows[flow as usize].dst_host);
+        let p = self.params(flow, self.algorithm());
+        if let Some(d) = self.engine(src, flow, EventKind::Start(p)) {
+            self.apply(flow, &d);
+        }
+        if self.receiver_role() {
+            let p = self.params(flow, Algorithm::HpccReceiver);
+            self.engine(dst, flow, EventKind::Start(p));
+        }
+        self.hosts[src as usize].active.push(flow);
+        self.try_send(src);
+    }
+
+    /// Applies the sender's decision.
+    pub(crate) fn apply(&mut self, flow: u32, d: &Decision) {
+        let f = &mut self.flows[flow as usize];
+        f.window_raw = d.window.to_bits();
+        f.rate_bps = d.rate.as_bps().max(1_000_000);
+        match d.timer {
+            TimerRequest::Keep => {}
+            TimerRequest::Arm(t) => {
+                f.cc_gen = f.cc_gen.wrapping_add(1);
+                let at = (t.as_nanos() * PS_PER_NS).max(self.now);
+                self.q.push(at, Ev::CcTimer { flow, gen: f.cc_gen });
+            }
+            TimerRequest::Cancel => f.cc_gen = f.cc_gen.wrapping_add(1),
+        }
+        match d.request {
+            Request::ReleaseOne => f.credits = f.credits.saturating_add(1),
+            Request::GoBackN { from } => {
+                let from = from.0 as u64;
+                if from < f.snd_nxt {
+                    f.snd_nxt = from.max(f.snd_una);
+                }
+            }
+            Request::Probe => {
+                let kind = if self.cfg.algo == Algo::LdcpRate { PktKind::RttReq } else { PktKind::Probe };
+                let (src, dst) = (f.src_host, f.dst_host);
+                self.send_ctrl(src, dst, flow, kind, |w, p| {
+                    if kind == PktKind::Probe {
+                        w.cfg.tel.init(&mut p.tel);
+                        p.wire += p.tel.len as u32;
+                        p.ecn = EcnBits::Ect;
+                    }
+                });
+            }
+            Request::None | Request::Feedback { .. } | Request::ProbeReply { .. } => {}
+        }
+    }
+
+    /// Queues a control packet on `from`'s uplink (ahead of data).
+    fn send_ctrl(&mut self, from: u32, to: u32, flow: u32, kind: PktKind, fill: impl FnOnce(&World, &mut Packet)) {
+        let (src, dst) = (self.hosts[from as usize].node, self.hosts[to as usize].node);
+        let mut p = Packet::new(kind, flow, src, dst);
+        p.wire = self.cfg.ack_bytes;
+        fill(self, &mut p);
+        let id = self.pkts.insert(p);
+        self.metrics.counters.ctrl_packets += 1;
+        self.hosts[from as usize].ctrl.push_back(id);
+        self.try_send(from);
+    }
+
+    /// The NIC uplink is free: control first, then the next eligible flow
+    /// round robin; if only the pacer holds flows back, wake up then.
+    pub(crate) fn try_send(&mut self, host: u32) {
+        let node = self.hosts[host as usize].node;
+        if self.net.nodes[node as usize].ports[0].busy {
+            return;
+        }
+        if let Some(p) = self.hosts[host as usize].ctrl.pop_front() {
+            self.transmit(node, 0, p, 0);
+            return;
+        }
+        let n = self.hosts[host as usize].active.len();
+        let mut earliest: Option<Ps> = None;
+        for i in 0..n {
+            let idx = (self.hosts[host as usize].rr + i) % n;
+            let flow = self.hosts[host as usize].active[idx];
+            let f = &self.flows[flow as usize];
+            if f.snd_nxt >= f.size {
+                continue;
+            }
+            let sub_packet = self.cfg.algo == Algo::Ldcp && (f.window_raw as u64) < (self.cfg.payload as u64) << 4;
+            let window_ok = match self.cfg.algo {
+                Algo::LdcpRate => true,
+                _ if sub_packet => f.credits > 0,
+                _ => (f.snd_nxt - f.snd_una) << 4 < f.window_raw as u64,
+            };
+            if !window_ok {
+                continue;
+            }
+            if f.next_send_ps > self.now {
+                earliest = Some(earliest.map_or(f.next_send_ps, |e: Ps| e.min(f.next_send_ps)));
+                continue;
+            }
+            self.hosts[host as usize].rr = (idx + 1) % n;
+            self.send_data(host, flow, sub_packet);
+            return;
+        }
+        if let Some(t) = earliest {
+            let h = &mut self.hosts[host as usize];
+            if h.wake_at.is_none_or(|w| w > t) {
+                h.wake_gen = h.wake_gen.wrapping_add(1);
+                h.wake_at = Some(t);
+                self.q.push(t, Ev::NicWake { host, gen: h.wake_gen });
+            }
+        }
+    }
+
+    fn send_data(&mut self, host: u32, flow: u32, sub_packet: bool) {
+        let (seq, len, last, dst) = {
+            let f = &self.flows[flow as usize];
+            let len = (f.size - f.snd_nxt).min(self.cfg.payload as u64) as u32;
+            (f.snd_nxt, len, f.snd_nxt + len as u64 == f.size, f.dst_host)
+        };
+        let end = if last { MessageEnd::Last } else { MessageEnd::More };
+        let d = self.engine(host, flow, EventKind::Sent { seq: Seq(seq as u32), len, end });
+        let ecn = match d.map(|d| d.ecn) {
+            Some(Ecn::NotEct) => EcnBits::NotEct,
+            _ => EcnBits::Ect,
+        };
+        let mut p = Packet::new(PktKind::Data, flow, self.hosts[host as usize].node, self.hosts[dst as usize].node);
+        p.seq = seq;
+        p.len = len;
+        p.ecn = ecn;
+        if self.data_telemetry() {
+            self.cfg.tel.init(&mut p.tel);
+        }
+        p.wire = self.cfg.header + len + p.tel.len as u32;
+        let wire = p.wire;
+        let node = self.hosts[host as usize].node;
+        let id = self.pkts.insert(p);
+        let f = &mut self.flows[flow as usize];
+        if seq < f.max_sent {
+            f.retransmits += 1;
+            self.metrics.counters.retransmits += 1;
+        }
+        f.snd_nxt = seq + len as u64;
+        f.max_sent = f.max_sent.max(f.snd_nxt);
+        if sub_packet {
+            f.credits = f.credits.saturating_sub(1);
+        }
+        f.next_send_ps = f.next_send_ps.max(self.now) + ser_ps(wire, f.rate_bps);
+        self.metrics.counters.data_packets += 1;
+        if let Some(d) = d {
+            self.apply(flow, &d);
+        }
+        self.arm_rto(flow);
+        self.transmit(node, 0, id, 0);
+    }
+
+    /// Sets the go-back-N deadline to now + RTO. At most one Rto event per
+    /// flow is queued; when it fires early (the deadline moved) it requeues
+    /// itself at the deadline.
+    fn arm_rto(&mut self, flow: u32) {
+        let f = &mut self.flows[flow as usize];
+        f.rto_deadline = self.now + self.cfg.rto_ps;
+        if !f.rto_pending {
+            f.rto_pending = true;
+            self.q.push(f.rto_deadline, Ev::Rto { flow, gen: 0 });
+        }
+    }
+
+    pub(crate) fn rto(&mut self, flow: u32) {
+        let f = &mut self.flows[flow as usize];
+        f.rto_pending = false;
+        if f.finish_ps.is_some() || f.rto_deadline == u64::MAX || f.snd_una >= f.snd_nxt {
+            return;
+        }
+        if self.now < f.rto_deadline {
+            f.rto_pending = true;
+            self.q.push(f.rto_deadline, Ev::Rto { flow, gen: 0 });
+            return;
+        }
+        self.metrics.counters.timeouts += 1;
+        let (src, una) = (f.src_host, f.snd_una);
+        f.snd_nxt = una;
+        if let Some(d) = self.engine(src, flow, EventKind::Loss { first_lost: Seq(una as u32) }) {
+            self.apply(flow, &d);
+        }
+        self.arm_rto(flow);
+        self.try_send(src);
+    }
+
+    pub(crate) fn cc_timer(&mut self, flow: u32, gen: u32) {
+        let f = &self.flows[flow as usize];
+        if f.cc_gen != gen || f.finish_ps.is_some() {
+            return;
+        }
+        let src = f.src_host;
+        if let Some(d) = self.engine(src, flow, EventKind::Timer) {
+            self.apply(flow, &d);
+        }
+        self.try_send(src);
+    }
+
+    /// A packet reached host `host`.
+    pub(crate) fn receive(&mut self, host: u32, pkt: u32) {
+        let p = self.pkts.get(pkt).clone();
+        self.pkts.remove(pkt);
+        if self.flows[p.flow as usize].finish_ps.is_some() && p.kind != PktKind::Data {
+            return;
+        }
+        match p.kind {
+            PktKind::Data => self.on_data(host, &p),
+            PktKind::Ack => self.on_ack(host, &p),
+            PktKind::Nack => self.on_nack(host, &p),
+            PktKind::Probe => self.on_probe(host, &p),
+            PktKind::ProbeReply => {
+                if let Some((hop_index, hop)) = p.hop {
+                    self.sender_event(host, p.flow, EventKind::ProbeResponse { hop_index, hop });
+                }
+            }
+            PktKind::Feedback => {
+                let mut sealed = [0u8; 4 + TAG_LEN];
+                sealed[..4].copy_from_slice(&p.window_bits.to_be_bytes());
+                sealed[4..].copy_from_slice(&p.tag);
+                if self.cfg.integrity && self.hosts[host as usize].verifier.open(FlowId(p.flow), &sealed).is_err() {
+                    self.metrics.counters.bad_tags += 1;
+                    return;
+                }
+                self.sender_event(host, p.flow, EventKind::Feedback { window: Window::from_bits(p.window_bits) });
+            }
+            PktKind::Cnp => self.sender_event(host, p.flow, EventKind::Cnp),
+            PktKind::RttReq => {
+                let to = self.flows[p.flow as usize].src_host;
+                self.send_ctrl(host, to, p.flow, PktKind::RttResp, |_, _| {});
+            }
+            PktKind::RttResp => self.sender_event(host, p.flow, EventKind::RttResponse),
+        }
+    }
+
+    fn sender_event(&mut self, host: u32, flow: u32, kind: EventKind<'_>) {
+        if let Some(d) = self.engine(host, flow, kind) {
+            self.apply(flow, &d);
+        }
+        self.try_send(host);
+    }
+
+    /// The receiver's Rx pipeline.
+    fn on_data(&mut self, host: u32, p: &Packet) {
+        let flow = p.flow;
+        let src = self.flows[flow as usize].src_host;
+        let ce = p.ecn == EcnBits::Ce;
+        if ce && self.cfg.algo == Algo::LdcpRate {
+            self.send_ctrl(host, src, flow, PktKind::Cnp, |_, _| {});
+        }
+        if self.cfg.algo == Algo::Hpcc && self.cfg.mode == HpccMode::RxHpcc && p.tel.len > 0 {
+            if let Ok(hops) = self.cfg.tel.samples(p.tel.bytes()) {
+                if let Some(d) = self.engine(host, flow, EventKind::RxTelemetry { telemetry: &hops }) {
+                    if let Request::Feedback { window } = d.request {
+                        let (key, bits) = (self.key, window.to_bits());
+                        self.send_ctrl(host, src, flow, PktKind::Feedback, |_, q| {
+                            q.window_bits = bits;
+                            q.tag = auth::tag(&key, FlowId(flow), &bits.to_be_bytes());
+                        });
+                    }
+                }
+            }
+        }
+        let f = &mut self.flows[flow as usize];
+        if ce {
+            f.ce_pending = true;
+        }
+        let in_order = p.seq == f.rcv_nxt;
+        if in_order {
+            f.rcv_nxt += p.len as u64;
+            f.delivered += p.len as u64;
+            f.unacked += 1;
+            f.nack_for = None;
+        } else if p.seq > f.rcv_nxt {
+            // A gap: go-back-N asks once per gap, the packet is discarded.
+            if f.nack_for != Some(f.rcv_nxt) {
+                f.nack_for = Some(f.rcv_nxt);
+                let cum = f.rcv_nxt;
+                self.send_ctrl(host, src, flow, PktKind::Nack, |_, q| q.seq = cum);
+            }
+            return;
+        }
+        let f = &self.flows[flow as usize];
+        let done = f.rcv_nxt >= f.size;
+        if !in_order || done || cc_core::ldcp::ack_now(f.ce_pending, f.unacked, self.cfg.ack_every) {
+            self.send_ack(host, flow, p);
+        }
+    }
+
+    fn send_ack(&mut self, host: u32, flow: u32, data: &Packet) {
+        let echo = self.cfg.algo == Algo::Hpcc && self.cfg.mode == HpccMode::Sender;
+        let f = &mut self.flows[flow as usize];
+        let (cum, ece, n, src) = (f.rcv_nxt, f.ce_pending, f.unacked, f.src_host);
+        f.unacked = 0;
+        f.ce_pending = false;
+        let (key, integrity) = (self.key, self.cfg.integrity);
+        self.send_ctrl(host, src, flow, PktKind::Ack, |_, q| {
+            q.seq = cum;
+            q.ece = ece;
+            q.acked_pkts = n;
+            if echo {
+                q.tel = data.tel;
+                q.wire += q.tel.len as u32;
+                if integrity {
+                    let mut msg = [0u8; SEAL_CAP];
+                    let t = data.tel.bytes();
+                    msg[..t.len()].copy_from_slice(t);
+                    msg[t.len()..t.len() + 8].copy_from_slice(&cum.to_be_bytes());
+                    q.tag = auth::tag(&key, FlowId(flow), &msg[..t.len() + 8]);
+                }
+            }
+        });
+    }
+
+    /// The sender's Rx pipeline for an ACK: check the tag, parse the
+    /// echoed telemetry, hand the ACK to the engine.
+    fn on_ack(&mut self, host: u32, p: &Packet) {
+        let flow = p.flow;
+        let mut hops = cc_core::wire::Hops::new();
+        if p.tel.len > 0 {
+            if self.cfg.integrity {
+                let t = p.tel.bytes();
+                let mut sealed = [0u8; SEAL_CAP];
+                sealed[..t.len()].copy_from_slice(t);
+                sealed[t.len()..t.len() + 8].copy_from_slice(&p.seq.to_be_bytes());
+                sealed[t.len() + 8..t.len() + 8 + TAG_LEN].copy_from_slice(&p.tag);
+                if self.hosts[host as usize].verifier.open(FlowId(flow), &sealed[..t.len() + 8 + TAG_LEN]).is_err() {
+                    self.metrics.counters.bad_tags += 1;
+                    return;
+                }
+            }
+            match self.cfg.tel.samples(p.tel.bytes()) {
+                Ok(h) => hops = h,
+                Err(_) => self.metrics.counters.bad_telemetry += 1,
+            }
+        }
+        let f = &mut self.flows[flow as usize];
+        if p.seq > f.snd_una {
+            f.snd_una = p.seq.min(f.size);
+            f.snd_nxt = f.snd_nxt.max(f.snd_una);
+        }
+        let (una, nxt) = (f.snd_una, f.snd_nxt);
+        let ece = if p.ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
+        let ack = Ack { cum_ack: Seq(una as u32), snd_nxt: Seq(nxt as u32), ece, telemetry: &hops };
+        if let Some(d) = self.engine(host, flow, EventKind::Ack(ack)) {
+            self.apply(flow, &d);
+        }
+        let f = &self.flows[flow as usize];
+        if f.snd_una >= f.size {
+            self.finish(flow);
+        } else if f.snd_una < f.snd_nxt {
+            self.arm_rto(flow);
+        }
+        self.try_send(host);
+    }
+
+    fn on_nack(&mut self, host: u32, p: &Packet) {
+        let f = &mut self.flows[p.flow as usize];
+        let from = p.seq.max(f.snd_una);
+        f.snd_una = from;
+        f.snd_nxt = from;
+        self.sender_event(host, p.flow, EventKind::Loss { first_lost: Seq(from as u32) });
+    }
+
+    /// The probe responder (HPCC++ §7.1): the receiver's engine picks the
+    /// hop with the highest inflight; only that hop goes back.
+    fn on_probe(&mut self, host: u32, p: &Packet) {
+        let flow = p.flow;
+        let Ok(hops) = self.cfg.tel.samples(p.tel.bytes()) else {
+            self.metrics.counters.bad_telemetry += 1;
+            return;
+        };
+        let Some(d) = self.engine(host, flow, EventKind::ProbeRequest { telemetry: &hops }) else { return };
+        if let Request::ProbeReply { hop_index } = d.request {
+            let Some(hop) = hops.get(hop_index as usize).copied() else { return };
+            let src = self.flows[flow as usize].src_host;
+            self.send_ctrl(host, src, flow, PktKind::ProbeReply, |_, q| {
+                q.hop = Some((hop_index, hop));
+                q.wire += cc_core::wire::codec::HOP_LEN as u32;
+            });
+        }
+    }
+
+    fn finish(&mut self, flow: u32) {
+        let f = &mut self.flows[flow as usize];
+        if f.finish_ps.is_some() {
+            return;
+        }
+        f.finish_ps = Some(self.now);
+        f.cc_gen = f.cc_gen.wrapping_add(1);
+        f.rto_deadline = u64::MAX;
+        let (src, dst) = (f.src_host, f.dst_host);
+        self.unfinished -= 1;
+        self.engine(src, flow, EventKind::End);
+        if self.receiver_role() {
+            self.engine(dst, flow, EventKind::End);
+        }
+        self.hosts[src as usize].active.retain(|&x| x != flow);
+    }
+}

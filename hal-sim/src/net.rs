@@ -1,0 +1,202 @@
+//! Nodes, ports, links and routes.
+//!
+//! A link joins two ports, one per direction: each port serializes its own
+//! packets at the link's bandwidth and delivers them after the propagation
+//! delay. Hosts have one port (the NIC uplink); switches have output-queued
+//! ports. Routes are all shortest paths, chosen per flow by hash (ECMP).
+
+use std::collections::VecDeque;
+
+use crate::event::Ps;
+
+/// Host or switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A host with a NIC.
+    Host,
+    /// A switch.
+    Switch,
+}
+
+/// One direction of a link, at its sending end.
+#[derive(Debug, Clone)]
+pub struct Port {
+    /// The node and port at the other end.
+    pub peer: (u32, u16),
+    /// Link bandwidth, bit/s.
+    pub bps: u64,
+    /// Propagation delay.
+    pub delay_ps: Ps,
+    /// Packets waiting (switch ports; hosts use their scheduler).
+    pub queue: VecDeque<u32>,
+    /// Bytes waiting in `queue`.
+    pub queued_bytes: u64,
+    /// Serializing a packet now.
+    pub busy: bool,
+    /// Bytes transmitted since the start (the telemetry txBytes counter).
+    pub tx_bytes: u64,
+    /// Utilization estimate for INT-MD: EWMA of busy time, and when it was updated.
+    pub util: f64,
+    /// Last time `util` was updated.
+    pub util_t: Ps,
+    /// Index into the metrics' monitored ports, if monitored.
+    pub monitor: Option<usize>,
+}
+
+impl Port {
+    fn new(peer: (u32, u16), bps: u64, delay_ps: Ps) -> Self {
+        Port { peer, bps, delay_ps, queue: VecDeque::new(), queued_bytes: 0, busy: false, tx_bytes: 0, util: 0.0, util_t: 0, monitor: None }
+    }
+}
+
+/// A host or switch with its ports.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Host or switch.
+    pub kind: NodeKind,
+    /// Ports, by index.
+    pub ports: Vec<Port>,
+}
+
+/// The whole network.
+#[derive(Debug, Clone, Default)]
+pub struct Network {
+    /// All nodes; hosts and switches share the id space.
+    pub nodes: Vec<Node>,
+    /// Node ids of the hosts, in creation order.
+    pub hosts: Vec<u32>,
+    /// For each node, the host index of a host node (else u32::MAX).
+    pub host_index: Vec<u32>,
+    /// routes[node][host index] = ports on a shortest path to that host.
+    pub routes: Vec<Vec<Vec<u16>>>,
+    /// hop distance[node][host index].
+    pub dist: Vec<Vec<u32>>,
+}
+
+impl Network {
+    /// Adds a node; returns its id.
+    pub fn add_node(&mut self, kind: NodeKind) -> u32 {
+        self.nodes.push(Node { kind, ports: Vec::new() });
+        let id = (self.nodes.len() - 1) as u32;
+        if kind == NodeKind::Host {
+            self.host_index.push(self.hosts.len() as u32);
+            self.hosts.push(id);
+        } else {
+            self.host_index.push(u32::MAX);
+        }
+        id
+    }
+
+    /// Joins `a` and `b` with a full-duplex link.
+    pub fn link(&mut self, a: u32, b: u32, bps: u64, delay_ps: Ps) {
+        let pa = self.nodes[a as usize].ports.len() as u16;
+        let pb = self.nodes[b as usize].ports.len() as u16;
+        self.nodes[a as usize].ports.push(Port::new((b, pb), bps, delay_ps));
+        self.nodes[b as usize].ports.push(Port::new((a, pa), bps, delay_ps));
+    }
+
+    /// Computes all shortest-path next hops towards every host (BFS from
+    /// each host over the undirected graph).
+    pub fn compute_routes(&mut self) {
+        let n = self.nodes.len();
+        self.routes = vec![vec![Vec::new(); self.hosts.len()]; n];
+        self.dist = vec![vec![u32::MAX; self.hosts.len()]; n];
+        for (hi, &h) in self.hosts.iter().enumerate() {
+            let mut dist = vec![u32::MAX; n];
+            dist[h as usize] = 0;
+            let mut q = VecDeque::from([h]);
+            while let Some(u) = q.pop_front() {
+                for p in &self.nodes[u as usize].ports {
+                    let v = p.peer.0 as usize;
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[u as usize] + 1;
+                        // Hosts do not forward.
+                        if self.nodes[v].kind == NodeKind::Switch {
+                            q.push_back(v as u32);
+                        }
+                    }
+                }
+            }
+            for (u, node) in self.nodes.iter().enumerate() {
+                self.dist[u][hi] = dist[u];
+                if dist[u] == u32::MAX || dist[u] == 0 {
+                    continue;
+                }
+                self.routes[u][hi] =
+                    node.ports.iter().enumerate().filter(|(_, p)| dist[p.peer.0 as usize] == dist[u] - 1).map(|(i, _)| i as u16).collect();
+            }
+        }
+    }
+
+    /// The egress port at `node` towards host `dst` for a flow hashing to `hash`.
+    pub fn next_port(&self, node: u32, dst: u32, hash: u32) -> Option<u16> {
+        let hi = self.host_index[dst as usize];
+        let c = self.routes[node as usize].get(hi as usize)?;
+        if c.is_empty() {
+            return None;
+        }
+        Some(c[hash as usize % c.len()])
+    }
+
+    /// The path a flow's packets take from `src` to `dst`: (node, egress port) pairs.
+    pub fn path(&self, src: u32, dst: u32, hash: u32) -> Vec<(u32, u16)> {
+        let mut out = Vec::new();
+        let mut at = src;
+        while at != dst && out.len() < 64 {
+            let Some(p) = self.next_port(at, dst, hash) else { break };
+            out.push((at, p));
+            at = self.nodes[at as usize].ports[p as usize].peer.0;
+        }
+        out
+    }
+}
+
+/// A flow's ECMP hash (fixed per flow).
+pub fn flow_hash(flow: u32) -> u32 {
+    let mut x = flow.wrapping_mul(0x9E37_79B9) ^ 0x85EB_CA6B;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7FEB_352D);
+    x ^ (x >> 15)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dumbbell_routes_cross_the_bottleneck() {
+        let mut n = Network::default();
+        let a = n.add_node(NodeKind::Host);
+        let b = n.add_node(NodeKind::Host);
+        let s1 = n.add_node(NodeKind::Switch);
+        let s2 = n.add_node(NodeKind::Switch);
+        n.link(a, s1, 100, 1);
+        n.link(s1, s2, 100, 1);
+        n.link(s2, b, 100, 1);
+        n.compute_routes();
+        let path = n.path(a, b, 7);
+        assert_eq!(path, vec![(a, 0), (s1, 1), (s2, 1)]);
+        assert_eq!(n.dist[a as usize][1], 3);
+    }
+
+    #[test]
+    fn ecmp_spreads_over_equal_paths() {
+        let mut n = Network::default();
+        let a = n.add_node(NodeKind::Host);
+        let b = n.add_node(NodeKind::Host);
+        let l1 = n.add_node(NodeKind::Switch);
+        let l2 = n.add_node(NodeKind::Switch);
+        let s1 = n.add_node(NodeKind::Switch);
+        let s2 = n.add_node(NodeKind::Switch);
+        n.link(a, l1, 1, 1);
+        n.link(b, l2, 1, 1);
+        for s in [s1, s2] {
+            n.link(l1, s, 1, 1);
+            n.link(l2, s, 1, 1);
+        }
+        n.compute_routes();
+        assert_eq!(n.routes[l1 as usize][1].len(), 2);
+        let spines: std::collections::HashSet<_> = (0..32).map(|f| n.path(a, b, flow_hash(f))[1].1).collect();
+        assert_eq!(spines.len(), 2);
+    }
+}

@@ -1,0 +1,168 @@
+//! Packets and the slab that owns them while they are in the network.
+
+use cc_core::telemetry::HopSample;
+
+/// What a packet is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PktKind {
+    /// Payload of a flow.
+    Data,
+    /// Cumulative acknowledgement (echoes telemetry and ECE).
+    Ack,
+    /// Go-back-N request: the receiver saw a gap at `seq`.
+    Nack,
+    /// HPCC++ telemetry probe (collects telemetry like data).
+    Probe,
+    /// The responder's reply: one hop of telemetry.
+    ProbeReply,
+    /// Rx-HPCC window feedback.
+    Feedback,
+    /// Congestion notification (LDCP commercial-NIC variant).
+    Cnp,
+    /// RTT request (LDCP commercial-NIC variant).
+    RttReq,
+    /// RTT response.
+    RttResp,
+}
+
+impl PktKind {
+    /// Whether switches write telemetry into it.
+    pub fn collects_telemetry(self) -> bool {
+        matches!(self, PktKind::Data | PktKind::Probe)
+    }
+}
+
+/// The two ECN bits of the IP header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnBits {
+    /// Not ECN-capable.
+    NotEct,
+    /// ECN-capable.
+    Ect,
+    /// Congestion experienced.
+    Ce,
+}
+
+/// Room for a telemetry header and stack of 8 hops in any format.
+pub const TEL_CAP: usize = 288;
+
+/// A telemetry byte buffer carried in a packet.
+#[derive(Clone, Copy, Debug)]
+pub struct TelBuf {
+    /// Bytes used.
+    pub len: u16,
+    /// Storage.
+    pub buf: [u8; TEL_CAP],
+}
+
+impl Default for TelBuf {
+    fn default() -> Self {
+        TelBuf { len: 0, buf: [0; TEL_CAP] }
+    }
+}
+
+impl TelBuf {
+    /// The used bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len as usize]
+    }
+}
+
+/// A packet in flight.
+#[derive(Clone, Debug)]
+pub struct Packet {
+    /// What it is.
+    pub kind: PktKind,
+    /// The flow it belongs to.
+    pub flow: u32,
+    /// Source and destination host node ids.
+    pub src: u32,
+    /// Destination host node.
+    pub dst: u32,
+    /// Data: byte offset of the payload; Ack/Nack: cumulative ack.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// Bytes on the wire (headers, telemetry, payload).
+    pub wire: u32,
+    /// ECN codepoint.
+    pub ecn: EcnBits,
+    /// ECN-Echo (acks).
+    pub ece: bool,
+    /// Packets this ACK covers (acks).
+    pub acked_pkts: u32,
+    /// When it entered the current switch (for hop latency / sojourn).
+    pub ingress_ps: u64,
+    /// The port it entered the current switch by.
+    pub ingress_port: u16,
+    /// Telemetry header and stack (data, probes; echoed on acks).
+    pub tel: TelBuf,
+    /// Probe reply: the chosen hop.
+    pub hop: Option<(u8, HopSample)>,
+    /// Feedback: the window (raw `Window` bits) and its integrity tag.
+    pub window_bits: u32,
+    /// Integrity tag over the notification (acks with telemetry, feedback).
+    pub tag: [u8; 8],
+}
+
+impl Packet {
+    /// A packet of `kind` with everything else zero.
+    pub fn new(kind: PktKind, flow: u32, src: u32, dst: u32) -> Self {
+        Packet {
+            kind,
+            flow,
+            src,
+            dst,
+            seq: 0,
+            len: 0,
+            wire: 0,
+            ecn: EcnBits::NotEct,
+            ece: false,
+            acked_pkts: 0,
+            ingress_ps: 0,
+            ingress_port: 0,
+            tel: TelBuf::default(),
+            hop: None,
+            window_bits: 0,
+            tag: [0; 8],
+        }
+    }
+}
+
+/// Packets by index, with a free list so indices are reused.
+#[derive(Debug, Default)]
+pub struct Slab {
+    pkts: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl Slab {
+    /// Stores a packet; returns its index.
+    pub fn insert(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.pkts[i as usize] = p;
+                i
+            }
+            None => {
+                self.pkts.push(p);
+                (self.pkts.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The packet at `i`.
+    pub fn get(&self, i: u32) -> &Packet {
+        &self.pkts[i as usize]
+    }
+
+    /// The packet at `i`, mutably.
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.pkts[i as usize]
+    }
+
+    /// Frees `i` for reuse.
+    pub fn remove(&mut self, i: u32) {
+        self.free.push(i);
+    }
+}

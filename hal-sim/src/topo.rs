@@ -1,0 +1,61 @@
+//! Topologies: star, N-to-1 incast, dumbbell, leaf-spine.
+
+use crate::event::PS_PER_NS;
+use crate::net::{Network, NodeKind};
+use crate::scenario::{TopoKind, Topology};
+
+/// Builds the network of a topology and computes its routes. Host index i
+/// is the i-th host created; in an incast, host 0 is the receiver.
+pub fn build(t: &Topology) -> Network {
+    let mut n = Network::default();
+    let bps = t.link_gbps.0 as u64 * 1_000_000_000;
+    let delay = t.link_delay_ns.0 * PS_PER_NS;
+    let count = |c: Option<crate::scenario::Count>| c.map_or(1, |c| c.0);
+    match t.kind {
+        TopoKind::Star | TopoKind::Incast => {
+            let hosts = if t.kind == TopoKind::Star { count(t.hosts) } else { count(t.senders) + 1 };
+            let h: Vec<u32> = (0..hosts).map(|_| n.add_node(NodeKind::Host)).collect();
+            let s = n.add_node(NodeKind::Switch);
+            for x in h {
+                n.link(x, s, bps, delay);
+            }
+        }
+        TopoKind::Dumbbell => {
+            let left: Vec<u32> = (0..count(t.left)).map(|_| n.add_node(NodeKind::Host)).collect();
+            let right: Vec<u32> = (0..count(t.right)).map(|_| n.add_node(NodeKind::Host)).collect();
+            let (a, b) = (n.add_node(NodeKind::Switch), n.add_node(NodeKind::Switch));
+            for x in left {
+                n.link(x, a, bps, delay);
+            }
+            for x in right {
+                n.link(x, b, bps, delay);
+            }
+            let mid = t.bottleneck_gbps.map_or(bps, |g| g.0 as u64 * 1_000_000_000);
+            n.link(a, b, mid, delay);
+        }
+        TopoKind::LeafSpine => {
+            let fabric = t.fabric_gbps.map_or(bps, |g| g.0 as u64 * 1_000_000_000);
+            let (leaves, spines, per) = (count(t.leaves), count(t.spines), count(t.hosts_per_leaf));
+            let hosts: Vec<Vec<u32>> = (0..leaves).map(|_| (0..per).map(|_| n.add_node(NodeKind::Host)).collect()).collect();
+            let leaf: Vec<u32> = (0..leaves).map(|_| n.add_node(NodeKind::Switch)).collect();
+            let spine: Vec<u32> = (0..spines).map(|_| n.add_node(NodeKind::Switch)).collect();
+            for (l, hs) in leaf.iter().zip(&hosts) {
+                for &h in hs {
+                    n.link(h, *l, bps, delay);
+                }
+                for &s in &spine {
+                    n.link(*l, s, fabric, delay);
+                }
+            }
+        }
+    }
+    n.compute_routes();
+    n
+}
+
+/// The speed of every link if they are all equal.
+pub fn uniform_speed(n: &Network) -> Option<u64> {
+    let mut speeds = n.nodes.iter().flat_map(|x| x.ports.iter().map(|p| p.bps));
+    let first = speeds.next()?;
+    speeds.all(|s| s == first).then_some(first)
+}
