@@ -111,7 +111,7 @@ fn bench_hpcc_ack(hops: usize) -> Row {
         eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params()) }).unwrap();
         for (i, t) in tel.iter().enumerate() {
             let seq = Seq(i as u32 * 1000);
-            let ack = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: t };
+            let ack = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: t, rtt_ns: None };
             black_box(eng.handle(Instant::from_nanos(i as u64 * 1000), &Event { flow: FlowId(1), kind: EventKind::Ack(ack) })).ok();
         }
         tel.len()
@@ -121,7 +121,7 @@ fn bench_hpcc_ack(hops: usize) -> Row {
         let mut s = HpccSender::<5>::new(&cfg, &hpcc_params()).unwrap();
         for (i, t) in tel.iter().enumerate() {
             let seq = Seq(i as u32 * 1000);
-            let ack = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: t };
+            let ack = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: t, rtt_ns: None };
             black_box(s.new_ack(&cfg, &ack)).ok();
         }
         tel.len()
@@ -218,7 +218,7 @@ fn bench_ldcp_ack() -> Row {
         eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).unwrap();
         for i in 1..=EVENTS as u32 {
             let ece = if i % 8 == 0 { EcnEcho::Marked } else { EcnEcho::NotMarked };
-            let ack = Ack { cum_ack: Seq(i * 1000), snd_nxt: Seq(i * 1000), ece, telemetry: &[] };
+            let ack = Ack { cum_ack: Seq(i * 1000), snd_nxt: Seq(i * 1000), ece, telemetry: &[], rtt_ns: None };
             black_box(eng.handle(Instant::from_nanos(i as u64 * 100), &Event { flow: FlowId(1), kind: EventKind::Ack(ack) })).ok();
         }
         EVENTS
@@ -227,7 +227,7 @@ fn bench_ldcp_ack() -> Row {
         let mut l = Ldcp::new(&cfg, &p).unwrap();
         for i in 1..=EVENTS as u32 {
             let ece = if i % 8 == 0 { EcnEcho::Marked } else { EcnEcho::NotMarked };
-            let ack = Ack { cum_ack: Seq(i * 1000), snd_nxt: Seq(i * 1000), ece, telemetry: &[] };
+            let ack = Ack { cum_ack: Seq(i * 1000), snd_nxt: Seq(i * 1000), ece, telemetry: &[], rtt_ns: None };
             black_box(l.on_ack(&cfg, Instant::from_nanos(i as u64 * 100), &ack));
         }
         EVENTS

@@ -81,6 +81,7 @@ fn hpcc_two_to_one() {
                     snd_nxt: Seq(sent_total[i] as u64 as u32),
                     ece: EcnEcho::NotMarked,
                     telemetry: core::slice::from_ref(&hop),
+                    rtt_ns: None,
                 };
                 match eng.handle(Instant::from_nanos(t), &Event { flow: FlowId(i as u32), kind: EventKind::Ack(ack) }) {
                     Ok(d) => *r = d.rate.as_bps() as f64,
@@ -162,6 +163,7 @@ fn ldcp_below_one_packet() {
             snd_nxt: Seq(acked + 1000),
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: &[],
+            rtt_ns: None,
         };
         let d = eng.handle(Instant::from_nanos(now), &Event { flow, kind: EventKind::Ack(ack) }).expect("ack");
         next_tick = match d.timer {

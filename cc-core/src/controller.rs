@@ -142,7 +142,7 @@ impl Controller for LdcpRate {
     fn on_event(&mut self, cfg: &LdcpConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match *event {
             EventKind::Cnp => Ok(self.on_cnp(cfg)),
-            EventKind::RttResponse => Ok(self.on_rtt_response(cfg, now)),
+            EventKind::RttResponse { rtt_ns } => Ok(self.on_rtt_response(cfg, now, rtt_ns)),
             EventKind::Timer => Ok(self.on_timer(cfg, now)),
             // The commercial NIC's ACK/NACK handling stays in the ASIC.
             EventKind::Ack(_) | EventKind::Sent { .. } | EventKind::Loss { .. } => Ok(self.decision(cfg)),

@@ -86,6 +86,10 @@ pub struct Ack<'a> {
     pub ece: EcnEcho,
     /// Telemetry echoed by the receiver, first hop first; empty if none.
     pub telemetry: &'a [HopSample],
+    /// Round-trip time measured for the acknowledged data (the NIC
+    /// timestamps data and the receiver echoes it), ns; LDCP's RTT in
+    /// RTT/cw and cw/RTT (draft-dai §2.2, §3.2). HPCC++ uses the base RTT T.
+    pub rtt_ns: Option<u32>,
 }
 
 /// What happened to a flow.
@@ -115,8 +119,12 @@ pub enum EventKind<'a> {
     },
     /// A congestion notification packet (LDCP commercial-NIC variant).
     Cnp,
-    /// A response to an RTT probe (LDCP commercial-NIC variant, §3.2).
-    RttResponse,
+    /// A response to an RTT probe (LDCP commercial-NIC variant, §3.2):
+    /// "the sender compares the timestamp difference to calculate the RTT".
+    RttResponse {
+        /// The measured RTT, ns, if the NIC timed it.
+        rtt_ns: Option<u32>,
+    },
     /// A telemetry response to an HPCC++ probe: the one hop the responder
     /// chose (§7.1), `hop_index` being its position on the path.
     ProbeResponse {

@@ -204,7 +204,7 @@ fn within(fix: f64, reference: f64, abs: f64) -> bool {
 }
 
 fn ack<'a>(cum: u32, nxt: u32, tel: &'a [HopSample]) -> Ack<'a> {
-    Ack { cum_ack: Seq(cum), snd_nxt: Seq(nxt), ece: EcnEcho::NotMarked, telemetry: tel }
+    Ack { cum_ack: Seq(cum), snd_nxt: Seq(nxt), ece: EcnEcho::NotMarked, telemetry: tel, rtt_ns: None }
 }
 
 proptest! {

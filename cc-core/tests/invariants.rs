@@ -25,10 +25,10 @@ enum Op {
     Start { flow: u32, algo: u8, t_ns: u32, mbps: u32, seq: u32 },
     End { flow: u32 },
     Sent { flow: u32, seq: u32, len: u32, last: bool },
-    Ack { flow: u32, cum: u32, nxt: u32, ece: bool, hops: Vec<HopSample> },
+    Ack { flow: u32, cum: u32, nxt: u32, ece: bool, hops: Vec<HopSample>, rtt: Option<u32> },
     Loss { flow: u32, seq: u32 },
     Cnp { flow: u32 },
-    RttResponse { flow: u32 },
+    RttResponse { flow: u32, rtt: Option<u32> },
     ProbeResponse { flow: u32, idx: u8, hop: HopSample },
     RxTelemetry { flow: u32, hops: Vec<HopSample> },
     ProbeRequest { flow: u32, hops: Vec<HopSample> },
@@ -92,10 +92,10 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(flow, algo, t_ns, mbps, seq)| Op::Start { flow, algo, t_ns, mbps, seq }),
         1 => flow.clone().prop_map(|flow| Op::End { flow }),
         4 => (flow.clone(), any::<u32>(), 0u32..9000, any::<bool>()).prop_map(|(flow, seq, len, last)| Op::Sent { flow, seq, len, last }),
-        8 => (flow.clone(), any::<u32>(), any::<u32>(), any::<bool>(), hops()).prop_map(|(flow, cum, nxt, ece, hops)| Op::Ack { flow, cum, nxt, ece, hops }),
+        8 => (flow.clone(), any::<u32>(), any::<u32>(), any::<bool>(), hops()).prop_flat_map(|(flow, cum, nxt, ece, hops)| prop::option::of(any::<u32>()).prop_map(move |rtt| Op::Ack { flow, cum, nxt, ece, hops: hops.clone(), rtt })),
         1 => (flow.clone(), any::<u32>()).prop_map(|(flow, seq)| Op::Loss { flow, seq }),
         2 => flow.clone().prop_map(|flow| Op::Cnp { flow }),
-        2 => flow.clone().prop_map(|flow| Op::RttResponse { flow }),
+        2 => (flow.clone(), prop::option::of(any::<u32>())).prop_map(|(flow, rtt)| Op::RttResponse { flow, rtt }),
         1 => (flow.clone(), any::<u8>(), hop()).prop_map(|(flow, idx, hop)| Op::ProbeResponse { flow, idx, hop }),
         3 => (flow.clone(), hops()).prop_map(|(flow, hops)| Op::RxTelemetry { flow, hops }),
         1 => (flow.clone(), hops()).prop_map(|(flow, hops)| Op::ProbeRequest { flow, hops }),
@@ -167,19 +167,20 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
             Op::Sent { flow, seq, len, last } => {
                 (*flow, EventKind::Sent { seq: Seq(*seq), len: *len, end: if *last { MessageEnd::Last } else { MessageEnd::More } }, None)
             }
-            Op::Ack { flow, cum, nxt, ece, hops } => (
+            Op::Ack { flow, cum, nxt, ece, hops, rtt } => (
                 *flow,
                 EventKind::Ack(Ack {
                     cum_ack: Seq(*cum),
                     snd_nxt: Seq(*nxt),
                     ece: if *ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
                     telemetry: hops,
+                    rtt_ns: *rtt,
                 }),
                 None,
             ),
             Op::Loss { flow, seq } => (*flow, EventKind::Loss { first_lost: Seq(*seq) }, None),
             Op::Cnp { flow } => (*flow, EventKind::Cnp, None),
-            Op::RttResponse { flow } => (*flow, EventKind::RttResponse, None),
+            Op::RttResponse { flow, rtt } => (*flow, EventKind::RttResponse { rtt_ns: *rtt }, None),
             Op::ProbeResponse { flow, idx, hop } => (*flow, EventKind::ProbeResponse { hop_index: *idx, hop: *hop }, None),
             Op::RxTelemetry { flow, hops } => (*flow, EventKind::RxTelemetry { telemetry: hops }, None),
             Op::ProbeRequest { flow, hops } => (*flow, EventKind::ProbeRequest { telemetry: hops }, None),

@@ -25,6 +25,7 @@ enum Op {
     Ack {
         quarters: u16,
         ece: bool,
+        rtt: Option<u32>,
     },
     Loss,
     Timer {
@@ -38,7 +39,7 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => (1u16..=40, prop::bool::weighted(0.3)).prop_map(|(quarters, ece)| Op::Ack { quarters, ece }),
+        6 => (1u16..=40, prop::bool::weighted(0.3), prop::option::weighted(0.3, 1_000u32..200_000)).prop_map(|(quarters, ece, rtt)| Op::Ack { quarters, ece, rtt }),
         1 => Just(Op::Loss),
         2 => (0.0f64..2.0).prop_map(|wait_frac| Op::Timer { wait_frac }),
         2 => (0u32..200_000, any::<bool>()).prop_map(|(off, last)| Op::Sent { off, last }),
@@ -99,6 +100,7 @@ proptest! {
             match d.timer {
                 TimerRequest::Arm(t) => {
                     let expect = t_ns / (cw.to_bits() as f64 / PKT);
+                    // (t_ns is the engine's smoothed RTT at the time.)
                     let got = (t.as_nanos() - now) as f64;
                     prop_assert!((got - expect).abs() <= 16.0 + expect * 1e-3, "tick in {} ns, RTT/cw = {} ns", got, expect);
                     *armed = Some(t.as_nanos());
@@ -111,26 +113,32 @@ proptest! {
         for op in &ops {
             now += 700;
             match *op {
-                Op::Ack { quarters, ece } => {
+                Op::Ack { quarters, ece, rtt } => {
                     // An ACK covers no more than was allowed in flight: at
                     // most max(1, cw) packets (in stable stage).
                     let allowed = if r.fast { u16::MAX } else { (4.0 * r.cw.max(1.0)).ceil() as u16 };
                     cum = cum.add(quarters.min(allowed) as u32 * 250);
-                    let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[] };
+                    let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[], rtt_ns: rtt };
+                    if let Some(r_ns) = rtt {
+                        r.rtt_sample(r_ns as f64);
+                    }
+                    let srtt_model = r.srtt;
                     let d = l.on_ack(&cfg, Instant::from_nanos(now), &ack);
-                    track(&mut armed, &d, now, l.cw(), rp.t_ns)?;
+                    track(&mut armed, &d, now, l.cw(), l.srtt().as_nanos() as f64)?;
+                    // Integer smoothing truncates by < 1 ns a sample.
+                    prop_assert!((l.srtt().as_nanos() as f64 - srtt_model).abs() <= 2.0 + srtt_model * 1e-3, "srtt {:?} vs {}", l.srtt(), srtt_model);
                     r.on_ack(now as f64, cum.0, ece);
                 }
                 Op::Loss => {
                     let d = l.on_loss(&cfg, Instant::from_nanos(now), cum);
-                    track(&mut armed, &d, now, l.cw(), rp.t_ns)?;
+                    track(&mut armed, &d, now, l.cw(), l.srtt().as_nanos() as f64)?;
                     r.on_loss(now as f64);
                 }
                 Op::Timer { wait_frac } => {
-                    let interval = rp.t_ns / r.cw.max(rp.gamma);
+                    let interval = r.srtt / r.cw.max(rp.gamma);
                     now += (interval * wait_frac) as u64;
                     let d = l.on_timer(&cfg, Instant::from_nanos(now));
-                    track(&mut armed, &d, now, l.cw(), rp.t_ns)?;
+                    track(&mut armed, &d, now, l.cw(), l.srtt().as_nanos() as f64)?;
                     let released = r.on_timer(now as f64);
                     prop_assert_eq!(d.request == Request::ReleaseOne, released, "release at {} ns", now);
                     if d.request == Request::ReleaseOne {
@@ -182,7 +190,7 @@ proptest! {
         let before_ack = l.snd_una();
         let cum = before_ack.add(quarters as u32 * 250);
         r.snd_una = before_ack.0;
-        let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[] };
+        let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[], rtt_ns: None };
         l.on_ack(&cfg, Instant::from_nanos(1_000_000), &ack);
         r.on_ack(1_000_000.0, cum.0, ece);
         let cw = l.cw().to_bits() as f64 / PKT;
@@ -190,21 +198,22 @@ proptest! {
     }
 
     #[test]
-    fn rate_variant_matches_reference(events in prop::collection::vec(any::<bool>(), 1..500), beta_pct in 1u32..=100) {
+    fn rate_variant_matches_reference(events in prop::collection::vec((any::<bool>(), prop::option::of(2_000u32..100_000)), 1..500), beta_pct in 1u32..=100) {
         let (cfg, mut p, rp) = setup(3, false, 100, beta_pct, 8_000, 100);
         p.algorithm = Algorithm::LdcpRate;
         let (mut l, _) = LdcpRate::new(&cfg, &p, Instant::ZERO).unwrap();
         let mut r = LdcpRateRef::new(rp);
-        for (i, cnp) in events.iter().enumerate() {
+        for (i, (cnp, rtt)) in events.iter().enumerate() {
             let d = if *cnp {
                 r.on_cnp();
                 l.on_cnp(&cfg)
             } else {
-                r.on_rtt_response();
-                l.on_rtt_response(&cfg, Instant::from_nanos(i as u64 * 8_000))
+                r.on_rtt_response(rtt.map(|x| x as f64));
+                l.on_rtt_response(&cfg, Instant::from_nanos(i as u64 * 8_000), *rtt)
             };
             let rate = d.rate.as_bps() as f64;
-            prop_assert!((rate - r.rate_bps()).abs() <= (r.rate_bps() * 1e-3).max(8e9 / 8_000.0), "rate {} vs {}", rate, r.rate_bps());
+            // srtt truncates by < 1 ns per sample: 0.1 % or one byte per RTT.
+            prop_assert!((rate - r.rate_bps()).abs() <= (r.rate_bps() * 1e-3).max(8e9 / r.srtt), "rate {} vs {}", rate, r.rate_bps());
         }
     }
 }

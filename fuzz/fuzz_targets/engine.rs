@@ -41,10 +41,10 @@ enum Op {
     Start { algo: u8, t_ns: u32, mbps: u32, seq: u32 },
     End,
     Sent { seq: u32, len: u32, last: bool },
-    Ack { cum: u32, nxt: u32, ece: bool, hops: Vec<Hop> },
+    Ack { cum: u32, nxt: u32, ece: bool, hops: Vec<Hop>, rtt: Option<u32> },
     Loss { seq: u32 },
     Cnp,
-    RttResponse,
+    RttResponse { rtt: Option<u32> },
     ProbeResponse { idx: u8, hop: Hop },
     RxTelemetry { hops: Vec<Hop> },
     ProbeRequest { hops: Vec<Hop> },
@@ -84,14 +84,14 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
             Op::Sent { seq, len, last } => {
                 EventKind::Sent { seq: Seq(*seq), len: *len, end: if *last { MessageEnd::Last } else { MessageEnd::More } }
             }
-            Op::Ack { cum, nxt, ece, hops } => {
+            Op::Ack { cum, nxt, ece, hops, rtt } => {
                 samples = hops.iter().map(Hop::sample).collect();
                 let ece = if *ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
-                EventKind::Ack(Ack { cum_ack: Seq(*cum), snd_nxt: Seq(*nxt), ece, telemetry: &samples })
+                EventKind::Ack(Ack { cum_ack: Seq(*cum), snd_nxt: Seq(*nxt), ece, telemetry: &samples, rtt_ns: *rtt })
             }
             Op::Loss { seq } => EventKind::Loss { first_lost: Seq(*seq) },
             Op::Cnp => EventKind::Cnp,
-            Op::RttResponse => EventKind::RttResponse,
+            Op::RttResponse { rtt } => EventKind::RttResponse { rtt_ns: *rtt },
             Op::ProbeResponse { idx, hop } => EventKind::ProbeResponse { hop_index: *idx, hop: hop.sample() },
             Op::RxTelemetry { hops } => {
                 samples = hops.iter().map(Hop::sample).collect();

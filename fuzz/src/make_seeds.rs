@@ -140,7 +140,7 @@ fn codec() {
     let mut buf = [0u8; MAX_FRAME];
     for kind in [
         EventKind::Start(params),
-        EventKind::Ack(Ack { cum_ack: Seq(1), snd_nxt: Seq(2), ece: EcnEcho::Marked, telemetry: &hops }),
+        EventKind::Ack(Ack { cum_ack: Seq(1), snd_nxt: Seq(2), ece: EcnEcho::Marked, telemetry: &hops, rtt_ns: None }),
         EventKind::Timer,
     ] {
         let n = encode_event(Instant::from_nanos(5), &Event { flow: FlowId(1), kind }, &mut buf).unwrap();

@@ -99,6 +99,7 @@ impl World {
                 let kind = if self.cfg.algo == Algo::LdcpRate { PktKind::RttReq } else { PktKind::Probe };
                 let (src, dst) = (f.src_host, f.dst_host);
                 self.send_ctrl(src, dst, flow, kind, |w, p| {
+                    p.ts_ps = w.now;
                     if kind == PktKind::Probe {
                         w.cfg.tel.init(&mut p.tel);
                         p.wire += p.tel.len as u32;
@@ -185,6 +186,7 @@ impl World {
         p.seq = seq;
         p.len = len;
         p.ecn = ecn;
+        p.ts_ps = self.now;
         if self.data_telemetry() {
             self.cfg.tel.init(&mut p.tel);
         }
@@ -285,10 +287,13 @@ impl World {
             }
             PktKind::Cnp => self.sender_event(host, p.flow, EventKind::Cnp),
             PktKind::RttReq => {
-                let to = self.flows[p.flow as usize].src_host;
-                self.send_ctrl(host, to, p.flow, PktKind::RttResp, |_, _| {});
+                let (to, ts) = (self.flows[p.flow as usize].src_host, p.ts_ps);
+                self.send_ctrl(host, to, p.flow, PktKind::RttResp, |_, q| q.ts_ps = ts);
             }
-            PktKind::RttResp => self.sender_event(host, p.flow, EventKind::RttResponse),
+            PktKind::RttResp => {
+                let rtt_ns = Some(((self.now - p.ts_ps) / PS_PER_NS).min(u32::MAX as u64) as u32);
+                self.sender_event(host, p.flow, EventKind::RttResponse { rtt_ns })
+            }
         }
     }
 
@@ -353,7 +358,9 @@ impl World {
         f.unacked = 0;
         f.ce_pending = false;
         let (key, integrity) = (self.key, self.cfg.integrity);
+        let ts = data.ts_ps;
         self.send_ctrl(host, src, flow, PktKind::Ack, |_, q| {
+            q.ts_ps = ts;
             q.seq = cum;
             q.ece = ece;
             q.acked_pkts = n;
@@ -400,7 +407,8 @@ impl World {
         }
         let (una, nxt) = (f.snd_una, f.snd_nxt);
         let ece = if p.ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
-        let ack = Ack { cum_ack: Seq(una as u32), snd_nxt: Seq(nxt as u32), ece, telemetry: &hops };
+        let rtt_ns = Some(((self.now - p.ts_ps) / PS_PER_NS).min(u32::MAX as u64) as u32);
+        let ack = Ack { cum_ack: Seq(una as u32), snd_nxt: Seq(nxt as u32), ece, telemetry: &hops, rtt_ns };
         if let Some(d) = self.engine(host, flow, EventKind::Ack(ack)) {
             self.apply(flow, &d);
         }

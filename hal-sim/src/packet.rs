@@ -103,6 +103,9 @@ pub struct Packet {
     pub window_bits: u32,
     /// Integrity tag over the notification (acks with telemetry, feedback).
     pub tag: [u8; 8],
+    /// Sender's transmit timestamp (data, RTT requests), echoed by the
+    /// receiver (acks, RTT responses): the NIC's RTT measurement.
+    pub ts_ps: u64,
 }
 
 impl Packet {
@@ -125,6 +128,7 @@ impl Packet {
             hop: None,
             window_bits: 0,
             tag: [0; 8],
+            ts_ps: 0,
         }
     }
 }

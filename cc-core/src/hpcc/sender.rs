@@ -210,7 +210,7 @@ mod tests {
     }
 
     fn ack(cum: u32, nxt: u32, tel: &[HopSample]) -> Ack<'_> {
-        Ack { cum_ack: Seq(cum), snd_nxt: Seq(nxt), ece: EcnEcho::NotMarked, telemetry: tel }
+        Ack { cum_ack: Seq(cum), snd_nxt: Seq(nxt), ece: EcnEcho::NotMarked, telemetry: tel, rtt_ns: None }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!   CNP: cw = max(gamma, cw − beta)
 //! ```
 //!
-//! One request is outstanding at a time. State: 16 bytes.
+//! One request is outstanding at a time. State: 20 bytes.
 
 use bitfield_struct::bitfield;
 
@@ -30,12 +30,14 @@ struct Status {
     __: u8,
 }
 
-/// LDCP commercial-NIC state for one flow. 16 bytes.
+/// LDCP commercial-NIC state for one flow. 20 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LdcpRate {
     cw: Packets,
-    t: BaseRtt,
+    srtt: BaseRtt,
+    /// The path's base RTT: the floor of srtt.
+    base: BaseRtt,
     /// Probe timeout deadline, ⌈ns/16⌉ modulo 2^32 (see the window variant).
     deadline16: u32,
     status: Status,
@@ -48,8 +50,13 @@ impl LdcpRate {
     /// request ("at the beginning of a flow, an RTT request is sent out").
     pub fn new(cfg: &LdcpConfig, p: &FlowParams, now: Instant) -> Result<(Self, Decision), Error> {
         let iw = cfg.initial_window_packets(p)?;
-        let mut s =
-            LdcpRate { cw: Packets::from_int(iw), t: p.base_rtt, deadline16: 0, status: Status::new().with_iw_pkts(iw & 0xFF_FFFF) };
+        let mut s = LdcpRate {
+            cw: Packets::from_int(iw),
+            srtt: p.base_rtt,
+            base: p.base_rtt,
+            deadline16: 0,
+            status: Status::new().with_iw_pkts(iw & 0xFF_FFFF),
+        };
         let d = s.send_probe(cfg, now);
         Ok((s, d))
     }
@@ -62,11 +69,11 @@ impl LdcpRate {
     /// Rate = cw·MTU/RTT; window cw·MTU.
     pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
         let window = self.cw.to_window(cfg.mtu);
-        Decision { window, rate: window_rate(window, self.t), ecn: Ecn::Ect, timer: TimerRequest::Keep, request: Request::None }
+        Decision { window, rate: window_rate(window, self.srtt), ecn: Ecn::Ect, timer: TimerRequest::Keep, request: Request::None }
     }
 
     fn send_probe(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
-        let timeout = cfg.probe_timeout_rtts as u64 * self.t.as_nanos() as u64;
+        let timeout = cfg.probe_timeout_rtts as u64 * self.srtt.as_nanos() as u64;
         let ticks = now.saturating_add_nanos(timeout).as_nanos().div_ceil(1 << TICK_SHIFT);
         self.deadline16 = ticks as u32;
         self.status.set_probe_outstanding(true);
@@ -86,11 +93,17 @@ impl LdcpRate {
     }
 
     /// AI: an RTT response means one RTT has passed: cw += alpha, capped at
-    /// IW; the next request goes out at once. A response with no request
+    /// IW; the next request goes out at once. The measured RTT, if given,
+    /// feeds the smoothed RTT of rate = cw/RTT. A response with no request
     /// out (a duplicate) is ignored.
-    pub fn on_rtt_response(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
+    pub fn on_rtt_response(&mut self, cfg: &LdcpConfig, now: Instant, rtt_ns: Option<u32>) -> Decision {
         if !self.status.probe_outstanding() {
             return self.decision(cfg);
+        }
+        if let Some(sample) = rtt_ns {
+            // The base RTT is the floor: IW/T is the line rate.
+            let floor = self.base.as_nanos();
+            self.srtt = super::window::smooth_rtt(self.srtt, sample.max(floor));
         }
         let alpha = (cfg.alpha.to_bits() >> 8) as u64;
         let cap = Packets::from_int(self.status.iw_pkts());
@@ -145,13 +158,13 @@ mod tests {
         assert_eq!(s.cw(), Packets::from_int(98));
         // rate = 98 kB / 8 us = 98 Gb/s.
         assert_eq!(s.decision(&cfg).rate.as_bps(), 98_000_000_000);
-        let d = s.on_rtt_response(&cfg, Instant::from_nanos(8_000));
+        let d = s.on_rtt_response(&cfg, Instant::from_nanos(8_000), None);
         assert_eq!(s.cw(), Packets::from_int(99));
         assert_eq!(d.request, Request::Probe);
         // Duplicate response before the next is out? The next is out, so a
         // second response counts once more; then none is out.
         s.status.set_probe_outstanding(false);
-        s.on_rtt_response(&cfg, Instant::from_nanos(9_000));
+        s.on_rtt_response(&cfg, Instant::from_nanos(9_000), None);
         assert_eq!(s.cw(), Packets::from_int(99));
     }
 
@@ -164,7 +177,7 @@ mod tests {
         }
         assert_eq!(s.cw(), cfg.gamma_packets());
         let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
-        s.on_rtt_response(&cfg, Instant::ZERO);
+        s.on_rtt_response(&cfg, Instant::ZERO, None);
         assert_eq!(s.cw(), Packets::from_int(100));
     }
 

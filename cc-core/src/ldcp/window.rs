@@ -12,7 +12,14 @@
 //!                                                         one packet; +gamma / max(gamma, cw/2)
 //! ```
 //!
-//! State: 24 bytes (cw, snd_una, start, T, next tick, packed IW/phase/flags).
+//! State: 24 bytes (cw, snd_una, start, smoothed RTT, next tick, packed
+//! IW/phase/flags).
+//!
+//! RTT: the draft's "RTT/cw" and rate = cw/RTT use the measured RTT, which
+//! makes timer-clocked windows self-regulating (a longer queue stretches
+//! every tick). The flow starts from the path's base RTT and smooths the
+//! samples ACKs carry: `srtt += (sample − srtt) / 8` (TCP's gain, RFC 6298),
+//! clamped to [`BaseRtt::MIN_NS`, `BaseRtt::MAX_NS`].
 
 use bitfield_struct::bitfield;
 
@@ -73,8 +80,11 @@ const TICK_SHIFT: u32 = 4;
 pub struct Ldcp {
     cw: Packets,
     snd_una: Seq,
-    start: Seq,
-    t: BaseRtt,
+    /// Fast start: the first sequence number (for transition 1 and the IW
+    /// boundary). Stable stage: the base RTT in ns, the floor of srtt, so a
+    /// bogus sample can never pace faster than IW/T (the line rate).
+    aux: u32,
+    srtt: BaseRtt,
     tick16: u32,
     status: Status,
 }
@@ -91,8 +101,11 @@ impl Ldcp {
         Ok(Ldcp {
             cw: Packets::from_int(iw),
             snd_una: p.start_seq,
-            start: p.start_seq,
-            t: p.base_rtt,
+            aux: match phase {
+                Phase::FastStart => p.start_seq.0,
+                Phase::Stable => p.base_rtt.as_nanos(),
+            },
+            srtt: p.base_rtt,
             tick16: 0,
             status: Status::new().with_iw_pkts(iw & 0xFF_FFFF).with_phase(phase),
         })
@@ -106,6 +119,11 @@ impl Ldcp {
     /// Fast start or stable stage.
     pub fn phase(&self) -> Phase {
         self.status.phase()
+    }
+
+    /// The smoothed RTT.
+    pub fn srtt(&self) -> BaseRtt {
+        self.srtt
     }
 
     /// Highest cumulative ACK seen.
@@ -127,14 +145,30 @@ impl Ldcp {
         }
         let old = self.cw;
         self.cw = cw;
-        self.status.set_phase(Phase::Stable);
+        if self.phase() == Phase::FastStart {
+            self.enter_stable();
+        }
         Ok(self.after_cw_change(cfg, now, old))
     }
 
-    /// End of the fast-start window: start + IW·MTU bytes.
+    /// End of the fast-start window: start + IW·MTU bytes (fast start only).
     fn iw_end(&self, cfg: &LdcpConfig) -> Seq {
         // iw_pkts ≤ 65535 and mtu ≤ 65535: the product fits u32.
-        self.start.add(self.status.iw_pkts() * cfg.mtu)
+        Seq(self.aux).add(self.status.iw_pkts() * cfg.mtu)
+    }
+
+    /// Leaves fast start: the start sequence gives way to the RTT floor
+    /// (srtt is still the base RTT: fast start takes no samples).
+    fn enter_stable(&mut self) {
+        self.status.set_phase(Phase::Stable);
+        self.aux = self.srtt.as_nanos();
+    }
+
+    fn rtt_floor(&self) -> u32 {
+        match self.phase() {
+            Phase::Stable => self.aux,
+            Phase::FastStart => self.srtt.as_nanos(),
+        }
     }
 
     /// Window = cw·MTU bytes (IW·MTU in fast start); rate = window/T capped
@@ -145,7 +179,7 @@ impl Ldcp {
         let window = self.cw.to_window(cfg.mtu);
         Decision {
             window,
-            rate: window_rate(self.cw.min(iw).to_window(cfg.mtu), self.t),
+            rate: window_rate(self.cw.min(iw).to_window(cfg.mtu), self.srtt),
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,
@@ -196,6 +230,9 @@ impl Ldcp {
     /// Crossing 1 upwards disarms the tick timer; crossing downwards arms it
     /// at now + RTT/cw.
     pub fn on_ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Decision {
+        if let (Some(sample), Phase::Stable) = (ack.rtt_ns, self.phase()) {
+            self.srtt = smooth_rtt(self.srtt, sample.max(self.rtt_floor()));
+        }
         let newly = ack.cum_ack.bytes_since(self.snd_una);
         if newly == 0 {
             return self.decision(cfg);
@@ -203,7 +240,7 @@ impl Ldcp {
         self.snd_una = ack.cum_ack;
         if self.phase() == Phase::FastStart {
             if !self.iw_end(cfg).after(ack.cum_ack) {
-                self.status.set_phase(Phase::Stable);
+                self.enter_stable();
                 self.cw = self.initial_window();
             }
             return self.decision(cfg);
@@ -247,11 +284,11 @@ impl Ldcp {
     /// Arms the tick at now + RTT/cw (§2.2: "ticked out by a timer, whose
     /// timeout is set as RTT/cw"), rounded up to 16 ns.
     ///
-    /// `RTT/cw` in ns = T · 2^16 / cw_raw: T ≤ 2^20 and cw_raw ≥ 64
+    /// `RTT/cw` in ns = srtt · 2^16 / cw_raw: srtt ≤ 2^20 and cw_raw ≥ 64
     /// (cw ≥ gamma ≥ 2^-10), so at most 2^30 ns; rounded up.
     fn arm_tick(&mut self, now: Instant) -> TimerRequest {
         let cw = (self.cw.to_bits() as u64).max(1);
-        let interval = ((self.t.as_nanos() as u64) << Packets::FRAC_BITS).div_ceil(cw);
+        let interval = ((self.srtt.as_nanos() as u64) << Packets::FRAC_BITS).div_ceil(cw);
         let ticks = now.saturating_add_nanos(interval).as_nanos().div_ceil(1 << TICK_SHIFT);
         self.tick16 = ticks as u32;
         self.status.set_timer_armed(true);
@@ -287,8 +324,8 @@ impl Ldcp {
     pub fn on_loss(&mut self, cfg: &LdcpConfig, now: Instant, first_lost: Seq) -> Decision {
         let old = self.cw;
         if self.phase() == Phase::FastStart {
-            self.status.set_phase(Phase::Stable);
-            let acked = self.snd_una.bytes_since(self.start) as u64;
+            let acked = self.snd_una.bytes_since(Seq(self.aux)) as u64;
+            self.enter_stable();
             let cw = (acked << Packets::FRAC_BITS) / cfg.mtu as u64;
             self.cw = Packets::from_bits_saturating(cw).max(cfg.gamma_packets());
         }
@@ -296,6 +333,14 @@ impl Ldcp {
         d.request = Request::GoBackN { from: first_lost };
         d
     }
+}
+
+/// `srtt + (sample − srtt) / 8`, truncated toward zero, clamped to the
+/// [`BaseRtt`] range. Operands fit i64 with room to spare.
+pub(crate) fn smooth_rtt(srtt: BaseRtt, sample_ns: u32) -> BaseRtt {
+    let s = srtt.as_nanos() as i64;
+    let next = (s + (sample_ns as i64 - s) / 8).clamp(BaseRtt::MIN_NS as i64, BaseRtt::MAX_NS as i64);
+    BaseRtt::from_nanos(next as u32).unwrap_or(srtt)
 }
 
 #[cfg(test)]
@@ -317,7 +362,7 @@ mod tests {
     }
 
     fn ack(cum: u32, ece: EcnEcho) -> Ack<'static> {
-        Ack { cum_ack: Seq(cum), snd_nxt: Seq(cum), ece, telemetry: &[] }
+        Ack { cum_ack: Seq(cum), snd_nxt: Seq(cum), ece, telemetry: &[], rtt_ns: None }
     }
 
     fn pk(x: f64) -> f64 {
@@ -498,6 +543,44 @@ mod tests {
         let d = l.on_loss(&cfg, Instant::ZERO, Seq(1_000_000));
         assert_eq!(l.cw(), cfg.gamma_packets());
         assert!(matches!(d.timer, TimerRequest::Arm(_)));
+    }
+
+    /// Samples below the base RTT cannot speed the flow past IW/T.
+    #[test]
+    fn rtt_never_falls_below_the_base_rtt() {
+        let (cfg, mut l) = stable(10 << 16);
+        for i in 1..=100u32 {
+            let ack =
+                Ack { cum_ack: Seq(1_000_000 + i), snd_nxt: Seq(1_000_000 + i), ece: EcnEcho::NotMarked, telemetry: &[], rtt_ns: Some(1) };
+            l.on_ack(&cfg, Instant::ZERO, &ack);
+        }
+        assert_eq!(l.srtt(), BaseRtt::from_nanos(T_NS).unwrap());
+        assert!(l.decision(&cfg).rate.as_bps() <= 100_000_000_000);
+    }
+
+    /// RTT samples stretch the ticks: RTT/cw uses the smoothed RTT.
+    #[test]
+    fn measured_rtt_sets_the_tick_interval() {
+        let (cfg, mut l) = stable(1 << 15); // 0.5
+        for i in 1..=40u32 {
+            let ack = Ack {
+                cum_ack: Seq(1_000_000 + i),
+                snd_nxt: Seq(1_000_000 + i),
+                ece: EcnEcho::Marked,
+                telemetry: &[],
+                rtt_ns: Some(32_000),
+            };
+            l.on_ack(&cfg, Instant::ZERO, &ack);
+        }
+        // 8 us → 32 us by 1/8 steps: after 40 samples within 0.5 %.
+        assert!((l.srtt().as_nanos() as i64 - 32_000).abs() < 160, "{:?}", l.srtt());
+        // Into timer mode at cw 0.5: the first tick at srtt / 0.5.
+        l.restore(&cfg, Instant::ZERO, Packets::ONE).unwrap();
+        let d = l.restore(&cfg, Instant::ZERO, Packets::from_bits(1 << 15)).unwrap();
+        let TimerRequest::Arm(t) = d.timer else { panic!("timer mode") };
+        assert!((t.as_nanos() as i64 - 2 * l.srtt().as_nanos() as i64).abs() <= 16, "{t:?}");
+        assert_eq!(smooth_rtt(BaseRtt::from_nanos(1000).unwrap(), u32::MAX), BaseRtt::from_nanos(BaseRtt::MAX_NS).unwrap());
+        assert_eq!(smooth_rtt(BaseRtt::from_nanos(1000).unwrap(), 0), BaseRtt::from_nanos(875).unwrap());
     }
 
     #[test]

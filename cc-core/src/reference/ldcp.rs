@@ -37,12 +37,14 @@ pub struct LdcpRef {
     pub start: u32,
     /// Next tick when cw < 1, ns.
     pub next_tick: Option<f64>,
+    /// Smoothed RTT, ns.
+    pub srtt: f64,
 }
 
 impl LdcpRef {
     /// A flow starting at `start` with cw = IW.
     pub fn new(p: LdcpRefParams, start: u32) -> Self {
-        LdcpRef { p, cw: p.iw_pkts, fast: p.fast_start, snd_una: start, start, next_tick: None }
+        LdcpRef { p, cw: p.iw_pkts, fast: p.fast_start, snd_una: start, start, next_tick: None, srtt: p.t_ns }
     }
 
     /// Window in bytes.
@@ -50,9 +52,17 @@ impl LdcpRef {
         self.cw * self.p.mtu
     }
 
-    /// Pacing rate in bit/s: min(cw, IW)·MTU/T.
+    /// Pacing rate in bit/s: min(cw, IW)·MTU/RTT.
     pub fn rate_bps(&self) -> f64 {
-        self.cw.min(self.p.iw_pkts) * self.p.mtu * 8.0 / self.p.t_ns * 1e9
+        self.cw.min(self.p.iw_pkts) * self.p.mtu * 8.0 / self.srtt * 1e9
+    }
+
+    /// Folds an RTT sample into the smoothed RTT (gain 1/8), floored at
+    /// the base RTT; fast start takes no samples (as the engine documents).
+    pub fn rtt_sample(&mut self, sample_ns: f64) {
+        if !self.fast {
+            self.srtt = smooth(self.srtt, sample_ns.max(self.p.t_ns));
+        }
     }
 
     fn iw_end(&self) -> u32 {
@@ -72,7 +82,7 @@ impl LdcpRef {
 
     fn crossed(&mut self, now_ns: f64, old: f64) {
         if self.cw < 1.0 && (old >= 1.0 || self.next_tick.is_none()) {
-            self.next_tick = Some(now_ns + self.p.t_ns / self.cw);
+            self.next_tick = Some(now_ns + self.srtt / self.cw);
         } else if self.cw >= 1.0 {
             self.next_tick = None;
         }
@@ -125,12 +135,17 @@ impl LdcpRef {
     pub fn on_timer(&mut self, now_ns: f64) -> bool {
         match self.next_tick {
             Some(t) if self.cw < 1.0 && now_ns >= t => {
-                self.next_tick = Some(now_ns + self.p.t_ns / self.cw);
+                self.next_tick = Some(now_ns + self.srtt / self.cw);
                 true
             }
             _ => false,
         }
     }
+}
+
+/// srtt + (sample − srtt)/8 within the engine's RTT range.
+fn smooth(srtt: f64, sample: f64) -> f64 {
+    (srtt + (sample - srtt) / 8.0).clamp(100.0, (1u32 << 20) as f64)
 }
 
 /// The commercial-NIC variant (§3.2).
@@ -140,12 +155,14 @@ pub struct LdcpRateRef {
     pub p: LdcpRefParams,
     /// cw in packets.
     pub cw: f64,
+    /// Smoothed RTT, ns.
+    pub srtt: f64,
 }
 
 impl LdcpRateRef {
     /// A flow at cw = IW.
     pub fn new(p: LdcpRefParams) -> Self {
-        LdcpRateRef { p, cw: p.iw_pkts }
+        LdcpRateRef { p, cw: p.iw_pkts, srtt: p.t_ns }
     }
 
     /// MD per CNP.
@@ -153,13 +170,16 @@ impl LdcpRateRef {
         self.cw = (self.cw - self.p.beta).max(self.p.gamma);
     }
 
-    /// AI per RTT response.
-    pub fn on_rtt_response(&mut self) {
+    /// AI per RTT response, with the response's RTT sample.
+    pub fn on_rtt_response(&mut self, rtt_ns: Option<f64>) {
+        if let Some(r) = rtt_ns {
+            self.srtt = smooth(self.srtt, r.max(self.p.t_ns));
+        }
         self.cw = (self.cw + self.p.alpha).min(self.p.iw_pkts);
     }
 
     /// rate = cw·MTU/RTT in bit/s.
     pub fn rate_bps(&self) -> f64 {
-        self.cw * self.p.mtu * 8.0 / self.p.t_ns * 1e9
+        self.cw * self.p.mtu * 8.0 / self.srtt * 1e9
     }
 }

@@ -4,7 +4,8 @@
 //! ```text
 //! frame:   'C' 'C' | version 1 | kind 1 | payload length 2 | payload | CRC-32C 4
 //!          (big-endian; the CRC covers magic through payload)
-//! kind 1   event:     now 8 | flow 4 | event tag 1 | fields
+//! kind 1   event:     now 8 | flow 4 | event tag 1 | fields (an optional RTT is a
+//!                     flag byte and 4 bytes)
 //! kind 2   decision:  flow 4 | window 4 | rate 8 | ecn 1 | timer tag 1 [at 8] | request tag 1 [fields]
 //! kind 3   refusal:   flow 4 | error code 1
 //! hop (34 bytes): ts 4 | tx 4 | qlen 4 | sojourn 4 | Mb/s 4 | id 4 | ts bits 1 | tx bits 1 |
@@ -36,7 +37,7 @@ pub const CRC_LEN: usize = 4;
 /// Bytes per encoded hop.
 pub const HOP_LEN: usize = 34;
 /// Largest payload: an event with a full stack.
-pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 1 + HOP_LEN * super::MAX_HOPS;
+pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 5 + 1 + HOP_LEN * super::MAX_HOPS;
 /// Largest frame.
 pub const MAX_FRAME: usize = HEADER_LEN + MAX_PAYLOAD + CRC_LEN;
 
@@ -162,6 +163,10 @@ impl<'a> Writer<'a> {
         self.u32(h.tx_utilization.map_or(0, |f| f.to_bits()))?;
         self.u8(0)
     }
+    fn opt_u32(&mut self, v: Option<u32>) -> Result<()> {
+        self.u8(v.is_some() as u8)?;
+        self.u32(v.unwrap_or(0))
+    }
     fn hops(&mut self, hops: &[HopSample]) -> Result<()> {
         if hops.len() > super::MAX_HOPS {
             return Err(WireError::TooManyHops);
@@ -227,6 +232,15 @@ impl<'a> Reader<'a> {
             tx_utilization,
         })
     }
+    fn opt_u32(&mut self) -> Result<Option<u32>> {
+        let flag = self.u8()?;
+        let v = self.u32()?;
+        match flag {
+            0 => Ok(None),
+            1 => Ok(Some(v)),
+            _ => Err(WireError::UnknownType),
+        }
+    }
     fn hops(&mut self) -> Result<Hops> {
         let n = self.u8()? as usize;
         if n > super::MAX_HOPS {
@@ -285,6 +299,7 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.u32(a.cum_ack.0)?;
             w.u32(a.snd_nxt.0)?;
             w.u8((a.ece == EcnEcho::Marked) as u8)?;
+            w.opt_u32(a.rtt_ns)?;
             w.hops(a.telemetry)?;
         }
         EventKind::Loss { first_lost } => {
@@ -292,7 +307,10 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.u32(first_lost.0)?;
         }
         EventKind::Cnp => w.u8(5)?,
-        EventKind::RttResponse => w.u8(6)?,
+        EventKind::RttResponse { rtt_ns } => {
+            w.u8(6)?;
+            w.opt_u32(rtt_ns)?;
+        }
         EventKind::ProbeResponse { hop_index, hop } => {
             w.u8(7)?;
             w.u8(hop_index)?;
@@ -378,12 +396,13 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 1 => EcnEcho::Marked,
                 _ => return Err(WireError::UnknownType),
             };
+            let rtt_ns = r.opt_u32()?;
             hops = r.hops()?;
-            EventKind::Ack(Ack { cum_ack, snd_nxt, ece, telemetry: &[] })
+            EventKind::Ack(Ack { cum_ack, snd_nxt, ece, telemetry: &[], rtt_ns })
         }
         4 => EventKind::Loss { first_lost: Seq(r.u32()?) },
         5 => EventKind::Cnp,
-        6 => EventKind::RttResponse,
+        6 => EventKind::RttResponse { rtt_ns: r.opt_u32()? },
         7 => {
             let hop_index = r.u8()?;
             EventKind::ProbeResponse { hop_index, hop: r.hop()? }
@@ -525,10 +544,10 @@ mod tests {
             EventKind::Start(params),
             EventKind::End,
             EventKind::Sent { seq: Seq(1), len: 1000, end: MessageEnd::Last },
-            EventKind::Ack(Ack { cum_ack: Seq(5), snd_nxt: Seq(9), ece: EcnEcho::Marked, telemetry: hops }),
+            EventKind::Ack(Ack { cum_ack: Seq(5), snd_nxt: Seq(9), ece: EcnEcho::Marked, telemetry: hops, rtt_ns: Some(4321) }),
             EventKind::Loss { first_lost: Seq(3) },
             EventKind::Cnp,
-            EventKind::RttResponse,
+            EventKind::RttResponse { rtt_ns: Some(8_000) },
             EventKind::ProbeResponse { hop_index: 2, hop: hops[1] },
             EventKind::RxTelemetry { telemetry: hops },
             EventKind::ProbeRequest { telemetry: &hops[..1] },
