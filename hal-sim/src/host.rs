@@ -203,6 +203,7 @@ impl World {
         f.max_sent = f.max_sent.max(f.snd_nxt);
         if sub_packet {
             f.credits = f.credits.saturating_sub(1);
+            self.metrics.counters.timer_releases += 1;
         }
         f.next_send_ps = f.next_send_ps.max(self.now) + ser_ps(wire, f.rate_bps);
         self.metrics.counters.data_packets += 1;

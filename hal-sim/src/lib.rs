@@ -24,3 +24,17 @@ pub mod telemetry;
 pub mod topo;
 pub mod workload;
 pub mod world;
+
+use std::path::Path;
+
+/// Loads and runs a scenario file to completion; returns the world (for
+/// per-flow and per-port figures) and its summary.
+pub fn run_file(path: &Path) -> Result<(world::World, report::Summary), scenario::ScenarioError> {
+    let s = scenario::load(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut w = world::World::new(&s, dir, &path.display().to_string())?;
+    let t0 = std::time::Instant::now();
+    w.run(|_| {});
+    let sum = report::summary(&w, &s.name, t0.elapsed().as_secs_f64());
+    Ok((w, sum))
+}

@@ -23,6 +23,8 @@ pub struct Counters {
     pub drops_stable: u64,
     /// Data packets sent again (go-back-N).
     pub retransmits: u64,
+    /// Data packets the LDCP timer released (window below one packet).
+    pub timer_releases: u64,
     /// Retransmission timeouts fired.
     pub timeouts: u64,
     /// Telemetry the sender could not parse.

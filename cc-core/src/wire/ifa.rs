@@ -310,8 +310,10 @@ impl IfaRepr {
 
     /// The engine's samples, first hop first (the stack is reversed).
     ///
-    /// Timestamp: rx seconds · 10^9 + rx nanoseconds, modulo 2^32; queue
-    /// from queue bytes; sojourn from residence time; speed from the code;
+    /// Timestamp: the egress instant, rx seconds · 10^9 + rx nanoseconds +
+    /// residence time, modulo 2^32 (HPCC++ wants the egress port's snapshot,
+    /// and the tx counter is an egress counter); queue from queue bytes;
+    /// sojourn from residence time; speed from the code;
     /// identity from device id and egress port. The transmitted-bytes
     /// counter exists only in the [`HopLayout::TxBytes`] layout, counting
     /// units of the profile's [`TxCounter`]; a Standard hop gives
@@ -325,7 +327,7 @@ impl IfaRepr {
             if profiles.layout(h.lns)? != HopLayout::TxBytes {
                 return Err(WireError::MissingField);
             }
-            let ts = (h.rx_seconds as u64 * 1_000_000_000 + h.rx_nanoseconds as u64) as u32;
+            let ts = (h.rx_seconds as u64 * 1_000_000_000 + h.rx_nanoseconds as u64 + h.residence_ns as u64) as u32;
             let s = HopSample {
                 ts,
                 tx: h.tail,
@@ -428,7 +430,7 @@ mod tests {
         let s = repr().hop_samples(&profiles(), &UnitsProfile::default_100g()).unwrap();
         assert_eq!(s[0].tx, 0xDEAD_0000);
         assert_eq!(s[0].bandwidth, LinkSpeed::from_gbps(100));
-        assert_eq!(s[0].ts, (0xF_0000u64 * 1_000_000_000 + 999_999_000) as u32);
+        assert_eq!(s[0].ts, (0xF_0000u64 * 1_000_000_000 + 999_999_000 + 1_200) as u32);
         let std = NamespaceProfiles::uniform(HopLayout::Standard);
         assert_eq!(repr().hop_samples(&std, &UnitsProfile::default_100g()).unwrap_err(), WireError::MissingField);
         let mut r = repr();
