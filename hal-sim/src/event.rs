@@ -2,7 +2,6 @@
 //! insertion sequence), so equal-time events run in the order they were
 //! scheduled and a run is deterministic for a seed.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// Simulated time in picoseconds (2^64 ps ≈ 213 days). Picoseconds keep a
@@ -66,35 +65,20 @@ pub enum Ev {
     Sample,
 }
 
-#[derive(Debug)]
-struct Entry {
-    t: Ps,
-    seq: u64,
-    ev: Ev,
-}
+/// Heap entry: (time, key) where key = insertion sequence << 24 | slot of
+/// the event in the slab. 16 bytes, compared as two integers; the sequence
+/// in the high bits keeps equal-time events in insertion order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Key(std::cmp::Reverse<(Ps, u64)>);
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.t == o.t && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap, the earliest event must come out first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.t, o.seq).cmp(&(self.t, self.seq))
-    }
-}
+const SLOT_BITS: u32 = 24;
 
 /// The pending events.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: BinaryHeap<Key>,
+    slots: Vec<Ev>,
+    free: Vec<u32>,
     seq: u64,
     popped: u64,
 }
@@ -102,15 +86,28 @@ pub struct EventQueue {
 impl EventQueue {
     /// Schedules `ev` at `t`.
     pub fn push(&mut self, t: Ps, ev: Ev) {
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = ev;
+                i
+            }
+            None => {
+                self.slots.push(ev);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        debug_assert!(slot < 1 << SLOT_BITS, "more than 2^24 pending events");
         self.seq += 1;
-        self.heap.push(Entry { t, seq: self.seq, ev });
+        self.heap.push(Key(std::cmp::Reverse((t, self.seq << SLOT_BITS | slot as u64))));
     }
 
     /// The earliest event.
     pub fn pop(&mut self) -> Option<(Ps, Ev)> {
-        let e = self.heap.pop()?;
+        let Key(std::cmp::Reverse((t, key))) = self.heap.pop()?;
+        let slot = (key & ((1 << SLOT_BITS) - 1)) as u32;
+        self.free.push(slot);
         self.popped += 1;
-        Some((e.t, e.ev))
+        Some((t, self.slots[slot as usize]))
     }
 
     /// Events handled so far.

@@ -123,51 +123,84 @@ impl World {
         self.try_send(from);
     }
 
-    /// The NIC uplink is free: control first, then the next eligible flow
-    /// round robin; if only the pacer holds flows back, wake up then.
+    /// Whether `flow` may send now as far as its window goes, and whether
+    /// it would use a timer credit to do so.
+    fn window_allows(&self, flow: u32) -> Option<bool> {
+        let f = &self.flows[flow as usize];
+        if f.snd_nxt >= f.size {
+            return None;
+        }
+        let sub_packet = self.cfg.algo == Algo::Ldcp && (f.window_raw as u64) < (self.cfg.payload as u64) << 4;
+        let ok = match self.cfg.algo {
+            Algo::LdcpRate => true,
+            _ if sub_packet => f.credits > 0,
+            _ => (f.snd_nxt - f.snd_una) << 4 < f.window_raw as u64,
+        };
+        ok.then_some(sub_packet)
+    }
+
+    /// Makes sure the NIC wakes at `t` (or earlier).
+    fn wake(&mut self, host: u32, t: Ps) {
+        let h = &mut self.hosts[host as usize];
+        if h.wake_at.is_none_or(|w| w > t) {
+            h.wake_gen = h.wake_gen.wrapping_add(1);
+            h.wake_at = Some(t);
+            self.q.push(t, Ev::NicWake { host, gen: h.wake_gen });
+        }
+    }
+
+    /// After a transmission: one wake-up at the earliest instant something
+    /// can go (control packets when the port frees; a flow when the port
+    /// frees and its pacer allows). Nothing if every flow waits for an ACK:
+    /// the ACK calls the scheduler.
+    fn plan_next(&mut self, host: u32) {
+        let node = self.hosts[host as usize].node;
+        let free = self.net.nodes[node as usize].ports[0].busy_until;
+        if !self.hosts[host as usize].ctrl.is_empty() {
+            self.wake(host, free);
+            return;
+        }
+        let mut earliest: Option<Ps> = None;
+        for i in 0..self.hosts[host as usize].active.len() {
+            let flow = self.hosts[host as usize].active[i];
+            if self.window_allows(flow).is_some() {
+                let t = self.flows[flow as usize].next_send_ps.max(free);
+                earliest = Some(earliest.map_or(t, |e: Ps| e.min(t)));
+            }
+        }
+        if let Some(t) = earliest {
+            self.wake(host, t);
+        }
+    }
+
+    /// The NIC uplink: control first, then the next eligible flow round
+    /// robin; then plan the next wake-up.
     pub(crate) fn try_send(&mut self, host: u32) {
         let node = self.hosts[host as usize].node;
-        if self.net.nodes[node as usize].ports[0].busy {
+        let free = self.net.nodes[node as usize].ports[0].busy_until;
+        if self.now < free {
+            self.wake(host, free);
             return;
         }
         if let Some(p) = self.hosts[host as usize].ctrl.pop_front() {
             self.transmit(node, 0, p, 0);
+            self.plan_next(host);
             return;
         }
         let n = self.hosts[host as usize].active.len();
-        let mut earliest: Option<Ps> = None;
         for i in 0..n {
             let idx = (self.hosts[host as usize].rr + i) % n;
             let flow = self.hosts[host as usize].active[idx];
-            let f = &self.flows[flow as usize];
-            if f.snd_nxt >= f.size {
-                continue;
-            }
-            let sub_packet = self.cfg.algo == Algo::Ldcp && (f.window_raw as u64) < (self.cfg.payload as u64) << 4;
-            let window_ok = match self.cfg.algo {
-                Algo::LdcpRate => true,
-                _ if sub_packet => f.credits > 0,
-                _ => (f.snd_nxt - f.snd_una) << 4 < f.window_raw as u64,
-            };
-            if !window_ok {
-                continue;
-            }
-            if f.next_send_ps > self.now {
-                earliest = Some(earliest.map_or(f.next_send_ps, |e: Ps| e.min(f.next_send_ps)));
+            let Some(sub_packet) = self.window_allows(flow) else { continue };
+            if self.flows[flow as usize].next_send_ps > self.now {
                 continue;
             }
             self.hosts[host as usize].rr = (idx + 1) % n;
             self.send_data(host, flow, sub_packet);
+            self.plan_next(host);
             return;
         }
-        if let Some(t) = earliest {
-            let h = &mut self.hosts[host as usize];
-            if h.wake_at.is_none_or(|w| w > t) {
-                h.wake_gen = h.wake_gen.wrapping_add(1);
-                h.wake_at = Some(t);
-                self.q.push(t, Ev::NicWake { host, gen: h.wake_gen });
-            }
-        }
+        self.plan_next(host);
     }
 
     fn send_data(&mut self, host: u32, flow: u32, sub_packet: bool) {

@@ -31,8 +31,10 @@ pub struct Port {
     pub queue: VecDeque<u32>,
     /// Bytes waiting in `queue`.
     pub queued_bytes: u64,
-    /// Serializing a packet now.
-    pub busy: bool,
+    /// When the packet being serialized is done.
+    pub busy_until: Ps,
+    /// A PortFree event is queued for this port (switches).
+    pub free_pending: bool,
     /// Bytes transmitted since the start (the telemetry txBytes counter).
     pub tx_bytes: u64,
     /// Utilization estimate for INT-MD: EWMA of busy time, and when it was updated.
@@ -45,7 +47,19 @@ pub struct Port {
 
 impl Port {
     fn new(peer: (u32, u16), bps: u64, delay_ps: Ps) -> Self {
-        Port { peer, bps, delay_ps, queue: VecDeque::new(), queued_bytes: 0, busy: false, tx_bytes: 0, util: 0.0, util_t: 0, monitor: None }
+        Port {
+            peer,
+            bps,
+            delay_ps,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            busy_until: 0,
+            free_pending: false,
+            tx_bytes: 0,
+            util: 0.0,
+            util_t: 0,
+            monitor: None,
+        }
     }
 }
 

@@ -376,7 +376,6 @@ impl World {
         let now = self.now;
         let is_switch = self.net.nodes[node as usize].kind == NodeKind::Switch;
         let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        p.busy = true;
         let packet = self.pkts.get_mut(pkt);
         if is_switch && packet.kind.collects_telemetry() {
             let h = HopState {
@@ -395,11 +394,13 @@ impl World {
                 packet.wire = packet.wire + packet.tel.len as u32 - before as u32;
             }
         }
-        // Time-decayed tx rate: R ← R·e^(−Δt/τ) + bits/τ; util = R/B.
-        let dt = (now - p.util_t) as f64;
-        let decayed = p.util * (-dt / UTIL_TAU_PS).exp();
-        p.util = decayed + packet.wire as f64 * 8.0 * 1e12 / UTIL_TAU_PS / p.bps as f64;
-        p.util_t = now;
+        if self.cfg.tel.format == crate::telemetry::TelFormat::IntMd {
+            // Time-decayed tx rate: R ← R·e^(−Δt/τ) + bits/τ; util = R/B.
+            let dt = (now - p.util_t) as f64;
+            let decayed = p.util * (-dt / UTIL_TAU_PS).exp();
+            p.util = decayed + packet.wire as f64 * 8.0 * 1e12 / UTIL_TAU_PS / p.bps as f64;
+            p.util_t = now;
+        }
         p.tx_bytes += packet.wire as u64;
         if packet.kind == PktKind::Data {
             if let Some(m) = p.monitor {
@@ -407,26 +408,37 @@ impl World {
             }
         }
         let ser = ser_ps(packet.wire, p.bps);
+        p.busy_until = now + ser;
         let (peer, delay) = (p.peer, p.delay_ps);
-        self.q.push(now + ser, Ev::PortFree { node, port });
+        // A switch port needs a PortFree event only when a packet waits
+        // behind this one (enqueue and port_free arrange that); a host's
+        // NIC plans its own wake-up (plan_next).
         self.q.push(now + ser + delay, Ev::Arrive { node: peer.0, port: peer.1, pkt });
     }
 
     fn port_free(&mut self, node: u32, port: u16) {
-        let is_switch = self.net.nodes[node as usize].kind == NodeKind::Switch;
         let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        p.busy = false;
-        if !is_switch {
-            let host = self.net.host_index[node as usize];
-            self.try_send(host);
-            return;
-        }
+        p.free_pending = false;
         if let Some(pkt) = p.queue.pop_front() {
             let wire = self.pkts.get(pkt).wire as u64;
             p.queued_bytes -= wire;
             self.buffered[node as usize] -= wire;
+            let more = !p.queue.is_empty();
             let ingress = self.pkts.get(pkt).ingress_port;
             self.transmit(node, port, pkt, ingress);
+            if more {
+                self.schedule_free(node, port);
+            }
+        }
+    }
+
+    /// Queues the PortFree event of a switch port at its busy_until.
+    fn schedule_free(&mut self, node: u32, port: u16) {
+        let p = &mut self.net.nodes[node as usize].ports[port as usize];
+        if !p.free_pending {
+            p.free_pending = true;
+            let t = p.busy_until;
+            self.q.push(t, Ev::PortFree { node, port });
         }
     }
 
@@ -496,10 +508,11 @@ impl World {
             let s = &mut self.metrics.ports[m];
             s.max_queue = s.max_queue.max(q + wire);
         }
-        if p.busy {
+        if self.now < p.busy_until || !p.queue.is_empty() {
             p.queue.push_back(pkt);
             p.queued_bytes += wire;
             self.buffered[node as usize] += wire;
+            self.schedule_free(node, port);
         } else {
             self.transmit(node, port, pkt, ingress);
         }
