@@ -150,8 +150,22 @@ pub fn table(s: &Summary) -> String {
     row("scenario", s.scenario.clone());
     row("simulated", format!("{:.3} ms", s.sim_ns / 1e6));
     row("flows finished", format!("{} / {}", s.flows_finished, s.flows));
-    for u in &s.link_utilization {
-        row("utilization", format!("{:.1} %  {}  ({:.2}-{:.2} ms)", u.utilization * 100.0, u.port, u.from_ns / 1e6, u.to_ns / 1e6));
+    if s.link_utilization.len() <= 4 {
+        for u in &s.link_utilization {
+            row("utilization", format!("{:.1} %  {}  ({:.2}-{:.2} ms)", u.utilization * 100.0, u.port, u.from_ns / 1e6, u.to_ns / 1e6));
+        }
+    } else if let Some(top) = s.link_utilization.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)) {
+        let mean = s.link_utilization.iter().map(|u| u.utilization).sum::<f64>() / s.link_utilization.len() as f64;
+        row(
+            "utilization",
+            format!(
+                "{} monitored ports: mean {:.1} %, max {:.1} % ({}); all in the JSON",
+                s.link_utilization.len(),
+                mean * 100.0,
+                top.utilization * 100.0,
+                top.port
+            ),
+        );
     }
     let q = s.queue_bytes;
     row("queue p50 / p99 / max", format!("{:.0} / {:.0} / {:.0} B", q.p50, q.p99, q.max));

@@ -109,3 +109,17 @@ fn ldcp_2to1_holds_the_queue_at_full_rate() {
     let fct: Vec<f64> = hal_sim::report::flow_results(&w).iter().map(|f| f.fct_ns.unwrap()).collect();
     assert!(fct[0].max(fct[1]) / fct[0].min(fct[1]) <= 1.05, "FCTs {fct:?}");
 }
+
+/// A leaf-spine fabric under Poisson WebSearch arrivals: every flow
+/// completes without loss, and short flows finish close to their ideal.
+#[test]
+fn websearch_on_leaf_spine_completes_every_flow() {
+    let (w, s) = run("websearch-leafspine");
+    assert_eq!(s.flows_finished, s.flows);
+    assert_eq!(s.drops, 0);
+    assert!(s.fct_slowdown.p50 < 2.0, "slowdown p50 {}", s.fct_slowdown.p50);
+    let small: Vec<f64> = hal_sim::report::flow_results(&w).iter().filter(|f| f.bytes <= 10_000).filter_map(|f| f.slowdown).collect();
+    assert!(!small.is_empty());
+    let p99 = hal_sim::metrics::percentile(&small, 99.0);
+    assert!(p99 < 5.0, "slowdown p99 of flows ≤ 10 kB: {p99}");
+}
