@@ -33,7 +33,7 @@ cargo fmt --all -- --check
 step "lints (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --features cc-core/reference -- -D warnings
 
-step "cc-core: unit, property and regression tests (debug build: overflow checks on)"
+step "unit, property, interop, simulator and scenario tests (overflow checks on)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --features cc-core/reference 2>&1 | tee "$log"
@@ -47,8 +47,9 @@ done
 step "fuzz smoke: every cargo-fuzz target for ${FUZZ_SECONDS:=15} s (long runs: ./scripts/fuzz.sh 3600)"
 ./scripts/fuzz.sh "$FUZZ_SECONDS"
 
-step "cc-core: documentation (missing docs and broken links are errors)"
+step "documentation (missing docs and broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p cc-core --no-deps --features reference
+RUSTDOCFLAGS="-D warnings" cargo doc -p hal-sim --no-deps
 
 totals=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { printf "%d passed, %d failed", p, f }' "$log")
 echo
