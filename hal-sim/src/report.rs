@@ -232,19 +232,17 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
         .map(|p| (p.name.clone(), p.t_ns.iter().zip(&p.queue).map(|(t, q)| (t / 1e6, *q as f64 / 1e3)).collect()))
         .collect();
     line_plot(&dir.join("queue.svg"), "Queue at monitored ports", "queue (KB)", &queues)?;
-    let windows: Vec<(String, Vec<(f64, f64)>)> = w
-        .metrics
-        .traces
-        .iter()
-        .map(|tr| (format!("flow {} rate", tr.id), tr.t_ns.iter().zip(&tr.rate_gbps).map(|(t, r)| (t / 1e6, *r)).collect()))
-        .collect();
-    line_plot(&dir.join("window_rate.svg"), "Pacing rate of traced flows (R = W/T for HPCC++)", "rate (Gb/s)", &windows)?;
-    let windows: Vec<(String, Vec<(f64, f64)>)> = w
-        .metrics
-        .traces
-        .iter()
-        .map(|tr| (format!("flow {} window", tr.id), tr.t_ns.iter().zip(&tr.window).map(|(t, v)| (t / 1e6, *v / 1e3)).collect()))
-        .collect();
+    // One series per traced flow, `value` picking the quantity.
+    let traces = |label: &str, value: &dyn Fn(&crate::metrics::FlowTrace, usize) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
+        w.metrics
+            .traces
+            .iter()
+            .map(|tr| (format!("flow {} {label}", tr.id), (0..tr.t_ns.len()).map(|i| (tr.t_ns[i] / 1e6, value(tr, i))).collect()))
+            .collect()
+    };
+    let rates = traces("rate", &|tr, i| tr.rate_gbps[i]);
+    line_plot(&dir.join("window_rate.svg"), "Pacing rate of traced flows (R = W/T for HPCC++)", "rate (Gb/s)", &rates)?;
+    let windows = traces("window", &|tr, i| tr.window[i] / 1e3);
     line_plot(&dir.join("window.svg"), "Window of traced flows", "window (KB)", &windows)?;
     // FCT slowdown by flow size (log x).
     let pts: Vec<(f64, f64)> = flow_results(w).iter().filter_map(|f| Some((f.bytes as f64, f.slowdown?))).collect();
