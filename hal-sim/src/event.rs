@@ -47,12 +47,11 @@ pub enum Ev {
         /// Generation; older ones were cancelled.
         gen: u32,
     },
-    /// A flow's retransmission timeout (valid if `gen` is current).
+    /// A flow's retransmission deadline may have passed (the flow keeps the
+    /// deadline; one event per flow is queued at a time).
     Rto {
         /// Flow.
         flow: u32,
-        /// Generation; older ones were cancelled.
-        gen: u32,
     },
     /// A host NIC's pacer may have a flow ready (valid if `gen` is current).
     NicWake {

@@ -255,7 +255,7 @@ impl World {
         f.rto_deadline = self.now + self.cfg.rto_ps;
         if !f.rto_pending {
             f.rto_pending = true;
-            self.q.push(f.rto_deadline, Ev::Rto { flow, gen: 0 });
+            self.q.push(f.rto_deadline, Ev::Rto { flow });
         }
     }
 
@@ -267,7 +267,7 @@ impl World {
         }
         if self.now < f.rto_deadline {
             f.rto_pending = true;
-            self.q.push(f.rto_deadline, Ev::Rto { flow, gen: 0 });
+            self.q.push(f.rto_deadline, Ev::Rto { flow });
             return;
         }
         self.metrics.counters.timeouts += 1;

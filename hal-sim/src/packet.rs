@@ -169,10 +169,4 @@ impl Slab {
     pub fn remove(&mut self, i: u32) {
         self.free.push(i);
     }
-
-    /// Frees `i` and returns its packet (left in place, to be overwritten).
-    pub fn take(&mut self, i: u32) -> &Packet {
-        self.free.push(i);
-        &self.pkts[i as usize]
-    }
 }

@@ -351,7 +351,7 @@ impl World {
                 Ev::Arrive { node, port, pkt } => self.arrive(node, port, pkt),
                 Ev::FlowStart { flow } => self.flow_start(flow),
                 Ev::CcTimer { flow, gen } => self.cc_timer(flow, gen),
-                Ev::Rto { flow, .. } => self.rto(flow),
+                Ev::Rto { flow } => self.rto(flow),
                 Ev::NicWake { host, gen } => {
                     if self.hosts[host as usize].wake_gen == gen {
                         self.hosts[host as usize].wake_at = None;
