@@ -1,7 +1,7 @@
 //! Firmware event codec: reading, resyncing and decoding never panic; a
-//! decoded event or answer re-encodes to a frame that decodes to the same.
+//! decoded event, answer or configuration re-encodes to a frame that decodes to the same.
 #![no_main]
-use cc_core::wire::codec::{decode_answer, decode_event, encode_answer, encode_event, read_frame, resync, FrameKind, MAX_FRAME};
+use cc_core::wire::codec::{decode_answer, decode_config, decode_event, encode_answer, encode_config, encode_event, read_frame, resync, FrameKind, MAX_FRAME};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -26,6 +26,12 @@ fuzz_target!(|data: &[u8]| {
                 let again = read_frame(&buf[..n]).and_then(|f| decode_answer(&f));
                 assert_eq!(again, Ok((flow, answer)));
             }
+            FrameKind::Config => {
+                let Ok(cfg) = decode_config(&frame) else { continue };
+                let n = encode_config(&cfg, &mut buf).expect("a decoded config re-encodes");
+                assert_eq!(&buf[..n], &data[at - frame.len..at], "config frames are canonical");
+            }
+            FrameKind::Halt => assert!(frame.payload.len() <= MAX_FRAME),
         }
     }
 });

@@ -8,6 +8,12 @@
 //!                     flag byte and 4 bytes)
 //! kind 2   decision:  flow 4 | window 4 | rate 8 | ecn 1 | timer tag 1 [at 8] | request tag 1 [fields]
 //! kind 3   refusal:   flow 4 | error code 1
+//! kind 4   config:    HPCC++: eta 4 | maxStage 1 | W_ai tag 1 (0: N 2, 1: bit/s 8) | W_min 4 |
+//!                     queue signal 1 | telemetry tag 1 [probe timeout 1]
+//!                     LDCP: mtu 4 | alpha 4 | beta 4 | gamma 4 | fast start 1 | probe timeout 1
+//!                     (replaces the engine's configuration; answered by the same frame
+//!                     or a refusal of flow 0xFFFF_FFFF)
+//! kind 5   halt:      empty: the sender of events has no more; the firmware stops
 //! hop (34 bytes): ts 4 | tx 4 | qlen 4 | sojourn 4 | Mb/s 4 | id 4 | ts bits 1 | tx bits 1 |
 //!                 tx unit 2 | util flag 1 | util 4 | reserved 1
 //! ```
@@ -20,9 +26,12 @@
 use crc::{Crc, CRC_32_ISCSI};
 
 use super::{be, Hops, Result, WireError};
+use crate::controller::AnyConfig;
 use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Request, TimerRequest,
 };
+use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, TelemetrySource};
+use crate::ldcp::{FastStart, LdcpConfig};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Rate, Seq, Window};
 
@@ -53,6 +62,10 @@ pub enum FrameKind {
     Decision,
     /// The engine's refusal.
     Refusal,
+    /// A new engine configuration.
+    Config,
+    /// End of the event stream (empty payload).
+    Halt,
 }
 
 impl FrameKind {
@@ -61,6 +74,8 @@ impl FrameKind {
             FrameKind::Event => 1,
             FrameKind::Decision => 2,
             FrameKind::Refusal => 3,
+            FrameKind::Config => 4,
+            FrameKind::Halt => 5,
         }
     }
     fn from_code(c: u8) -> Result<Self> {
@@ -68,6 +83,8 @@ impl FrameKind {
             1 => Ok(FrameKind::Event),
             2 => Ok(FrameKind::Decision),
             3 => Ok(FrameKind::Refusal),
+            4 => Ok(FrameKind::Config),
+            5 => Ok(FrameKind::Halt),
             _ => Err(WireError::UnknownType),
         }
     }
@@ -510,10 +527,94 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
             };
             Ok(Decision { window, rate, ecn, timer, request })
         }
-        FrameKind::Event => return Err(WireError::UnknownType),
+        FrameKind::Event | FrameKind::Config | FrameKind::Halt => return Err(WireError::UnknownType),
     };
     r.end()?;
     Ok((flow, answer))
+}
+
+/// The flow a refused configuration frame is answered for.
+pub const CONFIG_FLOW: FlowId = FlowId(u32::MAX);
+
+/// Encodes an engine configuration as one frame; returns its length.
+pub fn encode_config(cfg: &AnyConfig, out: &mut [u8]) -> Result<usize> {
+    let mut w = Writer::new(out, FrameKind::Config)?;
+    let h = &cfg.hpcc;
+    w.u32(h.eta.to_bits())?;
+    w.u8(h.max_stage)?;
+    match h.additive_increase {
+        AdditiveIncrease::PerFlows { n } => {
+            w.u8(0)?;
+            w.u16(n)?;
+        }
+        AdditiveIncrease::RateTimesRtt(r) => {
+            w.u8(1)?;
+            w.u64(r.as_bps())?;
+        }
+    }
+    w.u32(h.w_min.to_bits())?;
+    w.u8(match h.queue_signal {
+        QueueSignal::Length => 0,
+        QueueSignal::Sojourn => 1,
+    })?;
+    match h.telemetry {
+        TelemetrySource::Inband => w.u8(0)?,
+        TelemetrySource::Probe { timeout_rtts } => {
+            w.u8(1)?;
+            w.u8(timeout_rtts)?;
+        }
+    }
+    let l = &cfg.ldcp;
+    for v in [l.mtu, l.alpha.to_bits(), l.beta.to_bits(), l.gamma.to_bits()] {
+        w.u32(v)?;
+    }
+    w.u8((l.fast_start == FastStart::Enabled) as u8)?;
+    w.u8(l.probe_timeout_rtts)?;
+    w.finish()
+}
+
+/// Encodes the end-of-stream frame; returns its length.
+pub fn encode_halt(out: &mut [u8]) -> Result<usize> {
+    Writer::new(out, FrameKind::Halt)?.finish()
+}
+
+/// Decodes a configuration frame. The values are only decoded, not
+/// validated: the engine's constructor checks their ranges.
+pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
+    if frame.kind != FrameKind::Config {
+        return Err(WireError::UnknownType);
+    }
+    let mut r = Reader { b: frame.payload, at: 0 };
+    let fraction = |v: u32| Fraction::from_bits(v).ok_or(WireError::BadLength);
+    let eta = fraction(r.u32()?)?;
+    let max_stage = r.u8()?;
+    let additive_increase = match r.u8()? {
+        0 => AdditiveIncrease::PerFlows { n: r.u16()? },
+        1 => AdditiveIncrease::RateTimesRtt(Rate::from_bps(r.u64()?)),
+        _ => return Err(WireError::UnknownType),
+    };
+    let w_min = Window::from_bits(r.u32()?);
+    let queue_signal = match r.u8()? {
+        0 => QueueSignal::Length,
+        1 => QueueSignal::Sojourn,
+        _ => return Err(WireError::UnknownType),
+    };
+    let telemetry = match r.u8()? {
+        0 => TelemetrySource::Inband,
+        1 => TelemetrySource::Probe { timeout_rtts: r.u8()? },
+        _ => return Err(WireError::UnknownType),
+    };
+    let hpcc = HpccConfig { eta, max_stage, additive_increase, w_min, queue_signal, telemetry };
+    let mtu = r.u32()?;
+    let (alpha, beta, gamma) = (fraction(r.u32()?)?, fraction(r.u32()?)?, fraction(r.u32()?)?);
+    let fast_start = match r.u8()? {
+        0 => FastStart::Disabled,
+        1 => FastStart::Enabled,
+        _ => return Err(WireError::UnknownType),
+    };
+    let ldcp = LdcpConfig { mtu, alpha, beta, gamma, fast_start, probe_timeout_rtts: r.u8()? };
+    r.end()?;
+    Ok(AnyConfig { hpcc, ldcp })
 }
 
 #[cfg(test)]
@@ -555,6 +656,33 @@ mod tests {
             EventKind::FlowCount { flows: 17 },
             EventKind::Timer,
         ]
+    }
+
+    #[test]
+    fn config_round_trips() {
+        let mut buf = [0u8; MAX_FRAME];
+        let mut a = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
+        let mut b = AnyConfig { hpcc: HpccConfig::sigcomm19(), ldcp: LdcpConfig::draft_default() };
+        a.hpcc.telemetry = TelemetrySource::Probe { timeout_rtts: 3 };
+        a.hpcc.queue_signal = QueueSignal::Sojourn;
+        b.ldcp.fast_start = FastStart::Disabled;
+        b.ldcp.gamma = Fraction::ratio(1, 16).unwrap();
+        for cfg in [a, b] {
+            let n = encode_config(&cfg, &mut buf).unwrap();
+            let f = read_frame(&buf[..n]).unwrap();
+            assert_eq!(f.kind, FrameKind::Config);
+            assert_eq!(decode_config(&f).unwrap(), cfg);
+            // Every truncation of the payload is refused, none misread.
+            for cut in 0..f.payload.len() {
+                let short = Frame { kind: FrameKind::Config, payload: &f.payload[..cut], len: 0 };
+                assert_eq!(decode_config(&short), Err(WireError::Truncated));
+            }
+        }
+        // An answer decoder refuses a config frame and vice versa.
+        let n = encode_config(&a, &mut buf).unwrap();
+        assert!(decode_answer(&read_frame(&buf[..n]).unwrap()).is_err());
+        let n = encode_answer(FlowId(1), &Err(Error::UnknownFlow), &mut buf).unwrap();
+        assert_eq!(decode_config(&read_frame(&buf[..n]).unwrap()), Err(WireError::UnknownType));
     }
 
     #[test]

@@ -1,0 +1,167 @@
+//! The firmware's event loop: codec frames in over the UART, the engine's
+//! answers out, one answer per event, in order.
+//!
+//! ```text
+//! host ──UART──▶ [config] event event … halt
+//! host ◀──UART── [config echo] answer answer …
+//! ```
+//!
+//! This is the same `cc-core` engine and flow table the simulator runs
+//! (`Engine<AnyController<5>, FLOWS>`), with the NIC side behind the HAL
+//! traits: `UartRx` is the event source (frames decoded from the UART),
+//! `UartTx` the scheduler port (answers encoded back), and `cc_core::hal::pump`
+//! the loop, as in the simulator.
+//!
+//! A configuration frame replaces the engine (and its flows); a refused one
+//! is answered by a refusal for flow 0xFFFF_FFFF. A frame with a bad CRC,
+//! length or tag is skipped (the reader resyncs on the next magic) and
+//! counted. At the halt frame the image exits through semihosting with 0
+//! if every frame was read cleanly, 1 otherwise.
+#![no_std]
+#![no_main]
+
+use cc_core::prelude::*;
+use cc_core::wire::codec::{self, FrameKind, MAX_FRAME};
+use cc_core::wire::WireError;
+use nic_firmware::{exit, uart::Uart};
+
+/// Flows the table holds: 1024 × ~150 bytes stays well inside the image's
+/// 4 MiB (see memory.x).
+const FLOWS: usize = 1024;
+
+type NicEngine = Engine<AnyController<5>, FLOWS>;
+
+/// The virtual NIC's receive side: event frames from the UART.
+struct UartRx {
+    uart: Uart,
+    buf: [u8; MAX_FRAME],
+    len: usize,
+    bad_frames: u32,
+    /// The event `next_event` lent out last.
+    current: Option<codec::EventBuf>,
+    /// A control frame that ended the current run of events.
+    control: Option<Control>,
+}
+
+/// Frames that are not events.
+enum Control {
+    /// A new configuration and the frame's length (still in the buffer,
+    /// to be echoed).
+    Config(AnyConfig, usize),
+    Halt,
+}
+
+/// The virtual NIC's transmit side: answers to the UART.
+struct UartTx {
+    uart: Uart,
+}
+
+impl UartRx {
+    /// Reads until a valid event or control frame is at the front of the
+    /// buffer.
+    fn next_frame(&mut self) -> Result<codec::EventBuf, Control> {
+        loop {
+            match codec::read_frame(&self.buf[..self.len]) {
+                Ok(f) => {
+                    let used = f.len;
+                    let next = match f.kind {
+                        FrameKind::Event => codec::decode_event(&f).map(Ok),
+                        FrameKind::Config => codec::decode_config(&f).map(|c| Err(Control::Config(c, used))),
+                        FrameKind::Halt => Ok(Err(Control::Halt)),
+                        FrameKind::Decision | FrameKind::Refusal => Err(WireError::UnknownType),
+                    };
+                    match next {
+                        // A config echo needs the bytes still in the buffer.
+                        Ok(c @ Err(Control::Config(..))) => return c,
+                        Ok(n) => {
+                            self.consume(used);
+                            return n;
+                        }
+                        Err(_) => {
+                            self.bad_frames += 1;
+                            self.consume(used);
+                        }
+                    }
+                }
+                Err(WireError::Truncated) => {
+                    let b = self.uart.read_byte();
+                    self.buf[self.len] = b;
+                    self.len += 1;
+                }
+                Err(_) => {
+                    self.bad_frames += 1;
+                    let skip = codec::resync(&self.buf[..self.len]);
+                    self.consume(skip);
+                }
+            }
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.buf.copy_within(n..self.len, 0);
+        self.len -= n;
+    }
+}
+
+impl EventSource for UartRx {
+    fn next_event(&mut self) -> Option<(Instant, Event<'_>)> {
+        match self.next_frame() {
+            Ok(ev) => {
+                let ev = self.current.insert(ev);
+                Some((ev.now, ev.event()))
+            }
+            Err(c) => {
+                self.control = Some(c);
+                None
+            }
+        }
+    }
+}
+
+impl UartTx {
+    fn send(&mut self, flow: FlowId, answer: &Result<Decision, Error>) {
+        let mut out = [0u8; MAX_FRAME];
+        if let Ok(n) = codec::encode_answer(flow, answer, &mut out) {
+            self.uart.write_all(&out[..n]);
+        }
+    }
+}
+
+impl SchedulerPort for UartTx {
+    fn apply(&mut self, _now: Instant, flow: FlowId, decision: &Decision) {
+        self.send(flow, &Ok(*decision));
+    }
+
+    fn refused(&mut self, _now: Instant, flow: FlowId, error: Error) {
+        self.send(flow, &Err(error));
+    }
+}
+
+#[riscv_rt::entry]
+fn main() -> ! {
+    let mut rx = UartRx { uart: Uart::take(), buf: [0; MAX_FRAME], len: 0, bad_frames: 0, current: None, control: None };
+    let mut tx = UartTx { uart: Uart::take() };
+    let default = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
+    let mut engine: NicEngine = match Engine::new(default) {
+        Ok(e) => e,
+        Err(_) => exit(3),
+    };
+    loop {
+        pump(&mut engine, &mut rx, &mut tx);
+        match rx.control.take() {
+            Some(Control::Config(cfg, used)) => {
+                match Engine::new(cfg) {
+                    Ok(e) => {
+                        engine = e;
+                        tx.uart.write_all(&rx.buf[..used]);
+                    }
+                    Err(e) => tx.send(codec::CONFIG_FLOW, &Err(e)),
+                }
+                rx.consume(used);
+            }
+            Some(Control::Halt) => exit(if rx.bad_frames == 0 { 0 } else { 1 }),
+            None => {}
+        }
+    }
+}
