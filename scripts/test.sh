@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project. On a fresh machine it first installs what
 # it needs: the pinned Rust toolchain with rustfmt, clippy and the two RISC-V
-# targets. Safe to run again; installed pieces are skipped.
+# targets, and QEMU (Debian's qemu-system-misc, through apt-get; as root or
+# with sudo). Safe to run again; installed pieces are skipped.
 #
 #   ./scripts/test.sh
 #
@@ -23,17 +24,35 @@ rustup toolchain install "$toolchain" --profile minimal \
   --component rustfmt --component clippy \
   --target riscv32imac-unknown-none-elf --target riscv64imac-unknown-none-elf
 
+step "QEMU for the RISC-V firmware (Debian's qemu-system-misc)"
+if ! command -v qemu-system-riscv32 >/dev/null 2>&1 || ! command -v qemu-system-riscv64 >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-misc
+fi
+qemu-system-riscv32 --version | head -n 1
+
 if [ "${CI:-}" = "true" ]; then
   export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
 fi
 
 step "format"
 cargo fmt --all -- --check
+(cd nic-firmware && cargo fmt -- --check)
 
 step "lints (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --features cc-core/reference -- -D warnings
+for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
+  (cd nic-firmware && cargo clippy --release --target "$target" --features reference -- -D warnings)
+done
 
-step "unit, property, interop, simulator and scenario tests (overflow checks on)"
+step "nic-firmware: release images for both soft cores (replay, bench)"
+for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
+  (cd nic-firmware && cargo build --release --target "$target" --features reference --bins)
+done
+
+step "unit, property, interop, simulator, scenario and firmware-equivalence tests (QEMU; overflow checks on)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --features cc-core/reference 2>&1 | tee "$log"

@@ -50,7 +50,11 @@ impl World {
     /// Hands an event to a host's engine; a refusal is counted.
     fn engine(&mut self, host: u32, flow: u32, kind: EventKind<'_>) -> Option<Decision> {
         let now = Instant::from_nanos(self.now / PS_PER_NS);
-        match self.hosts[host as usize].engine.handle(now, &Event { flow: FlowId(flow), kind }) {
+        let event = Event { flow: FlowId(flow), kind };
+        if let Some(t) = self.trace.as_mut().filter(|t| t.wants(host, flow)) {
+            t.record(now, &event);
+        }
+        match self.hosts[host as usize].engine.handle(now, &event) {
             Ok(d) => Some(d),
             Err(_) => {
                 self.metrics.counters.engine_refusals += 1;

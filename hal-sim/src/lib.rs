@@ -22,6 +22,7 @@ pub mod report;
 pub mod scenario;
 pub mod telemetry;
 pub mod topo;
+pub mod trace;
 pub mod workload;
 pub mod world;
 

@@ -177,6 +177,8 @@ pub struct World {
     pub(crate) last_delivered: Vec<u64>,
     /// Last fairness window end.
     pub(crate) last_window_ps: Ps,
+    /// Event trace being recorded, if any (see [`World::record`]).
+    pub trace: Option<crate::trace::TraceRecorder>,
 }
 
 /// Time constant of the switches' tx utilization estimate (INT-MD).
@@ -252,6 +254,7 @@ impl World {
             unfinished: specs.len(),
             last_delivered: vec![0; specs.len()],
             last_window_ps: 0,
+            trace: None,
         };
         for (i, f) in specs.iter().enumerate() {
             w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0));
@@ -335,6 +338,15 @@ impl World {
         for i in 0..self.flows.len().min(self.cfg.trace_flows as usize) {
             self.metrics.traces.push(crate::metrics::FlowTrace { id: i as u32, ..Default::default() });
         }
+    }
+
+    /// Records the events `host`'s engine (every host's if `None`, see
+    /// [`crate::trace::TraceRecorder::new`]) handles for `flows` (all if
+    /// `None`) from now on; take the trace with
+    /// `world.trace.take().map(TraceRecorder::finish)`.
+    pub fn record(&mut self, host: Option<u32>, flows: Option<Vec<u32>>) {
+        let cfg = *self.hosts[0].engine.config();
+        self.trace = Some(crate::trace::TraceRecorder::new(&cfg, host, flows));
     }
 
     /// Runs to completion or the stop time; `progress` is called with the

@@ -1,0 +1,64 @@
+//! Event traces: every event the simulator hands to the engine for chosen
+//! flows, in the firmware codec (`cc_core::wire::codec`), so the same
+//! events can be replayed into the RISC-V firmware and its answers compared
+//! with the simulator's (`nic-firmware`, `tests/tests/firmware.rs`).
+//!
+//! A trace is of one host's engine (a flow has state at its sender and, for
+//! Rx-HPCC and probe mode, at its receiver, under the same flow id). It
+//! starts with the engine's configuration frame and ends with a halt frame;
+//! in between, event frames in the order the engine saw them. Flows of a
+//! host share the engine but no per-flow state, so a trace of some of its
+//! flows replays to the same answers as the run that recorded it.
+
+use cc_core::prelude::*;
+use cc_core::wire::codec::{self, MAX_FRAME};
+
+/// Which host and flows to record, and the bytes so far.
+#[derive(Clone, Debug)]
+pub struct TraceRecorder {
+    host: Option<u32>,
+    flows: Option<Vec<u32>>,
+    bytes: Vec<u8>,
+    events: u64,
+}
+
+impl TraceRecorder {
+    /// Records `flows` (all flows if `None`) at `host`'s engine, which is
+    /// configured with `cfg`. `host: None` merges every host's events into
+    /// one trace: right only when no flow has state at two hosts (LDCP, or
+    /// HPCC++ with telemetry on data packets).
+    pub fn new(cfg: &AnyConfig, host: Option<u32>, flows: Option<Vec<u32>>) -> Self {
+        let mut buf = [0u8; MAX_FRAME];
+        let n = codec::encode_config(cfg, &mut buf).expect("a configuration fits one frame");
+        TraceRecorder { host, flows, bytes: buf[..n].to_vec(), events: 0 }
+    }
+
+    /// Whether events of `flow` at `host` are recorded.
+    pub fn wants(&self, host: u32, flow: u32) -> bool {
+        self.host.is_none_or(|h| h == host) && self.flows.as_ref().is_none_or(|f| f.contains(&flow))
+    }
+
+    /// Appends one event.
+    pub fn record(&mut self, now: Instant, event: &Event<'_>) {
+        let mut buf = [0u8; MAX_FRAME];
+        // Events from the simulator carry at most MAX_HOPS hops (the
+        // telemetry formats enforce it), so they always encode.
+        if let Ok(n) = codec::encode_event(now, event, &mut buf) {
+            self.bytes.extend_from_slice(&buf[..n]);
+            self.events += 1;
+        }
+    }
+
+    /// Events recorded.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// The trace: configuration, events, halt.
+    pub fn finish(mut self) -> Vec<u8> {
+        let mut buf = [0u8; MAX_FRAME];
+        let n = codec::encode_halt(&mut buf).expect("a halt frame fits");
+        self.bytes.extend_from_slice(&buf[..n]);
+        self.bytes
+    }
+}

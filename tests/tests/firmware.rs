@@ -1,0 +1,281 @@
+//! Host vs firmware: event traces recorded by hal-sim (and one built here,
+//! for five hops, which the simulator's topologies do not have) are replayed
+//! into the `replay` image of nic-firmware on QEMU's riscv32 and riscv64
+//! `virt` machines; every answer must equal, byte for byte, what the host
+//! engine answers to the same trace.
+//!
+//! Needs `qemu-system-riscv32`/`-riscv64` (Debian's qemu-system-misc) and
+//! the RISC-V targets; `./scripts/test.sh` installs both. Each trace is
+//! also checked to exercise its mode (e.g. the LDCP incast trace contains
+//! timer releases of windows below one packet), so a trace that stopped
+//! covering what it names fails.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use cc_core::prelude::*;
+use cc_core::wire::codec::{self, FrameKind, MAX_FRAME};
+use hal_sim::{scenario, world::World};
+
+const TARGETS: [&str; 2] = ["riscv32imac-unknown-none-elf", "riscv64imac-unknown-none-elf"];
+
+fn firmware_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../nic-firmware")
+}
+
+/// Builds the replay image for both targets once per test run.
+fn images() -> &'static [PathBuf; 2] {
+    static IMAGES: OnceLock<[PathBuf; 2]> = OnceLock::new();
+    IMAGES.get_or_init(|| {
+        TARGETS.map(|t| {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--release", "--bin", "replay", "--target", t])
+                .current_dir(firmware_dir())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building the {t} replay image failed");
+            firmware_dir().join("target").join(t).join("release/replay")
+        })
+    })
+}
+
+/// Runs `trace` through the firmware image; returns its UART output.
+fn run_firmware(image: &Path, trace: &[u8]) -> Vec<u8> {
+    let mut child = Command::new(firmware_dir().join("scripts/qemu.sh"))
+        .arg(image)
+        .env("QEMU_TIMEOUT", "240")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("qemu.sh starts (is qemu-system-misc installed?)");
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = trace.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let mut out = Vec::new();
+    child.stdout.take().expect("piped").read_to_end(&mut out).expect("read QEMU's stdout");
+    writer.join().expect("writer thread").expect("QEMU took the whole trace");
+    let status = child.wait().expect("QEMU exits");
+    assert!(status.success(), "{}: firmware verdict {status} (1: it saw a bad frame, 124: timeout)", image.display());
+    out
+}
+
+/// One engine answer: the flow and its decision or refusal.
+type Answer = (FlowId, Result<Decision, Error>);
+
+/// What the host engine answers to `trace`, and the decoded answers.
+fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
+    let default = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
+    let mut engine: Box<Engine<AnyController<5>, 1024>> = Box::new(Engine::new(default).unwrap());
+    let (mut out, mut answers, mut at) = (Vec::new(), Vec::new(), 0);
+    let mut buf = [0u8; MAX_FRAME];
+    loop {
+        let f = codec::read_frame(&trace[at..]).expect("traces are well formed");
+        at += f.len;
+        match f.kind {
+            FrameKind::Config => {
+                *engine = Engine::new(codec::decode_config(&f).unwrap()).unwrap();
+                out.extend_from_slice(&trace[at - f.len..at]);
+            }
+            FrameKind::Event => {
+                let ev = codec::decode_event(&f).unwrap();
+                let event = ev.event();
+                let answer = engine.handle(ev.now, &event);
+                let n = codec::encode_answer(event.flow, &answer, &mut buf).unwrap();
+                out.extend_from_slice(&buf[..n]);
+                answers.push((event.flow, answer));
+            }
+            FrameKind::Halt => return (out, answers),
+            FrameKind::Decision | FrameKind::Refusal => panic!("an answer in a trace"),
+        }
+    }
+}
+
+/// Replays `trace` on both images and compares every byte; returns the
+/// host's decoded answers for the mode checks.
+fn equivalent(name: &str, trace: &[u8]) -> Vec<Answer> {
+    let (expected, answers) = host_answers(trace);
+    for image in images() {
+        let got = run_firmware(image, trace);
+        if got != expected {
+            let at = got.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(got.len().min(expected.len()));
+            panic!(
+                "{name} on {}: firmware output differs from the host engine at byte {at} of {} (firmware sent {} bytes)",
+                image.display(),
+                expected.len(),
+                got.len()
+            );
+        }
+        eprintln!("{name}: {} events, {} answer bytes identical on {}", answers.len(), expected.len(), image.display());
+    }
+    answers
+}
+
+/// Which engine of a flow to record.
+#[derive(Clone, Copy)]
+enum Side {
+    Sender,
+    Receiver,
+    /// Every sender host merged: flows have distinct ids and LDCP keeps no
+    /// receiver state.
+    AllSenders,
+}
+
+/// Records every event one host's engine handles in a short run of a
+/// scenario given as TOML: the host sending flow 0, the one receiving it,
+/// or all senders.
+fn record(toml: &str, side: Side) -> Vec<u8> {
+    let s = scenario::parse(toml, "trace.toml").unwrap_or_else(|e| panic!("{e}"));
+    let mut w = World::new(&s, Path::new("."), "trace.toml").unwrap();
+    let host = match side {
+        Side::Sender => Some(w.flows[0].src_host),
+        Side::Receiver => Some(w.flows[0].dst_host),
+        Side::AllSenders => None,
+    };
+    w.record(host, None);
+    w.run(|_| {});
+    w.trace.take().unwrap().finish()
+}
+
+fn scenario_toml(senders: u32, stop_ms: f64, nic: &str, cc: &str, bytes: u64) -> String {
+    format!(
+        r#"name = "trace"
+stop_ms = {stop_ms}
+[topology]
+kind = "incast"
+senders = {senders}
+link_gbps = 100
+link_delay_ns = 1000
+[switch]
+ecn_kmin_bytes = 5000
+ecn_kmax_bytes = 40000
+ecn_pmax = 0.2
+drop_k_bytes = 20000
+[nic]
+{nic}
+[cc]
+{cc}
+[workload]
+kind = "incast"
+bytes = {bytes}
+"#
+    )
+}
+
+fn count(answers: &[Answer], f: impl Fn(&Decision) -> bool) -> usize {
+    answers.iter().filter(|(_, a)| a.as_ref().is_ok_and(&f)).count()
+}
+
+#[test]
+fn hpcc_one_hop_inband() {
+    let trace = record(&scenario_toml(2, 0.3, "", "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50", 1_000_000), Side::Sender);
+    let a = equivalent("HPCC++ 1 hop", &trace);
+    assert!(a.len() > 500);
+    assert!(a.iter().all(|(_, d)| d.is_ok()), "the sender takes every event");
+    // The window moved away from W_init: ComputeWind ran.
+    let windows: std::collections::BTreeSet<u32> = a.iter().filter_map(|(_, d)| d.as_ref().ok().map(|d| d.window.to_bits())).collect();
+    assert!(windows.len() > 100, "{} distinct windows", windows.len());
+}
+
+#[test]
+fn hpcc_probe_mode() {
+    let toml = scenario_toml(2, 0.3, "", "algorithm = \"hpcc\"\nmode = \"probe\"", 1_000_000);
+    let a = equivalent("HPCC++ probe mode, sender", &record(&toml, Side::Sender));
+    assert!(count(&a, |d| d.request == Request::Probe) > 10, "probe requests");
+    let a = equivalent("HPCC++ probe mode, responder", &record(&toml, Side::Receiver));
+    assert!(count(&a, |d| matches!(d.request, Request::ProbeReply { .. })) > 10, "probe replies");
+}
+
+#[test]
+fn rx_hpcc() {
+    let toml = scenario_toml(2, 0.3, "", "algorithm = \"hpcc\"\nmode = \"rx_hpcc\"", 1_000_000);
+    let a = equivalent("Rx-HPCC, receiver", &record(&toml, Side::Receiver));
+    assert!(count(&a, |d| matches!(d.request, Request::Feedback { .. })) > 10, "receiver feedback");
+    let a = equivalent("Rx-HPCC, sender", &record(&toml, Side::Sender));
+    assert!(a.iter().all(|(_, d)| d.is_ok()), "the sender takes every event");
+}
+
+#[test]
+fn ldcp_pawa_and_fast_start() {
+    let cc = "algorithm = \"ldcp\"\nalpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true";
+    let trace = record(&scenario_toml(2, 0.5, "telemetry = \"none\"", cc, 2_000_000), Side::Sender);
+    let a = equivalent("LDCP 2-to-1", &trace);
+    // Fast start: first-RTT packets Not-ECT, later ones ECN-capable.
+    assert!(count(&a, |d| d.ecn == Ecn::NotEct) > 10);
+    assert!(count(&a, |d| d.ecn == Ecn::Ect) > 100);
+}
+
+#[test]
+fn ldcp_below_one_packet() {
+    let cc = "algorithm = \"ldcp\"\nalpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true";
+    let trace = record(&scenario_toml(200, 0.4, "telemetry = \"none\"", cc, 100_000), Side::AllSenders);
+    let a = equivalent("LDCP 200-to-1", &trace);
+    assert!(count(&a, |d| d.request == Request::ReleaseOne) > 100, "timer releases below one packet");
+    assert!(count(&a, |d| d.window.to_bits() < Window::from_bytes(1000).to_bits()) > 100, "windows below one MTU");
+}
+
+#[test]
+fn ldcp_cnp_variant() {
+    let cc = "algorithm = \"ldcp_rate\"\nalpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true";
+    let trace = record(&scenario_toml(4, 0.4, "telemetry = \"none\"", cc, 1_000_000), Side::Sender);
+    let a = equivalent("LDCP CNP variant", &trace);
+    assert!(count(&a, |d| d.request == Request::Probe) > 10, "RTT probes");
+}
+
+/// Five hops: built here (the simulator's topologies have at most three
+/// switch hops on a path), with 20-bit counters wrapping many times.
+#[test]
+fn hpcc_five_hops() {
+    let mut out = Vec::new();
+    let mut buf = [0u8; MAX_FRAME];
+    let cfg = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
+    let n = codec::encode_config(&cfg, &mut buf).unwrap();
+    out.extend_from_slice(&buf[..n]);
+    let mut push = |now: u64, kind: EventKind<'_>, out: &mut Vec<u8>| {
+        let n = codec::encode_event(Instant::from_nanos(now), &Event { flow: FlowId(9), kind }, &mut buf).unwrap();
+        out.extend_from_slice(&buf[..n]);
+    };
+    let p = FlowParams {
+        algorithm: Algorithm::Hpcc,
+        base_rtt: BaseRtt::from_nanos(12_000).unwrap(),
+        line_rate: LinkSpeed::from_gbps(100),
+        start_seq: Seq(0),
+    };
+    push(0, EventKind::Start(p), &mut out);
+    let mut hops: Vec<HopSample> = (0..5)
+        .map(|i| HopSample {
+            ts: 0,
+            tx: 0,
+            qlen_bytes: 0,
+            sojourn_ns: 0,
+            bandwidth: LinkSpeed::from_gbps(if i == 3 { 100 } else { 400 }),
+            id: i,
+            widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
+            tx_utilization: None,
+        })
+        .collect();
+    let (mut rng, mut q, mut t) = (0x2545_F491_4F6C_DD1Du64, 0i64, 0u64);
+    for i in 0..2000u32 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let dt = 600 + (rng % 600) as u32;
+        q = (q + (rng >> 32) as i64 % 3000 - 1400).clamp(0, 400_000);
+        t += dt as u64;
+        for h in hops.iter_mut() {
+            h.ts = h.ts.wrapping_add(dt) & 0xFF_FFFF;
+            h.tx = h.tx.wrapping_add(dt * 100 / 8 / 64 + (rng % 7) as u32) & 0xF_FFFF;
+            h.qlen_bytes = if h.id == 3 { q as u32 } else { (q / 8) as u32 };
+        }
+        let seq = Seq(i * 1000);
+        push(t, EventKind::Sent { seq: seq.add(150_000), len: 1000, end: MessageEnd::More }, &mut out);
+        let ack = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: &hops, rtt_ns: None };
+        push(t, EventKind::Ack(ack), &mut out);
+    }
+    let n = codec::encode_halt(&mut buf).unwrap();
+    out.extend_from_slice(&buf[..n]);
+    let a = equivalent("HPCC++ 5 hops", &out);
+    let windows: std::collections::BTreeSet<u32> = a.iter().filter_map(|(_, d)| d.as_ref().ok().map(|d| d.window.to_bits())).collect();
+    assert!(windows.len() > 100, "{} distinct windows", windows.len());
+}
