@@ -51,10 +51,17 @@ impl World {
     fn engine(&mut self, host: u32, flow: u32, kind: EventKind<'_>) -> Option<Decision> {
         let now = Instant::from_nanos(self.now / PS_PER_NS);
         let event = Event { flow: FlowId(flow), kind };
-        if let Some(t) = self.trace.as_mut().filter(|t| t.wants(host, flow)) {
+        if let Some(t) = self.trace.as_mut().filter(|t| t.selection.wants(host, flow)) {
             t.record(now, &event);
         }
-        match self.hosts[host as usize].engine.handle(now, &event) {
+        let answer = match self.cosim.as_mut().filter(|f| f.failure.is_none() && f.selection.wants(host, flow)) {
+            Some(fw) => fw.handle(now, &event).unwrap_or_else(|e| {
+                fw.failure = Some(e);
+                Err(Error::NotApplicable)
+            }),
+            None => self.hosts[host as usize].engine.handle(now, &event),
+        };
+        match answer {
             Ok(d) => Some(d),
             Err(_) => {
                 self.metrics.counters.engine_refusals += 1;

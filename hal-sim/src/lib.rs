@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod cc;
+pub mod cosim;
 pub mod event;
 mod host;
 pub mod metrics;

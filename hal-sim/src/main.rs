@@ -1,10 +1,11 @@
-//! `hal-sim run SCENARIO.toml [--json FILE] [--out DIR]`
+//! `hal-sim run SCENARIO.toml [--json FILE] [--out DIR] [--record FILE] [--cosim ELF]`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use hal_sim::trace::Selection;
 use hal_sim::{report, scenario, world::World};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -32,11 +33,29 @@ enum Cmd {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Record the engine events of the selected host and flows here, in
+        /// the firmware codec (replay it into nic-firmware's `replay` image).
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// Run the selected host and flows' congestion control in this
+        /// nic-firmware `replay` image under QEMU (co-simulation).
+        #[arg(long, value_name = "ELF")]
+        cosim: Option<PathBuf>,
+        /// The QEMU runner for --cosim.
+        #[arg(long, value_name = "SCRIPT", default_value = "nic-firmware/scripts/qemu.sh")]
+        runner: PathBuf,
+        /// The host whose engine --record/--cosim take (default: every host;
+        /// name one when a flow also has receiver state: Rx-HPCC, probe mode).
+        #[arg(long)]
+        host: Option<u32>,
+        /// The flows --record/--cosim take, e.g. 0,3 (default: all).
+        #[arg(long, value_delimiter = ',')]
+        flows: Option<Vec<u32>>,
     },
 }
 
 fn main() -> ExitCode {
-    let Cmd::Run { scenario: path, json, out, quiet } = Cli::parse().cmd;
+    let Cmd::Run { scenario: path, json, out, quiet, record, cosim, runner, host, flows } = Cli::parse().cmd;
     let s = match scenario::load(&path) {
         Ok(s) => s,
         Err(e) => {
@@ -52,6 +71,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let selection = Selection { host, flows };
+    if record.is_some() {
+        w.record(selection.clone());
+    }
+    if let Some(elf) = &cosim {
+        if let Err(e) = w.cosimulate(&runner, elf, selection) {
+            eprintln!("error: co-simulation: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let stop = w.cfg.stop_ps;
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(stop / 1_000) };
     bar.set_style(
@@ -65,6 +94,23 @@ fn main() -> ExitCode {
     bar.finish_and_clear();
     let sum = report::summary(&w, &s.name, wall);
     println!("{}", report::table(&sum));
+    if let Some(fw) = w.cosim.take() {
+        match fw.finish() {
+            Ok(n) => println!("co-simulation: the firmware answered {n} events"),
+            Err(e) => {
+                eprintln!("error: co-simulation: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if let (Some(file), Some(t)) = (&record, w.trace.take()) {
+        let n = t.events();
+        if let Err(e) = std::fs::write(file, t.finish()) {
+            eprintln!("error: {}: {e}", file.display());
+            return ExitCode::FAILURE;
+        }
+        println!("recorded {n} engine events to {}", file.display());
+    }
     if let Some(j) = json {
         let text = serde_json::to_string_pretty(&sum).expect("summary serializes");
         if let Err(e) = std::fs::write(&j, text + "\n") {

@@ -13,29 +13,39 @@
 use cc_core::prelude::*;
 use cc_core::wire::codec::{self, MAX_FRAME};
 
-/// Which host and flows to record, and the bytes so far.
+/// Which engine events: those of `flows` (all if `None`) at `host` (every
+/// host if `None`: right only when no flow has state at two hosts, as with
+/// LDCP or HPCC++ with telemetry on data packets).
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// The host whose engine, or all.
+    pub host: Option<u32>,
+    /// The flows, or all.
+    pub flows: Option<Vec<u32>>,
+}
+
+impl Selection {
+    /// Whether events of `flow` at `host` are selected.
+    pub fn wants(&self, host: u32, flow: u32) -> bool {
+        self.host.is_none_or(|h| h == host) && self.flows.as_ref().is_none_or(|f| f.contains(&flow))
+    }
+}
+
+/// Which events to record, and the bytes so far.
 #[derive(Clone, Debug)]
 pub struct TraceRecorder {
-    host: Option<u32>,
-    flows: Option<Vec<u32>>,
+    /// What is recorded.
+    pub selection: Selection,
     bytes: Vec<u8>,
     events: u64,
 }
 
 impl TraceRecorder {
-    /// Records `flows` (all flows if `None`) at `host`'s engine, which is
-    /// configured with `cfg`. `host: None` merges every host's events into
-    /// one trace: right only when no flow has state at two hosts (LDCP, or
-    /// HPCC++ with telemetry on data packets).
-    pub fn new(cfg: &AnyConfig, host: Option<u32>, flows: Option<Vec<u32>>) -> Self {
+    /// Records the selected events of engines configured with `cfg`.
+    pub fn new(cfg: &AnyConfig, selection: Selection) -> Self {
         let mut buf = [0u8; MAX_FRAME];
         let n = codec::encode_config(cfg, &mut buf).expect("a configuration fits one frame");
-        TraceRecorder { host, flows, bytes: buf[..n].to_vec(), events: 0 }
-    }
-
-    /// Whether events of `flow` at `host` are recorded.
-    pub fn wants(&self, host: u32, flow: u32) -> bool {
-        self.host.is_none_or(|h| h == host) && self.flows.as_ref().is_none_or(|f| f.contains(&flow))
+        TraceRecorder { selection, bytes: buf[..n].to_vec(), events: 0 }
     }
 
     /// Appends one event.

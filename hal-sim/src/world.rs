@@ -179,6 +179,8 @@ pub struct World {
     pub(crate) last_window_ps: Ps,
     /// Event trace being recorded, if any (see [`World::record`]).
     pub trace: Option<crate::trace::TraceRecorder>,
+    /// Firmware running some flows' congestion control (co-simulation).
+    pub cosim: Option<crate::cosim::Firmware>,
 }
 
 /// Time constant of the switches' tx utilization estimate (INT-MD).
@@ -255,6 +257,7 @@ impl World {
             last_delivered: vec![0; specs.len()],
             last_window_ps: 0,
             trace: None,
+            cosim: None,
         };
         for (i, f) in specs.iter().enumerate() {
             w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0));
@@ -340,13 +343,20 @@ impl World {
         }
     }
 
-    /// Records the events `host`'s engine (every host's if `None`, see
-    /// [`crate::trace::TraceRecorder::new`]) handles for `flows` (all if
-    /// `None`) from now on; take the trace with
+    /// Records the selected engine events from now on; take the trace with
     /// `world.trace.take().map(TraceRecorder::finish)`.
-    pub fn record(&mut self, host: Option<u32>, flows: Option<Vec<u32>>) {
+    pub fn record(&mut self, selection: crate::trace::Selection) {
         let cfg = *self.hosts[0].engine.config();
-        self.trace = Some(crate::trace::TraceRecorder::new(&cfg, host, flows));
+        self.trace = Some(crate::trace::TraceRecorder::new(&cfg, selection));
+    }
+
+    /// Runs the selected flows' congestion control in the firmware image
+    /// `elf` under `runner` (co-simulation); call before [`World::run`] and
+    /// take the firmware back with `world.cosim.take()` to finish it.
+    pub fn cosimulate(&mut self, runner: &Path, elf: &Path, selection: crate::trace::Selection) -> Result<(), String> {
+        let cfg = *self.hosts[0].engine.config();
+        self.cosim = Some(crate::cosim::Firmware::spawn(runner, elf, &cfg, selection)?);
+        Ok(())
     }
 
     /// Runs to completion or the stop time; `progress` is called with the

@@ -17,7 +17,8 @@ use std::sync::OnceLock;
 
 use cc_core::prelude::*;
 use cc_core::wire::codec::{self, FrameKind, MAX_FRAME};
-use hal_sim::{scenario, world::World};
+use hal_sim::trace::Selection;
+use hal_sim::{report, scenario, world::World};
 
 const TARGETS: [&str; 2] = ["riscv32imac-unknown-none-elf", "riscv64imac-unknown-none-elf"];
 
@@ -133,7 +134,7 @@ fn record(toml: &str, side: Side) -> Vec<u8> {
         Side::Receiver => Some(w.flows[0].dst_host),
         Side::AllSenders => None,
     };
-    w.record(host, None);
+    w.record(Selection { host, flows: None });
     w.run(|_| {});
     w.trace.take().unwrap().finish()
 }
@@ -278,4 +279,34 @@ fn hpcc_five_hops() {
     let a = equivalent("HPCC++ 5 hops", &out);
     let windows: std::collections::BTreeSet<u32> = a.iter().filter_map(|(_, d)| d.as_ref().ok().map(|d| d.window.to_bits())).collect();
     assert!(windows.len() > 100, "{} distinct windows", windows.len());
+}
+
+/// Co-simulation: flow 0's sender-side congestion control runs in the
+/// riscv32 firmware under QEMU; every figure of the run equals the
+/// in-process run's.
+#[test]
+fn cosimulation_equals_the_in_process_run() {
+    let toml = scenario_toml(2, 0.4, "", "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50", 400_000);
+    let s = scenario::parse(&toml, "cosim.toml").unwrap();
+    let run = |cosim: bool| {
+        let mut w = World::new(&s, Path::new("."), "cosim.toml").unwrap();
+        if cosim {
+            let sel = Selection { host: Some(w.flows[0].src_host), flows: Some(vec![0]) };
+            w.cosimulate(&firmware_dir().join("scripts/qemu.sh"), &images()[0], sel).unwrap();
+        }
+        w.run(|_| {});
+        let events = w.cosim.take().map(|fw| fw.finish().unwrap());
+        let mut sum = report::summary(&w, "cosim", 0.0);
+        sum.wall_s = 0.0;
+        sum.data_packets_per_s = 0.0;
+        (format!("{sum:?}"), format!("{:?}", report::flow_results(&w)), events)
+    };
+    let (local, local_flows, _) = run(false);
+    let (hil, hil_flows, events) = run(true);
+    let events = events.unwrap();
+    assert!(events > 300, "the firmware answered {events} events");
+    assert!(local_flows.contains("fct_ns: Some"), "flows finish: {local_flows}");
+    assert_eq!(hil_flows, local_flows, "per-flow results");
+    assert_eq!(hil, local, "summary");
+    eprintln!("co-simulation: {events} events of flow 0 answered by the riscv32 firmware; summary and per-flow results equal");
 }
