@@ -21,7 +21,7 @@ if ! command -v rustup >/dev/null 2>&1; then
   exit 1
 fi
 rustup toolchain install "$toolchain" --profile minimal \
-  --component rustfmt --component clippy \
+  --component rustfmt --component clippy --component llvm-tools \
   --target riscv32imac-unknown-none-elf --target riscv64imac-unknown-none-elf
 
 step "QEMU for the RISC-V firmware (Debian's qemu-system-misc)"
@@ -56,6 +56,14 @@ step "unit, property, interop, simulator, scenario and firmware-equivalence test
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --features cc-core/reference 2>&1 | tee "$log"
+
+step "nic-firmware: no reachable panic (panic-never link check) and worst-case stack bound"
+objdump="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-objdump"
+for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
+  (cd nic-firmware && cargo build --release --bin replay --no-default-features --features panic-never --target "$target")
+  # The stack bound must leave room in the 4 MiB RAM of memory.x: limit 1 MiB.
+  python3 nic-firmware/tools/stack_bound.py "$objdump" "nic-firmware/target/$target/release/replay" 1048576
+done
 
 step "cc-core: no_std release builds for the soft cores"
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do

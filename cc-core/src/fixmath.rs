@@ -38,8 +38,7 @@ pub(crate) fn ratio_q24(num: u64, den: u64) -> Option<u64> {
 /// `W_raw < 2^32` and `5·10^8 < 2^29`, so the product stays below 2^61.
 /// Rounded down: the flow never paces faster than its window allows.
 pub(crate) fn window_rate(w: Window, t: BaseRtt) -> Rate {
-    // T ≥ BaseRtt::MIN_NS > 0 by construction.
-    Rate::from_bps(w.to_bits() as u64 * 500_000_000 / t.as_nanos() as u64)
+    Rate::from_bps(w.to_bits() as u64 * 500_000_000 / t.as_divisor())
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@
 //! bit-identical results.
 
 use core::fmt;
+use core::num::NonZeroU64;
 use fixed::types::{U16F16, U28F4, U40F24, U8F24};
 
 /// A point in time: nanoseconds since an epoch chosen by the caller.
@@ -84,6 +85,16 @@ impl BaseRtt {
     /// T in nanoseconds (always within `MIN_NS ..= MAX_NS`).
     pub const fn as_nanos(self) -> u32 {
         self.0
+    }
+
+    /// T in nanoseconds as a divisor: dividing by a `NonZeroU64` has no
+    /// divide-by-zero branch, which the firmware's no-panic check relies on.
+    pub const fn as_divisor(self) -> NonZeroU64 {
+        match NonZeroU64::new(self.0 as u64) {
+            Some(t) => t,
+            // Unreachable: from_nanos never builds T below MIN_NS.
+            None => NonZeroU64::MIN,
+        }
     }
 }
 

@@ -8,6 +8,12 @@
 
 pub mod uart;
 
+// The panic handler: semihosting's (message, non-zero exit) or, for the
+// no-panic proof, panic-never's, which fails the link if any panic path
+// survived optimization.
+#[cfg(feature = "panic-never")]
+use panic_never as _;
+
 /// Retired instructions so far (`minstret`, 64 bits on both XLENs).
 /// Exact and repeatable when QEMU runs with `-icount shift=0`.
 #[inline(always)]

@@ -348,8 +348,7 @@ impl<const H: usize> HpccCore<H> {
         }
         let t = self.t.as_nanos();
         let tau = tau.min(t) as u64;
-        let t = t as u64;
-        let u_new = Utilization::from_bits((self.utilization().to_bits() * (t - tau) + u_max * tau) / t);
+        let u_new = Utilization::from_bits((self.utilization().to_bits() * (t as u64 - tau) + u_max * tau) / self.t.as_divisor());
         self.set_utilization(u_new);
         self.record(cfg, hops, sig);
         Ok(Measured::Updated(u_new))

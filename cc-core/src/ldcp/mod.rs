@@ -57,6 +57,16 @@ pub struct LdcpConfig {
 }
 
 impl LdcpConfig {
+    /// The MTU as a divisor (≥ 64 once validated; 1 if not): dividing by a
+    /// `NonZeroU64` has no divide-by-zero branch, which the firmware's
+    /// no-panic check relies on.
+    pub const fn mtu_divisor(&self) -> core::num::NonZeroU64 {
+        match core::num::NonZeroU64::new(self.mtu as u64) {
+            Some(m) => m,
+            None => core::num::NonZeroU64::MIN,
+        }
+    }
+
     /// Smallest accepted gamma, 2^-10: keeps RTT/cw below 2^30 ns.
     pub const MIN_GAMMA_BITS: u32 = 1 << (Fraction::FRAC_BITS - 10);
 

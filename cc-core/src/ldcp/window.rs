@@ -246,7 +246,7 @@ impl Ldcp {
             return self.decision(cfg);
         }
         // n in 2^-16 packets, at most 2^32 − 1 (65535 packets per ACK).
-        let n = ((newly as u64) << Packets::FRAC_BITS) / cfg.mtu as u64;
+        let n = ((newly as u64) << Packets::FRAC_BITS) / cfg.mtu_divisor();
         let n = n.min(u32::MAX as u64);
         let old = self.cw;
         let gamma = cfg.gamma_packets();
@@ -326,7 +326,7 @@ impl Ldcp {
         if self.phase() == Phase::FastStart {
             let acked = self.snd_una.bytes_since(Seq(self.aux)) as u64;
             self.enter_stable();
-            let cw = (acked << Packets::FRAC_BITS) / cfg.mtu as u64;
+            let cw = (acked << Packets::FRAC_BITS) / cfg.mtu_divisor();
             self.cw = Packets::from_bits_saturating(cw).max(cfg.gamma_packets());
         }
         let mut d = self.after_cw_change(cfg, now, old);

@@ -153,7 +153,7 @@ impl<'a> Writer<'a> {
         if end + CRC_LEN > self.out.len() {
             return Err(WireError::BufferTooSmall);
         }
-        self.out[self.at..end].copy_from_slice(b);
+        self.out.get_mut(self.at..end).ok_or(WireError::BufferTooSmall)?.copy_from_slice(b);
         self.at = end;
         Ok(())
     }
@@ -193,10 +193,11 @@ impl<'a> Writer<'a> {
     }
     fn finish(self) -> Result<usize> {
         let n = self.at - HEADER_LEN;
-        self.out[4..6].copy_from_slice(&(n as u16).to_be_bytes());
-        let crc = CASTAGNOLI.checksum(&self.out[..self.at]);
-        self.out[self.at..self.at + CRC_LEN].copy_from_slice(&crc.to_be_bytes());
-        Ok(self.at + CRC_LEN)
+        self.out.get_mut(4..6).ok_or(WireError::BufferTooSmall)?.copy_from_slice(&(n as u16).to_be_bytes());
+        let crc = CASTAGNOLI.checksum(self.out.get(..self.at).ok_or(WireError::BufferTooSmall)?);
+        let end = self.at + CRC_LEN;
+        self.out.get_mut(self.at..end).ok_or(WireError::BufferTooSmall)?.copy_from_slice(&crc.to_be_bytes());
+        Ok(end)
     }
 }
 

@@ -61,7 +61,7 @@ impl UartRx {
     /// buffer.
     fn next_frame(&mut self) -> Result<codec::EventBuf, Control> {
         loop {
-            match codec::read_frame(&self.buf[..self.len]) {
+            match codec::read_frame(self.filled()) {
                 Ok(f) => {
                     let used = f.len;
                     let next = match f.kind {
@@ -85,22 +85,46 @@ impl UartRx {
                 }
                 Err(WireError::Truncated) => {
                     let b = self.uart.read_byte();
-                    self.buf[self.len] = b;
-                    self.len += 1;
+                    match self.buf.get_mut(self.len) {
+                        Some(slot) => {
+                            *slot = b;
+                            self.len += 1;
+                        }
+                        // Unreachable: read_frame refuses a length above
+                        // MAX_FRAME before the buffer fills. Start over.
+                        None => {
+                            self.bad_frames += 1;
+                            self.len = 0;
+                        }
+                    }
                 }
                 Err(_) => {
                     self.bad_frames += 1;
-                    let skip = codec::resync(&self.buf[..self.len]);
+                    let skip = codec::resync(self.filled());
                     self.consume(skip);
                 }
             }
         }
     }
 
+    /// The bytes received and not yet consumed.
+    fn filled(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Drops the first `n` bytes. Written with `get` so that no index can
+    /// panic (the image is checked for panic paths).
     fn consume(&mut self, n: usize) {
-        let n = n.min(self.len);
-        self.buf.copy_within(n..self.len, 0);
-        self.len -= n;
+        let len = self.len.min(self.buf.len());
+        let n = n.min(len);
+        for i in n..len {
+            if let Some(&b) = self.buf.get(i) {
+                if let Some(d) = self.buf.get_mut(i - n) {
+                    *d = b;
+                }
+            }
+        }
+        self.len = len - n;
     }
 }
 
@@ -122,8 +146,8 @@ impl EventSource for UartRx {
 impl UartTx {
     fn send(&mut self, flow: FlowId, answer: &Result<Decision, Error>) {
         let mut out = [0u8; MAX_FRAME];
-        if let Ok(n) = codec::encode_answer(flow, answer, &mut out) {
-            self.uart.write_all(&out[..n]);
+        if let Some(frame) = codec::encode_answer(flow, answer, &mut out).ok().and_then(|n| out.get(..n)) {
+            self.uart.write_all(frame);
         }
     }
 }
@@ -154,7 +178,7 @@ fn main() -> ! {
                 match Engine::new(cfg) {
                     Ok(e) => {
                         engine = e;
-                        tx.uart.write_all(&rx.buf[..used]);
+                        tx.uart.write_all(rx.buf.get(..used).unwrap_or(&[]));
                     }
                     Err(e) => tx.send(codec::CONFIG_FLOW, &Err(e)),
                 }
