@@ -28,7 +28,7 @@ INSN = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
 
 def imm20(text):
     """A lui/auipc immediate as objdump prints it (0 ..= 2^20 - 1), sign-extended."""
-    v = int(text)
+    v = int(text, 0)
     return v - (1 << 20) if v >= 1 << 19 else v
 
 
@@ -53,7 +53,7 @@ def parse(dis):
             continue
         addr, op, args = int(m.group(1), 16), m.group(2), [a.strip() for a in m.group(3).split(',')]
         if op == 'addi' and len(args) == 3 and args[0] == 'sp' and args[1] == 'sp':
-            n = int(args[2])
+            n = int(args[2], 0)
             if n < 0:
                 cur['frame'] += -n
         elif op == 'lui' and len(args) == 2:
@@ -61,15 +61,15 @@ def parse(dis):
         elif op == 'auipc' and len(args) == 2:
             regs[args[0]] = (addr + (imm20(args[1]) << 12)) & mask
         elif op in ('addi', 'addiw') and len(args) == 3 and args[1] in regs and args[0] != 'sp':
-            regs[args[0]] = (regs[args[1]] + int(args[2])) & mask
+            regs[args[0]] = (regs[args[1]] + int(args[2], 0)) & mask
         elif op == 'sub' and len(args) == 3 and args[0] == 'sp' and args[1] == 'sp':
             cur['frame'] += regs.get(args[2], 1 << 40)
         elif op in ('jalr', 'jr'):
-            target = args[-1]
-            mm = re.match(r'(-?\d+)\((\w+)\)', target) or re.match(r'()(\w+)$', target)
+            target = args[-1].split(' ')[0]  # newer objdumps append "<symbol>"
+            mm = re.match(r'(-?(?:0x[0-9a-f]+|\d+))\((\w+)\)', target) or re.match(r'()(\w+)$', target)
             base = mm.group(2) if mm else None
             if base in regs:
-                cur['calls'].add((regs[base] + int(mm.group(1) or 0)) & mask)
+                cur['calls'].add((regs[base] + int(mm.group(1) or "0", 0)) & mask)
             elif op == 'jr':
                 # A return (jr ra), or a jump table of a `match` inside this
                 # function (rustc emits tables of local labels only).
