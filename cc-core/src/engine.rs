@@ -43,6 +43,17 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         Ok(Engine { cfg, flows: FnvIndexMap::new(), stats: Stats::default() })
     }
 
+    /// Replaces the configuration and empties the table and the counters,
+    /// in place (a firmware need not hold a second table while it
+    /// reconfigures). A config out of range is refused and changes nothing.
+    pub fn reset(&mut self, cfg: C::Config) -> Result<(), Error> {
+        C::validate(&cfg)?;
+        self.cfg = cfg;
+        self.flows.clear();
+        self.stats = Stats::default();
+        Ok(())
+    }
+
     /// The shared parameters.
     pub fn config(&self) -> &C::Config {
         &self.cfg
@@ -122,5 +133,36 @@ impl<C: Controller, const N: usize> Engine<C, N> {
                 state.on_event(&self.cfg, now, kind)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Algorithm, EventKind, FlowParams};
+    use crate::ldcp::{Ldcp, LdcpConfig};
+    use crate::units::{BaseRtt, Instant, LinkSpeed, Seq};
+
+    #[test]
+    fn reset_refuses_a_bad_config_and_otherwise_empties_the_table() {
+        let mut e: Engine<Ldcp, 4> = Engine::new(LdcpConfig::draft_default()).unwrap();
+        let p = FlowParams {
+            algorithm: Algorithm::Ldcp,
+            base_rtt: BaseRtt::from_nanos(8_000).unwrap(),
+            line_rate: LinkSpeed::from_gbps(100),
+            start_seq: Seq(0),
+        };
+        e.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).unwrap();
+        let mut bad = LdcpConfig::draft_default();
+        bad.mtu = 0;
+        assert_eq!(e.reset(bad), Err(Error::InvalidParams));
+        assert_eq!(e.len(), 1);
+        assert_eq!(e.config(), &LdcpConfig::draft_default());
+        let mut other = LdcpConfig::draft_default();
+        other.mtu = 4096;
+        assert_eq!(e.reset(other), Ok(()));
+        assert!(e.is_empty());
+        assert_eq!(e.config().mtu, 4096);
+        assert_eq!(e.stats(), Stats::default());
     }
 }

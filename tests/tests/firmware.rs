@@ -76,7 +76,7 @@ fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
         at += f.len;
         match f.kind {
             FrameKind::Config => {
-                *engine = Engine::new(codec::decode_config(&f).unwrap()).unwrap();
+                engine.reset(codec::decode_config(&f).unwrap()).unwrap();
                 out.extend_from_slice(&trace[at - f.len..at]);
             }
             FrameKind::Event => {

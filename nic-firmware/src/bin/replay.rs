@@ -12,7 +12,8 @@
 //! `UartTx` the scheduler port (answers encoded back), and `cc_core::hal::pump`
 //! the loop, as in the simulator.
 //!
-//! A configuration frame replaces the engine (and its flows); a refused one
+//! A configuration frame resets the engine in place (new parameters, no
+//! flows); a refused one
 //! is answered by a refusal for flow 0xFFFF_FFFF. A frame with a bad CRC,
 //! length or tag is skipped (the reader resyncs on the next magic) and
 //! counted. At the halt frame the image exits through semihosting with 0
@@ -175,11 +176,8 @@ fn main() -> ! {
         pump(&mut engine, &mut rx, &mut tx);
         match rx.control.take() {
             Some(Control::Config(cfg, used)) => {
-                match Engine::new(cfg) {
-                    Ok(e) => {
-                        engine = e;
-                        tx.uart.write_all(rx.buf.get(..used).unwrap_or(&[]));
-                    }
+                match engine.reset(cfg) {
+                    Ok(()) => tx.uart.write_all(rx.buf.get(..used).unwrap_or(&[])),
                     Err(e) => tx.send(codec::CONFIG_FLOW, &Err(e)),
                 }
                 rx.consume(used);
