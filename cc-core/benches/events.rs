@@ -14,7 +14,11 @@ use std::hint::black_box;
 use std::time::Instant as Clock;
 
 use cc_core::prelude::*;
-use cc_core::reference::{HpccRef, HpccRefParams, LdcpRef, LdcpRefParams};
+use cc_core::reference::LdcpRef;
+
+#[path = "common/workload.rs"]
+mod workload;
+use workload::{hpcc_ack, hpcc_params, hpcc_ref, ldcp_ack, ldcp_setup, Telemetry};
 
 const EVENTS: usize = 1 << 16;
 const RUNS: usize = 7;
@@ -36,63 +40,10 @@ fn time_per_event(mut f: impl FnMut() -> usize) -> f64 {
     )
 }
 
-/// Telemetry for `hops` hops over `n` ACKs: a bottleneck at 90-110 % load.
+/// Telemetry for `hops` hops over `n` ACKs (see `workload::Telemetry`).
 fn telemetry(hops: usize, n: usize) -> Vec<Vec<HopSample>> {
-    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
-    let mut cur: Vec<HopSample> = (0..hops)
-        .map(|i| HopSample {
-            ts: 0,
-            tx: 0,
-            qlen_bytes: 0,
-            sojourn_ns: 0,
-            bandwidth: LinkSpeed::from_gbps(100),
-            id: i as u32,
-            widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
-            tx_utilization: None,
-        })
-        .collect();
-    let mut q = 0i64;
-    (0..n)
-        .map(|_| {
-            let dt = 800 + (next() % 400) as u32;
-            let load = 900 + (next() % 200) as i64;
-            q = (q + (load - 1000) * dt as i64 * 100 / 8000 / 1000).max(0);
-            for h in cur.iter_mut() {
-                h.ts = h.ts.wrapping_add(dt) & 0xFF_FFFF;
-                h.tx = h.tx.wrapping_add(dt * 100 / 8 / 64) & 0xF_FFFF;
-                h.qlen_bytes = q as u32;
-            }
-            cur.clone()
-        })
-        .collect()
-}
-
-fn hpcc_params() -> FlowParams {
-    FlowParams {
-        algorithm: Algorithm::Hpcc,
-        base_rtt: BaseRtt::from_nanos(12_000).unwrap(),
-        line_rate: LinkSpeed::from_gbps(100),
-        start_seq: Seq(0),
-    }
-}
-
-fn hpcc_ref() -> HpccRef {
-    let cfg = HpccConfig::draft_default();
-    HpccRef::new(HpccRefParams {
-        t_ns: 12_000.0,
-        eta: 0.95,
-        max_stage: cfg.max_stage as u32,
-        w_ai: 150_000.0 * 0.05 / 64.0,
-        w_min: 16.0,
-        w_init: 150_000.0,
-        sojourn: false,
-    })
+    let mut g = Telemetry::new();
+    (0..n).map(|_| g.next()[..hops].to_vec()).collect()
 }
 
 struct Row {
@@ -108,21 +59,18 @@ fn bench_hpcc_ack(hops: usize) -> Row {
     let tel = telemetry(hops, EVENTS);
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
-        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params()) }).unwrap();
+        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) }).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            let seq = Seq(i as u32 * 1000);
-            let ack = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: t, rtt_ns: None };
+            let ack = hpcc_ack(i as u32, t);
             black_box(eng.handle(Instant::from_nanos(i as u64 * 1000), &Event { flow: FlowId(1), kind: EventKind::Ack(ack) })).ok();
         }
         tel.len()
     });
     let cfg = HpccConfig::draft_default();
     let bare = time_per_event(|| {
-        let mut s = HpccSender::<5>::new(&cfg, &hpcc_params()).unwrap();
+        let mut s = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            let seq = Seq(i as u32 * 1000);
-            let ack = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: t, rtt_ns: None };
-            black_box(s.new_ack(&cfg, &ack)).ok();
+            black_box(s.new_ack(&cfg, &hpcc_ack(i as u32, t))).ok();
         }
         tel.len()
     });
@@ -145,8 +93,7 @@ fn bench_hpcc_ack(hops: usize) -> Row {
 
 fn bench_rx_hpcc() -> Row {
     let tel = telemetry(5, EVENTS);
-    let mut p = hpcc_params();
-    p.algorithm = Algorithm::HpccReceiver;
+    let p = hpcc_params(Algorithm::HpccReceiver);
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccReceiver<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
         eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).unwrap();
@@ -180,7 +127,7 @@ fn bench_probe_response() -> Row {
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<1>, 4> = Engine::new(cfg).unwrap();
-        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params()) }).unwrap();
+        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) }).unwrap();
         for (i, t) in tel.iter().enumerate() {
             let ev = Event { flow: FlowId(1), kind: EventKind::ProbeResponse { hop_index: 2, hop: t[0] } };
             black_box(eng.handle(Instant::from_nanos(i as u64 * 12_000), &ev)).ok();
@@ -188,7 +135,7 @@ fn bench_probe_response() -> Row {
         tel.len()
     });
     let bare = time_per_event(|| {
-        let mut s = HpccSender::<1>::new(&cfg, &hpcc_params()).unwrap();
+        let mut s = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)).unwrap();
         for (i, t) in tel.iter().enumerate() {
             black_box(s.on_probe_response(&cfg, Instant::from_nanos(i as u64 * 12_000), 2, &t[0])).ok();
         }
@@ -197,38 +144,21 @@ fn bench_probe_response() -> Row {
     Row { what: "HPCC++ probe response", engine_ns: fixed, fixed_ns: bare, reference_ns: None }
 }
 
-fn ldcp_setup() -> (LdcpConfig, FlowParams, LdcpRefParams) {
-    let mut cfg = LdcpConfig::draft_default();
-    cfg.fast_start = FastStart::Disabled;
-    let p = FlowParams {
-        algorithm: Algorithm::Ldcp,
-        base_rtt: BaseRtt::from_nanos(8_000).unwrap(),
-        line_rate: LinkSpeed::from_gbps(100),
-        start_seq: Seq(0),
-    };
-    let rp = LdcpRefParams { mtu: 1000.0, alpha: 1.0, beta: 0.5, gamma: 0.125, t_ns: 8_000.0, iw_pkts: 100.0, fast_start: false };
-    (cfg, p, rp)
-}
-
 fn bench_ldcp_ack() -> Row {
     let (cfg, p, rp) = ldcp_setup();
-    // ECE on every 8th ACK: cw hovers around 16 packets.
     let fixed = time_per_event(|| {
         let mut eng: Engine<Ldcp, 4> = Engine::new(cfg).unwrap();
         eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).unwrap();
         for i in 1..=EVENTS as u32 {
-            let ece = if i % 8 == 0 { EcnEcho::Marked } else { EcnEcho::NotMarked };
-            let ack = Ack { cum_ack: Seq(i * 1000), snd_nxt: Seq(i * 1000), ece, telemetry: &[], rtt_ns: None };
-            black_box(eng.handle(Instant::from_nanos(i as u64 * 100), &Event { flow: FlowId(1), kind: EventKind::Ack(ack) })).ok();
+            let ev = Event { flow: FlowId(1), kind: EventKind::Ack(ldcp_ack(i)) };
+            black_box(eng.handle(Instant::from_nanos(i as u64 * 100), &ev)).ok();
         }
         EVENTS
     });
     let bare = time_per_event(|| {
         let mut l = Ldcp::new(&cfg, &p).unwrap();
         for i in 1..=EVENTS as u32 {
-            let ece = if i % 8 == 0 { EcnEcho::Marked } else { EcnEcho::NotMarked };
-            let ack = Ack { cum_ack: Seq(i * 1000), snd_nxt: Seq(i * 1000), ece, telemetry: &[], rtt_ns: None };
-            black_box(l.on_ack(&cfg, Instant::from_nanos(i as u64 * 100), &ack));
+            black_box(l.on_ack(&cfg, Instant::from_nanos(i as u64 * 100), &ldcp_ack(i)));
         }
         EVENTS
     });

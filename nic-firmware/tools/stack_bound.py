@@ -77,8 +77,6 @@ def parse(dis):
             else:
                 cur['indirect'] = True
                 cur.setdefault('where', hex(addr))
-        elif op in ('ret', 'mret'):
-            pass
         elif op in ('jal', 'j', 'call', 'tail'):
             mm = re.search(r'0x([0-9a-f]+)', m.group(3))
             if mm:

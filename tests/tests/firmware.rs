@@ -197,10 +197,13 @@ fn rx_hpcc() {
     assert!(a.iter().all(|(_, d)| d.is_ok()), "the sender takes every event");
 }
 
+/// The LDCP `[cc]` settings of the LDCP traces (the draft's constants).
+const LDCP_CC: &str = "alpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true";
+
 #[test]
 fn ldcp_pawa_and_fast_start() {
-    let cc = "algorithm = \"ldcp\"\nalpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true";
-    let trace = record(&scenario_toml(2, 0.5, "telemetry = \"none\"", cc, 2_000_000), Side::Sender);
+    let cc = format!("algorithm = \"ldcp\"\n{LDCP_CC}");
+    let trace = record(&scenario_toml(2, 0.5, "telemetry = \"none\"", &cc, 2_000_000), Side::Sender);
     let a = equivalent("LDCP 2-to-1", &trace);
     // Fast start: first-RTT packets Not-ECT, later ones ECN-capable.
     assert!(count(&a, |d| d.ecn == Ecn::NotEct) > 10);
@@ -209,8 +212,8 @@ fn ldcp_pawa_and_fast_start() {
 
 #[test]
 fn ldcp_below_one_packet() {
-    let cc = "algorithm = \"ldcp\"\nalpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true";
-    let trace = record(&scenario_toml(200, 0.4, "telemetry = \"none\"", cc, 100_000), Side::AllSenders);
+    let cc = format!("algorithm = \"ldcp\"\n{LDCP_CC}");
+    let trace = record(&scenario_toml(200, 0.4, "telemetry = \"none\"", &cc, 100_000), Side::AllSenders);
     let a = equivalent("LDCP 200-to-1", &trace);
     assert!(count(&a, |d| d.request == Request::ReleaseOne) > 100, "timer releases below one packet");
     assert!(count(&a, |d| d.window.to_bits() < Window::from_bytes(1000).to_bits()) > 100, "windows below one MTU");
@@ -218,8 +221,8 @@ fn ldcp_below_one_packet() {
 
 #[test]
 fn ldcp_cnp_variant() {
-    let cc = "algorithm = \"ldcp_rate\"\nalpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true";
-    let trace = record(&scenario_toml(4, 0.4, "telemetry = \"none\"", cc, 1_000_000), Side::Sender);
+    let cc = format!("algorithm = \"ldcp_rate\"\n{LDCP_CC}");
+    let trace = record(&scenario_toml(4, 0.4, "telemetry = \"none\"", &cc, 1_000_000), Side::Sender);
     let a = equivalent("LDCP CNP variant", &trace);
     assert!(count(&a, |d| d.request == Request::Probe) > 10, "RTT probes");
 }

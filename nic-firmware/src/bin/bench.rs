@@ -18,9 +18,13 @@
 use core::hint::black_box;
 
 use cc_core::prelude::*;
-use cc_core::reference::{HpccRef, HpccRefParams, LdcpRef, LdcpRefParams};
+use cc_core::reference::LdcpRef;
 use nic_firmware::{exit, instret};
 use semihosting::println;
+
+#[path = "../../../cc-core/benches/common/workload.rs"]
+mod workload;
+use workload::{hpcc_ack, hpcc_params, hpcc_ref, ldcp_ack, ldcp_setup, Telemetry};
 
 /// Events per measured kind.
 const EVENTS: u32 = 512;
@@ -59,78 +63,14 @@ fn measure<P>(overhead: u64, mut prep: impl FnMut(u32) -> P, mut event: impl FnM
     Cost { mean: sum / EVENTS as u64, max }
 }
 
-/// Deterministic telemetry: `hops` hops of 100 Gb/s, a bottleneck queue
-/// under 90-110 % load, 24-bit timestamps and 20-bit byte counters in
-/// 64-byte units (INT-MD-like widths).
-struct Telemetry {
-    rng: u64,
-    q: i64,
-    hops: [HopSample; 5],
-}
-
-impl Telemetry {
-    fn new() -> Self {
-        let h = HopSample {
-            ts: 0,
-            tx: 0,
-            qlen_bytes: 0,
-            sojourn_ns: 0,
-            bandwidth: LinkSpeed::from_gbps(100),
-            id: 0,
-            widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
-            tx_utilization: None,
-        };
-        let mut hops = [h; 5];
-        for (i, h) in hops.iter_mut().enumerate() {
-            h.id = i as u32;
-        }
-        Telemetry { rng: 0x9E37_79B9_7F4A_7C15, q: 0, hops }
+/// An engine of `C` with flow 1 started (exit status 3 if the bench's own
+/// parameters were refused).
+fn started<C: Controller>(cfg: C::Config, p: FlowParams) -> Engine<C, 4> {
+    let Ok(mut eng) = Engine::new(cfg) else { exit(3) };
+    if eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).is_err() {
+        exit(3)
     }
-
-    fn next(&mut self) -> [HopSample; 5] {
-        let mut r = || {
-            self.rng ^= self.rng << 13;
-            self.rng ^= self.rng >> 7;
-            self.rng ^= self.rng << 17;
-            self.rng
-        };
-        let dt = 800 + (r() % 400) as u32;
-        let load = 900 + (r() % 200) as i64;
-        self.q = (self.q + (load - 1000) * dt as i64 * 100 / 8000 / 1000).max(0);
-        for h in self.hops.iter_mut() {
-            h.ts = h.ts.wrapping_add(dt) & 0xFF_FFFF;
-            h.tx = h.tx.wrapping_add(dt * 100 / 8 / 64) & 0xF_FFFF;
-            h.qlen_bytes = self.q as u32;
-        }
-        self.hops
-    }
-}
-
-fn hpcc_params(algorithm: Algorithm) -> FlowParams {
-    FlowParams {
-        algorithm,
-        base_rtt: BaseRtt::from_nanos(12_000).unwrap_or_else(|| exit(3)),
-        line_rate: LinkSpeed::from_gbps(100),
-        start_seq: Seq(0),
-    }
-}
-
-fn hpcc_ref() -> HpccRef {
-    let cfg = HpccConfig::draft_default();
-    HpccRef::new(HpccRefParams {
-        t_ns: 12_000.0,
-        eta: 0.95,
-        max_stage: cfg.max_stage as u32,
-        w_ai: 150_000.0 * 0.05 / 64.0,
-        w_min: 16.0,
-        w_init: 150_000.0,
-        sojourn: false,
-    })
-}
-
-fn ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
-    let seq = Seq(i * 1000);
-    Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry, rtt_ns: None }
+    eng
 }
 
 struct Row {
@@ -141,19 +81,15 @@ struct Row {
     target: Option<u64>,
 }
 
-fn hpcc_ack(o: u64, hops: usize) -> Row {
+fn bench_hpcc_ack(o: u64, hops: usize) -> Row {
     let cfg = HpccConfig::draft_default();
-    let mut eng: Engine<HpccSender<5>, 4> = match Engine::new(cfg) {
-        Ok(e) => e,
-        Err(_) => exit(3),
-    };
-    let _ = eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) });
+    let mut eng = started::<HpccSender<5>>(cfg, hpcc_params(Algorithm::Hpcc));
     let mut t = Telemetry::new();
     let engine = measure(
         o,
         |_| t.next(),
         |i, tel| {
-            let ev = Event { flow: FlowId(1), kind: EventKind::Ack(ack(i, &tel[..hops])) };
+            let ev = Event { flow: FlowId(1), kind: EventKind::Ack(hpcc_ack(i, &tel[..hops])) };
             let _ = black_box(eng.handle(Instant::from_nanos(i as u64 * 1000), &ev));
         },
     );
@@ -163,7 +99,7 @@ fn hpcc_ack(o: u64, hops: usize) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            let _ = black_box(s.new_ack(&cfg, &ack(i, &tel[..hops])));
+            let _ = black_box(s.new_ack(&cfg, &hpcc_ack(i, &tel[..hops])));
         },
     );
     let mut r = hpcc_ref();
@@ -180,14 +116,10 @@ fn hpcc_ack(o: u64, hops: usize) -> Row {
     Row { what, engine: Some(engine), controller, reference: Some(reference), target: Some(target) }
 }
 
-fn rx_hpcc(o: u64) -> Row {
+fn bench_rx_hpcc(o: u64) -> Row {
     let cfg = HpccConfig::draft_default();
     let p = hpcc_params(Algorithm::HpccReceiver);
-    let mut eng: Engine<HpccReceiver<5>, 4> = match Engine::new(cfg) {
-        Ok(e) => e,
-        Err(_) => exit(3),
-    };
-    let _ = eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) });
+    let mut eng = started::<HpccReceiver<5>>(cfg, p);
     let mut t = Telemetry::new();
     let engine = measure(
         o,
@@ -218,14 +150,10 @@ fn rx_hpcc(o: u64) -> Row {
     Row { what: "Rx-HPCC telemetry, 5 hops", engine: Some(engine), controller, reference: Some(reference), target: None }
 }
 
-fn probe_response(o: u64) -> Row {
+fn bench_probe_response(o: u64) -> Row {
     let mut cfg = HpccConfig::draft_default();
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
-    let mut eng: Engine<HpccSender<1>, 4> = match Engine::new(cfg) {
-        Ok(e) => e,
-        Err(_) => exit(3),
-    };
-    let _ = eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) });
+    let mut eng = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
     let mut t = Telemetry::new();
     let engine = measure(
         o,
@@ -247,56 +175,38 @@ fn probe_response(o: u64) -> Row {
     Row { what: "HPCC++ probe response", engine: Some(engine), controller, reference: None, target: None }
 }
 
-fn ldcp_setup() -> (LdcpConfig, FlowParams, LdcpRefParams) {
-    let mut cfg = LdcpConfig::draft_default();
-    cfg.fast_start = FastStart::Disabled;
-    let p = FlowParams {
-        algorithm: Algorithm::Ldcp,
-        base_rtt: BaseRtt::from_nanos(8_000).unwrap_or_else(|| exit(3)),
-        line_rate: LinkSpeed::from_gbps(100),
-        start_seq: Seq(0),
-    };
-    let rp = LdcpRefParams { mtu: 1000.0, alpha: 1.0, beta: 0.5, gamma: 0.125, t_ns: 8_000.0, iw_pkts: 100.0, fast_start: false };
-    (cfg, p, rp)
-}
-
-/// ECE on every 8th ACK: cw hovers around 16 packets.
-fn ldcp_ack_of(i: u32) -> Ack<'static> {
-    let ece = if i.is_multiple_of(8) { EcnEcho::Marked } else { EcnEcho::NotMarked };
-    Ack { cum_ack: Seq((i + 1) * 1000), snd_nxt: Seq((i + 1) * 1000), ece, telemetry: &[], rtt_ns: None }
-}
-
-fn ldcp_ack(o: u64) -> Row {
+fn bench_ldcp_ack(o: u64) -> Row {
     let (cfg, p, rp) = ldcp_setup();
-    let mut eng: Engine<Ldcp, 4> = match Engine::new(cfg) {
-        Ok(e) => e,
-        Err(_) => exit(3),
-    };
-    let _ = eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) });
+    let mut eng = started::<Ldcp>(cfg, p);
+    // ACK n = i + 1 arrives at n · 100 ns.
     let engine = measure(
         o,
-        |i| Event { flow: FlowId(1), kind: EventKind::Ack(ldcp_ack_of(i)) },
+        |i| Event { flow: FlowId(1), kind: EventKind::Ack(ldcp_ack(i + 1)) },
         |i, ev| {
-            let _ = black_box(eng.handle(Instant::from_nanos(i as u64 * 100 + 100), ev));
+            let _ = black_box(eng.handle(Instant::from_nanos((i as u64 + 1) * 100), ev));
         },
     );
     let Ok(mut l) = Ldcp::new(&cfg, &p) else { exit(3) };
-    let controller = measure(o, ldcp_ack_of, |i, a| {
-        black_box(l.on_ack(&cfg, Instant::from_nanos(i as u64 * 100 + 100), a));
-    });
+    let controller = measure(
+        o,
+        |i| ldcp_ack(i + 1),
+        |i, a| {
+            black_box(l.on_ack(&cfg, Instant::from_nanos((i as u64 + 1) * 100), a));
+        },
+    );
     let mut r = LdcpRef::new(rp, 0);
     let reference = measure(
         o,
-        |i| i,
-        |_, &i| {
-            r.on_ack(i as f64 * 100.0 + 100.0, (i + 1) * 1000, i.is_multiple_of(8));
+        |i| i + 1,
+        |_, &n| {
+            r.on_ack(n as f64 * 100.0, n * 1000, n.is_multiple_of(8));
             black_box(r.rate_bps());
         },
     );
     Row { what: "LDCP ACK (PAWA)", engine: Some(engine), controller, reference: Some(reference), target: Some(60) }
 }
 
-fn ldcp_timer(o: u64) -> Row {
+fn bench_ldcp_timer(o: u64) -> Row {
     let (cfg, p, rp) = ldcp_setup();
     let Ok(mut l) = Ldcp::new(&cfg, &p) else { exit(3) };
     // cw = 1/4 packet: RTT/cw = 32 us, so every tick 32.016 us apart is due.
@@ -333,7 +243,8 @@ fn main() -> ! {
     println!("instructions per event (mean / max); minstret bracket overhead {} subtracted", o);
     println!();
     println!("{:<28} {:>13} {:>13} {:>15} {:>9} {:>8}", "event", "engine", "controller", "f64 reference", "ref/ctrl", "target");
-    let rows = [ldcp_ack(o), ldcp_timer(o), hpcc_ack(o, 1), hpcc_ack(o, 5), rx_hpcc(o), probe_response(o)];
+    let rows =
+        [bench_ldcp_ack(o), bench_ldcp_timer(o), bench_hpcc_ack(o, 1), bench_hpcc_ack(o, 5), bench_rx_hpcc(o), bench_probe_response(o)];
     let mut over = 0u32;
     for r in &rows {
         let (em, ex) = cell(r.engine);

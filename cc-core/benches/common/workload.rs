@@ -1,0 +1,107 @@
+//! The events both benchmarks measure: the host one (`cc-core/benches/events.rs`,
+//! nanoseconds) and the firmware one (`nic-firmware/src/bin/bench.rs`,
+//! instructions on the soft core, which includes this file by path). One
+//! definition keeps the two sets of figures about the same events.
+//! `no_std`-clean: only `cc_core` types.
+
+use cc_core::prelude::*;
+use cc_core::reference::{HpccRef, HpccRefParams, LdcpRefParams};
+
+/// Deterministic telemetry: up to 5 hops of 100 Gb/s, a bottleneck queue
+/// under 90-110 % load, 24-bit timestamps and 20-bit byte counters in
+/// 64-byte units (INT-MD-like widths), all wrapping.
+pub struct Telemetry {
+    rng: u64,
+    q: i64,
+    hops: [HopSample; 5],
+}
+
+impl Telemetry {
+    pub fn new() -> Self {
+        let h = HopSample {
+            ts: 0,
+            tx: 0,
+            qlen_bytes: 0,
+            sojourn_ns: 0,
+            bandwidth: LinkSpeed::from_gbps(100),
+            id: 0,
+            widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
+            tx_utilization: None,
+        };
+        let mut hops = [h; 5];
+        for (i, h) in hops.iter_mut().enumerate() {
+            h.id = i as u32;
+        }
+        Telemetry { rng: 0x9E37_79B9_7F4A_7C15, q: 0, hops }
+    }
+
+    /// The next ACK's five hops; take the first `n` for an `n`-hop path.
+    pub fn next(&mut self) -> [HopSample; 5] {
+        let mut r = || {
+            self.rng ^= self.rng << 13;
+            self.rng ^= self.rng >> 7;
+            self.rng ^= self.rng << 17;
+            self.rng
+        };
+        let dt = 800 + (r() % 400) as u32;
+        let load = 900 + (r() % 200) as i64;
+        self.q = (self.q + (load - 1000) * dt as i64 * 100 / 8000 / 1000).max(0);
+        for h in self.hops.iter_mut() {
+            h.ts = h.ts.wrapping_add(dt) & 0xFF_FFFF;
+            h.tx = h.tx.wrapping_add(dt * 100 / 8 / 64) & 0xF_FFFF;
+            h.qlen_bytes = self.q as u32;
+        }
+        self.hops
+    }
+}
+
+/// An HPCC++ flow (or its receiver): T = 12 µs at 100 Gb/s.
+pub fn hpcc_params(algorithm: Algorithm) -> FlowParams {
+    FlowParams {
+        algorithm,
+        base_rtt: BaseRtt::from_nanos(12_000).expect("12 us is in range"),
+        line_rate: LinkSpeed::from_gbps(100),
+        start_seq: Seq(0),
+    }
+}
+
+/// The `f64` model with the same parameters as `HpccConfig::draft_default`.
+pub fn hpcc_ref() -> HpccRef {
+    let cfg = HpccConfig::draft_default();
+    HpccRef::new(HpccRefParams {
+        t_ns: 12_000.0,
+        eta: 0.95,
+        max_stage: cfg.max_stage as u32,
+        w_ai: 150_000.0 * 0.05 / 64.0,
+        w_min: 16.0,
+        w_init: 150_000.0,
+        sojourn: false,
+    })
+}
+
+/// ACK number `i` (from 0) of an HPCC++ flow: 1000 bytes each, 150 kB in flight.
+pub fn hpcc_ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
+    let seq = Seq(i * 1000);
+    Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry, rtt_ns: None }
+}
+
+/// An LDCP flow at 100 Gb/s, T = 8 µs, fast start off, and its `f64` model.
+pub fn ldcp_setup() -> (LdcpConfig, FlowParams, LdcpRefParams) {
+    let mut cfg = LdcpConfig::draft_default();
+    cfg.fast_start = FastStart::Disabled;
+    let p = FlowParams {
+        algorithm: Algorithm::Ldcp,
+        base_rtt: BaseRtt::from_nanos(8_000).expect("8 us is in range"),
+        line_rate: LinkSpeed::from_gbps(100),
+        start_seq: Seq(0),
+    };
+    let rp = LdcpRefParams { mtu: 1000.0, alpha: 1.0, beta: 0.5, gamma: 0.125, t_ns: 8_000.0, iw_pkts: 100.0, fast_start: false };
+    (cfg, p, rp)
+}
+
+/// LDCP ACK number `n` (from 1), acknowledging 1000 bytes, ECE on every
+/// 8th: cw hovers around 16 packets.
+pub fn ldcp_ack(n: u32) -> Ack<'static> {
+    let ece = if n.is_multiple_of(8) { EcnEcho::Marked } else { EcnEcho::NotMarked };
+    Ack { cum_ack: Seq(n * 1000), snd_nxt: Seq(n * 1000), ece, telemetry: &[], rtt_ns: None }
+}
