@@ -33,6 +33,10 @@ if ! command -v qemu-system-riscv32 >/dev/null 2>&1 || ! command -v qemu-system-
 fi
 qemu-system-riscv32 --version | head -n 1
 
+step "defmt-print, which decodes the firmware's defmt logs (nic-firmware/scripts/qemu.sh)"
+command -v defmt-print >/dev/null 2>&1 || cargo install defmt-print --locked --version 1.2.0
+defmt-print --version
+
 if [ "${CI:-}" = "true" ]; then
   export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
 fi
@@ -44,11 +48,14 @@ cargo fmt --all -- --check
 step "lints (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --features cc-core/reference -- -D warnings
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
-  (cd nic-firmware && cargo clippy --release --target "$target" --features reference -- -D warnings)
+  (cd nic-firmware && cargo clippy --release --target "$target" --features reference --bins --tests -- -D warnings)
 done
 
 step "nic-firmware: release images for both soft cores (replay, bench)"
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
+  # The hardware build (defmt over RTT, for probe-rs) must link too; the
+  # QEMU build after it is the one the tests run.
+  (cd nic-firmware && cargo build --release --target "$target" --no-default-features --features log-rtt,reference --bins)
   (cd nic-firmware && cargo build --release --target "$target" --features reference --bins)
 done
 
@@ -57,11 +64,16 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --features cc-core/reference 2>&1 | tee "$log"
 
+step "nic-firmware: on-target tests (defmt-test on both soft cores under QEMU)"
+nic-firmware/scripts/on-target-tests.sh 2>&1 | tee -a "$log"
+
 step "nic-firmware: no reachable panic (panic-never link check) and worst-case stack bound"
 objdump="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-objdump"
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
-  (cd nic-firmware && cargo build --release --bin replay --no-default-features --features panic-never --target "$target")
-  # The stack bound must leave room in the 4 MiB RAM of memory.x: limit 1 MiB.
+  # Logging is compiled out (DEFMT_LOG=off, no logger): every defmt logger
+  # panics on reentrant use, so a logging image cannot pass this check.
+  (cd nic-firmware && DEFMT_LOG=off cargo build --release --bin replay --no-default-features --features panic-never --target "$target")
+  # The stack bound must leave room in the 4 MiB RAM of the memory maps: limit 1 MiB.
   python3 nic-firmware/tools/stack_bound.py "$objdump" "nic-firmware/target/$target/release/replay" 1048576
 done
 
@@ -78,6 +90,6 @@ step "documentation (missing docs and broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p cc-core --no-deps --features reference
 RUSTDOCFLAGS="-D warnings" cargo doc -p hal-sim --no-deps
 
-totals=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { printf "%d passed, %d failed", p, f }' "$log")
+totals=$(awk '/^(test result|on-target):/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { printf "%d passed, %d failed", p, f }' "$log")
 echo
 echo "all: $totals"

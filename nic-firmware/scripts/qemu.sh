@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Runs a nic-firmware ELF on the QEMU `virt` machine in M-mode, no OpenSBI.
 #   scripts/qemu.sh ELF            (cargo uses it as the runner)
-# stdin/stdout are the UART (the event channel); semihosting carries text
-# output and the exit code, which is the verdict. -icount shift=0 makes
-# minstret exact and repeatable. QEMU_TIMEOUT (seconds, default 300) bounds
-# a hung image.
-set -euo pipefail
+#
+# Streams:
+#   stdin/stdout  the UART (the event channel: codec frames in, answers out)
+#   stderr        the image's defmt log, decoded by defmt-print
+# The image writes its defmt frames to the semihosting console, which QEMU
+# puts on its own stdout; that stdout is piped through defmt-print. The UART
+# is therefore a pipe chardev (two FIFOs in a temporary folder) bridged to
+# the script's stdin and stdout. Semihosting also gives the exit code, which
+# is the verdict. -icount shift=0 makes minstret exact and repeatable.
+# QEMU_TIMEOUT (seconds, default 300) bounds a hung image.
+set -uo pipefail
 elf=${1:?usage: qemu.sh ELF}
 # ELF class byte: 1 = 32-bit, 2 = 64-bit.
 case "$(od -An -tx1 -j4 -N1 "$elf" | tr -d ' ')" in
@@ -14,6 +20,24 @@ case "$(od -An -tx1 -j4 -N1 "$elf" | tr -d ' ')" in
   *) echo "qemu.sh: $elf is not an ELF file" >&2; exit 2 ;;
 esac
 command -v "$qemu" >/dev/null || { echo "qemu.sh: $qemu not found; install Debian's qemu-system-misc" >&2; exit 127; }
-exec timeout --foreground "${QEMU_TIMEOUT:-300}" "$qemu" -machine virt -cpu "$cpu" -bios none -m 64M \
-  -display none -monitor none -serial stdio -icount shift=0 \
-  -semihosting-config enable=on,target=native -kernel "$elf"
+command -v defmt-print >/dev/null || { echo "qemu.sh: defmt-print not found; cargo install defmt-print --locked" >&2; exit 127; }
+fifo=$(mktemp -d)
+mkfifo "$fifo/uart.in" "$fifo/uart.out"
+# Background jobs get /dev/null as stdin unless told otherwise.
+exec 6<&0
+cat <&6 >"$fifo/uart.in" &
+feeder=$!
+cat "$fifo/uart.out" &
+drain=$!
+trap 'kill "$feeder" "$drain" 2>/dev/null; rm -rf "$fifo"' EXIT
+timeout --foreground "${QEMU_TIMEOUT:-300}" "$qemu" -machine virt -cpu "$cpu" -bios none -m 64M \
+  -display none -monitor none -icount shift=0 \
+  -chardev pipe,id=uart,path="$fifo/uart" -serial chardev:uart \
+  -semihosting-config enable=on,target=native -kernel "$elf" \
+  | defmt-print --log-format '{t:>10} {L:<5} {s}' -e "$elf" stdin >&2
+status=("${PIPESTATUS[@]}")
+# Everything the UART sent is out once the drain sees QEMU's end close.
+wait "$drain" 2>/dev/null
+# QEMU's verdict first; a decoder failure alone is still a failure.
+[ "${status[0]}" -ne 0 ] && exit "${status[0]}"
+exit "${status[1]}"

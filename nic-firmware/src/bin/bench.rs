@@ -19,8 +19,8 @@ use core::hint::black_box;
 
 use cc_core::prelude::*;
 use cc_core::reference::LdcpRef;
+use nic_firmware::println;
 use nic_firmware::{exit, instret};
-use semihosting::println;
 
 #[path = "../../../cc-core/benches/common/workload.rs"]
 mod workload;

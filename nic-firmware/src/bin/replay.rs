@@ -18,6 +18,9 @@
 //! length or tag is skipped (the reader resyncs on the next magic) and
 //! counted. At the halt frame the image exits through semihosting with 0
 //! if every frame was read cleanly, 1 otherwise.
+//!
+//! The image logs (defmt, on stderr under `scripts/qemu.sh`) its start, each
+//! configuration, each skipped frame and a summary at the halt.
 #![no_std]
 #![no_main]
 
@@ -27,7 +30,7 @@ use cc_core::wire::WireError;
 use nic_firmware::{exit, uart::Uart};
 
 /// Flows the table holds: 1024 × ~150 bytes stays well inside the image's
-/// 4 MiB (see memory.x).
+/// 4 MiB (see memory-rv32.x).
 const FLOWS: usize = 1024;
 
 type NicEngine = Engine<AnyController<5>, FLOWS>;
@@ -64,7 +67,7 @@ impl UartRx {
         loop {
             match codec::read_frame(self.filled()) {
                 Ok(f) => {
-                    let used = f.len;
+                    let (used, kind) = (f.len, f.kind);
                     let next = match f.kind {
                         FrameKind::Event => codec::decode_event(&f).map(Ok),
                         FrameKind::Config => codec::decode_config(&f).map(|c| Err(Control::Config(c, used))),
@@ -78,8 +81,9 @@ impl UartRx {
                             self.consume(used);
                             return n;
                         }
-                        Err(_) => {
+                        Err(e) => {
                             self.bad_frames += 1;
+                            defmt::warn!("{} frame skipped: {} ({} bad so far)", kind, e, self.bad_frames);
                             self.consume(used);
                         }
                     }
@@ -99,8 +103,9 @@ impl UartRx {
                         }
                     }
                 }
-                Err(_) => {
+                Err(e) => {
                     self.bad_frames += 1;
+                    defmt::warn!("bad frame: {}, resyncing ({} bad so far)", e, self.bad_frames);
                     let skip = codec::resync(self.filled());
                     self.consume(skip);
                 }
@@ -170,19 +175,37 @@ fn main() -> ! {
     let default = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
     let mut engine: NicEngine = match Engine::new(default) {
         Ok(e) => e,
-        Err(_) => exit(3),
+        Err(e) => {
+            defmt::error!("the default configuration was refused: {}", e);
+            exit(3)
+        }
     };
+    defmt::info!(
+        "replay: {=usize}-flow table, {=usize} bytes per flow state, waiting on the UART",
+        FLOWS,
+        core::mem::size_of::<AnyController<5>>()
+    );
+    let mut events: u64 = 0;
     loop {
-        pump(&mut engine, &mut rx, &mut tx);
+        events += pump(&mut engine, &mut rx, &mut tx) as u64;
         match rx.control.take() {
             Some(Control::Config(cfg, used)) => {
                 match engine.reset(cfg) {
-                    Ok(()) => tx.uart.write_all(rx.buf.get(..used).unwrap_or(&[])),
-                    Err(e) => tx.send(codec::CONFIG_FLOW, &Err(e)),
+                    Ok(()) => {
+                        defmt::info!("configuration accepted after {=u64} events; flow table cleared", events);
+                        tx.uart.write_all(rx.buf.get(..used).unwrap_or(&[]))
+                    }
+                    Err(e) => {
+                        defmt::warn!("configuration refused: {}", e);
+                        tx.send(codec::CONFIG_FLOW, &Err(e))
+                    }
                 }
                 rx.consume(used);
             }
-            Some(Control::Halt) => exit(if rx.bad_frames == 0 { 0 } else { 1 }),
+            Some(Control::Halt) => {
+                defmt::info!("halt: {=u64} events answered, {=u32} bad frames, refusals {}", events, rx.bad_frames, engine.stats());
+                exit(if rx.bad_frames == 0 { 0 } else { 1 })
+            }
             None => {}
         }
     }
