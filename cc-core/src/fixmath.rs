@@ -3,7 +3,141 @@
 //! Each helper states its exact input envelope and rounding; none can panic
 //! or divide by zero for any input.
 
+use core::num::{NonZeroU32, NonZeroU64};
+
 use crate::units::{BaseRtt, Rate, Window};
+
+/// `floor(n / d)`, exactly as `n / d`, but cheap on a 32-bit core.
+///
+/// On rv32 a `u64` division is a call to compiler-builtins' `__udivdi3`
+/// (about 75 instructions measured on the soft core, several per event).
+/// The engine's divisions mostly have operands below 2^32, or a divisor
+/// below 2^32: the first take one `divu`, the second two `divu`s and a
+/// 64/32 long division in 16-bit digits ([`div_64_by_32`]). Only a divisor
+/// of 2^32 or more goes to the generic routine. On 64-bit cores the
+/// hardware divides; this is `n / d`.
+#[inline]
+pub(crate) fn div_u64(n: u64, d: NonZeroU64) -> u64 {
+    #[cfg(target_pointer_width = "64")]
+    {
+        n / d
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        div_u64_narrow(n, d)
+    }
+}
+
+/// [`div_u64`] for cores whose registers are 32 bits wide. Compiled on every
+/// target so that the host tests check it against `n / d`.
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+#[inline(always)]
+pub(crate) fn div_u64_narrow(n: u64, d: NonZeroU64) -> u64 {
+    // d < 2^32 (and ≠ 0) or the generic division. NonZeroU32 keeps every
+    // division below free of a divide-by-zero panic path.
+    let Some(d32) = u32::try_from(d.get()).ok().and_then(NonZeroU32::new) else {
+        return n / d;
+    };
+    let (hi, lo) = ((n >> 32) as u32, n as u32);
+    if hi == 0 {
+        return (lo / d32) as u64;
+    }
+    // n = hi·2^32 + lo: the high quotient digit, then (r·2^32 + lo) / d with
+    // r < d, whose quotient fits 32 bits.
+    let (q_hi, r) = (hi / d32, hi % d32);
+    let q_lo = if d32.get() >> 16 == 0 {
+        // d < 2^16 (a base RTT in ns, an MTU): two 16-bit long-division
+        // steps, each dividend (r·2^16 + digit) < 2^32 because r < d.
+        let a = (r << 16) | (lo >> 16);
+        let (qa, ra) = (a / d32, a % d32);
+        let b = (ra << 16) | (lo & 0xFFFF);
+        (qa << 16) | (b / d32)
+    } else {
+        // The fallback (never taken: d ≥ 2^16 and r < d) is the generic division.
+        div_64_by_32(r, lo, d32.get()).unwrap_or_else(|| ((((r as u64) << 32) | lo as u64) / d) as u32)
+    };
+    ((q_hi as u64) << 32) | q_lo as u64
+}
+
+/// `x.leading_zeros()` for `x ≠ 0` by binary search: five compare-and-shift
+/// steps. rv32imac has no count-leading-zeros instruction (that is Zbb),
+/// and the compiler's branch-free expansion takes about twice as many.
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+#[inline(always)]
+fn leading_zeros_nonzero(mut x: u32) -> u32 {
+    let mut n = 0;
+    if x >> 16 == 0 {
+        n += 16;
+        x <<= 16;
+    }
+    if x >> 24 == 0 {
+        n += 8;
+        x <<= 8;
+    }
+    if x >> 28 == 0 {
+        n += 4;
+        x <<= 4;
+    }
+    if x >> 30 == 0 {
+        n += 2;
+        x <<= 2;
+    }
+    if x >> 31 == 0 {
+        n += 1;
+    }
+    n
+}
+
+/// `floor((u1·2^32 + u0) / v)` for `u1 < v` (so `v ≠ 0` and the quotient
+/// fits 32 bits): Knuth's algorithm D with two 16-bit quotient digits, as
+/// in Hacker's Delight §9-4 (`divlu`). `v` is normalized (shifted until its
+/// top bit is set) so each digit estimate is at most 2 too large; the
+/// correction loops run at most twice. Every product is checked against
+/// 32 bits in the comments.
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+///
+/// `None` only if `v < 2^16` or `u1 ≥ v`, which the caller excludes.
+fn div_64_by_32(u1: u32, u0: u32, v: u32) -> Option<u32> {
+    const B: u32 = 1 << 16;
+    if u1 >= v || v < B {
+        return None;
+    }
+    let s = leading_zeros_nonzero(v); // < 16: v ≥ 2^16
+    let v = v << s;
+    // vn1 ≥ 2^15 after normalization; NonZeroU32 spares a zero check.
+    let vn1 = NonZeroU32::new(v >> 16)?;
+    let vn0 = v & 0xFFFF;
+    // u1 < v, so the shifted-out bits of u1 are zero.
+    let un32 = if s == 0 { u1 } else { (u1 << s) | (u0 >> (32 - s)) };
+    let un10 = u0 << s;
+    let (un1, un0) = (un10 >> 16, un10 & 0xFFFF);
+
+    // First digit. q1 ≤ 2^17; q1·vn0 is only formed once q1 < 2^16
+    // (< 2^32), and B·rhat + un1 < 2^32 because rhat < B there.
+    let mut q1 = un32 / vn1;
+    let mut rhat = un32 - q1 * vn1.get();
+    while q1 >= B || q1 * vn0 > B * rhat + un1 {
+        q1 -= 1;
+        rhat += vn1.get();
+        if rhat >= B {
+            break;
+        }
+    }
+    // The partial remainder, < v: computed modulo 2^32, where it is exact.
+    let un21 = un32.wrapping_mul(B).wrapping_add(un1).wrapping_sub(q1.wrapping_mul(v));
+
+    // Second digit, the same way.
+    let mut q0 = un21 / vn1;
+    let mut rhat = un21 - q0 * vn1.get();
+    while q0 >= B || q0 * vn0 > B * rhat + un0 {
+        q0 -= 1;
+        rhat += vn1.get();
+        if rhat >= B {
+            break;
+        }
+    }
+    Some((q1 << 16) | q0)
+}
 
 /// `floor(num · 2^24 / den)`, saturated at 2^40; `None` when `den == 0`.
 ///
@@ -16,18 +150,19 @@ pub(crate) fn ratio_q24(num: u64, den: u64) -> Option<u64> {
         return None;
     }
     const LIMIT_BITS: u32 = 40;
-    let num_bits = 64 - num.leading_zeros();
-    let (n, d) = if num_bits > LIMIT_BITS {
-        let k = num_bits - LIMIT_BITS;
+    // The common case, num < 2^40, needs no bit count (software on rv32).
+    let (n, d) = if num >> LIMIT_BITS != 0 {
+        let k = 64 - num.leading_zeros() - LIMIT_BITS;
         (num >> k, den >> k)
     } else {
         (num, den)
     };
-    if d == 0 {
-        // den < 2^k: the quotient is above num/2^k·2^24 ≥ 2^(24+39): saturate.
+    // d == 0: den < 2^k, the quotient is above num/2^k·2^24 ≥ 2^(24+39):
+    // saturate.
+    let Some(d) = NonZeroU64::new(d) else {
         return Some(1 << LIMIT_BITS);
-    }
-    Some(((n << 24) / d).min(1 << LIMIT_BITS))
+    };
+    Some(div_u64(n << 24, d).min(1 << LIMIT_BITS))
 }
 
 /// Pacing rate R = W / T (HPCC++ Figure 6, line 27; LDCP §3.2 rate = cw/RTT).
@@ -38,12 +173,77 @@ pub(crate) fn ratio_q24(num: u64, den: u64) -> Option<u64> {
 /// `W_raw < 2^32` and `5·10^8 < 2^29`, so the product stays below 2^61.
 /// Rounded down: the flow never paces faster than its window allows.
 pub(crate) fn window_rate(w: Window, t: BaseRtt) -> Rate {
-    Rate::from_bps(w.to_bits() as u64 * 500_000_000 / t.as_divisor())
+    Rate::from_bps(div_u64(w.to_bits() as u64 * 500_000_000, t.as_divisor()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::prelude::*;
+
+    fn narrow(n: u64, d: u64) -> u64 {
+        div_u64_narrow(n, NonZeroU64::new(d).unwrap())
+    }
+
+    #[test]
+    fn leading_zeros_by_search() {
+        for s in 0..32 {
+            for x in [1u32 << s, (1u32 << s) | 1, u32::MAX >> (31 - s)] {
+                assert_eq!(leading_zeros_nonzero(x), x.leading_zeros(), "{x:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn narrow_division_edges() {
+        for &(n, d) in &[
+            (0, 1),
+            (u64::MAX, 1),
+            (u64::MAX, u32::MAX as u64),
+            (u64::MAX, 1 << 31),
+            (u64::MAX, (1 << 31) - 1),
+            (u64::MAX, 3),
+            ((1 << 32) - 1, 1),
+            (1 << 32, 1 << 32),
+            (1 << 32, (1 << 32) + 1),
+            (u64::MAX, u64::MAX),
+            (u64::MAX - 1, u64::MAX),
+            (0x8000_0000_0000_0000, 0x8000_0001),
+            (0x7FFF_FFFF_FFFF_FFFF, 0xFFFF),
+            (0xFFFF_FFFF_0000_0000, 0xFFFF_FFFF),
+            // Both correction steps of a digit: divisor top half 0x8000.
+            (0x7FFF_8000_0000_0000, 0x8000_FFFF),
+            (0x0000_8000_FFFF_0000, 0x8000_0001),
+        ] {
+            assert_eq!(narrow(n, d), n / d, "{n} / {d}");
+        }
+        // Every normalization shift.
+        for s in 0..32 {
+            let d = (1u64 << s) | 1;
+            for n in [u64::MAX, u64::MAX / 3, 1 << 40, (1 << 33) + 12_345] {
+                assert_eq!(narrow(n, d), n / d, "{n} / {d}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn narrow_division_is_exact(n: u64, d in 1u64..) {
+            prop_assert_eq!(narrow(n, d), n / d);
+        }
+
+        #[test]
+        fn narrow_division_is_exact_for_32_bit_divisors(n: u64, d in 1u64..=u32::MAX as u64) {
+            prop_assert_eq!(narrow(n, d), n / d);
+        }
+
+        #[test]
+        fn narrow_division_is_exact_for_small_divisors(n: u64, d in 1u64..=1 << 17) {
+            prop_assert_eq!(narrow(n, d), n / d);
+        }
+    }
 
     #[test]
     fn ratio_exact_small() {

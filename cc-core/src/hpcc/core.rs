@@ -8,7 +8,9 @@ use bitfield_struct::bitfield;
 
 use super::{HpccConfig, QueueSignal};
 use crate::event::Error;
-use crate::fixmath::ratio_q24;
+use core::num::NonZeroU64;
+
+use crate::fixmath::{div_u64, ratio_q24};
 use crate::telemetry::{path_signature, wrapping_delta, HopHistory, HopSample, SIGNATURE_MASK};
 use crate::units::{BaseRtt, Utilization, Window};
 
@@ -348,7 +350,7 @@ impl<const H: usize> HpccCore<H> {
         }
         let t = self.t.as_nanos();
         let tau = tau.min(t) as u64;
-        let u_new = Utilization::from_bits((self.utilization().to_bits() * (t as u64 - tau) + u_max * tau) / self.t.as_divisor());
+        let u_new = Utilization::from_bits(div_u64(self.utilization().to_bits() * (t as u64 - tau) + u_max * tau, self.t.as_divisor()));
         self.set_utilization(u_new);
         self.record(cfg, hops, sig);
         Ok(Measured::Updated(u_new))
@@ -383,9 +385,10 @@ impl<const H: usize> HpccCore<H> {
         let w_ai = self.w_ai.to_bits() as u64;
         let md = u.to_bits() >= cfg.eta.to_bits() as u64 || stage >= cfg.max_stage;
         let raw = if md {
-            let scaled = match u.to_bits() {
-                0 => u64::MAX,
-                u_raw => (wc * cfg.eta.to_bits() as u64 + u_raw / 2) / u_raw,
+            let u_raw = u.to_bits();
+            let scaled = match NonZeroU64::new(u_raw) {
+                None => u64::MAX,
+                Some(d) => div_u64(wc * cfg.eta.to_bits() as u64 + u_raw / 2, d),
             };
             scaled.saturating_add(w_ai)
         } else {

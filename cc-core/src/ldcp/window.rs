@@ -25,7 +25,9 @@ use bitfield_struct::bitfield;
 
 use super::{FastStart, LdcpConfig};
 use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
-use crate::fixmath::window_rate;
+use core::num::NonZeroU64;
+
+use crate::fixmath::{div_u64, window_rate};
 use crate::units::{BaseRtt, Instant, Packets, Seq};
 
 /// Which stage of §2 a flow is in.
@@ -246,15 +248,17 @@ impl Ldcp {
             return self.decision(cfg);
         }
         // n in 2^-16 packets, at most 2^32 − 1 (65535 packets per ACK).
-        let n = ((newly as u64) << Packets::FRAC_BITS) / cfg.mtu_divisor();
+        let n = div_u64((newly as u64) << Packets::FRAC_BITS, cfg.mtu_divisor());
         let n = n.min(u32::MAX as u64);
         let old = self.cw;
         let gamma = cfg.gamma_packets();
         let cw = old.to_bits() as u64;
         let new = if old >= Packets::ONE {
             match ack.ece {
-                // cw ≥ 2^16 raw here: no division by zero.
-                EcnEcho::NotMarked => cw + ((n * cfg.alpha.to_bits() as u64 / cw) >> 8),
+                // cw ≥ 2^16 raw here (so ≠ 0). floor(floor(x/cw)/2^8) =
+                // floor(floor(x/2^8)/cw): shifting first keeps the dividend
+                // small enough for the cheap division on 32-bit cores.
+                EcnEcho::NotMarked => cw + NonZeroU64::new(cw).map_or(0, |d| div_u64((n * cfg.alpha.to_bits() as u64) >> 8, d)),
                 EcnEcho::Marked => cw.saturating_sub((n * cfg.beta.to_bits() as u64) >> 24),
             }
         } else {
@@ -287,8 +291,9 @@ impl Ldcp {
     /// `RTT/cw` in ns = srtt · 2^16 / cw_raw: srtt ≤ 2^20 and cw_raw ≥ 64
     /// (cw ≥ gamma ≥ 2^-10), so at most 2^30 ns; rounded up.
     fn arm_tick(&mut self, now: Instant) -> TimerRequest {
-        let cw = (self.cw.to_bits() as u64).max(1);
-        let interval = ((self.srtt.as_nanos() as u64) << Packets::FRAC_BITS).div_ceil(cw);
+        let cw = NonZeroU64::new(self.cw.to_bits() as u64).unwrap_or(NonZeroU64::MIN);
+        // Rounded up: (a + cw − 1) / cw, a ≤ 2^36 so the sum cannot overflow.
+        let interval = div_u64(((self.srtt.as_nanos() as u64) << Packets::FRAC_BITS) + (cw.get() - 1), cw);
         let ticks = now.saturating_add_nanos(interval).as_nanos().div_ceil(1 << TICK_SHIFT);
         self.tick16 = ticks as u32;
         self.status.set_timer_armed(true);
@@ -326,7 +331,7 @@ impl Ldcp {
         if self.phase() == Phase::FastStart {
             let acked = self.snd_una.bytes_since(Seq(self.aux)) as u64;
             self.enter_stable();
-            let cw = (acked << Packets::FRAC_BITS) / cfg.mtu_divisor();
+            let cw = div_u64(acked << Packets::FRAC_BITS, cfg.mtu_divisor());
             self.cw = Packets::from_bits_saturating(cw).max(cfg.gamma_packets());
         }
         let mut d = self.after_cw_change(cfg, now, old);

@@ -8,7 +8,10 @@
 //! ```
 //!
 //! Each event is bracketed by two `minstret` reads; the cost of an empty
-//! bracket is subtracted. QEMU runs with `-icount shift=0`, so every figure
+//! bracket is subtracted. The flow state and the configuration pass through
+//! `black_box` on every event, so the compiler can neither hoist work that
+//! looks loop-invariant out of the bracket nor fold the configuration into
+//! constants (the replay image receives it at run time). QEMU runs with `-icount shift=0`, so every figure
 //! is exact and the same on every run. Inputs (telemetry, ACKs) are built
 //! outside the bracket. Figures are the mean and the maximum over the events
 //! of a run.
@@ -67,7 +70,7 @@ fn measure<P>(overhead: u64, mut prep: impl FnMut(u32) -> P, mut event: impl FnM
 /// parameters were refused).
 fn started<C: Controller>(cfg: C::Config, p: FlowParams) -> Engine<C, 4> {
     let Ok(mut eng) = Engine::new(cfg) else { exit(3) };
-    if eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).is_err() {
+    if black_box(&mut eng).handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).is_err() {
         exit(3)
     }
     eng
@@ -90,7 +93,7 @@ fn bench_hpcc_ack(o: u64, hops: usize) -> Row {
         |_| t.next(),
         |i, tel| {
             let ev = Event { flow: FlowId(1), kind: EventKind::Ack(hpcc_ack(i, &tel[..hops])) };
-            let _ = black_box(eng.handle(Instant::from_nanos(i as u64 * 1000), &ev));
+            let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos(i as u64 * 1000), &ev));
         },
     );
     let Ok(mut s) = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else { exit(3) };
@@ -99,7 +102,7 @@ fn bench_hpcc_ack(o: u64, hops: usize) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            let _ = black_box(s.new_ack(&cfg, &hpcc_ack(i, &tel[..hops])));
+            let _ = black_box(black_box(&mut s).new_ack(black_box(&cfg), &hpcc_ack(i, &tel[..hops])));
         },
     );
     let mut r = hpcc_ref();
@@ -108,7 +111,7 @@ fn bench_hpcc_ack(o: u64, hops: usize) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            black_box(r.new_ack(i * 1000, i * 1000 + 150_000, &tel[..hops]));
+            black_box(black_box(&mut r).new_ack(i * 1000, i * 1000 + 150_000, &tel[..hops]));
             black_box(r.rate_bps());
         },
     );
@@ -126,7 +129,7 @@ fn bench_rx_hpcc(o: u64) -> Row {
         |_| t.next(),
         |i, tel| {
             let ev = Event { flow: FlowId(1), kind: EventKind::RxTelemetry { telemetry: &tel[..] } };
-            let _ = black_box(eng.handle(Instant::from_nanos(i as u64 * 1000), &ev));
+            let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos(i as u64 * 1000), &ev));
         },
     );
     let Ok(mut rx) = HpccReceiver::<5>::new(&cfg, &p, Instant::ZERO) else { exit(3) };
@@ -135,7 +138,7 @@ fn bench_rx_hpcc(o: u64) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            let _ = black_box(rx.new_int(&cfg, Instant::from_nanos(i as u64 * 1000), &tel[..]));
+            let _ = black_box(black_box(&mut rx).new_int(black_box(&cfg), Instant::from_nanos(i as u64 * 1000), &tel[..]));
         },
     );
     let mut r = hpcc_ref();
@@ -144,7 +147,7 @@ fn bench_rx_hpcc(o: u64) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            black_box(r.new_int(i as f64 * 1000.0, &tel[..]));
+            black_box(black_box(&mut r).new_int(i as f64 * 1000.0, &tel[..]));
         },
     );
     Row { what: "Rx-HPCC telemetry, 5 hops", engine: Some(engine), controller, reference: Some(reference), target: None }
@@ -160,7 +163,7 @@ fn bench_probe_response(o: u64) -> Row {
         |_| t.next(),
         |i, tel| {
             let ev = Event { flow: FlowId(1), kind: EventKind::ProbeResponse { hop_index: 2, hop: tel[0] } };
-            let _ = black_box(eng.handle(Instant::from_nanos(i as u64 * 12_000), &ev));
+            let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos(i as u64 * 12_000), &ev));
         },
     );
     let Ok(mut s) = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else { exit(3) };
@@ -169,7 +172,7 @@ fn bench_probe_response(o: u64) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            let _ = black_box(s.on_probe_response(&cfg, Instant::from_nanos(i as u64 * 12_000), 2, &tel[0]));
+            let _ = black_box(black_box(&mut s).on_probe_response(black_box(&cfg), Instant::from_nanos(i as u64 * 12_000), 2, &tel[0]));
         },
     );
     Row { what: "HPCC++ probe response", engine: Some(engine), controller, reference: None, target: None }
@@ -183,7 +186,7 @@ fn bench_ldcp_ack(o: u64) -> Row {
         o,
         |i| Event { flow: FlowId(1), kind: EventKind::Ack(ldcp_ack(i + 1)) },
         |i, ev| {
-            let _ = black_box(eng.handle(Instant::from_nanos((i as u64 + 1) * 100), ev));
+            let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos((i as u64 + 1) * 100), ev));
         },
     );
     let Ok(mut l) = Ldcp::new(&cfg, &p) else { exit(3) };
@@ -191,7 +194,7 @@ fn bench_ldcp_ack(o: u64) -> Row {
         o,
         |i| ldcp_ack(i + 1),
         |i, a| {
-            black_box(l.on_ack(&cfg, Instant::from_nanos((i as u64 + 1) * 100), a));
+            black_box(black_box(&mut l).on_ack(black_box(&cfg), Instant::from_nanos((i as u64 + 1) * 100), a));
         },
     );
     let mut r = LdcpRef::new(rp, 0);
@@ -199,7 +202,7 @@ fn bench_ldcp_ack(o: u64) -> Row {
         o,
         |i| i + 1,
         |_, &n| {
-            r.on_ack(n as f64 * 100.0, n * 1000, n.is_multiple_of(8));
+            black_box(&mut r).on_ack(n as f64 * 100.0, n * 1000, n.is_multiple_of(8));
             black_box(r.rate_bps());
         },
     );
@@ -215,7 +218,7 @@ fn bench_ldcp_timer(o: u64) -> Row {
         o,
         |i| i,
         |_, &i| {
-            black_box(l.on_timer(&cfg, Instant::from_nanos((i as u64 + 1) * 32_016)));
+            black_box(black_box(&mut l).on_timer(black_box(&cfg), Instant::from_nanos((i as u64 + 1) * 32_016)));
         },
     );
     let mut r = LdcpRef::new(rp, 0);
@@ -225,7 +228,7 @@ fn bench_ldcp_timer(o: u64) -> Row {
         o,
         |i| i,
         |_, &i| {
-            black_box(r.on_timer((i as f64 + 1.0) * 32_016.0));
+            black_box(black_box(&mut r).on_timer((i as f64 + 1.0) * 32_016.0));
         },
     );
     Row { what: "LDCP timer (cw < 1)", engine: None, controller, reference: Some(reference), target: None }
