@@ -46,7 +46,6 @@ impl<const H: usize> Controller for HpccSender<H> {
         Ok((s, d))
     }
 
-    #[inline]
     fn on_event(&mut self, cfg: &HpccConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match *event {
             EventKind::Ack(ref ack) => self.new_ack(cfg, ack),
@@ -82,7 +81,6 @@ impl<const H: usize> Controller for HpccReceiver<H> {
         Ok((r, d))
     }
 
-    #[inline]
     fn on_event(&mut self, cfg: &HpccConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match *event {
             EventKind::RxTelemetry { telemetry } => self.new_int(cfg, now, telemetry),
@@ -112,7 +110,6 @@ impl Controller for Ldcp {
         Ok((l, d))
     }
 
-    #[inline]
     fn on_event(&mut self, cfg: &LdcpConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match *event {
             EventKind::Ack(ref ack) => Ok(self.on_ack(cfg, now, ack)),
@@ -142,7 +139,6 @@ impl Controller for LdcpRate {
         LdcpRate::new(cfg, p, now)
     }
 
-    #[inline]
     fn on_event(&mut self, cfg: &LdcpConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match *event {
             EventKind::Cnp => Ok(self.on_cnp(cfg)),
@@ -212,7 +208,6 @@ impl<const H: usize> Controller for AnyController<H> {
         })
     }
 
-    #[inline]
     fn on_event(&mut self, cfg: &AnyConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match self {
             AnyController::Hpcc(s) => s.on_event(&cfg.hpcc, now, event),

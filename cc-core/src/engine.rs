@@ -90,7 +90,6 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     }
 
     /// Handles one event at `now`.
-    #[inline]
     pub fn handle(&mut self, now: Instant, event: &Event<'_>) -> Result<Decision, Error> {
         let r = self.dispatch(now, event);
         match r {
@@ -110,7 +109,6 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         r
     }
 
-    #[inline]
     fn dispatch(&mut self, now: Instant, event: &Event<'_>) -> Result<Decision, Error> {
         match event.kind {
             EventKind::Start(ref params) => {

@@ -11,11 +11,14 @@ use crate::units::{BaseRtt, Rate, Window};
 ///
 /// On rv32 a `u64` division is a call to compiler-builtins' `__udivdi3`
 /// (about 75 instructions measured on the soft core, several per event).
-/// The engine's divisions mostly have operands below 2^32, or a divisor
-/// below 2^32: the first take one `divu`, the second two `divu`s and a
-/// 64/32 long division in 16-bit digits ([`div_64_by_32`]). Only a divisor
-/// of 2^32 or more goes to the generic routine. On 64-bit cores the
-/// hardware divides; this is `n / d`.
+/// The engine's divisors are nearly always below 2^32, and then:
+/// - `n < 2^32`: one `divu`;
+/// - `d < 2^16` (a base RTT in ns, an MTU): four `divu`/`remu`, 16 bits of
+///   quotient at a time;
+/// - otherwise: a high digit and a 64/32 long division ([`div_64_by_32`]).
+///
+/// Only a divisor of 2^32 or more goes to the generic routine. On 64-bit
+/// cores the hardware divides; this is `n / d`.
 #[inline]
 pub(crate) fn div_u64(n: u64, d: NonZeroU64) -> u64 {
     #[cfg(target_pointer_width = "64")]
@@ -46,8 +49,8 @@ pub(crate) fn div_u64_narrow(n: u64, d: NonZeroU64) -> u64 {
     // r < d, whose quotient fits 32 bits.
     let (q_hi, r) = (hi / d32, hi % d32);
     let q_lo = if d32.get() >> 16 == 0 {
-        // d < 2^16 (a base RTT in ns, an MTU): two 16-bit long-division
-        // steps, each dividend (r·2^16 + digit) < 2^32 because r < d.
+        // Two 16-bit long-division steps, each dividend (r·2^16 + digit)
+        // < 2^32 because r < d < 2^16.
         let a = (r << 16) | (lo >> 16);
         let (qa, ra) = (a / d32, a % d32);
         let b = (ra << 16) | (lo & 0xFFFF);
@@ -88,15 +91,15 @@ fn leading_zeros_nonzero(mut x: u32) -> u32 {
     n
 }
 
-/// `floor((u1·2^32 + u0) / v)` for `u1 < v` (so `v ≠ 0` and the quotient
-/// fits 32 bits): Knuth's algorithm D with two 16-bit quotient digits, as
-/// in Hacker's Delight §9-4 (`divlu`). `v` is normalized (shifted until its
-/// top bit is set) so each digit estimate is at most 2 too large; the
-/// correction loops run at most twice. Every product is checked against
-/// 32 bits in the comments.
-#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+/// `floor((u1·2^32 + u0) / v)` for `u1 < v` (so the quotient fits 32
+/// bits) and `v ≥ 2^16`: Knuth's algorithm D with two 16-bit quotient
+/// digits, as in Hacker's Delight §9-4 (`divlu`). `v` is normalized (shifted
+/// until its top bit is set) so each digit estimate is at most 2 too large;
+/// the correction loops run at most twice. The comments bound every product
+/// below 2^32.
 ///
 /// `None` only if `v < 2^16` or `u1 ≥ v`, which the caller excludes.
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
 fn div_64_by_32(u1: u32, u0: u32, v: u32) -> Option<u32> {
     const B: u32 = 1 << 16;
     if u1 >= v || v < B {

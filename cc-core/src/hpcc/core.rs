@@ -4,12 +4,12 @@
 //!
 //! State: 32 bytes plus 12 bytes per hop of history.
 
+use core::num::NonZeroU64;
+
 use bitfield_struct::bitfield;
 
 use super::{HpccConfig, QueueSignal};
 use crate::event::Error;
-use core::num::NonZeroU64;
-
 use crate::fixmath::{div_u64, ratio_q24};
 use crate::telemetry::{path_signature, wrapping_delta, HopHistory, HopSample, SIGNATURE_MASK};
 use crate::units::{BaseRtt, Utilization, Window};

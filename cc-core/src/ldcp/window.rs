@@ -21,12 +21,12 @@
 //! samples ACKs carry: `srtt += (sample − srtt) / 8` (TCP's gain, RFC 6298),
 //! clamped to [`BaseRtt::MIN_NS`, `BaseRtt::MAX_NS`].
 
+use core::num::NonZeroU64;
+
 use bitfield_struct::bitfield;
 
 use super::{FastStart, LdcpConfig};
 use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
-use core::num::NonZeroU64;
-
 use crate::fixmath::{div_u64, window_rate};
 use crate::units::{BaseRtt, Instant, Packets, Seq};
 

@@ -68,7 +68,7 @@ impl UartRx {
             match codec::read_frame(self.filled()) {
                 Ok(f) => {
                     let (used, kind) = (f.len, f.kind);
-                    let next = match f.kind {
+                    let next = match kind {
                         FrameKind::Event => codec::decode_event(&f).map(Ok),
                         FrameKind::Config => codec::decode_config(&f).map(|c| Err(Control::Config(c, used))),
                         FrameKind::Halt => Ok(Err(Control::Halt)),
