@@ -88,7 +88,16 @@ impl World {
     pub(crate) fn apply(&mut self, flow: u32, d: &Decision) {
         let f = &mut self.flows[flow as usize];
         f.window_raw = d.window.to_bits();
-        f.rate_bps = d.rate.as_bps().max(1_000_000);
+        let rate = d.rate.as_bps().max(1_000_000);
+        if rate != f.rate_bps && f.pace_wire > 0 {
+            // The pacer re-times the gap after the last packet at the new
+            // rate (as the SIGCOMM'19 simulator's NIC does): a flow whose
+            // rate rises need not wait out a gap set at the old one.
+            let gap = ser_ps(f.pace_wire, rate);
+            f.next_send_ps = f.next_send_ps - f.pace_gap_ps + gap;
+            f.pace_gap_ps = gap;
+        }
+        f.rate_bps = rate;
         match d.timer {
             TimerRequest::Keep => {}
             TimerRequest::Arm(t) => {
@@ -249,7 +258,9 @@ impl World {
             f.credits = f.credits.saturating_sub(1);
             self.metrics.counters.timer_releases += 1;
         }
-        f.next_send_ps = f.next_send_ps.max(self.now) + ser_ps(wire, f.rate_bps);
+        f.pace_wire = wire;
+        f.pace_gap_ps = ser_ps(wire, f.rate_bps);
+        f.next_send_ps = f.next_send_ps.max(self.now) + f.pace_gap_ps;
         self.metrics.counters.data_packets += 1;
         if let Some(d) = d {
             self.apply(flow, &d);
@@ -508,5 +519,51 @@ impl World {
             self.engine(dst, flow, EventKind::End);
         }
         self.hosts[src as usize].active.retain(|&x| x != flow);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world() -> World {
+        let text = "name = \"p\"\nstop_ms = 1.0\n[topology]\nkind = \"incast\"\nsenders = 1\nlink_gbps = 100\nlink_delay_ns = 1000\n[cc]\nalgorithm = \"hpcc\"\n[workload]\nkind = \"incast\"\nbytes = 100000\n";
+        let s = crate::scenario::parse(text, "p.toml").unwrap();
+        World::new(&s, std::path::Path::new("."), "p.toml").unwrap()
+    }
+
+    fn decision(gbps: u64) -> Decision {
+        Decision {
+            window: Window::from_bytes(100_000),
+            rate: Rate::from_bps(gbps * 1_000_000_000),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
+    #[test]
+    fn a_new_rate_retimes_the_gap_after_the_last_packet() {
+        let mut w = world();
+        w.now = 1_000_000;
+        w.apply(0, &decision(10));
+        // A 1000-byte packet sent at 1 µs at 10 Gb/s: next one at 1.8 µs.
+        {
+            let f = &mut w.flows[0];
+            f.pace_wire = 1000;
+            f.pace_gap_ps = ser_ps(1000, f.rate_bps);
+            f.next_send_ps = w.now + f.pace_gap_ps;
+        }
+        assert_eq!(w.flows[0].next_send_ps, 1_800_000);
+        // The rate doubles 100 ns later: the gap is now 400 ns from the send.
+        w.now = 1_100_000;
+        w.apply(0, &decision(20));
+        assert_eq!(w.flows[0].next_send_ps, 1_400_000);
+        // It falls to 1 Gb/s: 8 µs after the send.
+        w.apply(0, &decision(1));
+        assert_eq!(w.flows[0].next_send_ps, 9_000_000);
+        // Unchanged rate, unchanged plan.
+        w.apply(0, &decision(1));
+        assert_eq!(w.flows[0].next_send_ps, 9_000_000);
     }
 }

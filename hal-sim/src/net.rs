@@ -43,6 +43,9 @@ pub struct Port {
     pub util_t: Ps,
     /// Index into the metrics' monitored ports, if monitored.
     pub monitor: Option<usize>,
+    /// When the last packet sent on this port reaches the peer (host ports
+    /// with Tx jitter keep arrivals in order).
+    pub last_arrival: Ps,
 }
 
 impl Port {
@@ -59,6 +62,7 @@ impl Port {
             util: 0.0,
             util_t: 0,
             monitor: None,
+            last_arrival: 0,
         }
     }
 }

@@ -171,6 +171,10 @@ pub struct NicCfg {
     pub ioam_prealloc: u8,
     /// Tag notifications with SipHash (HPCC++ §9.1) and verify them.
     pub integrity: bool,
+    /// Latency variation of the NIC's Tx path (DMA, PCIe, PHY), ns: each
+    /// packet a host sends reaches the far end of its link up to this much
+    /// later, uniformly drawn, in order. 0 makes every host a perfect clock.
+    pub tx_jitter_ns: DelayNs,
 }
 
 impl Default for NicCfg {
@@ -184,6 +188,7 @@ impl Default for NicCfg {
             telemetry: TelFormat::Compact,
             ioam_prealloc: 5,
             integrity: true,
+            tx_jitter_ns: DelayNs(0),
         }
     }
 }

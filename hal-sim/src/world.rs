@@ -77,6 +77,11 @@ pub struct Flow {
     pub rate_bps: u64,
     /// Earliest next data packet (pacer).
     pub next_send_ps: Ps,
+    /// The pacer's gap after the last data packet (its wire bytes at the
+    /// rate of the moment); a new rate re-times that gap.
+    pub pace_gap_ps: Ps,
+    /// Wire bytes of the last data packet.
+    pub pace_wire: u32,
     /// Packets the LDCP timer released.
     pub credits: u32,
     /// Current CC timer generation.
@@ -145,6 +150,8 @@ pub struct RunCfg {
     pub warmup_ps: Ps,
     /// Flows traced over time.
     pub trace_flows: u32,
+    /// NIC Tx latency variation (exclusive upper bound; 0: none).
+    pub tx_jitter_ps: Ps,
 }
 
 /// The simulated world.
@@ -165,6 +172,9 @@ pub struct World {
     pub cfg: RunCfg,
     /// The seeded generator (WRED).
     pub rng: ChaCha8Rng,
+    /// The NICs' Tx jitter, a stream of its own so that turning jitter on
+    /// changes no other draw.
+    pub jitter_rng: ChaCha8Rng,
     /// Measurements.
     pub metrics: Metrics,
     /// The notification key shared by all NICs.
@@ -224,6 +234,7 @@ impl World {
             window_ps: s.metrics.window_ns.0 * PS_PER_NS,
             warmup_ps: s.metrics.warmup_ns * PS_PER_NS,
             trace_flows: s.metrics.trace_flows,
+            tx_jitter_ps: s.nic.tx_jitter_ns.0 * PS_PER_NS,
         };
         let engine_cfg = crate::cc::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let key = FeedbackKey::from_bytes(s.seed.to_le_bytes().repeat(2).try_into().unwrap_or([0; 16]));
@@ -251,6 +262,7 @@ impl World {
             pkts: Slab::default(),
             cfg,
             rng,
+            jitter_rng: ChaCha8Rng::seed_from_u64(s.seed ^ 0x6a09_e667_f3bc_c908),
             metrics: Metrics::default(),
             key,
             unfinished: specs.len(),
@@ -302,6 +314,8 @@ impl World {
             window_raw: 0,
             rate_bps: 0,
             next_send_ps: 0,
+            pace_gap_ps: 0,
+            pace_wire: 0,
             credits: 0,
             cc_gen: 0,
             rto_deadline: u64::MAX,
@@ -431,11 +445,18 @@ impl World {
         }
         let ser = ser_ps(packet.wire, p.bps);
         p.busy_until = now + ser;
-        let (peer, delay) = (p.peer, p.delay_ps);
+        let peer = p.peer;
+        let mut arrival = now + ser + p.delay_ps;
+        if !is_switch && self.cfg.tx_jitter_ps > 0 {
+            // Tx path jitter: a later arrival, never ahead of the packet before.
+            arrival += rand_chacha::rand_core::Rng::next_u64(&mut self.jitter_rng) % self.cfg.tx_jitter_ps;
+            arrival = arrival.max(p.last_arrival);
+            p.last_arrival = arrival;
+        }
         // A switch port needs a PortFree event only when a packet waits
         // behind this one (enqueue and port_free arrange that); a host's
         // NIC plans its own wake-up (plan_next).
-        self.q.push(now + ser + delay, Ev::Arrive { node: peer.0, port: peer.1, pkt });
+        self.q.push(arrival, Ev::Arrive { node: peer.0, port: peer.1, pkt });
     }
 
     fn port_free(&mut self, node: u32, port: u16) {
