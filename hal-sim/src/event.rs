@@ -53,12 +53,10 @@ pub enum Ev {
         /// Flow.
         flow: u32,
     },
-    /// A host NIC's pacer may have a flow ready (valid if `gen` is current).
+    /// A host NIC's pacer may have a flow ready (see [`EventQueue::wake`]).
     NicWake {
         /// Host index.
         host: u32,
-        /// Generation; older ones were superseded.
-        gen: u32,
     },
     /// Periodic metrics sample.
     Sample,
@@ -72,12 +70,15 @@ struct Key(std::cmp::Reverse<(Ps, u64)>);
 
 const SLOT_BITS: u32 = 24;
 
-/// The pending events.
+/// The pending events. Host wake-ups live apart, one per host, moved in
+/// place when a NIC's pacer re-plans (every ACK may change a rate), so
+/// they leave no superseded entries behind in the main heap.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Key>,
     slots: Vec<Ev>,
     free: Vec<u32>,
+    wakes: Wakes,
     seq: u64,
     popped: u64,
 }
@@ -100,8 +101,21 @@ impl EventQueue {
         self.heap.push(Key(std::cmp::Reverse((t, self.seq << SLOT_BITS | slot as u64))));
     }
 
+    /// Schedules `host`'s wake-up at `t`, replacing the one pending (if
+    /// any): it runs in the order of this call among events at time `t`.
+    pub fn wake(&mut self, host: u32, t: Ps) {
+        self.seq += 1;
+        self.wakes.set(host, (t, self.seq));
+    }
+
     /// The earliest event.
     pub fn pop(&mut self) -> Option<(Ps, Ev)> {
+        let main = self.heap.peek().map(|Key(std::cmp::Reverse((t, key)))| (*t, key >> SLOT_BITS));
+        if let Some(w) = self.wakes.peek().filter(|w| main.is_none_or(|m| *w < m)) {
+            let host = self.wakes.pop_min();
+            self.popped += 1;
+            return Some((w.0, Ev::NicWake { host }));
+        }
         let Key(std::cmp::Reverse((t, key))) = self.heap.pop()?;
         let slot = (key & ((1 << SLOT_BITS) - 1)) as u32;
         self.free.push(slot);
@@ -116,12 +130,99 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.wakes.heap.len()
     }
 
     /// Whether nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.wakes.heap.is_empty()
+    }
+}
+
+/// At most one wake-up per host, by (time, sequence): an indexed binary
+/// min-heap, so a host's entry is found and moved in O(log hosts).
+#[derive(Debug, Default)]
+struct Wakes {
+    /// (time, sequence) and host.
+    heap: Vec<((Ps, u64), u32)>,
+    /// Host → index in `heap`, or `ABSENT`.
+    pos: Vec<u32>,
+}
+
+impl Wakes {
+    const ABSENT: u32 = u32::MAX;
+
+    fn set(&mut self, host: u32, key: (Ps, u64)) {
+        let h = host as usize;
+        if self.pos.len() <= h {
+            self.pos.resize(h + 1, Self::ABSENT);
+        }
+        match self.pos[h] {
+            Self::ABSENT => {
+                self.heap.push((key, host));
+                let i = self.heap.len() - 1;
+                self.pos[h] = i as u32;
+                self.up(i);
+            }
+            i => {
+                let i = i as usize;
+                let old = std::mem::replace(&mut self.heap[i].0, key);
+                if key < old {
+                    self.up(i);
+                } else {
+                    self.down(i);
+                }
+            }
+        }
+    }
+
+    fn peek(&self) -> Option<(Ps, u64)> {
+        self.heap.first().map(|e| e.0)
+    }
+
+    /// Removes the earliest entry (the caller peeked: there is one).
+    fn pop_min(&mut self) -> u32 {
+        let last = self.heap.len() - 1;
+        self.swap(0, last);
+        let (_, host) = self.heap.pop().unwrap_or_default();
+        self.pos[host as usize] = Self::ABSENT;
+        if !self.heap.is_empty() {
+            self.down(0);
+        }
+        host
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        self.heap.swap(a, b);
+        self.pos[self.heap[a].1 as usize] = a as u32;
+        self.pos[self.heap[b].1 as usize] = b as u32;
+    }
+
+    fn up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.heap[i].0 >= self.heap[parent].0 {
+                break;
+            }
+            self.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let c = if l + 1 < n && self.heap[l + 1].0 < self.heap[l].0 { l + 1 } else { l };
+            if self.heap[c].0 >= self.heap[i].0 {
+                break;
+            }
+            self.swap(c, i);
+            i = c;
+        }
     }
 }
 
@@ -142,6 +243,53 @@ mod tests {
             vec![(5, Ev::FlowStart { flow: 3 }), (10, Ev::FlowStart { flow: 1 }), (10, Ev::FlowStart { flow: 2 }), (20, Ev::Sample)]
         );
         assert_eq!(q.handled(), 4);
+    }
+
+    #[test]
+    fn a_wake_up_is_moved_in_place_and_keeps_call_order() {
+        let mut q = EventQueue::default();
+        q.push(10, Ev::FlowStart { flow: 1 });
+        q.wake(7, 30);
+        q.wake(8, 20);
+        q.wake(7, 10); // moved earlier: after FlowStart 1 (called later)
+        q.push(10, Ev::FlowStart { flow: 2 });
+        q.wake(8, 40); // moved later
+        q.wake(9, 40);
+        assert_eq!(q.len(), 5);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (10, Ev::FlowStart { flow: 1 }),
+                (10, Ev::NicWake { host: 7 }),
+                (10, Ev::FlowStart { flow: 2 }),
+                (40, Ev::NicWake { host: 8 }),
+                (40, Ev::NicWake { host: 9 }),
+            ]
+        );
+        assert!(q.is_empty());
+        assert_eq!(q.handled(), 5);
+    }
+
+    #[test]
+    fn many_wake_ups_come_out_in_time_order() {
+        let mut q = EventQueue::default();
+        let mut x = 12345u64;
+        let mut last = vec![0u64; 64];
+        for _ in 0..2000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let host = (x >> 58) as u32;
+            let t = (x >> 20) % 1000;
+            q.wake(host, t);
+            last[host as usize] = t;
+        }
+        let out: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert!(out.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert_eq!(out.len(), 64);
+        for (t, ev) in out {
+            let Ev::NicWake { host } = ev else { panic!("{ev:?}") };
+            assert_eq!(t, last[host as usize]);
+        }
     }
 
     #[test]

@@ -163,9 +163,8 @@ impl World {
     fn wake(&mut self, host: u32, t: Ps) {
         let h = &mut self.hosts[host as usize];
         if h.wake_at.is_none_or(|w| w > t) {
-            h.wake_gen = h.wake_gen.wrapping_add(1);
             h.wake_at = Some(t);
-            self.q.push(t, Ev::NicWake { host, gen: h.wake_gen });
+            self.q.wake(host, t);
         }
     }
 

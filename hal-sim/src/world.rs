@@ -35,8 +35,6 @@ pub struct Host {
     pub rr: usize,
     /// Control packets waiting for the uplink (served before data).
     pub ctrl: std::collections::VecDeque<u32>,
-    /// Generation of the pending pacer wake-up.
-    pub wake_gen: u32,
     /// When the pending wake-up fires.
     pub wake_at: Option<Ps>,
     /// Integrity checks of notifications arriving here.
@@ -247,7 +245,6 @@ impl World {
                 active: Vec::new(),
                 rr: 0,
                 ctrl: Default::default(),
-                wake_gen: 0,
                 wake_at: None,
                 verifier: Verifier::new(key),
             });
@@ -388,11 +385,9 @@ impl World {
                 Ev::FlowStart { flow } => self.flow_start(flow),
                 Ev::CcTimer { flow, gen } => self.cc_timer(flow, gen),
                 Ev::Rto { flow } => self.rto(flow),
-                Ev::NicWake { host, gen } => {
-                    if self.hosts[host as usize].wake_gen == gen {
-                        self.hosts[host as usize].wake_at = None;
-                        self.try_send(host);
-                    }
+                Ev::NicWake { host } => {
+                    self.hosts[host as usize].wake_at = None;
+                    self.try_send(host);
                 }
                 Ev::Sample => self.sample(),
             }
