@@ -11,7 +11,7 @@ use cc_core::prelude::*;
 use cc_core::wire::auth::{self, TAG_LEN};
 
 use crate::event::{ser_ps, Ev, Ps, PS_PER_NS};
-use crate::packet::{EcnBits, Packet, PktKind, TEL_CAP};
+use crate::packet::{EcnBits, Packet, PktKind, NO_TEL, TEL_CAP};
 use crate::scenario::{Algo, HpccMode};
 use crate::world::World;
 
@@ -121,8 +121,10 @@ impl World {
                 self.send_ctrl(src, dst, flow, kind, |w, p| {
                     p.ts_ps = w.now;
                     if kind == PktKind::Probe {
-                        w.cfg.tel.init(&mut p.tel);
-                        p.wire += p.tel.len as u32;
+                        p.tel = w.pkts.new_tel();
+                        let t = w.pkts.tel_buf_mut(p.tel);
+                        w.cfg.tel.init(t);
+                        p.wire += t.len as u32;
                         p.ecn = EcnBits::Ect;
                     }
                 });
@@ -132,7 +134,7 @@ impl World {
     }
 
     /// Queues a control packet on `from`'s uplink (ahead of data).
-    fn send_ctrl(&mut self, from: u32, to: u32, flow: u32, kind: PktKind, fill: impl FnOnce(&World, &mut Packet)) {
+    fn send_ctrl(&mut self, from: u32, to: u32, flow: u32, kind: PktKind, fill: impl FnOnce(&mut World, &mut Packet)) {
         let (src, dst) = (self.hosts[from as usize].node, self.hosts[to as usize].node);
         let mut p = Packet::new(kind, flow, src, dst);
         p.wire = self.cfg.ack_bytes;
@@ -239,10 +241,13 @@ impl World {
         p.len = len;
         p.ecn = ecn;
         p.ts_ps = self.now;
+        p.wire = self.cfg.header + len;
         if self.data_telemetry() {
-            self.cfg.tel.init(&mut p.tel);
+            p.tel = self.pkts.new_tel();
+            let t = self.pkts.tel_buf_mut(p.tel);
+            self.cfg.tel.init(t);
+            p.wire += t.len as u32;
         }
-        p.wire = self.cfg.header + len + p.tel.len as u32;
         let wire = p.wire;
         let node = self.hosts[host as usize].node;
         let id = self.pkts.insert(p);
@@ -316,15 +321,21 @@ impl World {
     /// A packet reached host `host`.
     pub(crate) fn receive(&mut self, host: u32, pkt: u32) {
         let p = self.pkts.get(pkt).clone();
+        self.dispatch(host, pkt, &p);
         self.pkts.remove(pkt);
+    }
+
+    /// Hands packet `pkt` (a copy of it in `p`; its telemetry stays in the
+    /// slab until the caller removes it) to the host's Rx pipeline.
+    fn dispatch(&mut self, host: u32, pkt: u32, p: &Packet) {
         if self.flows[p.flow as usize].finish_ps.is_some() && p.kind != PktKind::Data {
             return;
         }
         match p.kind {
-            PktKind::Data => self.on_data(host, &p),
-            PktKind::Ack => self.on_ack(host, &p),
-            PktKind::Nack => self.on_nack(host, &p),
-            PktKind::Probe => self.on_probe(host, &p),
+            PktKind::Data => self.on_data(host, pkt, p),
+            PktKind::Ack => self.on_ack(host, p),
+            PktKind::Nack => self.on_nack(host, p),
+            PktKind::Probe => self.on_probe(host, p),
             PktKind::ProbeReply => {
                 if let Some((hop_index, hop)) = p.hop {
                     self.sender_event(host, p.flow, EventKind::ProbeResponse { hop_index, hop });
@@ -360,15 +371,15 @@ impl World {
     }
 
     /// The receiver's Rx pipeline.
-    fn on_data(&mut self, host: u32, p: &Packet) {
+    fn on_data(&mut self, host: u32, pkt: u32, p: &Packet) {
         let flow = p.flow;
         let src = self.flows[flow as usize].src_host;
         let ce = p.ecn == EcnBits::Ce;
         if ce && self.cfg.algo == Algo::LdcpRate {
             self.send_ctrl(host, src, flow, PktKind::Cnp, |_, _| {});
         }
-        if self.cfg.algo == Algo::Hpcc && self.cfg.mode == HpccMode::RxHpcc && p.tel.len > 0 {
-            if let Ok(hops) = self.cfg.tel.samples(p.tel.bytes()) {
+        if self.cfg.algo == Algo::Hpcc && self.cfg.mode == HpccMode::RxHpcc && !self.pkts.tel(p).is_empty() {
+            if let Ok(hops) = self.cfg.tel.samples(self.pkts.tel(p)) {
                 if let Some(d) = self.engine(host, flow, EventKind::RxTelemetry { telemetry: &hops }) {
                     if let Request::Feedback { window } = d.request {
                         let (key, bits) = (self.key, window.to_bits());
@@ -402,11 +413,13 @@ impl World {
         let f = &self.flows[flow as usize];
         let done = f.rcv_nxt >= f.size;
         if !in_order || done || cc_core::ldcp::ack_now(f.ce_pending, f.unacked, self.cfg.ack_every) {
-            self.send_ack(host, flow, p);
+            self.send_ack(host, flow, pkt, p);
         }
     }
 
-    fn send_ack(&mut self, host: u32, flow: u32, data: &Packet) {
+    /// Acknowledges up to `data` (packet `pkt`); an echo takes over its
+    /// telemetry buffer.
+    fn send_ack(&mut self, host: u32, flow: u32, pkt: u32, data: &Packet) {
         let echo = self.cfg.algo == Algo::Hpcc && self.cfg.mode == HpccMode::Sender;
         let f = &mut self.flows[flow as usize];
         let (cum, ece, n, src) = (f.rcv_nxt, f.ce_pending, f.unacked, f.src_host);
@@ -414,17 +427,18 @@ impl World {
         f.ce_pending = false;
         let (key, integrity) = (self.key, self.cfg.integrity);
         let ts = data.ts_ps;
-        self.send_ctrl(host, src, flow, PktKind::Ack, |_, q| {
+        let echo = echo && data.tel != NO_TEL;
+        self.send_ctrl(host, src, flow, PktKind::Ack, |w, q| {
             q.ts_ps = ts;
             q.seq = cum;
             q.ece = ece;
             q.acked_pkts = n;
             if echo {
-                q.tel = data.tel;
-                q.wire += q.tel.len as u32;
+                q.tel = w.pkts.take_tel(pkt);
+                let t = w.pkts.tel(q);
+                q.wire += t.len() as u32;
                 if integrity {
                     let mut msg = [0u8; SEAL_CAP];
-                    let t = data.tel.bytes();
                     msg[..t.len()].copy_from_slice(t);
                     msg[t.len()..t.len() + 8].copy_from_slice(&cum.to_be_bytes());
                     q.tag = auth::tag(&key, FlowId(flow), &msg[..t.len() + 8]);
@@ -438,9 +452,9 @@ impl World {
     fn on_ack(&mut self, host: u32, p: &Packet) {
         let flow = p.flow;
         let mut hops = cc_core::wire::Hops::new();
-        if p.tel.len > 0 {
+        if !self.pkts.tel(p).is_empty() {
             if self.cfg.integrity {
-                let t = p.tel.bytes();
+                let t = self.pkts.tel(p);
                 let mut sealed = [0u8; SEAL_CAP];
                 sealed[..t.len()].copy_from_slice(t);
                 sealed[t.len()..t.len() + 8].copy_from_slice(&p.seq.to_be_bytes());
@@ -450,7 +464,7 @@ impl World {
                     return;
                 }
             }
-            match self.cfg.tel.samples(p.tel.bytes()) {
+            match self.cfg.tel.samples(self.pkts.tel(p)) {
                 Ok(h) => hops = h,
                 Err(_) => self.metrics.counters.bad_telemetry += 1,
             }
@@ -488,7 +502,7 @@ impl World {
     /// hop with the highest inflight; only that hop goes back.
     fn on_probe(&mut self, host: u32, p: &Packet) {
         let flow = p.flow;
-        let Ok(hops) = self.cfg.tel.samples(p.tel.bytes()) else {
+        let Ok(hops) = self.cfg.tel.samples(self.pkts.tel(p)) else {
             self.metrics.counters.bad_telemetry += 1;
             return;
         };

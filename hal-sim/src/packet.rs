@@ -43,6 +43,9 @@ pub enum EcnBits {
     Ce,
 }
 
+/// A packet without a telemetry buffer.
+pub const NO_TEL: u32 = u32::MAX;
+
 /// Room for a telemetry header and stack of 8 hops in any format.
 pub const TEL_CAP: usize = 288;
 
@@ -95,8 +98,9 @@ pub struct Packet {
     pub ingress_ps: u64,
     /// The port it entered the current switch by.
     pub ingress_port: u16,
-    /// Telemetry header and stack (data, probes; echoed on acks).
-    pub tel: TelBuf,
+    /// Telemetry header and stack (data, probes; echoed on acks), kept in
+    /// the slab beside the packet ([`Slab::tel`]); `NO_TEL` when none.
+    pub tel: u32,
     /// Probe reply: the chosen hop.
     pub hop: Option<(u8, HopSample)>,
     /// Feedback: the window (raw `Window` bits) and its integrity tag.
@@ -124,7 +128,7 @@ impl Packet {
             acked_pkts: 0,
             ingress_ps: 0,
             ingress_port: 0,
-            tel: TelBuf::default(),
+            tel: NO_TEL,
             hop: None,
             window_bits: 0,
             tag: [0; 8],
@@ -133,11 +137,16 @@ impl Packet {
     }
 }
 
-/// Packets by index, with a free list so indices are reused.
+/// Packets by index, with a free list so indices are reused, and their
+/// telemetry buffers apart: a packet is about 100 bytes to copy, and the
+/// receiver hands the data packet's buffer to its ACK instead of copying
+/// 288 bytes.
 #[derive(Debug, Default)]
 pub struct Slab {
     pkts: Vec<Packet>,
     free: Vec<u32>,
+    tels: Vec<TelBuf>,
+    tel_free: Vec<u32>,
 }
 
 impl Slab {
@@ -165,8 +174,60 @@ impl Slab {
         &mut self.pkts[i as usize]
     }
 
-    /// Frees `i` for reuse.
+    /// Frees `i` and its telemetry buffer for reuse.
     pub fn remove(&mut self, i: u32) {
+        let t = std::mem::replace(&mut self.pkts[i as usize].tel, NO_TEL);
+        if t != NO_TEL {
+            self.tel_free.push(t);
+        }
         self.free.push(i);
+    }
+
+    /// Telemetry buffers ever allocated, and how many are free now.
+    pub fn tel_buffers(&self) -> (usize, usize) {
+        (self.tels.len(), self.tel_free.len())
+    }
+
+    /// A new, empty telemetry buffer for a packet being built.
+    pub fn new_tel(&mut self) -> u32 {
+        match self.tel_free.pop() {
+            Some(t) => {
+                self.tels[t as usize].len = 0;
+                t
+            }
+            None => {
+                self.tels.push(TelBuf::default());
+                (self.tels.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The telemetry bytes of a packet (empty without a buffer).
+    pub fn tel(&self, p: &Packet) -> &[u8] {
+        match p.tel {
+            NO_TEL => &[],
+            t => self.tels[t as usize].bytes(),
+        }
+    }
+
+    /// Telemetry buffer `t` (from [`Slab::new_tel`] or a packet's `tel`).
+    pub fn tel_buf_mut(&mut self, t: u32) -> &mut TelBuf {
+        &mut self.tels[t as usize]
+    }
+
+    /// Packet `i` and its telemetry buffer, if it has one.
+    pub fn with_tel_mut(&mut self, i: u32) -> (&mut Packet, Option<&mut TelBuf>) {
+        let p = &mut self.pkts[i as usize];
+        let t = match p.tel {
+            NO_TEL => None,
+            t => Some(&mut self.tels[t as usize]),
+        };
+        (p, t)
+    }
+
+    /// Detaches packet `i`'s telemetry buffer (to hand it to another
+    /// packet); `i` keeps none.
+    pub fn take_tel(&mut self, i: u32) -> u32 {
+        std::mem::replace(&mut self.pkts[i as usize].tel, NO_TEL)
     }
 }

@@ -407,8 +407,8 @@ impl World {
         let now = self.now;
         let is_switch = self.net.nodes[node as usize].kind == NodeKind::Switch;
         let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        let packet = self.pkts.get_mut(pkt);
-        if is_switch && packet.kind.collects_telemetry() {
+        let (packet, tel) = self.pkts.with_tel_mut(pkt);
+        if let Some(tel) = tel.filter(|_| is_switch && packet.kind.collects_telemetry()) {
             let h = HopState {
                 ts_ns: now / PS_PER_NS,
                 ingress_ns: packet.ingress_ps / PS_PER_NS,
@@ -420,9 +420,9 @@ impl World {
                 egress_port: port,
                 util: p.util,
             };
-            let before = packet.tel.len;
-            if self.cfg.tel.push_hop(&mut packet.tel, &h).is_ok() {
-                packet.wire = packet.wire + packet.tel.len as u32 - before as u32;
+            let before = tel.len;
+            if self.cfg.tel.push_hop(tel, &h).is_ok() {
+                packet.wire = packet.wire + tel.len as u32 - before as u32;
             }
         }
         if self.cfg.tel.format == crate::telemetry::TelFormat::IntMd {

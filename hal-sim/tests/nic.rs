@@ -60,6 +60,19 @@ fn tx_jitter_delays_packets_but_keeps_each_link_in_order() {
 }
 
 #[test]
+fn telemetry_buffers_are_reused_and_all_returned() {
+    // Every data packet carries telemetry and its ACK echoes it: a buffer
+    // per packet in flight, handed from data packet to ACK, freed at the
+    // sender. 8 000 packets must not need 8 000 buffers, and none may be
+    // left over.
+    let (w, s) = run("telemetry = \"compact\"");
+    assert!(s.data_packets >= 7_500, "{} data packets", s.data_packets);
+    let (allocated, free) = w.pkts.tel_buffers();
+    assert!(allocated < 400, "{allocated} buffers for {} packets", s.data_packets);
+    assert_eq!(free, allocated, "buffers not returned");
+}
+
+#[test]
 fn a_bad_jitter_is_refused_with_its_field() {
     let good = r#"name = "x"
 stop_ms = 1.0
