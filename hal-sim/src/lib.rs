@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Deterministic for a seed: one event heap ordered by (time, sequence),
-//! one seeded generator, the clock owned by the [`world::World`].
+//! generators seeded from the scenario, the clock owned by the [`world::World`].
 #![warn(missing_docs)]
 
 pub mod cc;
