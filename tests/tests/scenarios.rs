@@ -2,9 +2,9 @@
 //! engine in its NICs, and these tests assert the drafts' behaviour from
 //! measured figures (issue: queues drain, utilization reaches eta, windows
 //! go below one packet under heavy incast, fast start drops only first-RTT
-//! packets). Where a figure falls short of the issue's target, the assertion
-//! says so and guards the measured value instead; the README and the
-//! closing note list those.
+//! packets), at the issue's bounds. Where a bound holds with little room
+//! (the 2-to-1 FCTs, the 60-to-1 drain) the comment says why, and the
+//! README's "Known shortfalls" gives the spread over seeds.
 
 use std::path::{Path, PathBuf};
 
