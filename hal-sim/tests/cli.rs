@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hal-sim"))
 }
@@ -13,29 +15,16 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-const SMALL: &str = r#"name = "small"
-stop_ms = 5.0
-[topology]
-kind = "incast"
-senders = 2
-link_gbps = 100
-link_delay_ns = 1000
-[cc]
-algorithm = "hpcc"
-max_stage = 0
-wai_mbps = 50
-[workload]
-kind = "incast"
-bytes = 2000000
-[metrics]
-warmup_ns = 0
-"#;
+/// A 5 ms HPCC++ 2-to-1 of 2 MB flows.
+fn small() -> String {
+    common::incast(2, 2_000_000, 5.0, 0, "", "")
+}
 
 #[test]
 fn a_malformed_scenario_names_file_line_and_field() {
     let d = tmp("bad");
     let f = d.join("bad.toml");
-    std::fs::write(&f, SMALL.replace("link_gbps = 100", "link_gbps = \"fast\"")).unwrap();
+    std::fs::write(&f, small().replace("link_gbps = 100", "link_gbps = \"fast\"")).unwrap();
     let out = bin().args(["run", f.to_str().unwrap(), "--quiet"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -49,7 +38,7 @@ fn a_malformed_scenario_names_file_line_and_field() {
 fn a_run_prints_the_table_and_writes_json_csv_and_plots() {
     let d = tmp("good");
     let f = d.join("small.toml");
-    std::fs::write(&f, SMALL).unwrap();
+    std::fs::write(&f, small()).unwrap();
     let json = d.join("out.json");
     let out = bin()
         .args(["run", f.to_str().unwrap(), "--quiet", "--json", json.to_str().unwrap(), "--out", d.join("o").to_str().unwrap()])
@@ -91,7 +80,7 @@ fn a_run_prints_the_table_and_writes_json_csv_and_plots() {
 fn the_same_seed_gives_the_same_run() {
     let d = tmp("det");
     let f = d.join("small.toml");
-    std::fs::write(&f, SMALL).unwrap();
+    std::fs::write(&f, small()).unwrap();
     let run = || {
         let out = bin().args(["run", f.to_str().unwrap(), "--quiet", "--out", d.join("o").to_str().unwrap()]).output().unwrap();
         assert!(out.status.success());

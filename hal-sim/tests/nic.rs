@@ -1,41 +1,12 @@
 //! The NIC model: Tx jitter keeps each link in order, and the pacer
 //! re-times its gap when the engine changes the rate.
 
-use std::path::Path;
+mod common;
 
 use hal_sim::{report, scenario, world::World};
 
-fn world(extra_nic: &str) -> World {
-    let text = format!(
-        r#"name = "nic"
-stop_ms = 10.0
-[topology]
-kind = "incast"
-senders = 4
-link_gbps = 100
-link_delay_ns = 1000
-[nic]
-{extra_nic}
-[cc]
-algorithm = "hpcc"
-max_stage = 0
-wai_mbps = 50
-[workload]
-kind = "incast"
-bytes = 2000000
-[metrics]
-warmup_ns = 0
-"#
-    );
-    let s = scenario::parse(&text, "nic.toml").unwrap_or_else(|e| panic!("{e}"));
-    World::new(&s, Path::new("."), "nic.toml").unwrap()
-}
-
 fn run(extra_nic: &str) -> (World, report::Summary) {
-    let mut w = world(extra_nic);
-    w.run(|_| {});
-    let s = report::summary(&w, "nic", 1.0);
-    (w, s)
+    common::run(&common::incast(4, 2_000_000, 10.0, 0, extra_nic, ""))
 }
 
 #[test]
@@ -74,22 +45,8 @@ fn telemetry_buffers_are_reused_and_all_returned() {
 
 #[test]
 fn a_bad_jitter_is_refused_with_its_field() {
-    let good = r#"name = "x"
-stop_ms = 1.0
-[topology]
-kind = "incast"
-senders = 2
-link_gbps = 100
-link_delay_ns = 1000
-[nic]
-tx_jitter_ns = 50
-[cc]
-algorithm = "hpcc"
-[workload]
-kind = "incast"
-bytes = 1000
-"#;
-    assert!(scenario::parse(good, "x.toml").is_ok());
-    let e = scenario::parse(&good.replace("= 50", "= -5"), "x.toml").unwrap_err().to_string();
+    let good = common::incast(2, 1000, 1.0, 0, "tx_jitter_ns = 50", "");
+    assert!(scenario::parse(&good, "x.toml").is_ok());
+    let e = scenario::parse(&good.replace("tx_jitter_ns = 50", "tx_jitter_ns = -5"), "x.toml").unwrap_err().to_string();
     assert!(e.contains("x.toml:9") && e.contains("nic.tx_jitter_ns"), "{e}");
 }

@@ -2,37 +2,12 @@
 //! 2-to-1 workload: real bytes through cc-core's wire layer, integrity tags
 //! checked, and the link near eta.
 
-use std::path::Path;
+mod common;
 
-use hal_sim::{report, scenario, world::World};
+use hal_sim::report;
 
 fn run(extra_nic: &str, extra_cc: &str) -> report::Summary {
-    let text = format!(
-        r#"name = "variant"
-stop_ms = 10.0
-[topology]
-kind = "incast"
-senders = 2
-link_gbps = 100
-link_delay_ns = 1000
-[nic]
-{extra_nic}
-[cc]
-algorithm = "hpcc"
-max_stage = 0
-wai_mbps = 50
-{extra_cc}
-[workload]
-kind = "incast"
-bytes = 20000000
-[metrics]
-warmup_ns = 200000
-"#
-    );
-    let s = scenario::parse(&text, "variant.toml").unwrap_or_else(|e| panic!("{e}"));
-    let mut w = World::new(&s, Path::new("."), "variant.toml").unwrap();
-    w.run(|_| {});
-    report::summary(&w, "variant", 1.0)
+    common::run(&common::incast(2, 20_000_000, 10.0, 200_000, extra_nic, extra_cc)).1
 }
 
 fn check(s: &report::Summary, what: &str, min_util: f64) {
