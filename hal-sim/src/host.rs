@@ -121,16 +121,22 @@ impl World {
                 self.send_ctrl(src, dst, flow, kind, |w, p| {
                     p.ts_ps = w.now;
                     if kind == PktKind::Probe {
-                        p.tel = w.pkts.new_tel();
-                        let t = w.pkts.tel_buf_mut(p.tel);
-                        w.cfg.tel.init(t);
-                        p.wire += t.len as u32;
+                        w.attach_telemetry(p);
                         p.ecn = EcnBits::Ect;
                     }
                 });
             }
             Request::None | Request::Feedback { .. } | Request::ProbeReply { .. } => {}
         }
+    }
+
+    /// Gives a packet being built an empty telemetry header of the
+    /// configured format, counted in its wire bytes.
+    fn attach_telemetry(&mut self, p: &mut Packet) {
+        p.tel = self.pkts.new_tel();
+        let t = self.pkts.tel_buf_mut(p.tel);
+        self.cfg.tel.init(t);
+        p.wire += t.len as u32;
     }
 
     /// Queues a control packet on `from`'s uplink (ahead of data).
@@ -243,10 +249,7 @@ impl World {
         p.ts_ps = self.now;
         p.wire = self.cfg.header + len;
         if self.data_telemetry() {
-            p.tel = self.pkts.new_tel();
-            let t = self.pkts.tel_buf_mut(p.tel);
-            self.cfg.tel.init(t);
-            p.wire += t.len as u32;
+            self.attach_telemetry(&mut p);
         }
         let wire = p.wire;
         let node = self.hosts[host as usize].node;
@@ -420,14 +423,13 @@ impl World {
     /// Acknowledges up to `data` (packet `pkt`); an echo takes over its
     /// telemetry buffer.
     fn send_ack(&mut self, host: u32, flow: u32, pkt: u32, data: &Packet) {
-        let echo = self.cfg.algo == Algo::Hpcc && self.cfg.mode == HpccMode::Sender;
+        let echo = self.cfg.algo == Algo::Hpcc && self.cfg.mode == HpccMode::Sender && data.tel != NO_TEL;
         let f = &mut self.flows[flow as usize];
         let (cum, ece, n, src) = (f.rcv_nxt, f.ce_pending, f.unacked, f.src_host);
         f.unacked = 0;
         f.ce_pending = false;
         let (key, integrity) = (self.key, self.cfg.integrity);
         let ts = data.ts_ps;
-        let echo = echo && data.tel != NO_TEL;
         self.send_ctrl(host, src, flow, PktKind::Ack, |w, q| {
             q.ts_ps = ts;
             q.seq = cum;

@@ -75,8 +75,9 @@ pub struct Flow {
     pub rate_bps: u64,
     /// Earliest next data packet (pacer).
     pub next_send_ps: Ps,
-    /// The pacer's gap after the last data packet (its wire bytes at the
-    /// rate of the moment); a new rate re-times that gap.
+    /// The pacer's gap after the last data packet, always
+    /// `ser_ps(pace_wire, rate_bps)`; kept so that re-timing it on a new
+    /// rate (every ACK may bring one) takes one division, not two.
     pub pace_gap_ps: Ps,
     /// Wire bytes of the last data packet.
     pub pace_wire: u32,
