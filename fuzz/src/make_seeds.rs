@@ -11,7 +11,7 @@ use std::path::Path;
 use cc_core::prelude::*;
 use cc_core::wire::codec::{encode_answer, encode_event, MAX_FRAME};
 use cc_core::wire::compact::{CompactHop, CompactRepr, CompactStack, SpeedCode};
-use cc_core::wire::ifa::{IfaHop, IfaPacket, IfaRepr};
+use cc_core::wire::ifa::{self, IfaHop, IfaPacket, IfaRepr};
 use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
 use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, OpaqueSnapshot, TraceFlags, TraceKind};
 
@@ -33,19 +33,30 @@ fn compact() {
 }
 
 fn int_md() {
-    for (name, bitmap) in [
-        ("hpcc-fields", instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL),
-        ("all-fields", 0xFF81),
+    // (name, bitmap, domain-specific bytes per hop)
+    for (name, bitmap, ds) in [
+        ("hpcc-fields", instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL, 0),
+        ("all-fields", 0xFF81, 0),
+        ("reserved-bits-and-domain-metadata", instr::NODE_ID | instr::EGRESS_TS | instr::TX_UTIL | instr::reserved(2) | instr::CHECKSUM, 8),
     ] {
         let mut hops = heapless::Vec::new();
         for k in 0..3u32 {
-            hops.push(IntHop { node_id: k, egress_ts: 1000 + k as u64, tx_util: 5000, queue_occupancy: 100, ..Default::default() })
-                .unwrap();
+            hops.push(IntHop {
+                node_id: k,
+                egress_ts: 1000 + k as u64,
+                tx_util: 5000,
+                queue_occupancy: 100,
+                reserved: if bitmap & instr::reserved(2) != 0 { [0, 0, 0xFFFF_FFFF, 0, 0, 0] } else { [0; 6] },
+                domain_specific: (0..ds).map(|i| i as u8).collect(),
+                ..Default::default()
+            })
+            .unwrap();
         }
         let r = IntMdRepr {
             npt: 1,
             npt_field: 17,
             flags: 0,
+            hop_ml: IntMdRepr::hop_ml_for(bitmap) + ds as u8 / 4,
             remaining_hops: 4,
             instructions: bitmap,
             domain_id: 0,
@@ -57,6 +68,13 @@ fn int_md() {
         r.emit(&mut IntMdPacket::new_unchecked(&mut buf[..])).unwrap();
         write("int_md", name, &buf);
     }
+    // The INT v2.0 specification's example over TCP: shim length 7 for a
+    // 12-byte metadata header and two hops of switch id + queue occupancy.
+    let spec_tcp: [u8; 32] = [
+        0x10, 0x07, 0x00, 0x5C, 0x20, 0x00, 0x02, 0x06, 0x90, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, //
+        0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x01, 0x2C, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x64,
+    ];
+    write("int_md", "spec-example-tcp", &spec_tcp);
 }
 
 fn ioam() {
@@ -109,13 +127,34 @@ fn ifa() {
         })
         .unwrap();
     }
-    let r = IfaRepr { gns: 0, next_header: 17, flags: 0, max_length: 32, request_vector: 0, action_vector: 0, hop_limit: 8, hops };
-    let mut buf = vec![0u8; r.buffer_len()];
-    r.emit(&mut IfaPacket::new_unchecked(&mut buf[..])).unwrap();
-    // The target reads a u32 profile table first (2 bits per LNS; 0b10 = TxBytes).
-    let mut seed = 0xAAAA_AAAAu32.to_le_bytes().to_vec();
-    seed.extend_from_slice(&buf);
-    write("ifa", "two-hops", &seed);
+    // The packet's own L4 header stays between the IFA header and the
+    // metadata: UDP (8 bytes), TCP without and with options.
+    let udp: &[u8] = &[0xC0, 0x00, 0x12, 0xB7, 0x00, 0x40, 0x00, 0x00];
+    let tcp = vec![0xC0, 0x00, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x10, 0xFF, 0xFF, 0, 0, 0, 0];
+    let mut tcp_opts = tcp.clone();
+    tcp_opts[12] = 0x70;
+    tcp_opts.extend_from_slice(&[1; 8]);
+    for (name, next_header, l4) in
+        [("two-hops-udp", ifa::UDP, udp), ("two-hops-tcp", ifa::TCP, &tcp[..]), ("two-hops-tcp-options", ifa::TCP, &tcp_opts[..])]
+    {
+        let r = IfaRepr {
+            gns: 0,
+            next_header,
+            flags: ifa::flags::INBAND,
+            max_length: 32,
+            l4: ifa::L4Header::from_slice(l4).unwrap(),
+            request_vector: 0,
+            action_vector: 0,
+            hop_limit: 8,
+            hops: hops.clone(),
+        };
+        let mut buf = vec![0u8; r.buffer_len()];
+        r.emit(&mut IfaPacket::new_unchecked(&mut buf[..])).unwrap();
+        // The target reads a u32 profile table first (2 bits per LNS; 0b10 = TxBytes).
+        let mut seed = 0xAAAA_AAAAu32.to_le_bytes().to_vec();
+        seed.extend_from_slice(&buf);
+        write("ifa", name, &seed);
+    }
 }
 
 fn codec() {

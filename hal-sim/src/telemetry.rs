@@ -6,7 +6,7 @@
 
 use cc_core::units::LinkSpeed;
 use cc_core::wire::compact::{CompactHop, CompactRepr, CompactStack, CompactUnits, SpeedCode};
-use cc_core::wire::ifa::{HopLayout, IfaHop, IfaPacket, IfaRepr, NamespaceProfiles};
+use cc_core::wire::ifa::{self, HopLayout, IfaHop, IfaPacket, IfaRepr, NamespaceProfiles};
 use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
 use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, TraceFlags, TraceKind};
 use cc_core::wire::{Hops, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
@@ -45,6 +45,12 @@ pub const INT_INSTRUCTIONS: u16 = instr::NODE_ID | instr::L1_PORTS | instr::HOP_
 
 /// IFA namespace used by the switches (TxBytes layout).
 pub const IFA_LNS: u8 = 1;
+
+/// The data packets' UDP header (RoCEv2, destination port 4791), which IFA
+/// keeps between its header and its metadata. The simulator counts L4
+/// headers in the packet's header overhead, so [`Telemetry::wire_bytes`]
+/// leaves it out.
+const IFA_UDP_HEADER: [u8; 8] = [0xC0, 0x00, 0x12, 0xB7, 0x00, 0x00, 0x00, 0x00];
 
 /// What a switch port knows at the instant a packet leaves it.
 #[derive(Clone, Copy, Debug)]
@@ -113,6 +119,7 @@ impl Telemetry {
                     npt: 1,
                     npt_field: 17,
                     flags: 0,
+                    hop_ml: IntMdRepr::hop_ml_for(INT_INSTRUCTIONS),
                     remaining_hops: MAX_HOPS as u8,
                     instructions: INT_INSTRUCTIONS,
                     domain_id: 0,
@@ -136,9 +143,10 @@ impl Telemetry {
             TelFormat::Ifa => {
                 let r = IfaRepr {
                     gns: 0,
-                    next_header: 17,
+                    next_header: ifa::UDP,
                     flags: 0,
                     max_length: (MAX_HOPS * 8) as u8,
+                    l4: IFA_UDP_HEADER.iter().copied().collect(),
                     request_vector: 0xFF,
                     action_vector: 0,
                     hop_limit: MAX_HOPS as u8,
@@ -158,7 +166,7 @@ impl Telemetry {
             TelFormat::Compact => 2 + 8 * h,
             TelFormat::IntMd => 16 + 28 * h,
             TelFormat::Ioam => 12 + 4 * IOAM_NODE_WORDS as u32 * self.ioam_prealloc as u32 + 4,
-            TelFormat::Ifa => 8 + 32 * h,
+            TelFormat::Ifa => (ifa::HEADER_LEN + ifa::MD_HEADER_LEN) as u32 + 32 * h,
         }
     }
 
@@ -317,7 +325,8 @@ mod tests {
             if f != TelFormat::Compact && f != TelFormat::IntMd {
                 assert_eq!((s[0].tx, s[1].tx), (150_000, 300_000), "{f:?}");
             }
-            assert!(buf.len as u32 <= t.wire_bytes(2) + 4, "{f:?}: {} bytes", buf.len);
+            let l4 = if f == TelFormat::Ifa { IFA_UDP_HEADER.len() as u32 } else { 0 };
+            assert!(buf.len as u32 <= t.wire_bytes(2) + l4 + 4, "{f:?}: {} bytes", buf.len);
         }
     }
 }

@@ -14,10 +14,12 @@
 //! +-------+---------------------+------------------+---------------+
 //! ```
 //!
-//! `ver` (high nibble of byte 0) is 1; the low nibble is reserved, 0.
-//! Speed codes 0..=6 are 25, 50, 100, 200, 400, 800 Gb/s and 1.6 Tb/s; 7 is
-//! reserved. `tx` and `qlen` count units the profile gives ([`CompactUnits`]).
-//! Bytes after the last hop belong to whatever follows.
+//! `ver` (high nibble of byte 0) is 1; the low nibble is reserved: written
+//! as 0, ignored on receipt. Speed codes 0..=6 are 25, 50, 100, 200, 400,
+//! 800 Gb/s and 1.6 Tb/s; 7 is reserved (a stack that uses it has no link
+//! speed and is refused, `UnknownType`). `tx` and `qlen` count units the
+//! profile gives ([`CompactUnits`]). Bytes after the last hop belong to
+//! whatever follows.
 
 use bitfield_struct::bitfield;
 
@@ -126,7 +128,7 @@ impl<T: AsRef<[u8]>> CompactStack<T> {
         if b.len() < HEADER_LEN {
             return Err(WireError::Truncated);
         }
-        if self.version() != VERSION || b[0] & 0x0F != 0 {
+        if self.version() != VERSION {
             return Err(WireError::UnknownVersion);
         }
         if self.hop_count() as usize > MAX_HOPS {
@@ -290,6 +292,14 @@ mod tests {
         let mut v = buf;
         v[1] = 9;
         assert_eq!(CompactStack::new_checked(&v[..]).unwrap_err(), WireError::TooManyHops);
+        // The reserved low nibble is ignored on receipt and written as zero.
+        let mut v = buf;
+        v[0] |= 0x0A;
+        let got = CompactRepr::parse(&CompactStack::new_checked(&v[..]).unwrap()).unwrap();
+        assert_eq!(got, repr());
+        let mut out = [0u8; 18];
+        got.emit(&mut CompactStack::new_unchecked(&mut out[..])).unwrap();
+        assert_eq!(out, buf);
         let mut v = buf;
         v[2] |= 0xE0; // speed code 7
         let s = CompactStack::new_checked(&v[..]).unwrap();

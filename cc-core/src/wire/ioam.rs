@@ -18,8 +18,19 @@
 //! 9 ingress 4 + egress 4 · 10 namespace data 8 · 11 buffer occupancy 4 ·
 //! 12-21 undefined, 4 each (a transit node fills them with 0xFFFFFFFF) ·
 //! 22 opaque state snapshot (length 1 + schema id 3 + length·4 bytes, after
-//! the fixed data) · 23 reserved, must be 0. NodeLen counts the fixed data
+//! the fixed data) · 23 reserved. NodeLen counts the fixed data
 //! in 4-byte words and must match the trace type.
+//!
+//! # What a receiver gets
+//!
+//! | input | result |
+//! |---|---|
+//! | an IPv6 option type other than 0x31, an IOAM option type other than 0 or 1 | `UnknownType` |
+//! | NodeLen that does not match the trace type, RemainingLen past the data, data that is not a whole number of nodes | `BadLength` |
+//! | more than [`MAX_HOPS`] nodes | `TooManyHops` |
+//! | a buffer shorter than the option length says | `Truncated` |
+//! | undefined trace-type bits 12-21 | 4-byte fields (RFC 9197 §4.4.1: a transit node fills them with 0xFFFFFFFF) |
+//! | reserved fields: the option's reserved byte (RFC 9486 §3), the fourth flag bit, trace-type bit 23 and the reserved byte after the trace type (RFC 9197 §4.4.1) | ignored on receipt, written as zero |
 
 use super::{be, fold_identity, Hops, Result, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
 use crate::telemetry::{CounterWidths, HopSample};
@@ -160,9 +171,6 @@ impl<T: AsRef<[u8]>> IoamOption<T> {
         }
         self.kind()?;
         let tt = self.trace_type();
-        if tt & bits::RESERVED != 0 {
-            return Err(WireError::UnknownType);
-        }
         if self.node_len() as usize * 4 != node_fixed_len(tt) || self.node_len() == 0 {
             return Err(WireError::BadLength);
         }
@@ -203,9 +211,10 @@ impl<T: AsRef<[u8]>> IoamOption<T> {
     pub fn remaining_len(&self) -> u8 {
         be::u8_at(self.buffer.as_ref(), 7) & 0x7F
     }
-    /// The 24-bit trace type.
+    /// The 24-bit trace type. Bit 23 is reserved, "ignored upon receipt"
+    /// (RFC 9197 §4.4.1): it reads as 0.
     pub fn trace_type(&self) -> u32 {
-        be::u32_at(self.buffer.as_ref(), 8) >> 8
+        be::u32_at(self.buffer.as_ref(), 8) >> 8 & !bits::RESERVED
     }
 
     /// Start and end of the filled node data.
@@ -380,7 +389,8 @@ impl<'a> IoamRepr<'a> {
 
     /// Writes the option (free space of a pre-allocated trace as zeros).
     pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, o: &mut IoamOption<T>) -> Result<()> {
-        let tt = self.trace_type;
+        // Bit 23 is reserved: "MUST be set to zero upon transmission".
+        let tt = self.trace_type & !bits::RESERVED;
         let node_words = node_fixed_len(tt) / 4;
         let len = self.buffer_len();
         let oss = tt & bits::OSS != 0;
@@ -388,7 +398,7 @@ impl<'a> IoamRepr<'a> {
             .nodes
             .iter()
             .all(|n| !oss || n.snapshot.is_none_or(|s| s.data.len().is_multiple_of(4) && s.data.len() / 4 <= u8::MAX as usize));
-        if tt & bits::RESERVED != 0 || tt >> 24 != 0 || node_words == 0 || node_words > 31 || self.remaining_len > 0x7F || !snapshots_ok {
+        if tt >> 24 != 0 || node_words == 0 || node_words > 31 || self.remaining_len > 0x7F || !snapshots_ok {
             return Err(WireError::BadLength);
         }
         if len - 2 > u8::MAX as usize {
@@ -608,6 +618,28 @@ mod tests {
         assert_eq!(&buf[12 + 32..12 + 36], &[0xFF; 4]);
     }
 
+    /// RFC 9197 §4.4.1: bit 23 of the trace type and the byte after it are
+    /// "set to zero upon transmission and ignored upon receipt"; so are the
+    /// option's reserved byte (RFC 9486 §3) and the flag bit RFC 9322 left
+    /// reserved.
+    #[test]
+    fn reserved_fields_are_ignored_and_written_as_zero() {
+        let r = repr(TraceKind::PreAllocated);
+        let mut buf = [0u8; 256];
+        r.emit(&mut IoamOption::new_unchecked(&mut buf[..])).unwrap();
+        let n = r.buffer_len();
+        let mut v = buf;
+        v[2] = 0x5A; // option reserved byte
+        v[7] |= 0x80; // fourth flag bit
+        v[10] |= 0x01; // trace-type bit 23 (the low bit of byte 10)
+        v[11] = 0xA5; // reserved byte after the trace type
+        let got = IoamRepr::parse(&IoamOption::new_checked(&v[..n]).unwrap()).unwrap();
+        assert_eq!(got, r);
+        let mut out = [0u8; 256];
+        got.emit(&mut IoamOption::new_unchecked(&mut out[..])).unwrap();
+        assert_eq!(out[..n], buf[..n]);
+    }
+
     #[test]
     fn malformed_inputs_are_errors() {
         let r = repr(TraceKind::PreAllocated);
@@ -628,9 +660,6 @@ mod tests {
         let mut v = buf;
         v[7] = (v[7] & 0x80) | 0x7F; // RemainingLen past the end
         assert_eq!(check(&v[..n]), Err(WireError::BadLength));
-        let mut v = buf;
-        v[10] |= 0x01; // reserved trace-type bit 23... is the low bit of byte 10
-        assert_eq!(check(&v[..n]), Err(WireError::UnknownType));
         let mut v = buf;
         v[1] = 9; // shorter than the option and trace headers
         assert_eq!(check(&v[..n]), Err(WireError::BadLength));

@@ -52,6 +52,9 @@ pub enum WireError {
     UnknownVersion,
     /// A type, code or namespace this code does not know.
     UnknownType,
+    /// A defined option this code does not implement (e.g. IFA tail
+    /// stamping, where the metadata sits at the end of the packet).
+    Unsupported,
     /// A field the engine needs is not in this packet (e.g. INT-MD without
     /// an egress timestamp or tx utilization).
     MissingField,
@@ -71,6 +74,7 @@ impl fmt::Display for WireError {
             WireError::TooManyHops => "too many hops",
             WireError::UnknownVersion => "unknown version",
             WireError::UnknownType => "unknown type",
+            WireError::Unsupported => "a defined option this code does not implement",
             WireError::MissingField => "a field the engine needs is absent",
             WireError::BufferTooSmall => "output buffer too small",
             WireError::BadTag => "integrity tag mismatch",
