@@ -70,7 +70,7 @@ fn bench_hpcc_ack(hops: usize) -> Row {
     let bare = time_per_event(|| {
         let mut s = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            black_box(s.new_ack(&cfg, &hpcc_ack(i as u32, t))).ok();
+            black_box(s.new_ack(&cfg, Instant::from_nanos(i as u64 * 1000), &hpcc_ack(i as u32, t))).ok();
         }
         tel.len()
     });
@@ -78,7 +78,7 @@ fn bench_hpcc_ack(hops: usize) -> Row {
         let mut r = hpcc_ref();
         for (i, t) in tel.iter().enumerate() {
             let seq = i as u32 * 1000;
-            black_box(r.new_ack(seq, seq + 150_000, t));
+            black_box(r.new_ack(seq as u64, seq, seq + 150_000, t));
             black_box(r.rate_bps());
         }
         tel.len()

@@ -48,7 +48,7 @@ impl<const H: usize> Controller for HpccSender<H> {
 
     fn on_event(&mut self, cfg: &HpccConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match *event {
-            EventKind::Ack(ref ack) => self.new_ack(cfg, ack),
+            EventKind::Ack(ref ack) => self.new_ack(cfg, now, ack),
             EventKind::Sent { .. } => Ok(self.on_sent(cfg, now)),
             EventKind::ProbeResponse { hop_index, ref hop } => self.on_probe_response(cfg, now, hop_index, hop),
             EventKind::Feedback { window } => Ok(self.on_feedback(cfg, window)),
@@ -84,7 +84,7 @@ impl<const H: usize> Controller for HpccReceiver<H> {
     fn on_event(&mut self, cfg: &HpccConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match *event {
             EventKind::RxTelemetry { telemetry } => self.new_int(cfg, now, telemetry),
-            EventKind::ProbeRequest { telemetry } => self.respond_probe(cfg, telemetry),
+            EventKind::ProbeRequest { telemetry } => self.respond_probe(cfg, now, telemetry),
             _ => Err(Error::NotApplicable),
         }
     }

@@ -84,17 +84,82 @@ pub struct HopHistory {
     pub queue: u32,
 }
 
-/// Difference `now − before` of a counter `bits` wide, or `None` when the
-/// difference is at or past half the wrap (the sample is older than the
-/// stored one). `bits` must be 1 ..= 32 (checked by [`CounterWidths::is_valid`]).
-pub(crate) const fn wrapping_delta(now: u32, before: u32, bits: u8) -> Option<u32> {
-    let mask = if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
-    let d = now.wrapping_sub(before) & mask;
-    // Half the wrap: 2^(bits-1). With bits = 1 this is 1, so only d = 0 passes.
-    if d > (mask >> 1) {
+/// How a sample's timestamp stands to the stored one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TsInterval {
+    /// The sample is this many ns after the stored one.
+    Forward(u32),
+    /// The sample is older than the stored one (a reordered ACK): refuse it.
+    Stale,
+    /// A whole wrap of the timestamp or more has passed on the local clock
+    /// since the stored sample was recorded: no delta can be trusted, the
+    /// history starts again.
+    Expired,
+}
+
+/// The interval from the stored timestamp `before` to the sample's `now`,
+/// both `bits` wide (1 ..= 32, checked by [`CounterWidths::is_valid`], in
+/// ns), told apart by the local time `elapsed_ns` since the stored sample
+/// was recorded (DESIGN §9: counters that wrapped give a correct delta).
+///
+/// The modular difference d alone cannot tell "d later" from "wrap − d
+/// earlier". The local clock can: a switch's clock and the sender's run at
+/// the same rate, and the two samples' one-way delays differ by at most the
+/// queueing on the path. So, with W the wrap:
+///
+/// ```text
+/// elapsed ≥ W                                 → Expired (the history restarts)
+/// d ≤ max(W/2, min(elapsed + W/4, W − 1))     → Forward(d)
+/// otherwise                                   → Stale
+/// ```
+///
+/// A flow back from an idle gap of between W/2 and W gets its real
+/// interval instead of being refused as stale until the timestamps come
+/// round again; a reordered ACK (elapsed ≪ W/4, d near W) stays stale. The
+/// W/4 margin covers queueing differences (4.2 ms for 24-bit ns stamps).
+pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64) -> TsInterval {
+    let wrap = 1u64 << if bits > 32 { 32 } else { bits };
+    if elapsed_ns >= wrap {
+        return TsInterval::Expired;
+    }
+    let d = now.wrapping_sub(before) as u64 & (wrap - 1);
+    let reach = elapsed_ns + wrap / 4;
+    let reach = if reach < wrap - 1 { reach } else { wrap - 1 };
+    let limit = if reach > wrap / 2 { reach } else { wrap / 2 };
+    if d > limit {
+        TsInterval::Stale
+    } else {
+        TsInterval::Forward(d as u32)
+    }
+}
+
+/// Bytes the link transmitted between two samples `dts_ns` apart, from a
+/// counter `bits` wide (1 ..= 32) in units of `unit_bytes`, on a link of
+/// `b_mbps`; `None` when the counter cannot give it:
+///
+/// ```text
+/// most = dts · B / 8000                    bytes the link can send in dts
+/// most ≥ 2^bits · unit                     → None (a whole counter wrap fits: ambiguous)
+/// Δ = ((now − before) mod 2^bits) · unit
+/// Δ > 2 · most + unit                      → None (no link sends twice its rate:
+///                                            the counter was reset)
+/// ```
+///
+/// The margin of 2 and one unit covers where each switch takes its
+/// snapshot and the counter's unit. dts < 2^32, B < 2^23 → dts·B < 2^55.
+pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dts_ns: u32, b_mbps: u32) -> Option<u64> {
+    let bits = if w.tx_bits > 32 { 32 } else { w.tx_bits };
+    let unit = w.tx_unit_bytes as u64;
+    let wrap_units = 1u64 << bits;
+    let most = dts_ns as u64 * b_mbps as u64 / 8000;
+    if most >= wrap_units * unit {
+        return None;
+    }
+    let delta = (now.wrapping_sub(before) as u64 & (wrap_units - 1)) * unit;
+    if delta > 2 * most + unit {
         None
     } else {
-        Some(d)
+        Some(delta)
     }
 }
 
@@ -122,16 +187,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn delta_wraps_at_any_width() {
-        assert_eq!(wrapping_delta(5, (1 << 24) - 3, 24), Some(8));
-        assert_eq!(wrapping_delta(5, u32::MAX - 2, 32), Some(8));
-        assert_eq!(wrapping_delta(2, 1, 1), None);
-        assert_eq!(wrapping_delta(3, 3, 1), Some(0));
-        // Going backwards reads as stale, not as a near-full wrap.
-        assert_eq!(wrapping_delta(100, 200, 24), None);
-        assert_eq!(wrapping_delta(100, 200, 32), None);
+    fn timestamp_intervals_wrap_at_any_width() {
+        use TsInterval::*;
+        assert_eq!(ts_interval(5, (1 << 24) - 3, 24, 0), Forward(8));
+        assert_eq!(ts_interval(5, u32::MAX - 2, 32, 0), Forward(8));
+        assert_eq!(ts_interval(3, 3, 1, 0), Forward(0));
         // Upper bits beyond the width are ignored.
-        assert_eq!(wrapping_delta(0xFF00_0010, 0x0000_0008, 24), Some(8));
+        assert_eq!(ts_interval(0xFF00_0010, 0x0000_0008, 24, 0), Forward(8));
+        // Going backwards soon after the stored sample: stale.
+        assert_eq!(ts_interval(100, 200, 24, 50), Stale);
+        assert_eq!(ts_interval(100, 200, 32, 50), Stale);
+    }
+
+    /// An idle gap between half a wrap and a wrap is a forward interval
+    /// when the local clock says that much time passed; past a wrap the
+    /// history expires.
+    #[test]
+    fn long_gaps_are_told_apart_by_the_local_clock() {
+        use TsInterval::*;
+        let wrap = 1u64 << 24; // 16.8 ms of 24-bit ns stamps
+        let gap = 9_000_000u32; // 9 ms idle: past half the wrap
+        assert_eq!(ts_interval(gap, 0, 24, gap as u64 + 20_000), Forward(gap));
+        // The same bytes 50 µs after the stored sample: a reordered ACK.
+        assert_eq!(ts_interval(gap, 0, 24, 50_000), Stale);
+        assert_eq!(ts_interval(5, 0, 24, wrap), Expired);
+        assert_eq!(ts_interval(5, 0, 32, 3_000_000_000), Forward(5));
+    }
+
+    #[test]
+    fn transmitted_bytes_accept_any_interval_shorter_than_a_wrap() {
+        // Compact counters: 20 bits of 128 bytes wrap every 134 MB, 671 µs
+        // at 1.6 Tb/s. Samples 350 µs apart at line rate: past half a wrap.
+        let w = CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 128 };
+        let b = 1_600_000; // Mb/s
+        let sent = 350_000u64 * b as u64 / 8000; // 70 MB
+        let units = (sent / 128) as u32;
+        assert_eq!(tx_bytes_between(units & 0xF_FFFF, 0, w, 350_000, b), Some(units as u64 * 128));
+        // An interval that could hold a whole wrap: ambiguous.
+        assert_eq!(tx_bytes_between(5, 0, w, 700_000, b), None);
+        // More than twice the line rate: the counter was reset.
+        assert_eq!(tx_bytes_between(0xF_0000, 0, w, 1_000, b), None);
+        assert_eq!(tx_bytes_between(1, 0, w, 0, b), Some(128));
     }
 
     #[test]

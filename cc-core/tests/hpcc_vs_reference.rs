@@ -225,8 +225,8 @@ proptest! {
         let (prev, next): (Vec<_>, Vec<_>) = c.hops.iter().map(|h| h.samples()).unzip();
 
         // Record the previous telemetry in both (first ACK).
-        s.new_ack(&cfg, &ack(1, 1000, &prev)).unwrap();
-        r.new_ack(1, 1000, &prev);
+        s.new_ack(&cfg, Instant::ZERO, &ack(1, 1000, &prev)).unwrap();
+        r.new_ack(0, 1, 1000, &prev);
 
         // Same state in both: fixed-point values, read exactly into f64.
         let w_init = s.core().initial_window();
@@ -239,8 +239,8 @@ proptest! {
         r.inc_stage = c.stage as u32;
 
         let cum = if c.update { 1001 } else { 500 };
-        let d = s.new_ack(&cfg, &ack(cum, 5000, &next)).unwrap();
-        r.new_ack(cum, 5000, &next);
+        let d = s.new_ack(&cfg, Instant::ZERO, &ack(cum, 5000, &next)).unwrap();
+        r.new_ack(0, cum, 5000, &next);
 
         let u_fix = s.core().utilization().to_bits() as f64 * LSB;
         prop_assert!(within(u_fix, r.u, 4.0 * LSB), "U {} vs {}", u_fix, r.u);
@@ -292,8 +292,10 @@ proptest! {
         let mut snd_nxt = 0u32;
         let mut cum = 0u32;
         let mut worst = 0f64;
+        let mut now = 0u64;
         for _ in 0..10_000 {
             let dt = (t_ns as u64 / 8 + next() % (t_ns as u64 / 2)) as u32;
+            now += dt as u64;
             // Offered load 0.8-1.2 of capacity: the queue wanders.
             let load = 0.8 + (next() % 400) as f64 / 1000.0;
             let cap = bw.as_mbps() as f64 * dt as f64 / 8000.0;
@@ -307,8 +309,8 @@ proptest! {
             }
             cum = cum.wrapping_add(1000);
             snd_nxt = snd_nxt.max(cum).wrapping_add((next() % 3000) as u32);
-            let d = s.new_ack(&cfg, &ack(cum, snd_nxt, &tel)).unwrap();
-            r.new_ack(cum, snd_nxt, &tel);
+            let d = s.new_ack(&cfg, Instant::from_nanos(now), &ack(cum, snd_nxt, &tel)).unwrap();
+            r.new_ack(now, cum, snd_nxt, &tel);
             let rel = (w_bytes(d.window) - r.w).abs() / r.w;
             worst = worst.max(rel);
             prop_assert!(rel <= 0.01, "W {} vs {} ({:.4} %)", w_bytes(d.window), r.w, rel * 100.0);

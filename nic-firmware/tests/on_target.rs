@@ -131,7 +131,7 @@ mod tests {
             let seq = Seq(i * 1000);
             let a = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: &tel[..1], rtt_ns: None };
             let d = handle(&mut e, i as u64 * 1000, EventKind::Ack(a)).unwrap();
-            r.new_ack(i * 1000, i * 1000 + 150_000, &tel[..1]);
+            r.new_ack(i as u64 * 1000, i * 1000, i * 1000 + 150_000, &tel[..1]);
             let w = d.window.to_bits() as f64 / 16.0;
             let err = if w > r.w { w - r.w } else { r.w - w } / r.w;
             worst = if err > worst { err } else { worst };

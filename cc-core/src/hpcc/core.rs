@@ -11,8 +11,8 @@ use bitfield_struct::bitfield;
 use super::{HpccConfig, QueueSignal};
 use crate::event::Error;
 use crate::fixmath::{div_u64, ratio_q24};
-use crate::telemetry::{path_signature, wrapping_delta, HopHistory, HopSample, SIGNATURE_MASK};
-use crate::units::{BaseRtt, Utilization, Window};
+use crate::telemetry::{path_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK};
+use crate::units::{BaseRtt, Instant, Utilization, Window};
 
 /// Flags and small counters packed in one word.
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
@@ -52,6 +52,9 @@ pub enum Measured {
 enum HopLoad {
     /// The sample is older than the history: reject the whole stack.
     Stale,
+    /// A timestamp wrap or more has passed since the history was recorded:
+    /// restart the history.
+    Expired,
     /// No usable rate (ts delta 0, bandwidth 0 or absurd, counter reset).
     Skip,
     /// u' of this hop and the ts delta it was measured over (ns).
@@ -80,7 +83,9 @@ pub struct HpccSnapshot {
 pub struct HpccCore<const H: usize> {
     /// U as two 32-bit halves (low, high): keeps the state 4-byte aligned,
     /// so no padding appears before the sender's lastUpdateSeq (an 8-byte
-    /// aligned `u64` here cost 8 bytes a flow).
+    /// aligned `u64` here cost 8 bytes a flow). U ≤ 2^40 needs 9 bits of the
+    /// high half; its top 23 bits hold when the history was recorded, on
+    /// the local clock ([`RECORD_SHIFT`]).
     u: [u32; 2],
     w: Window,
     wc: Window,
@@ -91,6 +96,16 @@ pub struct HpccCore<const H: usize> {
     pub(crate) status: Status,
     hops: [HopHistory; H],
 }
+
+/// The local time the history was recorded is kept in units of
+/// 2^12 ns = 4.096 µs, modulo 2^23 units (34.4 s): enough to tell any
+/// telemetry timestamp's wrap (at most 2^32 ns = 4.3 s) apart. A flow idle
+/// for more than 34.4 s sees the elapsed time modulo that; the counter
+/// checks of [`tx_bytes_between`] still refuse a bogus rate.
+pub const RECORD_SHIFT: u32 = 12;
+const RECORD_BITS: u32 = 23;
+const U_HIGH_BITS: u32 = 9;
+const U_HIGH_MASK: u32 = (1 << U_HIGH_BITS) - 1;
 
 impl<const H: usize> HpccCore<H> {
     /// A core for a path with base RTT `t` and initial window `w_init`
@@ -124,12 +139,25 @@ impl<const H: usize> HpccCore<H> {
 
     /// Normalized inflight U.
     pub fn utilization(&self) -> Utilization {
-        Utilization::from_bits(self.u[0] as u64 | (self.u[1] as u64) << 32)
+        Utilization::from_bits(self.u[0] as u64 | ((self.u[1] & U_HIGH_MASK) as u64) << 32)
     }
 
     fn set_utilization(&mut self, u: Utilization) {
-        let raw = u.to_bits();
-        self.u = [raw as u32, (raw >> 32) as u32];
+        // U ≤ Utilization::MAX = 2^40: bits 32-40 fit the 9 low bits.
+        let raw = u.to_bits().min(Utilization::MAX.to_bits());
+        self.u = [raw as u32, (self.u[1] & !U_HIGH_MASK) | ((raw >> 32) as u32 & U_HIGH_MASK)];
+    }
+
+    fn set_recorded_at(&mut self, now: Instant) {
+        let units = (now.as_nanos() >> RECORD_SHIFT) as u32 & ((1 << RECORD_BITS) - 1);
+        self.u[1] = (self.u[1] & U_HIGH_MASK) | units << U_HIGH_BITS;
+    }
+
+    /// Local ns since the history was recorded, modulo 2^35 ns, to 4.096 µs.
+    fn elapsed_since_record(&self, now: Instant) -> u64 {
+        let then = self.u[1] >> U_HIGH_BITS;
+        let units = ((now.as_nanos() >> RECORD_SHIFT) as u32).wrapping_sub(then) & ((1 << RECORD_BITS) - 1);
+        (units as u64) << RECORD_SHIFT
     }
 
     /// W_init, which is also W_max.
@@ -203,8 +231,10 @@ impl<const H: usize> HpccCore<H> {
         Ok(())
     }
 
-    /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`).
-    fn record(&mut self, cfg: &HpccConfig, hops: &[HopSample], sig: u32) {
+    /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`),
+    /// recorded at `now`.
+    fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], sig: u32) {
+        self.set_recorded_at(now);
         for (h, s) in self.hops.iter_mut().zip(hops) {
             *h = HopHistory { ts: s.ts, tx: s.tx, queue: queue_signal(cfg.queue_signal, s) };
         }
@@ -228,12 +258,16 @@ impl<const H: usize> HpccCore<H> {
     /// sojourn    = min(s) / T                        (§9.3 variant)
     /// ```
     /// each through [`ratio_q24`] (2^-24 units, rounded down, saturating at
-    /// 2^40). Guards: Δts = 0, B = 0 or absurd → skip the hop; Δts past
-    /// half its wrap → stale; Δtx past half its wrap (a counter reset) →
-    /// skip the hop.
-    fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory) -> HopLoad {
-        let Some(dts) = wrapping_delta(s.ts, h.ts, s.widths.ts_bits) else {
-            return HopLoad::Stale;
+    /// 2^40). Guards: Δts = 0, B = 0 or absurd → skip the hop; the
+    /// timestamp's interval by [`ts_interval`] (older → stale, a wrap or
+    /// more of local time → expired); the transmitted bytes by
+    /// [`tx_bytes_between`] (an interval that could hold a counter wrap, or
+    /// a counter reset → skip the hop).
+    fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> HopLoad {
+        let dts = match ts_interval(s.ts, h.ts, s.widths.ts_bits, elapsed_ns) {
+            TsInterval::Forward(d) => d,
+            TsInterval::Stale => return HopLoad::Stale,
+            TsInterval::Expired => return HopLoad::Expired,
         };
         if dts == 0 || !s.bandwidth.is_plausible() {
             return HopLoad::Skip;
@@ -253,10 +287,9 @@ impl<const H: usize> HpccCore<H> {
         let rate_term = match s.tx_utilization {
             Some(util) => util.to_bits() as u64,
             None => {
-                let Some(dtx) = wrapping_delta(s.tx, h.tx, s.widths.tx_bits) else {
+                let Some(dtx_bytes) = tx_bytes_between(s.tx, h.tx, s.widths, dts, b as u32) else {
                     return HopLoad::Skip;
                 };
-                let dtx_bytes = dtx as u64 * s.widths.tx_unit_bytes as u64;
                 ratio_q24(dtx_bytes * 8000, dts as u64 * b).unwrap_or(0)
             }
         };
@@ -271,19 +304,20 @@ impl<const H: usize> HpccCore<H> {
     /// first probe of a path (no rate yet) it is the queuing delay
     /// `qlen·8000/B`. With no load anywhere, the slowest link. Ties go to the
     /// hop nearest the sender. Reads the history, changes nothing.
-    pub(crate) fn bottleneck(&self, cfg: &HpccConfig, hops: &[HopSample]) -> Result<usize, Error> {
+    pub(crate) fn bottleneck(&self, cfg: &HpccConfig, now: Instant, hops: &[HopSample]) -> Result<usize, Error> {
         Self::check_stack(hops)?;
         if hops.is_empty() {
             return Err(Error::NotApplicable);
         }
         let sig = path_signature(hops, 0);
         let tracked = self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
+        let elapsed = self.elapsed_since_record(now);
         let mut best = (0usize, 0u64);
         for (i, s) in hops.iter().enumerate() {
             let load = if tracked {
-                match self.hop_load(cfg.queue_signal, s, &self.hops[i]) {
+                match self.hop_load(cfg.queue_signal, s, &self.hops[i], elapsed) {
                     HopLoad::Stale => return Err(Error::StaleTelemetry),
-                    HopLoad::Skip => 0,
+                    HopLoad::Skip | HopLoad::Expired => 0,
                     HopLoad::Load { u, .. } => u,
                 }
             } else if s.bandwidth.is_plausible() {
@@ -326,19 +360,26 @@ impl<const H: usize> HpccCore<H> {
     /// ```
     /// rounded down. The first sample, or one from a different path (hop
     /// count, identity, link speed or counter widths changed), is only
-    /// recorded. A stale stack (older timestamps) changes nothing.
-    pub fn measure_inflight(&mut self, cfg: &HpccConfig, hops: &[HopSample], first_index: u8) -> Result<Measured, Error> {
+    /// recorded, and so is one that arrives a whole timestamp wrap or more
+    /// after the history was recorded (`now` is the local clock; see
+    /// [`ts_interval`]). A stale stack (older timestamps) changes nothing.
+    pub fn measure_inflight(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], first_index: u8) -> Result<Measured, Error> {
         Self::check_stack(hops)?;
         let sig = path_signature(hops, first_index);
         if !self.status.has_history() || self.status.path_sig() != sig || self.status.hops() as usize != hops.len() {
-            self.record(cfg, hops, sig);
+            self.record(cfg, now, hops, sig);
             return Ok(Measured::Recorded);
         }
+        let elapsed = self.elapsed_since_record(now);
         let mut u_max = 0u64;
         let mut tau = 0u32;
         for (s, h) in hops.iter().zip(self.hops.iter()) {
-            match self.hop_load(cfg.queue_signal, s, h) {
+            match self.hop_load(cfg.queue_signal, s, h, elapsed) {
                 HopLoad::Stale => return Err(Error::StaleTelemetry),
+                HopLoad::Expired => {
+                    self.record(cfg, now, hops, sig);
+                    return Ok(Measured::Recorded);
+                }
                 HopLoad::Skip => {}
                 HopLoad::Load { u, dts } => {
                     if u > u_max {
@@ -352,7 +393,7 @@ impl<const H: usize> HpccCore<H> {
         let tau = tau.min(t) as u64;
         let u_new = Utilization::from_bits(div_u64(self.utilization().to_bits() * (t as u64 - tau) + u_max * tau, self.t.as_divisor()));
         self.set_utilization(u_new);
-        self.record(cfg, hops, sig);
+        self.record(cfg, now, hops, sig);
         Ok(Measured::Updated(u_new))
     }
 
@@ -448,7 +489,7 @@ mod tests {
     #[test]
     fn first_sample_only_records() {
         let (cfg, mut c) = core1();
-        assert_eq!(c.measure_inflight(&cfg, &[hop(0, 0, 0)], 0), Ok(Measured::Recorded));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 0)], 0), Ok(Measured::Recorded));
         assert_eq!(c.utilization(), Utilization::ZERO);
         assert_eq!(c.history().len(), 1);
     }
@@ -459,9 +500,9 @@ mod tests {
     #[test]
     fn bdp_queue_at_full_rate_gives_u_two() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, &[hop(0, 0, 150_000)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 150_000)], 0).unwrap();
         // 12 us at 100 Gb/s = 150 kB transmitted.
-        let m = c.measure_inflight(&cfg, &[hop(T_NS, 150_000, 150_000)], 0).unwrap();
+        let m = c.measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 150_000, 150_000)], 0).unwrap();
         let Measured::Updated(u) = m else { panic!("expected an update") };
         assert!((as_f64(u) - 2.0).abs() < 1e-6, "U = {}", as_f64(u));
     }
@@ -470,9 +511,9 @@ mod tests {
     #[test]
     fn ewma_weight_is_tau_over_t() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, &[hop(0, 0, 0)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 0)], 0).unwrap();
         // 3 us at full rate, no queue: u' = 1, tau = T/4.
-        c.measure_inflight(&cfg, &[hop(3_000, 37_500, 0)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(3_000, 37_500, 0)], 0).unwrap();
         assert!((as_f64(c.utilization()) - 0.25).abs() < 1e-6);
     }
 
@@ -480,8 +521,8 @@ mod tests {
     #[test]
     fn queue_term_uses_min_of_current_and_last() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, &[hop(0, 0, 30_000)], 0).unwrap();
-        c.measure_inflight(&cfg, &[hop(T_NS, 0, 300_000)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 30_000)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 0, 300_000)], 0).unwrap();
         // min(30 kB, 300 kB) / 150 kB = 0.2; no bytes sent.
         assert!((as_f64(c.utilization()) - 0.2).abs() < 1e-6);
     }
@@ -494,33 +535,33 @@ mod tests {
         let mut b0 = hop(0, 0, 0);
         b0.id = 2;
         b0.bandwidth = LinkSpeed::from_gbps(400);
-        c.measure_inflight(&cfg, &[a0, b0], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[a0, b0], 0).unwrap();
         // Hop 0: half rate. Hop 1 (400G): same bytes, an eighth of capacity.
         let a1 = hop(T_NS, 75_000, 0);
         let mut b1 = hop(T_NS, 75_000, 0);
         b1.id = 2;
         b1.bandwidth = LinkSpeed::from_gbps(400);
-        c.measure_inflight(&cfg, &[a1, b1], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[a1, b1], 0).unwrap();
         assert!((as_f64(c.utilization()) - 0.5).abs() < 1e-6);
     }
 
     #[test]
     fn zero_bandwidth_and_zero_dts_hops_are_skipped() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, &[hop(0, 0, 0)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 0)], 0).unwrap();
         let mut bad = hop(T_NS, 150_000, 0);
         bad.bandwidth = LinkSpeed::from_mbps(0);
         // A different bandwidth is a path change: recorded only.
-        assert_eq!(c.measure_inflight(&cfg, &[bad], 0), Ok(Measured::Recorded));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[bad], 0), Ok(Measured::Recorded));
         let mut bad2 = bad;
         bad2.ts += T_NS;
         bad2.tx += 150_000;
         // Same (zero) bandwidth again: the hop is skipped, U unchanged.
-        assert_eq!(c.measure_inflight(&cfg, &[bad2], 0), Ok(Measured::Updated(Utilization::ZERO)));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[bad2], 0), Ok(Measured::Updated(Utilization::ZERO)));
         // ts delta 0: skipped.
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, &[hop(5, 0, 0)], 0).unwrap();
-        assert_eq!(c.measure_inflight(&cfg, &[hop(5, 1_000_000, 0)], 0), Ok(Measured::Updated(Utilization::ZERO)));
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(5, 0, 0)], 0).unwrap();
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(5, 1_000_000, 0)], 0), Ok(Measured::Updated(Utilization::ZERO)));
     }
 
     #[test]
@@ -529,11 +570,11 @@ mod tests {
         let w = CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 };
         let mut a = hop((1 << 24) - 6_000, (1 << 20) - 1_000, 0);
         a.widths = w;
-        c.measure_inflight(&cfg, &[a], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[a], 0).unwrap();
         // 12 us later, 150 kB later: 150000/64 = 2343.75 units → use 2344 units.
         let mut b = hop(6_000, 1_344, 0);
         b.widths = w;
-        c.measure_inflight(&cfg, &[b], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[b], 0).unwrap();
         let expect = 2_344.0 * 64.0 / 150_000.0;
         assert!((as_f64(c.utilization()) - expect).abs() < 1e-6);
     }
@@ -541,9 +582,9 @@ mod tests {
     #[test]
     fn older_timestamps_are_stale_and_change_nothing() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, &[hop(10_000, 0, 0)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(10_000, 0, 0)], 0).unwrap();
         let before = c;
-        assert_eq!(c.measure_inflight(&cfg, &[hop(9_000, 5, 0)], 0), Err(Error::StaleTelemetry));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(9_000, 5, 0)], 0), Err(Error::StaleTelemetry));
         assert_eq!(c, before);
     }
 
@@ -551,23 +592,23 @@ mod tests {
     fn too_many_hops_and_bad_widths_are_errors() {
         let (cfg, mut c) = core1();
         let six = [hop(0, 0, 0); 6];
-        assert_eq!(c.measure_inflight(&cfg, &six, 0), Err(Error::TooManyHops));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &six, 0), Err(Error::TooManyHops));
         let mut h = hop(0, 0, 0);
         h.widths.ts_bits = 0;
-        assert_eq!(c.measure_inflight(&cfg, &[h], 0), Err(Error::BadCounterWidths));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[h], 0), Err(Error::BadCounterWidths));
         h.widths.ts_bits = 33;
-        assert_eq!(c.measure_inflight(&cfg, &[h], 0), Err(Error::BadCounterWidths));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[h], 0), Err(Error::BadCounterWidths));
         assert!(c.history().is_empty());
     }
 
     #[test]
     fn path_change_resets_history() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, &[hop(0, 0, 0)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 0)], 0).unwrap();
         let mut other = hop(T_NS, 150_000, 0);
         other.id = 99;
-        assert_eq!(c.measure_inflight(&cfg, &[other], 0), Ok(Measured::Recorded));
-        assert_eq!(c.measure_inflight(&cfg, &[hop(T_NS, 150_000, 0), hop(T_NS, 0, 0)], 0), Ok(Measured::Recorded));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[other], 0), Ok(Measured::Recorded));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 150_000, 0), hop(T_NS, 0, 0)], 0), Ok(Measured::Recorded));
         assert_eq!(c.history().len(), 2);
     }
 
@@ -651,10 +692,10 @@ mod tests {
         let mut c = HpccCore::<1>::new(&cfg, t, Window::from_bytes(150_000)).unwrap();
         let mut a = hop(0, 0, 999_999);
         a.sojourn_ns = 6_000;
-        c.measure_inflight(&cfg, &[a], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[a], 0).unwrap();
         let mut b = hop(T_NS, 0, 999_999);
         b.sojourn_ns = 6_000;
-        c.measure_inflight(&cfg, &[b], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[b], 0).unwrap();
         // Queue length is ignored; 6 us of sojourn over T = 12 us is 0.5.
         assert!((as_f64(c.utilization()) - 0.5).abs() < 1e-6);
     }

@@ -69,7 +69,7 @@ impl<const H: usize> HpccReceiver<H> {
             HpccCore::<H>::check_stack(telemetry)?;
             return Ok(self.decision());
         }
-        let Measured::Updated(u) = self.core.measure_inflight(cfg, telemetry, 0)? else {
+        let Measured::Updated(u) = self.core.measure_inflight(cfg, now, telemetry, 0)? else {
             return Ok(self.decision());
         };
         let due = now > self.last_update_time.saturating_add_nanos(self.core.base_rtt().as_nanos() as u64);
@@ -86,9 +86,9 @@ impl<const H: usize> HpccReceiver<H> {
     /// highest inflight bytes and sends its telemetry (queue length,
     /// timestamp and tx bytes) back". The whole stack is kept as history so
     /// the next probe's choice uses rates, not just queues.
-    pub fn respond_probe(&mut self, cfg: &HpccConfig, telemetry: &[HopSample]) -> Result<Decision, Error> {
-        let i = self.core.bottleneck(cfg, telemetry)?;
-        self.core.measure_inflight(cfg, telemetry, 0)?;
+    pub fn respond_probe(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        let i = self.core.bottleneck(cfg, now, telemetry)?;
+        self.core.measure_inflight(cfg, now, telemetry, 0)?;
         let mut d = self.decision();
         // check_stack bounds the stack at 15 hops.
         d.request = Request::ProbeReply { hop_index: i as u8 };
@@ -167,11 +167,11 @@ mod tests {
         let cfg = HpccConfig::draft_default();
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
         let first = [hop(1, 0, 0, 1_000), hop(2, 0, 0, 9_000), hop(3, 0, 0, 0)];
-        let d = r.respond_probe(&cfg, &first).unwrap();
+        let d = r.respond_probe(&cfg, Instant::ZERO, &first).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
         // Next: hop 2 is now sending at line rate, hop 1's queue is gone.
         let second = [hop(1, T_NS, 10_000, 0), hop(2, T_NS, 20_000, 0), hop(3, T_NS, 150_000, 0)];
-        let d = r.respond_probe(&cfg, &second).unwrap();
+        let d = r.respond_probe(&cfg, Instant::ZERO, &second).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 2 });
     }
 
@@ -181,8 +181,8 @@ mod tests {
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
         let mut slow = hop(2, 0, 0, 0);
         slow.bandwidth = LinkSpeed::from_gbps(25);
-        let d = r.respond_probe(&cfg, &[hop(1, 0, 0, 0), slow]).unwrap();
+        let d = r.respond_probe(&cfg, Instant::ZERO, &[hop(1, 0, 0, 0), slow]).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
-        assert_eq!(r.respond_probe(&cfg, &[]), Err(Error::NotApplicable));
+        assert_eq!(r.respond_probe(&cfg, Instant::ZERO, &[]), Err(Error::NotApplicable));
     }
 }

@@ -78,19 +78,27 @@ impl<const H: usize> HpccSender<H> {
     /// snd_nxt, so Wc is first committed one RTT of data later. An ACK
     /// without telemetry only updates whether data is in flight. A duplicate
     /// ACK has Δts = 0 on every hop: U and W come out unchanged.
-    pub fn new_ack(&mut self, cfg: &HpccConfig, ack: &Ack<'_>) -> Result<Decision, Error> {
+    pub fn new_ack(&mut self, cfg: &HpccConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
         HpccCore::<H>::check_stack(ack.telemetry)?;
         if !ack.telemetry.is_empty() {
             let update = ack.cum_ack.after(self.last_update_seq);
-            self.apply_telemetry(cfg, ack.telemetry, 0, update, ack.snd_nxt)?;
+            self.apply_telemetry(cfg, now, ack.telemetry, 0, update, ack.snd_nxt)?;
         }
         self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
         Ok(self.decision())
     }
 
-    fn apply_telemetry(&mut self, cfg: &HpccConfig, hops: &[HopSample], first_index: u8, update: bool, snd_nxt: Seq) -> Result<(), Error> {
+    fn apply_telemetry(
+        &mut self,
+        cfg: &HpccConfig,
+        now: Instant,
+        hops: &[HopSample],
+        first_index: u8,
+        update: bool,
+        snd_nxt: Seq,
+    ) -> Result<(), Error> {
         let first = !self.core.status.has_history();
-        match self.core.measure_inflight(cfg, hops, first_index)? {
+        match self.core.measure_inflight(cfg, now, hops, first_index)? {
             Measured::Recorded => {
                 if first {
                     self.last_update_seq = snd_nxt;
@@ -143,7 +151,7 @@ impl<const H: usize> HpccSender<H> {
             return Err(Error::NotApplicable);
         };
         let snd_nxt = self.last_update_seq;
-        self.apply_telemetry(cfg, core::slice::from_ref(hop), hop_index, true, snd_nxt)?;
+        self.apply_telemetry(cfg, now, core::slice::from_ref(hop), hop_index, true, snd_nxt)?;
         self.core.status.set_probe_outstanding(false);
         let mut d = self.decision();
         d.timer = TimerRequest::Cancel;
@@ -226,7 +234,7 @@ mod tests {
     fn first_ack_records_and_sets_last_update_seq() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        let d = s.new_ack(&cfg, &ack(1000, 150_000, &[hop(0, 0, 50_000)])).unwrap();
+        let d = s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 50_000)])).unwrap();
         assert_eq!(d.window, Window::from_bytes(150_000));
         assert_eq!(s.last_update_seq(), Seq(150_000));
         assert_eq!(s.core().utilization().to_bits(), 0);
@@ -238,16 +246,16 @@ mod tests {
     fn wc_is_committed_once_per_rtt() {
         let cfg = HpccConfig::sigcomm19();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, &ack(1000, 150_000, &[hop(0, 0, 150_000)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)])).unwrap();
         // Link 2x overloaded (queue of one BDP, full rate): U → 2 over one T.
-        let d = s.new_ack(&cfg, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)])).unwrap();
+        let d = s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)])).unwrap();
         assert_eq!(s.core().reference_window(), Window::from_bytes(150_000), "Wc unchanged inside the RTT");
         // W = Wc · 0.95 / 2 + 75 B = 71325 B (to 1/16 byte, rounded down).
         let w = d.window.to_bits() as f64 / 16.0;
         assert!((w - 71_325.0).abs() < 0.2, "W = {w}");
         assert_eq!(s.last_update_seq(), Seq(150_000));
         // Past lastUpdateSeq: commit.
-        let d = s.new_ack(&cfg, &ack(150_001, 300_000, &[hop(2 * T_NS, 300_000, 150_000)])).unwrap();
+        let d = s.new_ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &[hop(2 * T_NS, 300_000, 150_000)])).unwrap();
         assert_eq!(s.core().reference_window(), d.window);
         assert_eq!(s.last_update_seq(), Seq(300_000));
     }
@@ -256,11 +264,11 @@ mod tests {
     fn duplicate_ack_changes_nothing() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, &ack(1000, 150_000, &[hop(0, 0, 0)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 0)])).unwrap();
         let tel = [hop(T_NS, 120_000, 10_000)];
-        let d1 = s.new_ack(&cfg, &ack(2000, 151_000, &tel)).unwrap();
+        let d1 = s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &tel)).unwrap();
         let before = s;
-        let d2 = s.new_ack(&cfg, &ack(2000, 151_000, &tel)).unwrap();
+        let d2 = s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &tel)).unwrap();
         assert_eq!(d1, d2);
         assert_eq!(s.core().snapshot(), before.core().snapshot());
     }
@@ -269,10 +277,10 @@ mod tests {
     fn reordered_ack_is_rejected_without_change() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, &ack(1000, 150_000, &[hop(5_000, 0, 0)])).unwrap();
-        s.new_ack(&cfg, &ack(3000, 151_000, &[hop(T_NS, 60_000, 0)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(5_000, 0, 0)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(3000, 151_000, &[hop(T_NS, 60_000, 0)])).unwrap();
         let before = s;
-        assert_eq!(s.new_ack(&cfg, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])), Err(Error::StaleTelemetry));
+        assert_eq!(s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])), Err(Error::StaleTelemetry));
         assert_eq!(s, before);
     }
 
@@ -291,7 +299,7 @@ mod tests {
         let d = s.on_probe_response(&cfg, now, 2, &hop(0, 0, 0)).unwrap();
         assert_eq!(d.request, Request::Probe);
         // All data acknowledged (no telemetry on plain ACKs in probe mode).
-        s.new_ack(&cfg, &ack(150_000, 150_000, &[])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(150_000, 150_000, &[])).unwrap();
         let d = s.on_probe_response(&cfg, now, 2, &hop(T_NS, 150_000, 0)).unwrap();
         assert_eq!(d.request, Request::None);
         assert_eq!(d.timer, TimerRequest::Cancel);

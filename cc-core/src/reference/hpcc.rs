@@ -45,6 +45,8 @@ pub struct HpccRef {
     pub n_last: usize,
     /// Path position of `last[0]` (probe responses report one hop).
     pub first_index: u8,
+    /// Local time `last` was recorded, ns.
+    pub recorded_at_ns: u64,
 }
 
 /// What one telemetry stack did to the model.
@@ -58,15 +60,50 @@ pub enum RefOutcome {
     Updated,
 }
 
-/// `now − before` modulo 2^bits, or `None` at or past half the wrap.
-fn delta(now: u32, before: u32, bits: u8) -> Option<u64> {
+/// `now − before` modulo 2^bits.
+fn modular(now: u32, before: u32, bits: u8) -> u64 {
     let modulus = 1u64 << bits;
-    let d = (now as u64 % modulus + modulus - before as u64 % modulus) % modulus;
-    if d >= modulus / 2 {
-        None
-    } else {
-        Some(d)
+    (now as u64 % modulus + modulus - before as u64 % modulus) % modulus
+}
+
+/// The timestamp interval rule: with W = 2^bits ns and `elapsed` the local
+/// time since the history was recorded, a gap of a wrap or more expires
+/// the history (`Err(Recorded)`), a difference past max(W/2, min(elapsed +
+/// W/4, W − 1)) is an older sample (`Err(Stale)`), anything else is the
+/// interval.
+fn ts_delta(now: u32, before: u32, bits: u8, elapsed: f64) -> Result<f64, RefOutcome> {
+    let wrap = (1u64 << bits) as f64;
+    if elapsed >= wrap {
+        return Err(RefOutcome::Recorded);
     }
+    let d = modular(now, before, bits) as f64;
+    let quarter = ((1u64 << bits) / 4) as f64;
+    let limit = (wrap / 2.0).max((elapsed + quarter).min(wrap - 1.0));
+    if d > limit {
+        Err(RefOutcome::Stale)
+    } else {
+        Ok(d)
+    }
+}
+
+/// Bytes sent between two samples `dts` ns apart on a link of `b_mbps`,
+/// unless a whole counter wrap fits in the interval or the counter moved
+/// more than twice the line rate (plus one unit): then none.
+fn tx_delta(now: u32, before: u32, bits: u8, unit: f64, dts: f64, b_mbps: f64) -> Option<f64> {
+    // Whole bytes, as a NIC counts them.
+    let most = (dts as u64 * b_mbps as u64 / 8000) as f64;
+    if most >= (1u64 << bits) as f64 * unit {
+        return None;
+    }
+    let d = modular(now, before, bits) as f64 * unit;
+    (d <= 2.0 * most + unit).then_some(d)
+}
+
+/// Local ns between two instants as the engine keeps them: in units of
+/// 4096 ns, modulo 2^23 units.
+fn elapsed_ns(now_ns: u64, then_ns: u64) -> f64 {
+    let units = ((now_ns >> 12).wrapping_sub(then_ns >> 12)) & ((1 << 23) - 1);
+    (units << 12) as f64
 }
 
 impl HpccRef {
@@ -83,6 +120,7 @@ impl HpccRef {
             last: [None; 16],
             n_last: 0,
             first_index: 0,
+            recorded_at_ns: 0,
         }
     }
 
@@ -95,7 +133,8 @@ impl HpccRef {
             })
     }
 
-    fn record(&mut self, hops: &[HopSample], first_index: u8) {
+    fn record(&mut self, now_ns: u64, hops: &[HopSample], first_index: u8) {
+        self.recorded_at_ns = now_ns;
         self.first_index = first_index;
         self.last = [None; 16];
         for (slot, h) in self.last.iter_mut().zip(hops) {
@@ -112,32 +151,40 @@ impl HpccRef {
         }
     }
 
-    /// MeasureInflight (Figure 4), `U` updated in place.
-    pub fn measure_inflight(&mut self, hops: &[HopSample], first_index: u8) -> RefOutcome {
+    /// MeasureInflight (Figure 4) at local time `now_ns`, `U` updated in
+    /// place.
+    pub fn measure_inflight(&mut self, now_ns: u64, hops: &[HopSample], first_index: u8) -> RefOutcome {
         if self.n_last == 0 || !self.same_path(hops, first_index) {
-            self.record(hops, first_index);
+            self.record(now_ns, hops, first_index);
             return RefOutcome::Recorded;
         }
+        let elapsed = elapsed_ns(now_ns, self.recorded_at_ns);
         let t = self.p.t_ns;
         let mut u = 0.0f64;
         let mut tau = 0.0f64;
         for (i, h) in hops.iter().enumerate() {
             let l = self.last[i].expect("same path has every hop");
-            let Some(dts) = delta(h.ts, l.ts, h.widths.ts_bits) else {
-                return RefOutcome::Stale;
+            let dts = match ts_delta(h.ts, l.ts, h.widths.ts_bits, elapsed) {
+                Ok(d) => d,
+                Err(RefOutcome::Recorded) => {
+                    self.record(now_ns, hops, first_index);
+                    return RefOutcome::Recorded;
+                }
+                Err(other) => return other,
             };
             let b_bytes_per_ns = h.bandwidth.as_mbps() as f64 * 1e6 / 8.0 / 1e9;
-            if dts == 0 || !h.bandwidth.is_plausible() {
+            if dts == 0.0 || !h.bandwidth.is_plausible() {
                 continue;
             }
             // line 4 (or the switch's own tx utilization, times B)
             let tx_rate = match h.tx_utilization {
                 Some(util) => util.to_bits() as f64 / (1u64 << 24) as f64 * b_bytes_per_ns,
                 None => {
-                    let Some(dtx_units) = delta(h.tx, l.tx, h.widths.tx_bits) else {
+                    let unit = h.widths.tx_unit_bytes as f64;
+                    let Some(dtx) = tx_delta(h.tx, l.tx, h.widths.tx_bits, unit, dts, h.bandwidth.as_mbps() as f64) else {
                         continue;
                     };
-                    dtx_units as f64 * h.widths.tx_unit_bytes as f64 / dts as f64
+                    dtx / dts
                 }
             };
             // line 5
@@ -147,14 +194,14 @@ impl HpccRef {
             // lines 6-7
             if u_prime > u {
                 u = u_prime;
-                tau = dts as f64;
+                tau = dts;
             }
         }
         // line 8
         let tau = tau.min(t);
         // line 9
         self.u = (1.0 - tau / t) * self.u + tau / t * u;
-        self.record(hops, first_index);
+        self.record(now_ns, hops, first_index);
         RefOutcome::Updated
     }
 
@@ -179,13 +226,13 @@ impl HpccRef {
     }
 
     /// NewAck (Figure 6). `seq_after(a, b)` is serial-number order.
-    pub fn new_ack(&mut self, cum_ack: u32, snd_nxt: u32, hops: &[HopSample]) -> RefOutcome {
+    pub fn new_ack(&mut self, now_ns: u64, cum_ack: u32, snd_nxt: u32, hops: &[HopSample]) -> RefOutcome {
         if hops.is_empty() {
             return RefOutcome::Recorded;
         }
         let first = self.n_last == 0;
         let update = seq_after(cum_ack, self.last_update_seq);
-        let out = self.measure_inflight(hops, 0);
+        let out = self.measure_inflight(now_ns, hops, 0);
         match out {
             RefOutcome::Recorded if first => self.last_update_seq = snd_nxt,
             RefOutcome::Updated => {
@@ -201,7 +248,7 @@ impl HpccRef {
 
     /// NewINT (Figure 8); returns the fed-back window if one is sent.
     pub fn new_int(&mut self, now_ns: f64, hops: &[HopSample]) -> Option<f64> {
-        if self.measure_inflight(hops, 0) != RefOutcome::Updated {
+        if self.measure_inflight(now_ns as u64, hops, 0) != RefOutcome::Updated {
             return None;
         }
         if now_ns > self.last_update_time + self.p.t_ns {

@@ -102,7 +102,7 @@ fn bench_hpcc_ack(o: u64, hops: usize) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            let _ = black_box(black_box(&mut s).new_ack(black_box(&cfg), &hpcc_ack(i, &tel[..hops])));
+            let _ = black_box(black_box(&mut s).new_ack(black_box(&cfg), Instant::from_nanos(i as u64 * 1000), &hpcc_ack(i, &tel[..hops])));
         },
     );
     let mut r = hpcc_ref();
@@ -111,7 +111,7 @@ fn bench_hpcc_ack(o: u64, hops: usize) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            black_box(black_box(&mut r).new_ack(i * 1000, i * 1000 + 150_000, &tel[..hops]));
+            black_box(black_box(&mut r).new_ack(i as u64 * 1000, i * 1000, i * 1000 + 150_000, &tel[..hops]));
             black_box(r.rate_bps());
         },
     );
