@@ -178,3 +178,25 @@ fn counters_sampled_past_half_a_wrap_still_give_the_rate() {
     assert_eq!(r.refused, 0);
     assert!((r.u() - 1.0).abs() < 0.05, "U on a saturated link: {}", r.u());
 }
+
+/// Issue: when every hop measures u' = 0 (no queue, nothing sent), tau
+/// was 0 and line 9 kept U: from U = 2, fifty RTTs of an empty path left U
+/// at 2 and W collapsed at W_ai/(1 − eta/U). A measured zero load now pulls
+/// U down over the sample's interval, and W grows back to W_init.
+#[test]
+fn a_measured_zero_load_pulls_u_down() {
+    let mut r = Run::new(COMPACT, 100, 12_000);
+    r.traffic(50_000, 1_000, 0.5);
+    let core = r.s.core();
+    let snap = cc_core::hpcc::HpccSnapshot {
+        u: Utilization::from_bits(2 << 24),
+        w: Window::from_bytes(2_000),
+        wc: Window::from_bytes(2_000),
+        inc_stage: 0,
+    };
+    let w_init = core.initial_window();
+    r.s.core_mut().restore(&r.cfg, snap).unwrap();
+    r.traffic(50 * 12_000, 1_000, 0.0);
+    assert!(r.u() < 0.01, "U after 50 T of an empty path: {}", r.u());
+    assert_eq!(r.s.core().window(), w_init);
+}

@@ -352,8 +352,12 @@ impl<const H: usize> HpccCore<H> {
     /// 10:   return U;
     /// ```
     ///
-    /// tau starts at 0: when no hop has u' > 0 (no bytes sent, no queue, or
-    /// every hop skipped) the EWMA keeps U. Line 9 in integers:
+    /// The draft leaves tau undefined when no hop has u' > 0. A measured
+    /// zero load is still a measurement: tau is then the longest Δts among
+    /// the hops that gave a load, so an idle path pulls U down (keeping U
+    /// left a flow that had seen U = 2 at a window of W_ai/(1 − eta/U) for
+    /// good). When every hop was skipped, tau = 0 and U is kept. Line 9 in
+    /// integers:
     ///
     /// ```text
     /// U = (U·(T − tau) + u·tau) / T      U, u ≤ 2^40, T ≤ 2^20 → sum ≤ 2^61
@@ -373,6 +377,7 @@ impl<const H: usize> HpccCore<H> {
         let elapsed = self.elapsed_since_record(now);
         let mut u_max = 0u64;
         let mut tau = 0u32;
+        let mut dts_max = 0u32;
         for (s, h) in hops.iter().zip(self.hops.iter()) {
             match self.hop_load(cfg.queue_signal, s, h, elapsed) {
                 HopLoad::Stale => return Err(Error::StaleTelemetry),
@@ -382,12 +387,16 @@ impl<const H: usize> HpccCore<H> {
                 }
                 HopLoad::Skip => {}
                 HopLoad::Load { u, dts } => {
+                    dts_max = dts_max.max(dts);
                     if u > u_max {
                         u_max = u;
                         tau = dts;
                     }
                 }
             }
+        }
+        if u_max == 0 {
+            tau = dts_max;
         }
         let t = self.t.as_nanos();
         let tau = tau.min(t) as u64;

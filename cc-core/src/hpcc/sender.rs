@@ -151,6 +151,9 @@ impl<const H: usize> HpccSender<H> {
             return Err(Error::NotApplicable);
         };
         let snd_nxt = self.last_update_seq;
+        // A refused reply (stale, malformed) changes nothing, as every
+        // refused event: the probe stays out and its timeout, still armed,
+        // re-probes or (nothing in flight) counts it lost.
         self.apply_telemetry(cfg, now, core::slice::from_ref(hop), hop_index, true, snd_nxt)?;
         self.core.status.set_probe_outstanding(false);
         let mut d = self.decision();
@@ -160,13 +163,19 @@ impl<const H: usize> HpccSender<H> {
     }
 
     /// The probe timeout fired: probe again if one is still out and data is
-    /// in flight; otherwise ignored (DESIGN §9).
+    /// in flight. With nothing in flight the decision is unchanged (DESIGN
+    /// §9), but the probe counts as lost, so the next data packet sent
+    /// starts probing again.
     pub fn on_timer(&mut self, cfg: &HpccConfig, now: Instant) -> Decision {
         let mut d = self.decision();
         if let TelemetrySource::Probe { timeout_rtts } = cfg.telemetry {
-            if self.core.status.probe_outstanding() && self.core.status.in_flight() {
-                d.request = Request::Probe;
-                d.timer = self.probe_timeout(now, timeout_rtts);
+            if self.core.status.probe_outstanding() {
+                if self.core.status.in_flight() {
+                    d.request = Request::Probe;
+                    d.timer = self.probe_timeout(now, timeout_rtts);
+                } else {
+                    self.core.status.set_probe_outstanding(false);
+                }
             }
         }
         d
@@ -316,6 +325,51 @@ mod tests {
         let d = s.on_timer(&cfg, Instant::from_nanos(12_000));
         assert_eq!(d.request, Request::Probe);
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(24_000)));
+    }
+
+    /// Issue: a probe lost while the flow went idle left the probe
+    /// "outstanding" for good; 10 000 later packets produced no probe and W
+    /// never changed again. The timeout with nothing in flight now counts
+    /// it lost, and the next packet sent probes.
+    #[test]
+    fn a_probe_lost_while_idle_does_not_stop_probing() {
+        let mut cfg = HpccConfig::draft_default();
+        cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        assert_eq!(s.on_sent(&cfg, Instant::ZERO).request, Request::Probe);
+        // The probe is lost; all data is acknowledged; the timeout fires.
+        s.new_ack(&cfg, Instant::from_nanos(10_000), &ack(150_000, 150_000, &[])).unwrap();
+        let d = s.on_timer(&cfg, Instant::from_nanos(24_000));
+        assert_eq!((d.request, d.timer), (Request::None, TimerRequest::Keep));
+        // Traffic resumes: the first packet sent probes again.
+        let d = s.on_sent(&cfg, Instant::from_nanos(1_000_000));
+        assert_eq!(d.request, Request::Probe);
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_024_000)));
+    }
+
+    /// Issue: a probe reply the engine refused (stale telemetry) left the
+    /// probe outstanding: the same dead state once the flow went idle. The
+    /// refusal still changes nothing, and the probe's timeout recovers:
+    /// with data in flight it re-probes, with none it counts the probe lost.
+    #[test]
+    fn a_refused_probe_reply_is_recovered_by_the_timeout() {
+        let mut cfg = HpccConfig::draft_default();
+        cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        s.on_sent(&cfg, Instant::ZERO);
+        s.on_probe_response(&cfg, Instant::from_nanos(12_000), 0, &hop(50_000, 0, 0)).unwrap();
+        // The next reply carries an older timestamp: refused, nothing changes.
+        let before = s;
+        let r = s.on_probe_response(&cfg, Instant::from_nanos(24_000), 0, &hop(40_000, 0, 0));
+        assert_eq!(r, Err(Error::StaleTelemetry));
+        assert_eq!(s, before);
+        // Data still in flight: the timeout probes again.
+        assert_eq!(s.on_timer(&cfg, Instant::from_nanos(36_000)).request, Request::Probe);
+        // The flow goes idle and that probe is lost too: the next timeout
+        // counts it lost and the next packet sent probes.
+        s.new_ack(&cfg, Instant::from_nanos(40_000), &ack(150_000, 150_000, &[])).unwrap();
+        assert_eq!(s.on_timer(&cfg, Instant::from_nanos(60_000)).request, Request::None);
+        assert_eq!(s.on_sent(&cfg, Instant::from_nanos(2_000_000)).request, Request::Probe);
     }
 
     #[test]

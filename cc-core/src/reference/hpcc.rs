@@ -162,6 +162,7 @@ impl HpccRef {
         let t = self.p.t_ns;
         let mut u = 0.0f64;
         let mut tau = 0.0f64;
+        let mut dts_max = 0.0f64;
         for (i, h) in hops.iter().enumerate() {
             let l = self.last[i].expect("same path has every hop");
             let dts = match ts_delta(h.ts, l.ts, h.widths.ts_bits, elapsed) {
@@ -196,6 +197,11 @@ impl HpccRef {
                 u = u_prime;
                 tau = dts;
             }
+            dts_max = dts_max.max(dts);
+        }
+        // tau is undefined when no u' > 0: the longest Δts of a measured hop.
+        if u == 0.0 {
+            tau = dts_max;
         }
         // line 8
         let tau = tau.min(t);
