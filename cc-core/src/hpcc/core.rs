@@ -101,7 +101,7 @@ pub struct HpccCore<const H: usize> {
 /// 2^12 ns = 4.096 µs, modulo 2^23 units (34.4 s): enough to tell any
 /// telemetry timestamp's wrap (at most 2^32 ns = 4.3 s) apart. A flow idle
 /// for more than 34.4 s sees the elapsed time modulo that; the counter
-/// checks of [`tx_bytes_between`] still refuse a bogus rate.
+/// checks (no rate above twice the line rate) still refuse a bogus rate.
 pub const RECORD_SHIFT: u32 = 12;
 const RECORD_BITS: u32 = 23;
 const U_HIGH_BITS: u32 = 9;
@@ -365,8 +365,8 @@ impl<const H: usize> HpccCore<H> {
     /// rounded down. The first sample, or one from a different path (hop
     /// count, identity, link speed or counter widths changed), is only
     /// recorded, and so is one that arrives a whole timestamp wrap or more
-    /// after the history was recorded (`now` is the local clock; see
-    /// [`ts_interval`]). A stale stack (older timestamps) changes nothing.
+    /// after the history was recorded (`now` is the local clock: it tells a
+    /// long gap from an older sample). A stale stack (older timestamps) changes nothing.
     pub fn measure_inflight(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], first_index: u8) -> Result<Measured, Error> {
         Self::check_stack(hops)?;
         let sig = path_signature(hops, first_index);
