@@ -128,16 +128,22 @@ fn bench_probe_response() -> Row {
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<1>, 4> = Engine::new(cfg).unwrap();
         eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) }).unwrap();
+        // Data in flight and probe 1 out; each response to probe n asks for n+1.
+        let sent = EventKind::Sent { seq: Seq(0), len: 1000, end: MessageEnd::More };
+        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: sent }).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            let ev = Event { flow: FlowId(1), kind: EventKind::ProbeResponse { hop_index: 2, hop: t[0] } };
+            let probe = ProbeId((i + 1) as u8);
+            let ev = Event { flow: FlowId(1), kind: EventKind::ProbeResponse { probe, hop_index: 2, hop: t[0] } };
             black_box(eng.handle(Instant::from_nanos(i as u64 * 12_000), &ev)).ok();
         }
         tel.len()
     });
     let bare = time_per_event(|| {
         let mut s = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)).unwrap();
+        s.on_sent(&cfg, Instant::ZERO);
         for (i, t) in tel.iter().enumerate() {
-            black_box(s.on_probe_response(&cfg, Instant::from_nanos(i as u64 * 12_000), 2, &t[0])).ok();
+            let probe = ProbeId((i + 1) as u8);
+            black_box(s.on_probe_response(&cfg, Instant::from_nanos(i as u64 * 12_000), probe, 2, &t[0])).ok();
         }
         tel.len()
     });

@@ -50,7 +50,7 @@ impl<const H: usize> Controller for HpccSender<H> {
         match *event {
             EventKind::Ack(ref ack) => self.new_ack(cfg, now, ack),
             EventKind::Sent { .. } => Ok(self.on_sent(cfg, now)),
-            EventKind::ProbeResponse { hop_index, ref hop } => self.on_probe_response(cfg, now, hop_index, hop),
+            EventKind::ProbeResponse { probe, hop_index, ref hop } => self.on_probe_response(cfg, now, probe, hop_index, hop),
             EventKind::Feedback { window } => Ok(self.on_feedback(cfg, window)),
             EventKind::FlowCount { flows } => self.on_flow_count(cfg, flows),
             EventKind::Timer => Ok(self.on_timer(cfg, now)),
@@ -142,7 +142,7 @@ impl Controller for LdcpRate {
     fn on_event(&mut self, cfg: &LdcpConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match *event {
             EventKind::Cnp => Ok(self.on_cnp(cfg)),
-            EventKind::RttResponse { rtt_ns } => Ok(self.on_rtt_response(cfg, now, rtt_ns)),
+            EventKind::RttResponse { probe, rtt_ns } => Ok(self.on_rtt_response(cfg, now, probe, rtt_ns)),
             EventKind::Timer => Ok(self.on_timer(cfg, now)),
             // The commercial NIC's ACK/NACK handling stays in the ASIC.
             EventKind::Ack(_) | EventKind::Sent { .. } | EventKind::Loss { .. } => Ok(self.decision(cfg)),

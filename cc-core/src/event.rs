@@ -21,6 +21,24 @@ use crate::units::{BaseRtt, Instant, LinkSpeed, Rate, Seq, Window};
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct FlowId(pub u32);
 
+/// Which probe a response answers. The engine numbers the probes it asks
+/// for ([`Request::Probe`]); the NIC carries the number in the probe, the
+/// responder's NIC echoes it, and the sender's NIC hands it back with the
+/// response. A response to a probe that a timeout superseded is then told
+/// apart from the response to the current one: one probe is outstanding
+/// per flow, and a late response neither starts a second probe chain nor
+/// counts twice. Numbers wrap after 256 probes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ProbeId(pub u8);
+
+impl ProbeId {
+    /// The number after this one.
+    pub const fn next(self) -> Self {
+        ProbeId(self.0.wrapping_add(1))
+    }
+}
+
 /// Which controller runs a flow, and in which role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -122,12 +140,16 @@ pub enum EventKind<'a> {
     /// A response to an RTT probe (LDCP commercial-NIC variant, §3.2):
     /// "the sender compares the timestamp difference to calculate the RTT".
     RttResponse {
+        /// The request this answers (echoed from [`Request::Probe`]).
+        probe: ProbeId,
         /// The measured RTT, ns, if the NIC timed it.
         rtt_ns: Option<u32>,
     },
     /// A telemetry response to an HPCC++ probe: the one hop the responder
     /// chose (§7.1), `hop_index` being its position on the path.
     ProbeResponse {
+        /// The probe this answers (echoed from [`Request::Probe`]).
+        probe: ProbeId,
         /// Position of the reported hop on the path, 0 = first.
         hop_index: u8,
         /// The reported hop.
@@ -198,8 +220,12 @@ pub enum TimerRequest {
 pub enum Request {
     /// Nothing.
     None,
-    /// Send a telemetry probe (HPCC++ §6.2.1) or an RTT request (LDCP §3.2).
-    Probe,
+    /// Send a telemetry probe (HPCC++ §6.2.1) or an RTT request (LDCP
+    /// §3.2) carrying `id`, which its response echoes.
+    Probe {
+        /// The probe's number.
+        id: ProbeId,
+    },
     /// Send window feedback to the data sender (Rx-HPCC, §6.3.2 line 31).
     Feedback {
         /// The window to carry.

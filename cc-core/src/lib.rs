@@ -54,7 +54,9 @@ pub mod wire;
 
 pub use controller::{AnyConfig, AnyController, Controller};
 pub use engine::{Engine, Stats};
-pub use event::{Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Request, TimerRequest};
+pub use event::{
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request, TimerRequest,
+};
 
 /// Everything a NIC integration needs, in one import.
 pub mod prelude {

@@ -22,19 +22,68 @@ type Eng = Engine<AnyController<5>, 8>;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Start { flow: u32, algo: u8, t_ns: u32, mbps: u32, seq: u32 },
-    End { flow: u32 },
-    Sent { flow: u32, seq: u32, len: u32, last: bool },
-    Ack { flow: u32, cum: u32, nxt: u32, ece: bool, hops: Vec<HopSample>, rtt: Option<u32> },
-    Loss { flow: u32, seq: u32 },
-    Cnp { flow: u32 },
-    RttResponse { flow: u32, rtt: Option<u32> },
-    ProbeResponse { flow: u32, idx: u8, hop: HopSample },
-    RxTelemetry { flow: u32, hops: Vec<HopSample> },
-    ProbeRequest { flow: u32, hops: Vec<HopSample> },
-    Feedback { flow: u32, window: u32 },
-    FlowCount { flow: u32, n: u16 },
-    Timer { flow: u32 },
+    Start {
+        flow: u32,
+        algo: u8,
+        t_ns: u32,
+        mbps: u32,
+        seq: u32,
+    },
+    End {
+        flow: u32,
+    },
+    Sent {
+        flow: u32,
+        seq: u32,
+        len: u32,
+        last: bool,
+    },
+    Ack {
+        flow: u32,
+        cum: u32,
+        nxt: u32,
+        ece: bool,
+        hops: Vec<HopSample>,
+        rtt: Option<u32>,
+    },
+    Loss {
+        flow: u32,
+        seq: u32,
+    },
+    Cnp {
+        flow: u32,
+    },
+    /// `probe`: `None` answers the flow's latest request, `Some` any number.
+    RttResponse {
+        flow: u32,
+        rtt: Option<u32>,
+        probe: Option<u8>,
+    },
+    ProbeResponse {
+        flow: u32,
+        idx: u8,
+        hop: HopSample,
+        probe: Option<u8>,
+    },
+    RxTelemetry {
+        flow: u32,
+        hops: Vec<HopSample>,
+    },
+    ProbeRequest {
+        flow: u32,
+        hops: Vec<HopSample>,
+    },
+    Feedback {
+        flow: u32,
+        window: u32,
+    },
+    FlowCount {
+        flow: u32,
+        n: u16,
+    },
+    Timer {
+        flow: u32,
+    },
 }
 
 fn hop() -> impl Strategy<Value = HopSample> {
@@ -95,8 +144,8 @@ fn op() -> impl Strategy<Value = Op> {
         8 => (flow.clone(), any::<u32>(), any::<u32>(), any::<bool>(), hops()).prop_flat_map(|(flow, cum, nxt, ece, hops)| prop::option::of(any::<u32>()).prop_map(move |rtt| Op::Ack { flow, cum, nxt, ece, hops: hops.clone(), rtt })),
         1 => (flow.clone(), any::<u32>()).prop_map(|(flow, seq)| Op::Loss { flow, seq }),
         2 => flow.clone().prop_map(|flow| Op::Cnp { flow }),
-        2 => (flow.clone(), prop::option::of(any::<u32>())).prop_map(|(flow, rtt)| Op::RttResponse { flow, rtt }),
-        1 => (flow.clone(), any::<u8>(), hop()).prop_map(|(flow, idx, hop)| Op::ProbeResponse { flow, idx, hop }),
+        2 => (flow.clone(), prop::option::of(any::<u32>()), prop::option::weighted(0.3, any::<u8>())).prop_map(|(flow, rtt, probe)| Op::RttResponse { flow, rtt, probe }),
+        1 => (flow.clone(), any::<u8>(), hop(), prop::option::weighted(0.3, any::<u8>())).prop_map(|(flow, idx, hop, probe)| Op::ProbeResponse { flow, idx, hop, probe }),
         3 => (flow.clone(), hops()).prop_map(|(flow, hops)| Op::RxTelemetry { flow, hops }),
         1 => (flow.clone(), hops()).prop_map(|(flow, hops)| Op::ProbeRequest { flow, hops }),
         1 => (flow.clone(), any::<u32>()).prop_map(|(flow, window)| Op::Feedback { flow, window }),
@@ -150,6 +199,7 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
     let cfg = config(probe);
     let mut eng = Eng::new(cfg).unwrap();
     let mut model: HashMap<u32, Model> = HashMap::new();
+    let mut latest_probe: HashMap<u32, ProbeId> = HashMap::new();
     let mut now = 1_000_000u64;
     for (dt, op) in ops {
         now = now.saturating_add(*dt as u64);
@@ -180,8 +230,14 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
             ),
             Op::Loss { flow, seq } => (*flow, EventKind::Loss { first_lost: Seq(*seq) }, None),
             Op::Cnp { flow } => (*flow, EventKind::Cnp, None),
-            Op::RttResponse { flow, rtt } => (*flow, EventKind::RttResponse { rtt_ns: *rtt }, None),
-            Op::ProbeResponse { flow, idx, hop } => (*flow, EventKind::ProbeResponse { hop_index: *idx, hop: *hop }, None),
+            Op::RttResponse { flow, rtt, probe } => {
+                let probe = probe.map_or_else(|| latest_probe.get(flow).copied().unwrap_or_default(), ProbeId);
+                (*flow, EventKind::RttResponse { probe, rtt_ns: *rtt }, None)
+            }
+            Op::ProbeResponse { flow, idx, hop, probe } => {
+                let probe = probe.map_or_else(|| latest_probe.get(flow).copied().unwrap_or_default(), ProbeId);
+                (*flow, EventKind::ProbeResponse { probe, hop_index: *idx, hop: *hop }, None)
+            }
             Op::RxTelemetry { flow, hops } => (*flow, EventKind::RxTelemetry { telemetry: hops }, None),
             Op::ProbeRequest { flow, hops } => (*flow, EventKind::ProbeRequest { telemetry: hops }, None),
             Op::Feedback { flow, window } => (*flow, EventKind::Feedback { window: Window::from_bits(*window) }, None),
@@ -198,6 +254,9 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
         }
         match r {
             Ok(d) => {
+                if let Request::Probe { id } = d.request {
+                    latest_probe.insert(flow, id);
+                }
                 match (&kind, start) {
                     (EventKind::Start(_), Some(params)) => {
                         model.insert(flow, Model { params });

@@ -201,15 +201,21 @@ proptest! {
     fn rate_variant_matches_reference(events in prop::collection::vec((any::<bool>(), prop::option::of(2_000u32..100_000)), 1..500), beta_pct in 1u32..=100) {
         let (cfg, mut p, rp) = setup(3, false, 100, beta_pct, 8_000, 100);
         p.algorithm = Algorithm::LdcpRate;
-        let (mut l, _) = LdcpRate::new(&cfg, &p, Instant::ZERO).unwrap();
+        let (mut l, first) = LdcpRate::new(&cfg, &p, Instant::ZERO).unwrap();
+        let Request::Probe { id: mut probe } = first.request else { panic!("a flow starts with an RTT request") };
         let mut r = LdcpRateRef::new(rp);
         for (i, (cnp, rtt)) in events.iter().enumerate() {
             let d = if *cnp {
                 r.on_cnp();
                 l.on_cnp(&cfg)
             } else {
+                // Each response answers the request the last one sent.
                 r.on_rtt_response(rtt.map(|x| x as f64));
-                l.on_rtt_response(&cfg, Instant::from_nanos(i as u64 * 8_000), *rtt)
+                let d = l.on_rtt_response(&cfg, Instant::from_nanos(i as u64 * 8_000), probe, *rtt);
+                if let Request::Probe { id } = d.request {
+                    probe = id;
+                }
+                d
             };
             let rate = d.rate.as_bps() as f64;
             // srtt truncates by < 1 ns per sample: 0.1 % or one byte per RTT.

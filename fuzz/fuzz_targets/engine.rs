@@ -44,8 +44,8 @@ enum Op {
     Ack { cum: u32, nxt: u32, ece: bool, hops: Vec<Hop>, rtt: Option<u32> },
     Loss { seq: u32 },
     Cnp,
-    RttResponse { rtt: Option<u32> },
-    ProbeResponse { idx: u8, hop: Hop },
+    RttResponse { probe: u8, rtt: Option<u32> },
+    ProbeResponse { probe: u8, idx: u8, hop: Hop },
     RxTelemetry { hops: Vec<Hop> },
     ProbeRequest { hops: Vec<Hop> },
     Feedback { window: u32 },
@@ -91,8 +91,10 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
             }
             Op::Loss { seq } => EventKind::Loss { first_lost: Seq(*seq) },
             Op::Cnp => EventKind::Cnp,
-            Op::RttResponse { rtt } => EventKind::RttResponse { rtt_ns: *rtt },
-            Op::ProbeResponse { idx, hop } => EventKind::ProbeResponse { hop_index: *idx, hop: hop.sample() },
+            Op::RttResponse { probe, rtt } => EventKind::RttResponse { probe: ProbeId(*probe), rtt_ns: *rtt },
+            Op::ProbeResponse { probe, idx, hop } => {
+                EventKind::ProbeResponse { probe: ProbeId(*probe), hop_index: *idx, hop: hop.sample() }
+            }
             Op::RxTelemetry { hops } => {
                 samples = hops.iter().map(Hop::sample).collect();
                 EventKind::RxTelemetry { telemetry: &samples }

@@ -190,7 +190,7 @@ fn codec() {
         rate: Rate::from_bps(1),
         ecn: Ecn::Ect,
         timer: TimerRequest::Cancel,
-        request: Request::Probe,
+        request: Request::Probe { id: ProbeId(3) },
     };
     let n = encode_answer(FlowId(1), &Ok(d), &mut buf).unwrap();
     stream.extend_from_slice(&buf[..n]);

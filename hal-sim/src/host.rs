@@ -115,11 +115,12 @@ impl World {
                     f.snd_nxt = from.max(f.snd_una);
                 }
             }
-            Request::Probe => {
+            Request::Probe { id } => {
                 let kind = if self.cfg.algo == Algo::LdcpRate { PktKind::RttReq } else { PktKind::Probe };
                 let (src, dst) = (f.src_host, f.dst_host);
                 self.send_ctrl(src, dst, flow, kind, |w, p| {
                     p.ts_ps = w.now;
+                    p.probe = id;
                     if kind == PktKind::Probe {
                         w.attach_telemetry(p);
                         p.ecn = EcnBits::Ect;
@@ -341,7 +342,7 @@ impl World {
             PktKind::Probe => self.on_probe(host, p),
             PktKind::ProbeReply => {
                 if let Some((hop_index, hop)) = p.hop {
-                    self.sender_event(host, p.flow, EventKind::ProbeResponse { hop_index, hop });
+                    self.sender_event(host, p.flow, EventKind::ProbeResponse { probe: p.probe, hop_index, hop });
                 }
             }
             PktKind::Feedback => {
@@ -356,12 +357,15 @@ impl World {
             }
             PktKind::Cnp => self.sender_event(host, p.flow, EventKind::Cnp),
             PktKind::RttReq => {
-                let (to, ts) = (self.flows[p.flow as usize].src_host, p.ts_ps);
-                self.send_ctrl(host, to, p.flow, PktKind::RttResp, |_, q| q.ts_ps = ts);
+                let (to, ts, probe) = (self.flows[p.flow as usize].src_host, p.ts_ps, p.probe);
+                self.send_ctrl(host, to, p.flow, PktKind::RttResp, |_, q| {
+                    q.ts_ps = ts;
+                    q.probe = probe;
+                });
             }
             PktKind::RttResp => {
                 let rtt_ns = Some(((self.now - p.ts_ps) / PS_PER_NS).min(u32::MAX as u64) as u32);
-                self.sender_event(host, p.flow, EventKind::RttResponse { rtt_ns })
+                self.sender_event(host, p.flow, EventKind::RttResponse { probe: p.probe, rtt_ns })
             }
         }
     }
@@ -511,9 +515,10 @@ impl World {
         let Some(d) = self.engine(host, flow, EventKind::ProbeRequest { telemetry: &hops }) else { return };
         if let Request::ProbeReply { hop_index } = d.request {
             let Some(hop) = hops.get(hop_index as usize).copied() else { return };
-            let src = self.flows[flow as usize].src_host;
+            let (src, probe) = (self.flows[flow as usize].src_host, p.probe);
             self.send_ctrl(host, src, flow, PktKind::ProbeReply, |_, q| {
                 q.hop = Some((hop_index, hop));
+                q.probe = probe;
                 q.wire += cc_core::wire::codec::HOP_LEN as u32;
             });
         }

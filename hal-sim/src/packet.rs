@@ -1,6 +1,7 @@
 //! Packets and the slab that owns them while they are in the network.
 
 use cc_core::telemetry::HopSample;
+use cc_core::ProbeId;
 
 /// What a packet is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +104,9 @@ pub struct Packet {
     pub tel: u32,
     /// Probe reply: the chosen hop.
     pub hop: Option<(u8, HopSample)>,
+    /// Probes and RTT requests: the engine's number for them, echoed by
+    /// their replies.
+    pub probe: ProbeId,
     /// Feedback: the window (raw `Window` bits) and its integrity tag.
     pub window_bits: u32,
     /// Integrity tag over the notification (acks with telemetry, feedback).
@@ -128,6 +132,7 @@ impl Packet {
             acked_pkts: 0,
             ingress_ps: 0,
             ingress_port: 0,
+            probe: ProbeId(0),
             tel: NO_TEL,
             hop: None,
             window_bits: 0,

@@ -4,19 +4,26 @@
 //! State: [`HpccCore`] + lastUpdateSeq = 36 + 12·H bytes: 48 bytes with the
 //! one-hop history of probe mode, 96 bytes with five hops.
 //!
-//! Probe mode, per flow:
+//! Probe mode, per flow (one probe outstanding; each probe has a number,
+//! and only the response to the current number counts):
 //!
 //! ```text
-//!            Sent (data now in flight)             ProbeResponse, still in flight
+//!            Sent (data now in flight)             ProbeResponse(current), still in flight
 //!   [idle] ─────────────────────────────▶ [probe out] ◀──────────────────────┐
-//!      ▲      request Probe, arm timeout      │  │  request Probe, re-arm     │
+//!      ▲      request Probe n+1, arm timeout  │  │  request Probe n+1, re-arm │
 //!      │                                      │  └────────────────────────────┘
-//!      └──── ProbeResponse, nothing in flight ┘  Timer, still in flight: probe again
-//!            (cancel timer)
+//!      ├──── ProbeResponse(current), ─────────┤  Timer, in flight: Probe n+1 supersedes n
+//!      │     nothing in flight (cancel timer) │  ProbeResponse(other number): ignored
+//!      └──── Timer, nothing in flight ────────┘
+//!            (the probe is lost)
 //! ```
+//!
+//! Probe mode reads no telemetry on ACKs, so lastUpdateSeq has no use
+//! there: its slot holds the current probe's number (the state stays at
+//! 48 bytes with one hop).
 
 use super::{HpccConfig, HpccCore, Measured, TelemetrySource};
-use crate::event::{Ack, Decision, Ecn, Error, FlowParams, Request, TimerRequest};
+use crate::event::{Ack, Decision, Ecn, Error, FlowParams, ProbeId, Request, TimerRequest};
 use crate::fixmath::window_rate;
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
@@ -26,6 +33,8 @@ use crate::units::{Instant, Seq, Window};
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HpccSender<const H: usize> {
     core: HpccCore<H>,
+    /// lastUpdateSeq (in-band telemetry), or the current probe's number in
+    /// the low 8 bits (probe mode).
     last_update_seq: Seq,
 }
 
@@ -50,9 +59,22 @@ impl<const H: usize> HpccSender<H> {
         &mut self.core
     }
 
-    /// lastUpdateSeq of Figure 6.
+    /// lastUpdateSeq of Figure 6 (in-band telemetry).
     pub fn last_update_seq(&self) -> Seq {
         self.last_update_seq
+    }
+
+    /// The number of the probe last sent (probe mode).
+    pub fn probe_id(&self) -> ProbeId {
+        ProbeId(self.last_update_seq.0 as u8)
+    }
+
+    /// Numbers a new probe, which supersedes any outstanding one.
+    fn next_probe(&mut self) -> ProbeId {
+        let id = self.probe_id().next();
+        self.last_update_seq = Seq(id.0 as u32);
+        self.core.status.set_probe_outstanding(true);
+        id
     }
 
     /// W and R = W/T (Figure 6, line 27), nothing requested.
@@ -76,29 +98,26 @@ impl<const H: usize> HpccSender<H> {
     /// `ack.seq` is the cumulative ACK, compared with serial arithmetic. The
     /// first ACK with telemetry only records it and sets lastUpdateSeq =
     /// snd_nxt, so Wc is first committed one RTT of data later. An ACK
-    /// without telemetry only updates whether data is in flight. A duplicate
+    /// without telemetry, or any ACK in probe mode (telemetry comes from
+    /// probes there), only updates whether data is in flight. A duplicate
     /// ACK has Δts = 0 on every hop: U and W come out unchanged.
     pub fn new_ack(&mut self, cfg: &HpccConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        if let TelemetrySource::Probe { .. } = cfg.telemetry {
+            self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
+            return Ok(self.decision());
+        }
         HpccCore::<H>::check_stack(ack.telemetry)?;
         if !ack.telemetry.is_empty() {
             let update = ack.cum_ack.after(self.last_update_seq);
-            self.apply_telemetry(cfg, now, ack.telemetry, 0, update, ack.snd_nxt)?;
+            self.apply_telemetry(cfg, now, ack.telemetry, update, ack.snd_nxt)?;
         }
         self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
         Ok(self.decision())
     }
 
-    fn apply_telemetry(
-        &mut self,
-        cfg: &HpccConfig,
-        now: Instant,
-        hops: &[HopSample],
-        first_index: u8,
-        update: bool,
-        snd_nxt: Seq,
-    ) -> Result<(), Error> {
+    fn apply_telemetry(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], update: bool, snd_nxt: Seq) -> Result<(), Error> {
         let first = !self.core.status.has_history();
-        match self.core.measure_inflight(cfg, now, hops, first_index)? {
+        match self.core.measure_inflight(cfg, now, hops, 0)? {
             Measured::Recorded => {
                 if first {
                     self.last_update_seq = snd_nxt;
@@ -125,8 +144,7 @@ impl<const H: usize> HpccSender<H> {
     fn maybe_probe(&mut self, cfg: &HpccConfig, now: Instant, d: &mut Decision) {
         if let TelemetrySource::Probe { timeout_rtts } = cfg.telemetry {
             if !self.core.status.probe_outstanding() && self.core.status.in_flight() {
-                self.core.status.set_probe_outstanding(true);
-                d.request = Request::Probe;
+                d.request = Request::Probe { id: self.next_probe() };
                 d.timer = self.probe_timeout(now, timeout_rtts);
             }
         }
@@ -142,19 +160,32 @@ impl<const H: usize> HpccSender<H> {
     }
 
     /// A probe response with the responder's chosen hop (§7.1). Each
-    /// response commits Wc: probes go out once per RTT ("it sends a new
-    /// probe packet once it receives the response", §6.2.1), which is the
-    /// once-per-RTT update of pan-02 §6.1. The next probe follows at once
-    /// if data is still in flight; otherwise the timeout is cancelled.
-    pub fn on_probe_response(&mut self, cfg: &HpccConfig, now: Instant, hop_index: u8, hop: &HopSample) -> Result<Decision, Error> {
+    /// response to the current probe commits Wc: probes go out once per RTT
+    /// ("it sends a new probe packet once it receives the response",
+    /// §6.2.1), which is the once-per-RTT update of pan-02 §6.1. The next
+    /// probe follows at once if data is still in flight; otherwise the
+    /// timeout is cancelled. A response to another number (a probe a
+    /// timeout superseded, or a duplicate) is ignored: it neither starts a
+    /// second probe chain nor commits Wc twice. A refused reply (stale,
+    /// malformed) changes nothing, as every refused event: the probe stays
+    /// out and its timeout, still armed, re-probes or counts it lost.
+    pub fn on_probe_response(
+        &mut self,
+        cfg: &HpccConfig,
+        now: Instant,
+        probe: ProbeId,
+        hop_index: u8,
+        hop: &HopSample,
+    ) -> Result<Decision, Error> {
         let TelemetrySource::Probe { .. } = cfg.telemetry else {
             return Err(Error::NotApplicable);
         };
-        let snd_nxt = self.last_update_seq;
-        // A refused reply (stale, malformed) changes nothing, as every
-        // refused event: the probe stays out and its timeout, still armed,
-        // re-probes or (nothing in flight) counts it lost.
-        self.apply_telemetry(cfg, now, core::slice::from_ref(hop), hop_index, true, snd_nxt)?;
+        if !self.core.status.probe_outstanding() || probe != self.probe_id() {
+            return Ok(self.decision());
+        }
+        if let Measured::Updated(u) = self.core.measure_inflight(cfg, now, core::slice::from_ref(hop), hop_index)? {
+            self.core.compute_wind(cfg, u, true);
+        }
         self.core.status.set_probe_outstanding(false);
         let mut d = self.decision();
         d.timer = TimerRequest::Cancel;
@@ -171,7 +202,7 @@ impl<const H: usize> HpccSender<H> {
         if let TelemetrySource::Probe { timeout_rtts } = cfg.telemetry {
             if self.core.status.probe_outstanding() {
                 if self.core.status.in_flight() {
-                    d.request = Request::Probe;
+                    d.request = Request::Probe { id: self.next_probe() };
                     d.timer = self.probe_timeout(now, timeout_rtts);
                 } else {
                     self.core.status.set_probe_outstanding(false);
@@ -293,38 +324,91 @@ mod tests {
         assert_eq!(s, before);
     }
 
+    fn probe_cfg(timeout_rtts: u8) -> HpccConfig {
+        let mut cfg = HpccConfig::draft_default();
+        cfg.telemetry = TelemetrySource::Probe { timeout_rtts };
+        cfg
+    }
+
+    /// The number of the probe a decision asks for.
+    fn probe_of(d: &Decision) -> ProbeId {
+        match d.request {
+            Request::Probe { id } => id,
+            other => panic!("expected a probe, got {other:?}"),
+        }
+    }
+
     #[test]
     fn probe_mode_one_probe_per_rtt_only_while_in_flight() {
-        let mut cfg = HpccConfig::draft_default();
-        cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+        let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
         let now = Instant::from_nanos(1_000);
         let d = s.on_sent(&cfg, now);
-        assert_eq!(d.request, Request::Probe);
+        let p1 = probe_of(&d);
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_000 + 24_000)));
         // A second packet does not send a second probe.
         assert_eq!(s.on_sent(&cfg, now).request, Request::None);
         // Response while data is in flight: the next probe goes at once.
-        let d = s.on_probe_response(&cfg, now, 2, &hop(0, 0, 0)).unwrap();
-        assert_eq!(d.request, Request::Probe);
-        // All data acknowledged (no telemetry on plain ACKs in probe mode).
+        let d = s.on_probe_response(&cfg, now, p1, 2, &hop(0, 0, 0)).unwrap();
+        let p2 = probe_of(&d);
+        assert_eq!(p2, p1.next());
+        // All data acknowledged (plain ACKs in probe mode).
         s.new_ack(&cfg, Instant::ZERO, &ack(150_000, 150_000, &[])).unwrap();
-        let d = s.on_probe_response(&cfg, now, 2, &hop(T_NS, 150_000, 0)).unwrap();
+        let d = s.on_probe_response(&cfg, now, p2, 2, &hop(T_NS, 150_000, 0)).unwrap();
         assert_eq!(d.request, Request::None);
         assert_eq!(d.timer, TimerRequest::Cancel);
-        // Timer with nothing in flight: ignored.
+        // Timer with nothing in flight: the decision is unchanged.
         assert_eq!(s.on_timer(&cfg, now), s.decision());
     }
 
     #[test]
     fn probe_timeout_reissues_the_probe() {
-        let mut cfg = HpccConfig::draft_default();
-        cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 1 };
+        let cfg = probe_cfg(1);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        s.on_sent(&cfg, Instant::ZERO);
+        let p1 = probe_of(&s.on_sent(&cfg, Instant::ZERO));
         let d = s.on_timer(&cfg, Instant::from_nanos(12_000));
-        assert_eq!(d.request, Request::Probe);
+        assert_eq!(probe_of(&d), p1.next());
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(24_000)));
+    }
+
+    /// Issue: a spurious timeout started a second probe chain that never
+    /// merged, and every response committed Wc: with two chains at u' = 2,
+    /// Wc after 3 T was 6 019 B instead of 16 203 B. Now the re-probe
+    /// supersedes the first probe: its late response is ignored, one chain
+    /// goes on, and Wc is committed once per response of that chain.
+    #[test]
+    fn a_spurious_timeout_does_not_start_a_second_chain() {
+        let cfg = probe_cfg(1);
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        let t = T_NS as u64;
+        // Hop at u' = 2: a standing queue of one BDP and the link at line
+        // rate (12.5 bytes per ns at 100 Gb/s).
+        let at = |k: u64| hop((k * t) as u32, (k * t * 25 / 2) as u32, 150_000);
+        let mut id = probe_of(&s.on_sent(&cfg, Instant::ZERO));
+        let d = s.on_probe_response(&cfg, Instant::from_nanos(t), id, 0, &at(1)).unwrap();
+        id = probe_of(&d);
+        // The RTT grows past the timeout: the probe is sent again.
+        let d = s.on_timer(&cfg, Instant::from_nanos(2 * t));
+        let resent = probe_of(&d);
+        assert_ne!(resent, id);
+        // Both responses come back, T/2 apart, for three RTTs: only the
+        // current number counts, and each counted response asks for the next.
+        let mut committed = 0;
+        let mut current = resent;
+        for k in 2..5u64 {
+            let late = s.on_probe_response(&cfg, Instant::from_nanos(k * t + t / 2), id, 0, &at(k)).unwrap();
+            assert_eq!(late.request, Request::None, "a superseded probe's response starts nothing");
+            let d = s.on_probe_response(&cfg, Instant::from_nanos((k + 1) * t), current, 0, &at(k + 1)).unwrap();
+            committed += 1;
+            id = current;
+            current = probe_of(&d);
+        }
+        assert_eq!(committed, 3);
+        // One chain, one commit per RTT: Wc ≈ 16.3 kB after 3 T (the
+        // issue's single-chain figure is 16 203 B); two chains committing
+        // on every response had cut it to 6 019 B.
+        let wc = s.core().reference_window().bytes_floor();
+        assert!((15_000..17_500).contains(&wc), "Wc after 3 T: {wc} B");
     }
 
     /// Issue: a probe lost while the flow went idle left the probe
@@ -333,17 +417,16 @@ mod tests {
     /// it lost, and the next packet sent probes.
     #[test]
     fn a_probe_lost_while_idle_does_not_stop_probing() {
-        let mut cfg = HpccConfig::draft_default();
-        cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+        let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        assert_eq!(s.on_sent(&cfg, Instant::ZERO).request, Request::Probe);
+        probe_of(&s.on_sent(&cfg, Instant::ZERO));
         // The probe is lost; all data is acknowledged; the timeout fires.
         s.new_ack(&cfg, Instant::from_nanos(10_000), &ack(150_000, 150_000, &[])).unwrap();
         let d = s.on_timer(&cfg, Instant::from_nanos(24_000));
         assert_eq!((d.request, d.timer), (Request::None, TimerRequest::Keep));
         // Traffic resumes: the first packet sent probes again.
         let d = s.on_sent(&cfg, Instant::from_nanos(1_000_000));
-        assert_eq!(d.request, Request::Probe);
+        probe_of(&d);
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_024_000)));
     }
 
@@ -353,30 +436,42 @@ mod tests {
     /// with data in flight it re-probes, with none it counts the probe lost.
     #[test]
     fn a_refused_probe_reply_is_recovered_by_the_timeout() {
-        let mut cfg = HpccConfig::draft_default();
-        cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+        let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        s.on_sent(&cfg, Instant::ZERO);
-        s.on_probe_response(&cfg, Instant::from_nanos(12_000), 0, &hop(50_000, 0, 0)).unwrap();
-        // The next reply carries an older timestamp: refused, nothing changes.
+        let p1 = probe_of(&s.on_sent(&cfg, Instant::ZERO));
+        let d = s.on_probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(50_000, 0, 0)).unwrap();
+        let p2 = probe_of(&d);
+        // The reply to p2 carries an older timestamp: refused, nothing changes.
         let before = s;
-        let r = s.on_probe_response(&cfg, Instant::from_nanos(24_000), 0, &hop(40_000, 0, 0));
+        let r = s.on_probe_response(&cfg, Instant::from_nanos(24_000), p2, 0, &hop(40_000, 0, 0));
         assert_eq!(r, Err(Error::StaleTelemetry));
         assert_eq!(s, before);
         // Data still in flight: the timeout probes again.
-        assert_eq!(s.on_timer(&cfg, Instant::from_nanos(36_000)).request, Request::Probe);
+        probe_of(&s.on_timer(&cfg, Instant::from_nanos(36_000)));
         // The flow goes idle and that probe is lost too: the next timeout
         // counts it lost and the next packet sent probes.
         s.new_ack(&cfg, Instant::from_nanos(40_000), &ack(150_000, 150_000, &[])).unwrap();
         assert_eq!(s.on_timer(&cfg, Instant::from_nanos(60_000)).request, Request::None);
-        assert_eq!(s.on_sent(&cfg, Instant::from_nanos(2_000_000)).request, Request::Probe);
+        probe_of(&s.on_sent(&cfg, Instant::from_nanos(2_000_000)));
+    }
+
+    #[test]
+    fn a_duplicate_response_is_ignored() {
+        let cfg = probe_cfg(2);
+        let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
+        let p1 = probe_of(&s.on_sent(&cfg, Instant::ZERO));
+        s.on_probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(12_000, 0, 0)).unwrap();
+        let before = s;
+        let d = s.on_probe_response(&cfg, Instant::from_nanos(13_000), p1, 0, &hop(24_000, 300_000, 150_000)).unwrap();
+        assert_eq!(s, before);
+        assert_eq!(d, s.decision());
     }
 
     #[test]
     fn probe_response_is_not_for_inband_mode() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        assert_eq!(s.on_probe_response(&cfg, Instant::ZERO, 0, &hop(0, 0, 0)), Err(Error::NotApplicable));
+        assert_eq!(s.on_probe_response(&cfg, Instant::ZERO, ProbeId(1), 0, &hop(0, 0, 0)), Err(Error::NotApplicable));
     }
 
     #[test]

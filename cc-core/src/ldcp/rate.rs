@@ -3,29 +3,37 @@
 //! response ... the window should increase by alpha"; rate = cw/RTT.
 //!
 //! ```text
-//!   start: send RTT request, arm timeout
-//!   RTT response: cw += alpha (≤ IW), send the next request, re-arm
-//!   timeout (no response): send the request again, re-arm, no AI
+//!   start: send RTT request n, arm timeout
+//!   RTT response to n: cw += alpha (≤ IW), send request n+1, re-arm
+//!   RTT response to another number: ignored (a superseded or duplicate request)
+//!   timeout (no response): send request n+1, re-arm, no AI
 //!   CNP: cw = max(gamma, cw − beta)
 //! ```
 //!
-//! One request is outstanding at a time. State: 20 bytes.
+//! One request is outstanding at a time: each has a number ([`ProbeId`]),
+//! and only the response to the current one counts, so a late response to
+//! a request a timeout re-sent adds no second alpha and starts no second
+//! chain. State: 20 bytes.
 
 use bitfield_struct::bitfield;
 
 use super::LdcpConfig;
-use crate::event::{Decision, Ecn, Error, FlowParams, Request, TimerRequest};
+use crate::event::{Decision, Ecn, Error, FlowParams, ProbeId, Request, TimerRequest};
 use crate::fixmath::window_rate;
 use crate::units::{BaseRtt, Instant, Packets};
 
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
 #[derive(PartialEq, Eq)]
 struct Status {
-    /// IW in packets: the cap on cw (line rate).
-    #[bits(24)]
+    /// IW in packets: the cap on cw (line rate); at most 65 535, the
+    /// largest whole number of packets a cw holds.
+    #[bits(16)]
     iw_pkts: u32,
     /// An RTT request is out.
     probe_outstanding: bool,
+    /// The number of the request last sent.
+    #[bits(8)]
+    probe_id: u8,
     #[bits(7)]
     __: u8,
 }
@@ -55,7 +63,7 @@ impl LdcpRate {
             srtt: p.base_rtt,
             base: p.base_rtt,
             deadline16: 0,
-            status: Status::new().with_iw_pkts(iw & 0xFF_FFFF),
+            status: Status::new().with_iw_pkts(iw & 0xFFFF),
         };
         let d = s.send_probe(cfg, now);
         Ok((s, d))
@@ -76,9 +84,11 @@ impl LdcpRate {
         let timeout = cfg.probe_timeout_rtts as u64 * self.srtt.as_nanos() as u64;
         let ticks = now.saturating_add_nanos(timeout).as_nanos().div_ceil(1 << TICK_SHIFT);
         self.deadline16 = ticks as u32;
+        let id = ProbeId(self.status.probe_id()).next();
+        self.status.set_probe_id(id.0);
         self.status.set_probe_outstanding(true);
         let mut d = self.decision(cfg);
-        d.request = Request::Probe;
+        d.request = Request::Probe { id };
         d.timer = TimerRequest::Arm(Instant::from_nanos(ticks << TICK_SHIFT));
         d
     }
@@ -94,10 +104,11 @@ impl LdcpRate {
 
     /// AI: an RTT response means one RTT has passed: cw += alpha, capped at
     /// IW; the next request goes out at once. The measured RTT, if given,
-    /// feeds the smoothed RTT of rate = cw/RTT. A response with no request
-    /// out (a duplicate) is ignored.
-    pub fn on_rtt_response(&mut self, cfg: &LdcpConfig, now: Instant, rtt_ns: Option<u32>) -> Decision {
-        if !self.status.probe_outstanding() {
+    /// feeds the smoothed RTT of rate = cw/RTT. A response to another
+    /// request than the current one (superseded by a timeout, or a
+    /// duplicate) is ignored.
+    pub fn on_rtt_response(&mut self, cfg: &LdcpConfig, now: Instant, probe: ProbeId, rtt_ns: Option<u32>) -> Decision {
+        if !self.status.probe_outstanding() || probe.0 != self.status.probe_id() {
             return self.decision(cfg);
         }
         if let Some(sample) = rtt_ns {
@@ -144,7 +155,7 @@ mod tests {
         let (s, d) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
         assert_eq!(s.cw(), Packets::from_int(100));
         assert_eq!(d.rate.as_bps(), 100_000_000_000);
-        assert_eq!(d.request, Request::Probe);
+        assert_eq!(d.request, Request::Probe { id: ProbeId(1) });
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(32_000)));
     }
 
@@ -158,13 +169,11 @@ mod tests {
         assert_eq!(s.cw(), Packets::from_int(98));
         // rate = 98 kB / 8 us = 98 Gb/s.
         assert_eq!(s.decision(&cfg).rate.as_bps(), 98_000_000_000);
-        let d = s.on_rtt_response(&cfg, Instant::from_nanos(8_000), None);
+        let d = s.on_rtt_response(&cfg, Instant::from_nanos(8_000), ProbeId(1), None);
         assert_eq!(s.cw(), Packets::from_int(99));
-        assert_eq!(d.request, Request::Probe);
-        // Duplicate response before the next is out? The next is out, so a
-        // second response counts once more; then none is out.
-        s.status.set_probe_outstanding(false);
-        s.on_rtt_response(&cfg, Instant::from_nanos(9_000), None);
+        assert_eq!(d.request, Request::Probe { id: ProbeId(2) });
+        // A duplicate of the answered response adds nothing.
+        s.on_rtt_response(&cfg, Instant::from_nanos(9_000), ProbeId(1), None);
         assert_eq!(s.cw(), Packets::from_int(99));
     }
 
@@ -177,7 +186,7 @@ mod tests {
         }
         assert_eq!(s.cw(), cfg.gamma_packets());
         let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
-        s.on_rtt_response(&cfg, Instant::ZERO, None);
+        s.on_rtt_response(&cfg, Instant::ZERO, ProbeId(1), None);
         assert_eq!(s.cw(), Packets::from_int(100));
     }
 
@@ -189,8 +198,48 @@ mod tests {
         let cw = s.cw();
         assert_eq!(s.on_timer(&cfg, Instant::from_nanos(31_999)).request, Request::None);
         let d = s.on_timer(&cfg, Instant::from_nanos(32_000));
-        assert_eq!(d.request, Request::Probe);
+        assert_eq!(d.request, Request::Probe { id: ProbeId(2) });
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(64_000)));
         assert_eq!(s.cw(), cw);
+    }
+
+    /// Issue: the duplicate-response guard was dead code, so after a
+    /// timeout re-sent the request, the late and the new response both
+    /// added alpha and both started a chain: AI doubled per RTT, for good.
+    /// Now the late response is ignored and one chain goes on.
+    #[test]
+    fn a_late_response_to_a_resent_request_adds_nothing() {
+        let cfg = LdcpConfig::draft_default();
+        let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
+        for _ in 0..1000 {
+            s.on_cnp(&cfg);
+        }
+        let cw0 = s.cw();
+        assert_eq!(cw0, cfg.gamma_packets());
+        // Request 1 is slow: the timeout re-sends it as request 2.
+        let d = s.on_timer(&cfg, Instant::from_nanos(32_000));
+        assert_eq!(d.request, Request::Probe { id: ProbeId(2) });
+        // The late response to 1: nothing.
+        let d = s.on_rtt_response(&cfg, Instant::from_nanos(33_000), ProbeId(1), Some(33_000));
+        assert_eq!((s.cw(), d.request), (cw0, Request::None));
+        // The response to 2: one alpha, request 3.
+        let d = s.on_rtt_response(&cfg, Instant::from_nanos(41_000), ProbeId(2), Some(9_000));
+        assert_eq!(s.cw(), Packets::from_bits(cw0.to_bits() + (cfg.alpha.to_bits() >> 8)));
+        assert_eq!(d.request, Request::Probe { id: ProbeId(3) });
+        // Over 20 further RTTs, one chain: cw grows by alpha per response.
+        let mut id = ProbeId(3);
+        let mut now = 41_000u64;
+        for _ in 0..20 {
+            now += 8_000;
+            let d = s.on_rtt_response(&cfg, Instant::from_nanos(now), id, Some(8_000));
+            let Request::Probe { id: next } = d.request else { panic!("the chain continues") };
+            // The superseded number arriving again changes nothing.
+            let before = s;
+            s.on_rtt_response(&cfg, Instant::from_nanos(now + 1), ProbeId(1), Some(8_000));
+            assert_eq!(s, before);
+            id = next;
+        }
+        let grown = s.cw().to_bits() - cw0.to_bits();
+        assert_eq!(grown, 21 * (cfg.alpha.to_bits() >> 8));
     }
 }

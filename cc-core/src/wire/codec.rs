@@ -28,7 +28,7 @@ use crc::{Crc, CRC_32_ISCSI};
 use super::{be, Hops, Result, WireError};
 use crate::controller::AnyConfig;
 use crate::event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Request, TimerRequest,
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request, TimerRequest,
 };
 use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, TelemetrySource};
 use crate::ldcp::{FastStart, LdcpConfig};
@@ -38,7 +38,7 @@ use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Rate, Seq, Window};
 /// Frame magic.
 pub const MAGIC: [u8; 2] = *b"CC";
 /// Codec version.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 /// Header bytes (magic, version, kind, length).
 pub const HEADER_LEN: usize = 6;
 /// Trailer bytes (CRC-32C).
@@ -325,12 +325,14 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.u32(first_lost.0)?;
         }
         EventKind::Cnp => w.u8(5)?,
-        EventKind::RttResponse { rtt_ns } => {
+        EventKind::RttResponse { probe, rtt_ns } => {
             w.u8(6)?;
+            w.u8(probe.0)?;
             w.opt_u32(rtt_ns)?;
         }
-        EventKind::ProbeResponse { hop_index, hop } => {
+        EventKind::ProbeResponse { probe, hop_index, hop } => {
             w.u8(7)?;
+            w.u8(probe.0)?;
             w.u8(hop_index)?;
             w.hop(&hop)?;
         }
@@ -420,10 +422,14 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
         }
         4 => EventKind::Loss { first_lost: Seq(r.u32()?) },
         5 => EventKind::Cnp,
-        6 => EventKind::RttResponse { rtt_ns: r.opt_u32()? },
+        6 => {
+            let probe = ProbeId(r.u8()?);
+            EventKind::RttResponse { probe, rtt_ns: r.opt_u32()? }
+        }
         7 => {
+            let probe = ProbeId(r.u8()?);
             let hop_index = r.u8()?;
-            EventKind::ProbeResponse { hop_index, hop: r.hop()? }
+            EventKind::ProbeResponse { probe, hop_index, hop: r.hop()? }
         }
         8 => {
             hops = r.hops()?;
@@ -479,7 +485,10 @@ pub fn encode_answer(flow: FlowId, answer: &core::result::Result<Decision, Error
     }
     match d.request {
         Request::None => w.u8(0)?,
-        Request::Probe => w.u8(1)?,
+        Request::Probe { id } => {
+            w.u8(1)?;
+            w.u8(id.0)?;
+        }
         Request::Feedback { window } => {
             w.u8(2)?;
             w.u32(window.to_bits())?;
@@ -519,7 +528,7 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
             };
             let request = match r.u8()? {
                 0 => Request::None,
-                1 => Request::Probe,
+                1 => Request::Probe { id: ProbeId(r.u8()?) },
                 2 => Request::Feedback { window: Window::from_bits(r.u32()?) },
                 3 => Request::ProbeReply { hop_index: r.u8()? },
                 4 => Request::ReleaseOne,
@@ -649,8 +658,8 @@ mod tests {
             EventKind::Ack(Ack { cum_ack: Seq(5), snd_nxt: Seq(9), ece: EcnEcho::Marked, telemetry: hops, rtt_ns: Some(4321) }),
             EventKind::Loss { first_lost: Seq(3) },
             EventKind::Cnp,
-            EventKind::RttResponse { rtt_ns: Some(8_000) },
-            EventKind::ProbeResponse { hop_index: 2, hop: hops[1] },
+            EventKind::RttResponse { probe: ProbeId(7), rtt_ns: Some(8_000) },
+            EventKind::ProbeResponse { probe: ProbeId(200), hop_index: 2, hop: hops[1] },
             EventKind::RxTelemetry { telemetry: hops },
             EventKind::ProbeRequest { telemetry: &hops[..1] },
             EventKind::Feedback { window: Window::from_bits(12345) },
@@ -706,7 +715,7 @@ mod tests {
         let mut answers = heapless::Vec::<core::result::Result<Decision, Error>, 16>::new();
         for (timer, request) in [
             (TimerRequest::Keep, Request::None),
-            (TimerRequest::Arm(Instant::from_nanos(5)), Request::Probe),
+            (TimerRequest::Arm(Instant::from_nanos(5)), Request::Probe { id: ProbeId(9) }),
             (TimerRequest::Cancel, Request::Feedback { window: Window::from_bytes(3) }),
             (TimerRequest::Keep, Request::ProbeReply { hop_index: 4 }),
             (TimerRequest::Keep, Request::ReleaseOne),

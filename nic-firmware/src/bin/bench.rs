@@ -157,22 +157,31 @@ fn bench_probe_response(o: u64) -> Row {
     let mut cfg = HpccConfig::draft_default();
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let mut eng = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
+    // Data in flight and probe 1 out; each response to probe n asks for n+1.
+    let sent = EventKind::Sent { seq: Seq(0), len: 1000, end: MessageEnd::More };
+    if eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: sent }).is_err() {
+        exit(3)
+    }
     let mut t = Telemetry::new();
     let engine = measure(
         o,
         |_| t.next(),
         |i, tel| {
-            let ev = Event { flow: FlowId(1), kind: EventKind::ProbeResponse { hop_index: 2, hop: tel[0] } };
+            let probe = ProbeId((i + 1) as u8);
+            let ev = Event { flow: FlowId(1), kind: EventKind::ProbeResponse { probe, hop_index: 2, hop: tel[0] } };
             let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos(i as u64 * 12_000), &ev));
         },
     );
     let Ok(mut s) = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else { exit(3) };
+    s.on_sent(&cfg, Instant::ZERO);
     let mut t = Telemetry::new();
     let controller = measure(
         o,
         |_| t.next(),
         |i, tel| {
-            let _ = black_box(black_box(&mut s).on_probe_response(black_box(&cfg), Instant::from_nanos(i as u64 * 12_000), 2, &tel[0]));
+            let probe = ProbeId((i + 1) as u8);
+            let _ =
+                black_box(black_box(&mut s).on_probe_response(black_box(&cfg), Instant::from_nanos(i as u64 * 12_000), probe, 2, &tel[0]));
         },
     );
     Row { what: "HPCC++ probe response", engine: Some(engine), controller, reference: None, target: None }
