@@ -85,6 +85,7 @@ impl<const H: usize> Controller for HpccReceiver<H> {
         match *event {
             EventKind::RxTelemetry { telemetry } => self.new_int(cfg, now, telemetry),
             EventKind::ProbeRequest { telemetry } => self.respond_probe(cfg, now, telemetry),
+            EventKind::FlowCount { flows } => self.on_flow_count(cfg, flows),
             _ => Err(Error::NotApplicable),
         }
     }

@@ -57,11 +57,15 @@ fn hpcc_incast60_drains_and_finishes_near_the_ideal_time() {
     let per_packet = data_packet_wire(&w) - w.cfg.payload as u64;
     let bytes: u64 = flows.iter().map(|f| f.bytes + f.bytes.div_ceil(w.cfg.payload as u64) * per_packet).sum();
     let ideal = bytes as f64 * 8.0 / 100e9 * 1e9 + flows[0].base_rtt_ns;
-    // Within 5 %. Once the burst has drained HPCC++ holds the link at
-    // eta = 95 %, which alone costs 1/eta - 1 = 5.3 %; the burst drained at
-    // line rate is what keeps the total under 5 % (measured 4.9 %).
+    // Once the burst has drained HPCC++ holds the link at eta (0.95 in the
+    // scenario file), which costs 1/eta - 1 = 5.3 %; the burst drains at
+    // line rate, so the whole run can do a little better than 1/eta.
+    // Measured 5.2 % (the run draws nothing at random: no jitter). It was
+    // 4.9 % while the EWMA's rounding held U below u' (an effective eta of
+    // about 95.4 %); the bound is the draft's, 1/eta, with 0.5 % of room.
+    let eta = 0.95;
     let over = last / ideal;
-    assert!(over <= 1.05, "last FCT {:.1} us vs ideal {:.1} us ({:.3}x)", last / 1e3, ideal / 1e3, over);
+    assert!(over <= 1.0 / eta + 0.005, "last FCT {:.1} us vs ideal {:.1} us ({:.3}x)", last / 1e3, ideal / 1e3, over);
     // The burst of 60 BDPs is gone within half a millisecond.
     let p = &w.metrics.ports[0];
     let late: Vec<u64> = p.t_ns.iter().zip(&p.queue).filter(|(t, _)| **t > 500_000.0).map(|(_, q)| *q).collect();

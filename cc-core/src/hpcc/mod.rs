@@ -151,18 +151,21 @@ impl HpccConfig {
     ///               raw  = rate · T / (5·10^8)
     /// ```
     /// Envelopes: 2^32 · 2^24 = 2^56; 6.4·10^12 · 2^20 < 2^63. Rounded down.
+    ///
+    /// W_ai is at least one unit of [`Window`] (1/16 byte): a W_ai that
+    /// rounds to 0 (10 Gb/s × 1 µs with N = 2000 gives 0.03 B) would stop
+    /// the additive increase, and with it convergence to fairness.
     pub(crate) fn w_ai(&self, w_init: Window, t: BaseRtt, reported_n: Option<u16>) -> Window {
         let per_flows = |n: u16| {
             let headroom = (Fraction::ONE.to_bits() - self.eta.to_bits()) as u64;
             let den = (n.max(1) as u64) << Fraction::FRAC_BITS;
-            Window::from_bits_saturating(w_init.to_bits() as u64 * headroom / den)
+            w_init.to_bits() as u64 * headroom / den
         };
-        match (reported_n, self.additive_increase) {
+        let raw = match (reported_n, self.additive_increase) {
             (Some(n), _) | (None, AdditiveIncrease::PerFlows { n }) => per_flows(n),
-            (None, AdditiveIncrease::RateTimesRtt(r)) => {
-                Window::from_bits_saturating(r.as_bps().saturating_mul(t.as_nanos() as u64) / 500_000_000)
-            }
-        }
+            (None, AdditiveIncrease::RateTimesRtt(r)) => r.as_bps().saturating_mul(t.as_nanos() as u64) / 500_000_000,
+        };
+        Window::from_bits_saturating(raw.max(1))
     }
 }
 

@@ -82,6 +82,14 @@ impl<const H: usize> HpccReceiver<H> {
         Ok(d)
     }
 
+    /// A number of flows the receiver counted itself (§6.3.2: Rx-HPCC
+    /// "can also measure the number of flows N"): W_ai = W_init·(1−eta)/N
+    /// for the windows it feeds back.
+    pub fn on_flow_count(&mut self, cfg: &HpccConfig, flows: u16) -> Result<Decision, Error> {
+        self.core.set_flow_count(cfg, flows)?;
+        Ok(self.decision())
+    }
+
     /// Answers a probe (§7.1): "HPCC++ module chooses the link with the
     /// highest inflight bytes and sends its telemetry (queue length,
     /// timestamp and tx bytes) back". The whole stack is kept as history so
@@ -173,6 +181,36 @@ mod tests {
         let second = [hop(1, T_NS, 10_000, 0), hop(2, T_NS, 20_000, 0), hop(3, T_NS, 150_000, 0)];
         let d = r.respond_probe(&cfg, Instant::ZERO, &second).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 2 });
+    }
+
+    /// Issue: on a path's first probe the sojourn variant compared
+    /// `sojourn · 8000 / B`, a time treated as bytes: 1 µs at 25 Gb/s beat
+    /// 3 µs at 100 Gb/s. Sojourn times compare as times.
+    #[test]
+    fn sojourn_responder_compares_times() {
+        let mut cfg = HpccConfig::draft_default();
+        cfg.queue_signal = crate::hpcc::QueueSignal::Sojourn;
+        let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
+        let mut slow = hop(1, 0, 0, 0);
+        slow.bandwidth = LinkSpeed::from_gbps(25);
+        slow.sojourn_ns = 1_000;
+        let mut fast = hop(2, 0, 0, 0);
+        fast.sojourn_ns = 3_000;
+        let d = r.respond_probe(&cfg, Instant::ZERO, &[slow, fast]).unwrap();
+        assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
+    }
+
+    /// Issue: `FlowCount` at the receiver was `NotApplicable`, so Rx-HPCC
+    /// could not use the N it measures (§6.3.2).
+    #[test]
+    fn the_receiver_takes_its_own_flow_count() {
+        let cfg = HpccConfig::draft_default();
+        let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
+        r.on_flow_count(&cfg, 2).unwrap();
+        // W_ai = 150 000 B · 0.05 / 2 = 3 750 B.
+        let w = r.core().additive_increase().to_bits() as f64 / 16.0;
+        assert!((w - 3_750.0).abs() < 0.1, "{w}");
+        assert_eq!(r.on_flow_count(&cfg, 0), Err(Error::InvalidParams));
     }
 
     #[test]

@@ -484,6 +484,17 @@ mod tests {
         assert_eq!(d.rate.as_bps(), 50_000_000_000);
     }
 
+    /// Issue: W_ai rounded to 1/16 byte, so at 10 Gb/s × 1 µs a reported N
+    /// of 2000 gave W_ai = 0 and fairness never converged.
+    #[test]
+    fn w_ai_never_rounds_to_zero() {
+        let cfg = HpccConfig::draft_default();
+        let p = FlowParams { base_rtt: BaseRtt::from_nanos(1_000).unwrap(), line_rate: LinkSpeed::from_gbps(10), ..params() };
+        let mut s = HpccSender::<1>::new(&cfg, &p).unwrap();
+        s.on_flow_count(&cfg, 2000).unwrap();
+        assert_eq!(s.core().additive_increase().to_bits(), 1);
+    }
+
     #[test]
     fn flow_count_sets_w_ai() {
         let cfg = HpccConfig::draft_default();

@@ -10,6 +10,11 @@
 //!   CNP: cw = max(gamma, cw − beta)
 //! ```
 //!
+//! Below one packet too, a CNP takes beta: §3.2 says "decreased by beta
+//! upon *every* CNP" and gives this variant no sub-packet rule (the
+//! window variant's max(gamma, cw/2) belongs to its ACK-clocked §2.2); the
+//! floor is gamma.
+//!
 //! One request is outstanding at a time: each has a number ([`ProbeId`]),
 //! and only the response to the current one counts, so a late response to
 //! a request a timeout re-sent adds no second alpha and starts no second
@@ -89,7 +94,8 @@ impl LdcpRate {
         self.status.set_probe_outstanding(true);
         let mut d = self.decision(cfg);
         d.request = Request::Probe { id };
-        d.timer = TimerRequest::Arm(Instant::from_nanos(ticks << TICK_SHIFT));
+        // Saturates near the end of time instead of wrapping into the past.
+        d.timer = TimerRequest::Arm(Instant::from_nanos(ticks.saturating_mul(1 << TICK_SHIFT)));
         d
     }
 

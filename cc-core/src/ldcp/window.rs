@@ -60,15 +60,26 @@ impl Phase {
 #[derive(PartialEq, Eq)]
 struct Status {
     /// IW in packets (≤ 65535, checked at start).
-    #[bits(24)]
+    #[bits(16)]
     iw_pkts: u32,
     #[bits(1)]
     phase: Phase,
     /// cw < 1 and the tick timer is armed for `tick16`.
     timer_armed: bool,
-    #[bits(6)]
+    /// The additive increase below cw's resolution, in 2^-26 packets
+    /// (see [`AI_EXTRA_BITS`]).
+    #[bits(10)]
+    ai_carry: u16,
+    #[bits(4)]
     __: u8,
 }
+
+/// Extra fractional bits of the additive increase: alpha/cw is computed in
+/// 2^-26 packets and the part below cw's 2^-16 is carried to the next ACK.
+/// At cw = 48 000 with alpha = 1/4, alpha/cw is 0.34 of cw's last bit, so
+/// truncating it added nothing at all; in 2^-26 units it is 349.5, and the
+/// growth over an RTT of ACKs is within 0.2 % of alpha.
+const AI_EXTRA_BITS: u32 = 10;
 
 /// Next timer tick kept as ⌈ns / 16⌉ modulo 2^32: 4 bytes instead of 8.
 /// The full instant is rebuilt from `now`, which is unambiguous while the
@@ -109,7 +120,7 @@ impl Ldcp {
             },
             srtt: p.base_rtt,
             tick16: 0,
-            status: Status::new().with_iw_pkts(iw & 0xFF_FFFF).with_phase(phase),
+            status: Status::new().with_iw_pkts(iw & 0xFFFF).with_phase(phase),
         })
     }
 
@@ -216,10 +227,12 @@ impl Ldcp {
     /// Stable stage, cw ≥ 1 — PAWA, eq. (2) with n = newly acked bytes / MTU
     /// (eq. (1) when n = 1):
     /// ```text
-    /// ECE = 0: cw = cw + n·alpha/cw      raw: n·alpha (≤ 2^32·2^24) / cw_raw → 2^-24, >> 8
+    /// ECE = 0: cw = cw + n·alpha/cw      raw: (n·alpha << 2) (≤ 2^32·2^24·4) / cw_raw → 2^-26
     /// ECE = 1: cw = cw − n·beta          raw: n·beta >> 24
     /// ```
-    /// Both round down. When eq. (1) takes cw below 1 the flow enters timer
+    /// Both round down; the increase keeps the 10 bits below cw's 2^-16 and
+    /// carries them to the next ACK ([`AI_EXTRA_BITS`]), so many small
+    /// increases add up as they should. When eq. (1) takes cw below 1 the flow enters timer
     /// mode at max(gamma, cw − n·beta): "cw ≥ 1" in eq. (1) is read as the
     /// domain of the rule, not a floor, since a floor at 1 would make windows
     /// below one packet unreachable.
@@ -255,10 +268,13 @@ impl Ldcp {
         let cw = old.to_bits() as u64;
         let new = if old >= Packets::ONE {
             match ack.ece {
-                // cw ≥ 2^16 raw here (so ≠ 0). floor(floor(x/cw)/2^8) =
-                // floor(floor(x/2^8)/cw): shifting first keeps the dividend
-                // small enough for the cheap division on 32-bit cores.
-                EcnEcho::NotMarked => cw + NonZeroU64::new(cw).map_or(0, |d| div_u64((n * cfg.alpha.to_bits() as u64) >> 8, d)),
+                // cw ≥ 2^16 raw here (so ≠ 0).
+                EcnEcho::NotMarked => {
+                    let inc = NonZeroU64::new(cw).map_or(0, |d| div_u64((n * cfg.alpha.to_bits() as u64) << 2, d));
+                    let inc = inc + self.status.ai_carry() as u64;
+                    self.status.set_ai_carry((inc & ((1 << AI_EXTRA_BITS) - 1)) as u16);
+                    cw + (inc >> AI_EXTRA_BITS)
+                }
                 EcnEcho::Marked => cw.saturating_sub((n * cfg.beta.to_bits() as u64) >> 24),
             }
         } else {
@@ -271,13 +287,16 @@ impl Ldcp {
         self.after_cw_change(cfg, now, old)
     }
 
-    /// Arms or disarms the tick timer when cw crosses one packet.
+    /// Arms or disarms the tick timer when cw crosses one packet, and
+    /// re-times the pending tick when cw changes below one packet.
     fn after_cw_change(&mut self, cfg: &LdcpConfig, now: Instant, old: Packets) -> Decision {
         let mut d = self.decision(cfg);
         let was_timed = old < Packets::ONE && self.status.timer_armed();
         let timed = self.cw < Packets::ONE;
         if timed && !was_timed {
             d.timer = self.arm_tick(now);
+        } else if timed && self.cw > old {
+            d.timer = self.retime_tick(now);
         } else if !timed && self.status.timer_armed() {
             self.status.set_timer_armed(false);
             d.timer = TimerRequest::Cancel;
@@ -285,19 +304,41 @@ impl Ldcp {
         d
     }
 
-    /// Arms the tick at now + RTT/cw (§2.2: "ticked out by a timer, whose
-    /// timeout is set as RTT/cw"), rounded up to 16 ns.
-    ///
-    /// `RTT/cw` in ns = srtt · 2^16 / cw_raw: srtt ≤ 2^20 and cw_raw ≥ 64
-    /// (cw ≥ gamma ≥ 2^-10), so at most 2^30 ns; rounded up.
-    fn arm_tick(&mut self, now: Instant) -> TimerRequest {
-        let cw = NonZeroU64::new(self.cw.to_bits() as u64).unwrap_or(NonZeroU64::MIN);
+    /// RTT/cw in ns (§2.2: "ticked out by a timer, whose timeout is set as
+    /// RTT/cw"): srtt · 2^16 / cw_raw, rounded up. srtt ≤ 2^20 and
+    /// cw_raw ≥ 64 (cw ≥ gamma ≥ 2^-10), so at most 2^30 ns.
+    fn tick_interval(&self, cw: Packets) -> u64 {
+        let cw = NonZeroU64::new(cw.to_bits() as u64).unwrap_or(NonZeroU64::MIN);
         // Rounded up: (a + cw − 1) / cw, a ≤ 2^36 so the sum cannot overflow.
-        let interval = div_u64(((self.srtt.as_nanos() as u64) << Packets::FRAC_BITS) + (cw.get() - 1), cw);
-        let ticks = now.saturating_add_nanos(interval).as_nanos().div_ceil(1 << TICK_SHIFT);
+        div_u64(((self.srtt.as_nanos() as u64) << Packets::FRAC_BITS) + (cw.get() - 1), cw)
+    }
+
+    /// Stores a tick at `at` (rounded up to 16 ns) and asks for the timer.
+    /// Near the end of time the deadline saturates instead of wrapping to
+    /// a timer in the past.
+    fn set_tick(&mut self, at: Instant) -> TimerRequest {
+        let ticks = at.as_nanos().div_ceil(1 << TICK_SHIFT);
         self.tick16 = ticks as u32;
         self.status.set_timer_armed(true);
-        TimerRequest::Arm(Instant::from_nanos(ticks << TICK_SHIFT))
+        TimerRequest::Arm(Instant::from_nanos(ticks.saturating_mul(1 << TICK_SHIFT)))
+    }
+
+    /// Arms the tick at now + RTT/cw.
+    fn arm_tick(&mut self, now: Instant) -> TimerRequest {
+        self.set_tick(now.saturating_add_nanos(self.tick_interval(self.cw)))
+    }
+
+    /// cw rose while timer-clocked: the next release comes no later than
+    /// now + RTT/cw at the new cw (raising cw from 1/16 to 1/2 brings it
+    /// from 16 RTTs away to 2). A lower cw leaves the pending tick alone
+    /// and takes effect from the next interval.
+    fn retime_tick(&mut self, now: Instant) -> TimerRequest {
+        let sooner = now.saturating_add_nanos(self.tick_interval(self.cw));
+        if sooner < self.tick_instant(now) {
+            self.set_tick(sooner)
+        } else {
+            TimerRequest::Keep
+        }
     }
 
     /// The stored tick as a full instant near `now`.
@@ -447,10 +488,12 @@ mod tests {
         // RTT/cw = 8000/0.75 = 10666.67 ns → 11_680 after rounding up to 16 ns.
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(11_680)));
         assert!(d.window.bytes_floor() == 750);
-        // +gamma steps: 0.875, then 1.0 → ACK-clocked again.
+        // +gamma steps: 0.875 (now + 8000/0.875 = 10_143 → 10_144 comes
+        // before the pending 11_680: the tick moves up), then 1.0 →
+        // ACK-clocked again.
         let d = l.on_ack(&cfg, now, &ack(1_002_000, EcnEcho::NotMarked));
         assert_eq!(l.cw().to_bits(), 7 << 13);
-        assert_eq!(d.timer, TimerRequest::Keep);
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(10_144)));
         let d = l.on_ack(&cfg, now, &ack(1_003_000, EcnEcho::NotMarked));
         assert_eq!(l.cw(), Packets::ONE);
         assert_eq!(d.timer, TimerRequest::Cancel);
@@ -599,5 +642,67 @@ mod tests {
             l.on_ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::NotMarked));
             assert_eq!(l.cw().to_bits(), (1 << 15) + (1 << (16 - k)));
         }
+    }
+
+    /// One RTT of per-packet ACKs at window cw, unmarked: the growth in
+    /// packets (should be alpha, eq. (1) summed over cw ACKs).
+    fn growth_over_one_rtt(cfg: &LdcpConfig, cw: u32) -> f64 {
+        let mut l = Ldcp::new(cfg, &params()).unwrap();
+        l.status.set_phase(Phase::Stable);
+        l.cw = Packets::from_int(cw);
+        let start = l.snd_una();
+        for k in 1..=cw {
+            let a = Ack { cum_ack: start.add(k * cfg.mtu), snd_nxt: start, ece: EcnEcho::NotMarked, telemetry: &[], rtt_ns: None };
+            l.on_ack(cfg, Instant::ZERO, &a);
+        }
+        (l.cw().to_bits() as f64 - (cw as f64 * 65_536.0)) / 65_536.0
+    }
+
+    /// Issue: the increase truncated alpha/cw to 2^-16 of a packet, so an
+    /// RTT of ACKs grew the window 0.92 packets at cw = 20 000, 0.50 at
+    /// 33 000 and 0.76 at 50 000 instead of 1; with alpha = 1/4, MTU 4096
+    /// and cw = 48 000 (1.6 Tb/s × 1 ms) it grew by nothing, for good.
+    #[test]
+    fn additive_increase_adds_alpha_per_rtt_at_large_windows() {
+        let mut cfg = LdcpConfig::draft_default();
+        cfg.fast_start = FastStart::Disabled;
+        for cw in [100, 20_000, 33_000, 50_000, 65_000] {
+            let g = growth_over_one_rtt(&cfg, cw);
+            assert!((g - 1.0).abs() < 0.01, "cw {cw}: grew {g} packets per RTT");
+        }
+        cfg.alpha = Fraction::ratio(1, 4).unwrap();
+        cfg.mtu = 4096;
+        let g = growth_over_one_rtt(&cfg, 48_000);
+        assert!((g - 0.25).abs() < 0.0025, "grew {g} packets per RTT");
+    }
+
+    /// Issue: raising cw below one packet left the pending tick where the
+    /// old cw had put it: from 1/16 to 1/2 the next release stayed 16 RTTs
+    /// away instead of about 2.
+    #[test]
+    fn a_window_change_below_one_packet_retimes_the_tick() {
+        let (mut cfg, mut l) = stable(1 << 12); // 1/16
+        cfg.gamma = Fraction::inverse_pow2(4).unwrap();
+        let d = l.restore(&cfg, Instant::ZERO, Packets::from_bits(1 << 12)).unwrap();
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(16 * T_NS as u64)));
+        // cw rises to 1/2 (here by restoring, as seven +gamma ACKs would):
+        // the next release 2 RTTs from now.
+        let d = l.restore(&cfg, Instant::from_nanos(1_008), Packets::from_bits(1 << 15)).unwrap();
+        assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_008 + 2 * T_NS as u64)));
+        // Halved by a mark to 1/4: the pending tick stays.
+        let a = Ack { cum_ack: l.snd_una().add(1000), snd_nxt: l.snd_una(), ece: EcnEcho::Marked, telemetry: &[], rtt_ns: None };
+        let d = l.on_ack(&cfg, Instant::from_nanos(3_000), &a);
+        assert_eq!(d.timer, TimerRequest::Keep);
+    }
+
+    /// Issue: near the end of the `Instant` range the deadline wrapped to a
+    /// timer in the past (`ticks << 4`); it saturates.
+    #[test]
+    fn a_tick_near_the_end_of_time_saturates() {
+        let (mut cfg, mut l) = stable(1 << 12);
+        cfg.gamma = Fraction::inverse_pow2(4).unwrap();
+        let d = l.restore(&cfg, Instant::from_nanos(u64::MAX - 100), Packets::from_bits(1 << 12)).unwrap();
+        let TimerRequest::Arm(at) = d.timer else { panic!("timer mode") };
+        assert!(at.as_nanos() >= u64::MAX - 100, "{at:?}");
     }
 }

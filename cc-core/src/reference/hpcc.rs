@@ -203,6 +203,8 @@ impl HpccRef {
         if u == 0.0 {
             tau = dts_max;
         }
+        // The engine holds u' and U below 8192 (a queue of 8191 BDPs).
+        let u = u.min(8192.0);
         // line 8
         let tau = tau.min(t);
         // line 9

@@ -80,11 +80,15 @@ impl LdcpRef {
         !in_first_rtt || closes_iw || last_of_message
     }
 
+    /// Arms the tick when cw falls below 1, drops it above; a rise below 1
+    /// brings the pending tick to now + RTT/cw if that is sooner.
     fn crossed(&mut self, now_ns: f64, old: f64) {
         if self.cw < 1.0 && (old >= 1.0 || self.next_tick.is_none()) {
             self.next_tick = Some(now_ns + self.srtt / self.cw);
         } else if self.cw >= 1.0 {
             self.next_tick = None;
+        } else if let Some(t) = self.next_tick.filter(|_| self.cw > old) {
+            self.next_tick = Some(t.min(now_ns + self.srtt / self.cw));
         }
     }
 
