@@ -9,6 +9,7 @@
 
 use cc_core::prelude::*;
 use cc_core::wire::auth::{self, TAG_LEN};
+use cc_core::wire::WireError;
 
 use crate::event::{ser_ps, Ev, Ps, PS_PER_NS};
 use crate::packet::{EcnBits, Packet, PktKind, NO_TEL, TEL_CAP};
@@ -346,12 +347,23 @@ impl World {
                 }
             }
             PktKind::Feedback => {
-                let mut sealed = [0u8; 4 + TAG_LEN];
+                let mut sealed = [0u8; 4 + auth::SEQ_LEN + TAG_LEN];
                 sealed[..4].copy_from_slice(&p.window_bits.to_be_bytes());
-                sealed[4..].copy_from_slice(&p.tag);
-                if self.cfg.integrity && self.hosts[host as usize].verifier.open(FlowId(p.flow), &sealed).is_err() {
-                    self.metrics.counters.bad_tags += 1;
-                    return;
+                sealed[4..4 + auth::SEQ_LEN].copy_from_slice(&(p.seq as u32).to_be_bytes());
+                sealed[4 + auth::SEQ_LEN..].copy_from_slice(&p.tag);
+                if self.cfg.integrity {
+                    let guard = &mut self.flows[p.flow as usize].feedback_guard;
+                    match self.hosts[host as usize].verifier.open_sequenced(FlowId(p.flow), guard, &sealed) {
+                        Ok(_) => {}
+                        Err(WireError::Replayed) => {
+                            self.metrics.counters.replayed_feedback += 1;
+                            return;
+                        }
+                        Err(_) => {
+                            self.metrics.counters.bad_tags += 1;
+                            return;
+                        }
+                    }
                 }
                 self.sender_event(host, p.flow, EventKind::Feedback { window: Window::from_bits(p.window_bits) });
             }
@@ -390,9 +402,16 @@ impl World {
                 if let Some(d) = self.engine(host, flow, EventKind::RxTelemetry { telemetry: &hops }) {
                     if let Request::Feedback { window } = d.request {
                         let (key, bits) = (self.key, window.to_bits());
+                        let f = &mut self.flows[flow as usize];
+                        let seq = f.feedback_seq;
+                        f.feedback_seq = seq.wrapping_add(1);
                         self.send_ctrl(host, src, flow, PktKind::Feedback, |_, q| {
                             q.window_bits = bits;
-                            q.tag = auth::tag(&key, FlowId(flow), &bits.to_be_bytes());
+                            q.seq = seq as u64;
+                            let mut sealed = [0u8; 4 + auth::SEQ_LEN + TAG_LEN];
+                            if auth::seal_sequenced(&key, FlowId(flow), seq, &bits.to_be_bytes(), &mut sealed).is_ok() {
+                                q.tag.copy_from_slice(&sealed[4 + auth::SEQ_LEN..]);
+                            }
                         });
                     }
                 }

@@ -31,6 +31,8 @@ pub struct Counters {
     pub bad_telemetry: u64,
     /// Notifications refused for a wrong integrity tag.
     pub bad_tags: u64,
+    /// Window feedback refused as a replay (an old sequence number).
+    pub replayed_feedback: u64,
     /// Engine refusals (all reasons).
     pub engine_refusals: u64,
 }

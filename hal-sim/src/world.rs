@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use cc_core::prelude::*;
-use cc_core::wire::auth::{FeedbackKey, Verifier};
+use cc_core::wire::auth::{FeedbackKey, ReplayGuard, Verifier};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -104,6 +104,10 @@ pub struct Flow {
     pub nack_for: Option<u64>,
     /// Bytes delivered in order (fairness windows read deltas).
     pub delivered: u64,
+    /// Receiver: the number of the next window feedback it seals.
+    pub feedback_seq: u32,
+    /// Sender: the last feedback number accepted (replays are refused).
+    pub feedback_guard: ReplayGuard,
 }
 
 /// Run settings derived from the scenario.
@@ -325,6 +329,8 @@ impl World {
             ce_pending: false,
             nack_for: None,
             delivered: 0,
+            feedback_seq: 0,
+            feedback_guard: ReplayGuard::default(),
         });
         self.q.push(f.start_ns * PS_PER_NS, Ev::FlowStart { flow: id });
     }

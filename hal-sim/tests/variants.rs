@@ -14,6 +14,8 @@ fn check(s: &report::Summary, what: &str, min_util: f64) {
     assert_eq!(s.flows_finished, 2, "{what}");
     assert_eq!(s.counters.bad_telemetry, 0, "{what}");
     assert_eq!(s.counters.bad_tags, 0, "{what}");
+    // Rx-HPCC feedback is sequenced: in-order delivery is never a replay.
+    assert_eq!(s.counters.replayed_feedback, 0, "{what}");
     assert_eq!(s.counters.engine_refusals, 0, "{what}");
     let u = s.link_utilization[0].utilization;
     assert!(u >= min_util, "{what}: utilization {u:.3}");

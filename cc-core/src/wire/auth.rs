@@ -11,8 +11,21 @@
 //! The sender checks the tag before the engine sees the data. Binding the
 //! flow id keeps a notification for one flow from being replayed onto
 //! another. A mismatch is refused with [`WireError::BadTag`] and counted.
-//! (Replays within the same flow are the engine's business: stale telemetry
-//! is refused by its timestamps.)
+//!
+//! Within a flow, a notification that carries nothing that moves (Rx-HPCC
+//! window feedback, a flow count) would verify again if captured and sent
+//! later. Those are sealed with a per-flow sequence number inside the tag
+//! ([`seal_sequenced`]):
+//!
+//! ```text
+//! | notification | seq (4 bytes) | tag = SipHash-2-4(key, flow id ‖ notification ‖ seq) |
+//! ```
+//!
+//! and the receiving NIC keeps a [`ReplayGuard`] per flow: a sequence
+//! number not after the last accepted one (serial-number order) is refused
+//! with [`WireError::Replayed`] and counted. Telemetry on ACKs needs no
+//! number of its own: its tag covers the cumulative ACK, and stale
+//! telemetry is refused by its timestamps.
 
 use core::hash::Hasher;
 
@@ -69,24 +82,56 @@ pub fn seal(key: &FeedbackKey, flow: FlowId, msg: &[u8], out: &mut [u8]) -> Resu
     Ok(n)
 }
 
+/// Bytes of the sequence number in a sequenced notification.
+pub const SEQ_LEN: usize = 4;
+
+/// Writes `msg ‖ seq ‖ tag` into `out`, the tag covering the sequence
+/// number; returns the bytes written. The sender of the notification
+/// numbers its notifications for a flow 0, 1, 2, … (wrapping).
+pub fn seal_sequenced(key: &FeedbackKey, flow: FlowId, seq: u32, msg: &[u8], out: &mut [u8]) -> Result<usize> {
+    let n = msg.len() + SEQ_LEN;
+    let body = out.get_mut(..n).ok_or(WireError::BufferTooSmall)?;
+    body[..msg.len()].copy_from_slice(msg);
+    body[msg.len()..].copy_from_slice(&seq.to_be_bytes());
+    let t = tag(key, flow, body);
+    out.get_mut(n..n + TAG_LEN).ok_or(WireError::BufferTooSmall)?.copy_from_slice(&t);
+    Ok(n + TAG_LEN)
+}
+
+/// The last sequence number accepted from one flow's notifications: the
+/// receiving NIC keeps one per flow (8 bytes) beside its flow context.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ReplayGuard {
+    last: Option<u32>,
+}
+
+impl ReplayGuard {
+    /// The last sequence number accepted, if any.
+    pub const fn last(&self) -> Option<u32> {
+        self.last
+    }
+}
+
 /// Checks tags and counts the outcome.
 #[derive(Clone, Debug)]
 pub struct Verifier {
     key: FeedbackKey,
     accepted: u32,
     rejected: u32,
+    replayed: u32,
 }
 
 impl Verifier {
     /// A verifier with `key`.
     pub const fn new(key: FeedbackKey) -> Self {
-        Verifier { key, accepted: 0, rejected: 0 }
+        Verifier { key, accepted: 0, rejected: 0, replayed: 0 }
     }
 
-    /// The notification inside `sealed` if its tag is right for `flow`;
-    /// `BadTag` (counted) if not, `Truncated` (counted) if there is no tag.
-    /// The comparison takes the same time wherever the tags differ.
-    pub fn open<'a>(&mut self, flow: FlowId, sealed: &'a [u8]) -> Result<&'a [u8]> {
+    /// The message and tag of `sealed` if the tag is right for `flow`;
+    /// `BadTag` or `Truncated` (counted as rejected) if not. The comparison
+    /// takes the same time wherever the tags differ.
+    fn check<'a>(&mut self, flow: FlowId, sealed: &'a [u8]) -> Result<&'a [u8]> {
         let Some(split) = sealed.len().checked_sub(TAG_LEN) else {
             self.rejected = self.rejected.saturating_add(1);
             return Err(WireError::Truncated);
@@ -98,8 +143,40 @@ impl Verifier {
             self.rejected = self.rejected.saturating_add(1);
             return Err(WireError::BadTag);
         }
+        Ok(msg)
+    }
+
+    /// The notification inside `sealed` if its tag is right for `flow`;
+    /// `BadTag` (counted) if not, `Truncated` (counted) if there is no tag.
+    pub fn open<'a>(&mut self, flow: FlowId, sealed: &'a [u8]) -> Result<&'a [u8]> {
+        let msg = self.check(flow, sealed)?;
         self.accepted = self.accepted.saturating_add(1);
         Ok(msg)
+    }
+
+    /// The notification and its sequence number inside a
+    /// [`seal_sequenced`] message, if the tag is right for `flow` and the
+    /// number comes after the last one `guard` accepted (serial-number
+    /// order, RFC 1982); then `guard` moves to it. A right tag on an old
+    /// number is a replay: `Replayed`, counted, `guard` unchanged.
+    pub fn open_sequenced<'a>(&mut self, flow: FlowId, guard: &mut ReplayGuard, sealed: &'a [u8]) -> Result<(&'a [u8], u32)> {
+        let body = self.check(flow, sealed)?;
+        let Some(split) = body.len().checked_sub(SEQ_LEN) else {
+            self.rejected = self.rejected.saturating_add(1);
+            return Err(WireError::Truncated);
+        };
+        let (msg, seq_bytes) = body.split_at(split);
+        let seq = u32::from_be_bytes([seq_bytes[0], seq_bytes[1], seq_bytes[2], seq_bytes[3]]);
+        if let Some(last) = guard.last {
+            let d = seq.wrapping_sub(last);
+            if d == 0 || d >= 1 << 31 {
+                self.replayed = self.replayed.saturating_add(1);
+                return Err(WireError::Replayed);
+            }
+        }
+        guard.last = Some(seq);
+        self.accepted = self.accepted.saturating_add(1);
+        Ok((msg, seq))
     }
 
     /// Notifications accepted.
@@ -110,6 +187,11 @@ impl Verifier {
     /// Notifications refused (forged, tampered or truncated).
     pub fn rejected(&self) -> u32 {
         self.rejected
+    }
+
+    /// Sequenced notifications refused as replays.
+    pub fn replayed(&self) -> u32 {
+        self.replayed
     }
 }
 
@@ -151,6 +233,36 @@ mod tests {
         assert_eq!(other.open(FlowId(7), &buf[..n]), Err(WireError::BadTag));
         assert_eq!(v.open(FlowId(7), &buf[..5]), Err(WireError::Truncated));
         assert_eq!(seal(&KEY, FlowId(7), b"too long", &mut [0u8; 8]), Err(WireError::BufferTooSmall));
+    }
+
+    /// Issue: the tag covered (flow, window) only, so a captured Rx-HPCC
+    /// feedback verified again later (HPCC++ §9.1). Sequenced, a replay of
+    /// an accepted notification, or an older one, is refused and counted.
+    #[test]
+    fn a_replayed_feedback_is_refused_and_counted() {
+        let mut v = Verifier::new(KEY);
+        let mut guard = ReplayGuard::default();
+        let mut first = [0u8; 32];
+        let n1 = seal_sequenced(&KEY, FlowId(7), 0, &75_000u32.to_be_bytes(), &mut first).unwrap();
+        assert_eq!(n1, 4 + SEQ_LEN + TAG_LEN);
+        let (msg, seq) = v.open_sequenced(FlowId(7), &mut guard, &first[..n1]).unwrap();
+        assert_eq!((msg, seq), (&75_000u32.to_be_bytes()[..], 0));
+        let mut second = [0u8; 32];
+        let n2 = seal_sequenced(&KEY, FlowId(7), 1, &60_000u32.to_be_bytes(), &mut second).unwrap();
+        v.open_sequenced(FlowId(7), &mut guard, &second[..n2]).unwrap();
+        // The first, captured and sent again: its tag is right, its number old.
+        assert_eq!(v.open_sequenced(FlowId(7), &mut guard, &first[..n1]), Err(WireError::Replayed));
+        assert_eq!(v.open_sequenced(FlowId(7), &mut guard, &second[..n2]), Err(WireError::Replayed));
+        assert_eq!(guard.last(), Some(1));
+        assert_eq!((v.accepted(), v.rejected(), v.replayed()), (2, 0, 2));
+        // A changed number breaks the tag.
+        let mut forged = first;
+        forged[4 + 3] = 9;
+        assert_eq!(v.open_sequenced(FlowId(7), &mut guard, &forged[..n1]), Err(WireError::BadTag));
+        // Numbers wrap: u32::MAX is followed by 0.
+        let mut g = ReplayGuard { last: Some(u32::MAX) };
+        let n = seal_sequenced(&KEY, FlowId(7), 0, b"w", &mut first).unwrap();
+        assert!(v.open_sequenced(FlowId(7), &mut g, &first[..n]).is_ok());
     }
 
     /// SipHash-2-4 test vector (the SipHash paper, Appendix A): key 00..0f,

@@ -62,6 +62,9 @@ pub enum WireError {
     BufferTooSmall,
     /// The integrity tag does not match.
     BadTag,
+    /// A notification whose sequence number is not after the last one
+    /// accepted for its flow: a replay (or a reordered, obsolete one).
+    Replayed,
     /// The frame's checksum does not match.
     BadChecksum,
 }
@@ -78,6 +81,7 @@ impl fmt::Display for WireError {
             WireError::MissingField => "a field the engine needs is absent",
             WireError::BufferTooSmall => "output buffer too small",
             WireError::BadTag => "integrity tag mismatch",
+            WireError::Replayed => "replayed notification",
             WireError::BadChecksum => "checksum mismatch",
         })
     }
