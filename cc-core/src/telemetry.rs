@@ -168,9 +168,12 @@ pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dt
 /// signatures come from different paths and the per-hop history is reset
 /// (DESIGN §9). A 20-bit signature misses a path change with probability
 /// 2^-20 per change, and then only until the next change of any field.
-pub(crate) fn path_signature(hops: &[HopSample], first_index: u8) -> u32 {
+///
+/// `tracked` selects the hops kept in the history (bit i for hop i): the
+/// signature covers the hop count and the selected hops.
+pub(crate) fn path_signature(hops: &[HopSample], first_index: u8, tracked: u16) -> u32 {
     let mut h: u32 = 0x811C_9DC5 ^ hops.len() as u32;
-    for (idx, s) in (first_index as u32..).zip(hops) {
+    for (idx, s) in (first_index as u32..).zip(hops).filter(|(i, _)| tracked >> (*i - first_index as u32) & 1 == 1) {
         let w = s.widths;
         for word in [idx, s.id, s.bandwidth.as_mbps(), (w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32] {
             h = (h ^ word).wrapping_mul(0x0100_0193).rotate_left(5);
@@ -237,12 +240,12 @@ mod tests {
         b.id = 8;
         let mut c = a;
         c.bandwidth = LinkSpeed::from_gbps(400);
-        let s1 = path_signature(&[a], 0);
-        assert_ne!(s1, path_signature(&[b], 0));
-        assert_ne!(s1, path_signature(&[c], 0));
-        assert_ne!(s1, path_signature(&[a, a], 0));
-        assert_ne!(s1, path_signature(&[a], 1));
-        assert_eq!(s1, path_signature(&[a], 0));
+        let s1 = path_signature(&[a], 0, 0xFFFF);
+        assert_ne!(s1, path_signature(&[b], 0, 0xFFFF));
+        assert_ne!(s1, path_signature(&[c], 0, 0xFFFF));
+        assert_ne!(s1, path_signature(&[a, a], 0, 0xFFFF));
+        assert_ne!(s1, path_signature(&[a], 1, 0xFFFF));
+        assert_eq!(s1, path_signature(&[a], 0, 0xFFFF));
         assert!(s1 <= SIGNATURE_MASK);
     }
 }

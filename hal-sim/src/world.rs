@@ -21,7 +21,7 @@ use crate::workload;
 pub const FLOWS_PER_NIC: usize = 2048;
 
 /// The engine a NIC runs: any algorithm, 5 hops of HPCC++ history.
-pub type NicEngine = Engine<AnyController<5>, FLOWS_PER_NIC>;
+pub type NicEngine = Engine<AnyController<8>, FLOWS_PER_NIC>;
 
 /// A host: its NIC's engine, scheduler state and control queue.
 pub struct Host {

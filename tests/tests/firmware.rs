@@ -68,7 +68,7 @@ type Answer = (FlowId, Result<Decision, Error>);
 /// What the host engine answers to `trace`, and the decoded answers.
 fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
     let default = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
-    let mut engine: Box<Engine<AnyController<5>, 1024>> = Box::new(Engine::new(default).unwrap());
+    let mut engine: Box<Engine<AnyController<8>, 1024>> = Box::new(Engine::new(default).unwrap());
     let (mut out, mut answers, mut at) = (Vec::new(), Vec::new(), 0);
     let mut buf = [0u8; MAX_FRAME];
     loop {

@@ -244,7 +244,7 @@ impl<const H: usize> HpccCore<H> {
 
     /// Checks a telemetry stack before any state is touched.
     pub(crate) fn check_stack(hops: &[HopSample]) -> Result<(), Error> {
-        if hops.len() > H || hops.len() > HpccConfig::MAX_STAGE_LIMIT as usize {
+        if hops.len() > MAX_STACK {
             return Err(Error::TooManyHops);
         }
         if hops.iter().any(|s| !s.widths.is_valid()) {
@@ -255,15 +255,40 @@ impl<const H: usize> HpccCore<H> {
 
     /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`),
     /// recorded at `now`.
-    fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], sig: u32) {
+    fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16, sig: u32) {
         self.set_recorded_at(now);
-        for (h, s) in self.hops.iter_mut().zip(hops) {
+        for (h, s) in self.hops.iter_mut().zip(selected(hops, tracked)) {
             *h = HopHistory { ts: s.ts, tx: s.tx, queue: queue_signal(cfg.queue_signal, s) };
         }
         self.status.set_path_sig(sig & SIGNATURE_MASK);
         // check_stack keeps hops.len() ≤ 15; the mask keeps the setter in range.
         self.status.set_hops((hops.len() & 0xF) as u8);
         self.status.set_has_history(true);
+    }
+
+    /// Which hops of a stack the history follows (bit i for hop i): all of
+    /// them when they fit in `H`; on a longer path, the `H` slowest links
+    /// (the first on ties; a link whose speed is not plausible counts as
+    /// fastest). A path's link speeds do not change between samples, so
+    /// the choice is the same for every sample of a path, and it is part of
+    /// the path signature. In a fabric of 100 Gb/s hosts and 400 Gb/s
+    /// cores, the slowest links are the edges, where incast queues build;
+    /// a congested hop outside the choice is not seen. `H ≥ 8` (the
+    /// design's longest path) tracks every hop.
+    fn tracked(hops: &[HopSample]) -> u16 {
+        let n = hops.len().min(MAX_STACK);
+        if n <= H {
+            return ((1u32 << n) - 1) as u16;
+        }
+        let speed = |s: &HopSample| if s.bandwidth.is_plausible() { s.bandwidth.as_mbps() } else { u32::MAX };
+        let mut mask = 0u16;
+        for _ in 0..H {
+            let pick = hops.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 0).min_by_key(|(i, s)| (speed(s), *i));
+            if let Some((i, _)) = pick {
+                mask |= 1 << i;
+            }
+        }
+        mask
     }
 
     /// One hop's u' against its history (Figure 4, lines 4-5).
@@ -331,17 +356,25 @@ impl<const H: usize> HpccCore<H> {
         if hops.is_empty() {
             return Err(Error::NotApplicable);
         }
-        let sig = path_signature(hops, 0);
-        let tracked = self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
+        let mask = Self::tracked(hops);
+        let sig = path_signature(hops, 0, mask);
+        let known = self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
         let elapsed = self.elapsed_since_record(now);
         let mut best = (0usize, 0u64);
+        let mut rank = 0usize;
         for (i, s) in hops.iter().enumerate() {
-            let load = if tracked {
-                match self.hop_load(cfg.queue_signal, s, &self.hops[i], elapsed) {
+            let in_history = mask >> i & 1 == 1;
+            let load = if known && in_history {
+                rank += 1;
+                let Some(h) = self.hops.get(rank - 1) else { continue };
+                match self.hop_load(cfg.queue_signal, s, h, elapsed) {
                     HopLoad::Stale => return Err(Error::StaleTelemetry),
                     HopLoad::Skip | HopLoad::Expired => 0,
                     HopLoad::Load { u, .. } => u,
                 }
+            } else if known {
+                // A hop the history does not follow has no rate to show.
+                0
             } else if s.bandwidth.is_plausible() {
                 // The queuing delay, in one scale for every hop: bytes ·
                 // 8000 / B for a queue length, the sojourn time itself (a
@@ -397,20 +430,21 @@ impl<const H: usize> HpccCore<H> {
     /// long gap from an older sample). A stale stack (older timestamps) changes nothing.
     pub fn measure_inflight(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], first_index: u8) -> Result<Measured, Error> {
         Self::check_stack(hops)?;
-        let sig = path_signature(hops, first_index);
+        let mask = Self::tracked(hops);
+        let sig = path_signature(hops, first_index, mask);
         if !self.status.has_history() || self.status.path_sig() != sig || self.status.hops() as usize != hops.len() {
-            self.record(cfg, now, hops, sig);
+            self.record(cfg, now, hops, mask, sig);
             return Ok(Measured::Recorded);
         }
         let elapsed = self.elapsed_since_record(now);
         let mut u_max = 0u64;
         let mut tau = 0u32;
         let mut dts_max = 0u32;
-        for (s, h) in hops.iter().zip(self.hops.iter()) {
+        for (s, h) in selected(hops, mask).zip(self.hops.iter()) {
             match self.hop_load(cfg.queue_signal, s, h, elapsed) {
                 HopLoad::Stale => return Err(Error::StaleTelemetry),
                 HopLoad::Expired => {
-                    self.record(cfg, now, hops, sig);
+                    self.record(cfg, now, hops, mask, sig);
                     return Ok(Measured::Recorded);
                 }
                 HopLoad::Skip => {}
@@ -431,7 +465,7 @@ impl<const H: usize> HpccCore<H> {
         let u_max28 = (u_max << U_EXTRA_BITS).min(U28_MAX);
         self.set_u28(div_u64(self.u28() * (t - tau) + u_max28 * tau + t / 2, self.t.as_divisor()));
         let u_new = self.utilization();
-        self.record(cfg, now, hops, sig);
+        self.record(cfg, now, hops, mask, sig);
         Ok(Measured::Updated(u_new))
     }
 
@@ -482,6 +516,15 @@ impl<const H: usize> HpccCore<H> {
         }
         w
     }
+}
+
+/// Longest telemetry stack the engine reads: the path's hop count is kept
+/// in 4 bits.
+pub(crate) const MAX_STACK: usize = 15;
+
+/// The hops of `hops` whose bit is set in `tracked`, in path order.
+fn selected(hops: &[HopSample], tracked: u16) -> impl Iterator<Item = &HopSample> {
+    hops.iter().enumerate().filter(move |(i, _)| tracked >> i & 1 == 1).map(|(_, s)| s)
 }
 
 /// The queue signal a sample contributes under `signal`.
@@ -629,14 +672,53 @@ mod tests {
     #[test]
     fn too_many_hops_and_bad_widths_are_errors() {
         let (cfg, mut c) = core1();
-        let six = [hop(0, 0, 0); 6];
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &six, 0), Err(Error::TooManyHops));
+        let sixteen = [hop(0, 0, 0); 16];
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &sixteen, 0), Err(Error::TooManyHops));
         let mut h = hop(0, 0, 0);
         h.widths.ts_bits = 0;
         assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[h], 0), Err(Error::BadCounterWidths));
         h.widths.ts_bits = 33;
         assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[h], 0), Err(Error::BadCounterWidths));
         assert!(c.history().is_empty());
+    }
+
+    /// Issue: with room for 5 hops, every ACK of an 8-hop path was refused
+    /// as `TooManyHops` and W stayed at W_init. The history now follows the
+    /// 5 slowest links: a congested 100 Gb/s edge among 400 Gb/s fabric
+    /// hops is measured, and W comes down.
+    #[test]
+    fn a_path_longer_than_the_history_follows_its_slowest_links() {
+        let cfg = HpccConfig::draft_default();
+        let mut c = HpccCore::<5>::new(&cfg, BaseRtt::from_nanos(T_NS).unwrap(), Window::from_bytes(150_000)).unwrap();
+        // Eight hops: 400 Gb/s fabric except hops 0 and 7 (the host edges).
+        let path = |k: u32, q: u32| -> [HopSample; 8] {
+            core::array::from_fn(|i| {
+                let mut s = hop(k * T_NS, 0, 0);
+                s.id = i as u32;
+                if i == 0 || i == 7 {
+                    s.bandwidth = LinkSpeed::from_gbps(100);
+                    // The last edge is 2x overloaded: line rate and a queue.
+                    if i == 7 {
+                        s.tx = k * 150_000;
+                        s.qlen_bytes = q;
+                    }
+                } else {
+                    s.bandwidth = LinkSpeed::from_gbps(400);
+                }
+                s
+            })
+        };
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &path(0, 150_000), 0), Ok(Measured::Recorded));
+        assert_eq!(c.history().len(), 5);
+        for k in 1..=3 {
+            let Measured::Updated(u) = c.measure_inflight(&cfg, Instant::ZERO, &path(k, 150_000), 0).unwrap() else { panic!("measured") };
+            c.compute_wind(&cfg, u, true);
+        }
+        assert!(as_f64(c.utilization()) > 1.9, "U {}", as_f64(c.utilization()));
+        assert!(c.window() < Window::from_bytes(80_000), "W {:?}", c.window());
+        // The choice: both edges and the first three fabric hops.
+        assert_eq!(HpccCore::<5>::tracked(&path(0, 0)), 0b1000_1111);
+        assert_eq!(HpccCore::<8>::tracked(&path(0, 0)), 0xFF);
     }
 
     #[test]

@@ -307,7 +307,7 @@ fn main() -> ! {
     capacity::<HpccReceiver<5>>("HPCC++ receiver (Rx-HPCC)", None);
     capacity::<Ldcp>("LDCP (window)", Some(24));
     capacity::<LdcpRate>("LDCP (rate, CNP variant)", Some(24));
-    capacity::<AnyController<5>>("AnyController<5> (mixed table)", None);
+    capacity::<AnyController<8>>("AnyController<8> (mixed table, 8 hops)", None);
     println!("\"in table\" is size_of(Engine<C, 4096>) / 4096: state plus the heapless index map's key, hash and index.");
     exit(0)
 }

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! This is the same `cc-core` engine and flow table the simulator runs
-//! (`Engine<AnyController<5>, FLOWS>`), with the NIC side behind the HAL
+//! (`Engine<AnyController<8>, FLOWS>`), with the NIC side behind the HAL
 //! traits: `UartRx` is the event source (frames decoded from the UART),
 //! `UartTx` the scheduler port (answers encoded back), and `cc_core::hal::pump`
 //! the loop, as in the simulator.
@@ -33,7 +33,7 @@ use nic_firmware::{exit, uart::Uart};
 /// 4 MiB (see memory-rv32.x).
 const FLOWS: usize = 1024;
 
-type NicEngine = Engine<AnyController<5>, FLOWS>;
+type NicEngine = Engine<AnyController<8>, FLOWS>;
 
 /// The virtual NIC's receive side: event frames from the UART.
 struct UartRx {
@@ -183,7 +183,7 @@ fn main() -> ! {
     defmt::info!(
         "replay: {=usize}-flow table, {=usize} bytes per flow state, waiting on the UART",
         FLOWS,
-        core::mem::size_of::<AnyController<5>>()
+        core::mem::size_of::<AnyController<8>>()
     );
     let mut events: u64 = 0;
     loop {
