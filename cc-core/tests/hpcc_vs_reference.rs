@@ -190,7 +190,8 @@ fn w_bytes(w: Window) -> f64 {
 /// Reference parameters derived independently from the same inputs.
 fn ref_params(cfg: &HpccConfig, p: &FlowParams, c: &Case) -> HpccRefParams {
     let t = p.base_rtt.as_nanos() as f64;
-    let w_init = (p.line_rate.as_mbps() as f64 * t / 8000.0).floor();
+    // The BDP, clamped to the 64 MiB the engine starts at.
+    let w_init = (p.line_rate.as_mbps() as f64 * t / 8000.0).floor().min(Window::MAX_CONFIG_BYTES as f64);
     let eta = cfg.eta.to_bits() as f64 * LSB;
     let w_ai = match cfg.additive_increase {
         AdditiveIncrease::PerFlows { n } => w_init * (1.0 - eta) / n as f64,
@@ -216,9 +217,9 @@ proptest! {
         let cfg = config(&c);
         let p = params(&c);
         let Ok(mut s) = HpccSender::<5>::new(&cfg, &p) else {
-            // Only when W_init is outside [W_min, 64 MiB]: refused, as documented.
+            // Only when W_init is below W_min: refused, as documented.
             let bdp = p.line_rate.bdp_bytes(p.base_rtt);
-            prop_assert!(bdp < 16 || bdp > Window::MAX_CONFIG_BYTES as u64);
+            prop_assert!(bdp < 16);
             return Ok(());
         };
         let mut r = HpccRef::new(ref_params(&cfg, &p, &c));

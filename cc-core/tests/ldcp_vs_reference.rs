@@ -69,7 +69,8 @@ fn setup(gamma_k: u32, fast: bool, alpha_pct: u32, beta_pct: u32, t_ns: u32, gbp
         beta: cfg.beta.to_bits() as f64 / (1u64 << 24) as f64,
         gamma: 1.0 / (1u64 << gamma_k) as f64,
         t_ns: t_ns as f64,
-        iw_pkts: (bdp / 1000.0).ceil().max(1.0),
+        // IW = BDP in 1/16 packets, rounded down, at least one packet.
+        iw_pkts: ((bdp * 16.0 / 1000.0).floor() / 16.0).max(1.0),
         fast_start: fast,
     };
     (cfg, p, r)

@@ -226,9 +226,9 @@ mod tests {
         assert_eq!(handle(&mut e, 0, EventKind::Timer), Err(Error::UnknownFlow));
         let first = handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::Hpcc))).unwrap();
         assert_eq!(handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::Hpcc))), Err(Error::FlowExists));
-        // Six hops into five-hop state.
-        let six = [hop(0, 0, 0); 6];
-        assert_eq!(handle(&mut e, 10, EventKind::Ack(ack(1, &six))), Err(Error::TooManyHops));
+        // Sixteen hops: more than any path the engine reads (15).
+        let sixteen = [hop(0, 0, 0); 16];
+        assert_eq!(handle(&mut e, 10, EventKind::Ack(ack(1, &sixteen))), Err(Error::TooManyHops));
         // A zero-width counter.
         let mut bad = hop(0, 0, 0);
         bad.widths.ts_bits = 0;

@@ -46,6 +46,10 @@ pub enum Measured {
     Recorded,
     /// The new normalized inflight U.
     Updated(Utilization),
+    /// No hop gave a measurement (every Δts 0, as on a duplicate ACK, or
+    /// every hop skipped): the sample was recorded, U is unchanged, and
+    /// there is nothing for ComputeWind to act on.
+    Unmeasured,
 }
 
 /// Load of one hop for one sample.
@@ -349,9 +353,14 @@ impl<const H: usize> HpccCore<H> {
     ///
     /// With history for this path, inflight is u' of Figure 4 line 5. On the
     /// first probe of a path (no rate yet) it is the queuing delay:
-    /// `qlen·8000/B`, or the sojourn time itself in the §9.3 variant. With no load anywhere, the slowest link. Ties go to the
-    /// hop nearest the sender. Reads the history, changes nothing.
-    pub(crate) fn bottleneck(&self, cfg: &HpccConfig, now: Instant, hops: &[HopSample]) -> Result<usize, Error> {
+    /// `qlen·8000/B`, or the sojourn time itself in the §9.3 variant. With
+    /// no load anywhere, the slowest link. Ties go to the hop nearest the
+    /// sender. `sticky`, the hop reported last time, is kept (on the same
+    /// path) while its load is at least 7/8 of the highest: the sender follows one hop's history
+    /// and must start it again whenever the reported hop changes, so two
+    /// equally loaded hops trading places by noise would leave it
+    /// measuring nothing. Reads the history, changes nothing.
+    pub(crate) fn bottleneck(&self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], sticky: Option<usize>) -> Result<usize, Error> {
         Self::check_stack(hops)?;
         if hops.is_empty() {
             return Err(Error::NotApplicable);
@@ -361,6 +370,7 @@ impl<const H: usize> HpccCore<H> {
         let known = self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
         let elapsed = self.elapsed_since_record(now);
         let mut best = (0usize, 0u64);
+        let mut sticky_load = None;
         let mut rank = 0usize;
         for (i, s) in hops.iter().enumerate() {
             let in_history = mask >> i & 1 == 1;
@@ -388,6 +398,15 @@ impl<const H: usize> HpccCore<H> {
             };
             if load > best.1 {
                 best = (i, load);
+            }
+            if sticky == Some(i) {
+                sticky_load = Some(load);
+            }
+        }
+        if let (true, Some(i), Some(load)) = (known, sticky, sticky_load) {
+            // load ≥ 7/8 · best, in integers: best ≤ 2^40, so 8·load fits.
+            if load > 0 && 8 * load >= 7 * best.1 {
+                return Ok(i);
             }
         }
         if best.1 == 0 {
@@ -440,6 +459,7 @@ impl<const H: usize> HpccCore<H> {
         let mut u_max = 0u64;
         let mut tau = 0u32;
         let mut dts_max = 0u32;
+        let mut measured = false;
         for (s, h) in selected(hops, mask).zip(self.hops.iter()) {
             match self.hop_load(cfg.queue_signal, s, h, elapsed) {
                 HopLoad::Stale => return Err(Error::StaleTelemetry),
@@ -449,6 +469,7 @@ impl<const H: usize> HpccCore<H> {
                 }
                 HopLoad::Skip => {}
                 HopLoad::Load { u, dts } => {
+                    measured = true;
                     dts_max = dts_max.max(dts);
                     if u > u_max {
                         u_max = u;
@@ -456,6 +477,10 @@ impl<const H: usize> HpccCore<H> {
                     }
                 }
             }
+        }
+        if !measured {
+            self.record(cfg, now, hops, mask, sig);
+            return Ok(Measured::Unmeasured);
         }
         if u_max == 0 {
             tau = dts_max;
@@ -637,12 +662,12 @@ mod tests {
         let mut bad2 = bad;
         bad2.ts += T_NS;
         bad2.tx += 150_000;
-        // Same (zero) bandwidth again: the hop is skipped, U unchanged.
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[bad2], 0), Ok(Measured::Updated(Utilization::ZERO)));
+        // Same (zero) bandwidth again: the hop is skipped, nothing measured.
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[bad2], 0), Ok(Measured::Unmeasured));
         // ts delta 0: skipped.
         let (cfg, mut c) = core1();
         c.measure_inflight(&cfg, Instant::ZERO, &[hop(5, 0, 0)], 0).unwrap();
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(5, 1_000_000, 0)], 0), Ok(Measured::Updated(Utilization::ZERO)));
+        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(5, 1_000_000, 0)], 0), Ok(Measured::Unmeasured));
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use self::core::{HpccCore, HpccSnapshot, Measured};
 pub use self::receiver::HpccReceiver;
 pub use self::sender::HpccSender;
 
-use crate::event::Error;
+use crate::event::{Error, FlowParams};
 use crate::units::{BaseRtt, Fraction, LinkSpeed, Rate, Window};
 
 /// How W_ai, the additive-increase step, is chosen (HPCC++ §5).
@@ -167,6 +167,16 @@ impl HpccConfig {
         };
         Window::from_bits_saturating(raw.max(1))
     }
+}
+
+/// W_init = W_max = the path's BDP (line rate · T), clamped to
+/// [`Window::MAX_CONFIG_BYTES`] (64 MiB, the design's largest window): a
+/// path with a larger BDP (1.6 Tb/s × 1 ms is 200 MB) runs with a 64 MiB
+/// window rather than being refused; alone it cannot fill that pipe.
+pub(crate) fn initial_window(p: &FlowParams) -> Window {
+    // bdp_bytes < 2^30 (see LinkSpeed::bdp_bytes).
+    let bdp = p.line_rate.bdp_bytes(p.base_rtt).min(Window::MAX_CONFIG_BYTES as u64);
+    Window::from_bytes(bdp as u32)
 }
 
 impl Default for HpccConfig {

@@ -7,13 +7,14 @@
 //! highest inflight and returns only that hop, so the sender's state holds
 //! a single hop of history.
 //!
-//! State: [`HpccCore`] + lastUpdateTime = 40 + 12·H bytes.
+//! State: [`HpccCore`] + lastUpdateTime + the last reported hop = 48 +
+//! 12·H bytes.
 
-use super::{HpccConfig, HpccCore, Measured};
+use super::{initial_window, HpccConfig, HpccCore, Measured};
 use crate::event::{Decision, Ecn, Error, FlowParams, Request, TimerRequest};
 use crate::fixmath::window_rate;
 use crate::telemetry::HopSample;
-use crate::units::{Instant, Window};
+use crate::units::Instant;
 
 /// HPCC++ receiver state for one flow with `H` hops of history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +22,13 @@ use crate::units::{Instant, Window};
 pub struct HpccReceiver<const H: usize> {
     core: HpccCore<H>,
     last_update_time: Instant,
+    /// The probe responder's last reported hop ([`NONE_REPORTED`] before the
+    /// first).
+    reported: u8,
 }
+
+/// No hop reported yet.
+const NONE_REPORTED: u8 = u8::MAX;
 
 impl<const H: usize> HpccReceiver<H> {
     /// Receiver state for a flow whose sender has `p.line_rate` and T.
@@ -30,8 +37,8 @@ impl<const H: usize> HpccReceiver<H> {
         if !p.line_rate.is_plausible() {
             return Err(Error::InvalidParams);
         }
-        let w_init = Window::from_bytes(p.line_rate.bdp_bytes(p.base_rtt) as u32);
-        Ok(HpccReceiver { core: HpccCore::new(cfg, p.base_rtt, w_init)?, last_update_time: now })
+        let w_init = initial_window(p);
+        Ok(HpccReceiver { core: HpccCore::new(cfg, p.base_rtt, w_init)?, last_update_time: now, reported: NONE_REPORTED })
     }
 
     /// The shared HPCC++ state.
@@ -95,8 +102,10 @@ impl<const H: usize> HpccReceiver<H> {
     /// timestamp and tx bytes) back". The whole stack is kept as history so
     /// the next probe's choice uses rates, not just queues.
     pub fn respond_probe(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
-        let i = self.core.bottleneck(cfg, now, telemetry)?;
+        let sticky = (self.reported != NONE_REPORTED).then_some(self.reported as usize);
+        let i = self.core.bottleneck(cfg, now, telemetry, sticky)?;
         self.core.measure_inflight(cfg, now, telemetry, 0)?;
+        self.reported = i as u8;
         let mut d = self.decision();
         // check_stack bounds the stack at 15 hops.
         d.request = Request::ProbeReply { hop_index: i as u8 };
@@ -181,6 +190,50 @@ mod tests {
         let second = [hop(1, T_NS, 10_000, 0), hop(2, T_NS, 20_000, 0), hop(3, T_NS, 150_000, 0)];
         let d = r.respond_probe(&cfg, Instant::ZERO, &second).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 2 });
+    }
+
+    /// Issue: the reported hop index is part of the sender's path
+    /// signature, so a bottleneck alternating between two equally loaded
+    /// hops made every probe a new path and the sender never updated. The
+    /// responder keeps its hop while it carries at least 7/8 of the highest
+    /// load.
+    #[test]
+    fn the_responder_sticks_to_a_hop_among_equals() {
+        let cfg = HpccConfig::draft_default();
+        let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
+        // Hops 1 and 2 share the load; which sent more in the last T
+        // alternates by 3 %.
+        let (mut tx1, mut tx2) = (0u32, 0u32);
+        let mut reported = [0u8; 10];
+        let mut last = [hop(1, 0, 0, 0); 3];
+        for k in 0..10u32 {
+            let (a, b) = if k % 2 == 0 { (100_000, 103_000) } else { (103_000, 100_000) };
+            if k > 0 {
+                tx1 += a;
+                tx2 += b;
+            }
+            last = [hop(1, k * T_NS, 0, 0), hop(2, k * T_NS, tx1, 0), hop(3, k * T_NS, tx2, 0)];
+            let d = r.respond_probe(&cfg, Instant::from_nanos((k * T_NS) as u64), &last).unwrap();
+            let Request::ProbeReply { hop_index } = d.request else { panic!("a reply") };
+            reported[k as usize] = hop_index;
+        }
+        // From the second probe on (the first has no rates yet) one hop.
+        assert!(reported[1..].iter().all(|&i| i == reported[1]), "{reported:?}");
+        // A hop that carries clearly more takes over.
+        let other = 3 - reported[1] as usize;
+        let mut next = last;
+        for (i, h) in next.iter_mut().enumerate() {
+            h.ts += T_NS;
+            h.tx += if i == other {
+                140_000
+            } else if i == 0 {
+                0
+            } else {
+                100_000
+            };
+        }
+        let d = r.respond_probe(&cfg, Instant::from_nanos(10 * T_NS as u64), &next).unwrap();
+        assert_eq!(d.request, Request::ProbeReply { hop_index: other as u8 });
     }
 
     /// Issue: on a path's first probe the sojourn variant compared

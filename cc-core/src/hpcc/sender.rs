@@ -22,7 +22,7 @@
 //! there: its slot holds the current probe's number (the state stays at
 //! 48 bytes with one hop).
 
-use super::{HpccConfig, HpccCore, Measured, TelemetrySource};
+use super::{initial_window, HpccConfig, HpccCore, Measured, TelemetrySource};
 use crate::event::{Ack, Decision, Ecn, Error, FlowParams, ProbeId, Request, TimerRequest};
 use crate::fixmath::window_rate;
 use crate::telemetry::HopSample;
@@ -44,8 +44,7 @@ impl<const H: usize> HpccSender<H> {
         if !p.line_rate.is_plausible() {
             return Err(Error::InvalidParams);
         }
-        // bdp_bytes < 2^30 (see LinkSpeed::bdp_bytes).
-        let w_init = Window::from_bytes(p.line_rate.bdp_bytes(p.base_rtt) as u32);
+        let w_init = initial_window(p);
         Ok(HpccSender { core: HpccCore::new(cfg, p.base_rtt, w_init)?, last_update_seq: p.start_seq })
     }
 
@@ -100,7 +99,9 @@ impl<const H: usize> HpccSender<H> {
     /// snd_nxt, so Wc is first committed one RTT of data later. An ACK
     /// without telemetry, or any ACK in probe mode (telemetry comes from
     /// probes there), only updates whether data is in flight. A duplicate
-    /// ACK has Δts = 0 on every hop: U and W come out unchanged.
+    /// ACK has Δts = 0 on every hop: nothing is measured and W, Wc and U
+    /// stay as they are (ComputeWind is not run on no measurement; run, it
+    /// would apply Wc·eta/U a second time right after a commit).
     pub fn new_ack(&mut self, cfg: &HpccConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
         if let TelemetrySource::Probe { .. } = cfg.telemetry {
             self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
@@ -118,6 +119,7 @@ impl<const H: usize> HpccSender<H> {
     fn apply_telemetry(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], update: bool, snd_nxt: Seq) -> Result<(), Error> {
         let first = !self.core.status.has_history();
         match self.core.measure_inflight(cfg, now, hops, 0)? {
+            Measured::Unmeasured => {}
             Measured::Recorded => {
                 if first {
                     self.last_update_seq = snd_nxt;
@@ -313,6 +315,24 @@ mod tests {
         assert_eq!(s.core().snapshot(), before.core().snapshot());
     }
 
+    /// Issue: a duplicate of the ACK that committed Wc ran ComputeWind
+    /// again and halved W once more, contrary to this doc comment.
+    #[test]
+    fn a_duplicate_of_the_committing_ack_changes_nothing() {
+        let cfg = HpccConfig::sigcomm19();
+        let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)])).unwrap();
+        // Past lastUpdateSeq with U ≈ 2: commits Wc ≈ W_init / 2.
+        let tel = [hop(2 * T_NS, 300_000, 150_000)];
+        let d1 = s.new_ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &tel)).unwrap();
+        assert_eq!(s.core().reference_window(), d1.window);
+        let before = s.core().snapshot();
+        let d2 = s.new_ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &tel)).unwrap();
+        assert_eq!(d2, d1, "W {:?} after the duplicate, {:?} before", d2.window, d1.window);
+        assert_eq!(s.core().snapshot(), before);
+    }
+
     #[test]
     fn reordered_ack_is_rejected_without_change() {
         let cfg = HpccConfig::draft_default();
@@ -493,6 +513,17 @@ mod tests {
         let mut s = HpccSender::<1>::new(&cfg, &p).unwrap();
         s.on_flow_count(&cfg, 2000).unwrap();
         assert_eq!(s.core().additive_increase().to_bits(), 1);
+    }
+
+    /// Issue: Start was refused above a 64 MiB BDP (1.6 Tb/s × 1 ms is
+    /// 200 MB) where clamping serves.
+    #[test]
+    fn a_bdp_past_64_mib_starts_at_64_mib() {
+        let cfg = HpccConfig::draft_default();
+        let p = FlowParams { base_rtt: BaseRtt::from_nanos(1_000_000).unwrap(), line_rate: LinkSpeed::from_gbps(1600), ..params() };
+        let s = HpccSender::<1>::new(&cfg, &p).unwrap();
+        assert_eq!(s.core().initial_window(), Window::from_bytes(64 << 20));
+        assert_eq!(s.decision().window, Window::from_bytes(64 << 20));
     }
 
     #[test]

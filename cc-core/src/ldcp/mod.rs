@@ -113,20 +113,36 @@ impl LdcpConfig {
         Packets::from_bits((self.gamma.to_bits() + 128) >> 8)
     }
 
-    /// IW in whole packets: ceil(BDP / MTU), at least 1. `InvalidParams`
-    /// when the line rate is absurd or IW exceeds 65535 packets (cw's range).
-    pub(crate) fn initial_window_packets(&self, p: &FlowParams) -> Result<u32, Error> {
+    /// IW = BDP / MTU (§2.3: "IW is set as BDP") in 1/16 packets, rounded
+    /// down, at least one packet and at most 65 535 (cw's range): the raw
+    /// value of a [`Packets`] is `iw16 << 12`. `InvalidParams` when the line
+    /// rate is absurd.
+    ///
+    /// Rounded down, so the pace of a full window, IW·MTU/T, never exceeds
+    /// the line rate (rounded up to whole packets it did: 2 packets of
+    /// 1000 B per µs is 16 Gb/s on a 10 Gb/s, 1 µs path; now 1.25 packets).
+    /// A BDP below one packet still gets one packet: that flow's first
+    /// window paces above the line rate. A BDP above 65 535 packets is
+    /// clamped there (the flow then cannot fill the pipe alone) rather
+    /// than refused.
+    pub(crate) fn initial_window_16ths(&self, p: &FlowParams) -> Result<u32, Error> {
         self.validate()?;
         if !p.line_rate.is_plausible() {
             return Err(Error::InvalidParams);
         }
+        // bdp < 2^30 (LinkSpeed::bdp_bytes), · 16 < 2^34; mtu ≥ 1 (validated).
         let bdp = p.line_rate.bdp_bytes(p.base_rtt);
-        let iw = bdp.div_ceil(self.mtu as u64).max(1);
-        if iw > Packets::MAX.to_bits() as u64 >> Packets::FRAC_BITS {
-            return Err(Error::InvalidParams);
-        }
-        Ok(iw as u32)
+        let iw16 = (bdp * 16 / self.mtu.max(1) as u64).clamp(16, IW16_MAX as u64);
+        Ok(iw16 as u32)
     }
+}
+
+/// The largest IW in 1/16 packets: 65 535 packets, cw's integer range.
+pub(crate) const IW16_MAX: u32 = 65_535 * 16;
+
+/// IW in 1/16 packets as a [`Packets`] value.
+pub(crate) const fn iw_packets(iw16: u32) -> Packets {
+    Packets::from_bits(iw16 << 12)
 }
 
 impl Default for LdcpConfig {

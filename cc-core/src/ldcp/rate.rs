@@ -22,7 +22,7 @@
 
 use bitfield_struct::bitfield;
 
-use super::LdcpConfig;
+use super::{iw_packets, LdcpConfig};
 use crate::event::{Decision, Ecn, Error, FlowParams, ProbeId, Request, TimerRequest};
 use crate::fixmath::window_rate;
 use crate::units::{BaseRtt, Instant, Packets};
@@ -30,16 +30,15 @@ use crate::units::{BaseRtt, Instant, Packets};
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
 #[derive(PartialEq, Eq)]
 struct Status {
-    /// IW in packets: the cap on cw (line rate); at most 65 535, the
-    /// largest whole number of packets a cw holds.
-    #[bits(16)]
-    iw_pkts: u32,
+    /// IW in 1/16 packets: the cap on cw (the line rate).
+    #[bits(20)]
+    iw16: u32,
     /// An RTT request is out.
     probe_outstanding: bool,
     /// The number of the request last sent.
     #[bits(8)]
     probe_id: u8,
-    #[bits(7)]
+    #[bits(3)]
     __: u8,
 }
 
@@ -62,13 +61,13 @@ impl LdcpRate {
     /// A flow at cw = IW = BDP (line rate). The first decision sends an RTT
     /// request ("at the beginning of a flow, an RTT request is sent out").
     pub fn new(cfg: &LdcpConfig, p: &FlowParams, now: Instant) -> Result<(Self, Decision), Error> {
-        let iw = cfg.initial_window_packets(p)?;
+        let iw16 = cfg.initial_window_16ths(p)?;
         let mut s = LdcpRate {
-            cw: Packets::from_int(iw),
+            cw: iw_packets(iw16),
             srtt: p.base_rtt,
             base: p.base_rtt,
             deadline16: 0,
-            status: Status::new().with_iw_pkts(iw & 0xFFFF),
+            status: Status::new().with_iw16(iw16 & 0xF_FFFF),
         };
         let d = s.send_probe(cfg, now);
         Ok((s, d))
@@ -123,7 +122,7 @@ impl LdcpRate {
             self.srtt = super::window::smooth_rtt(self.srtt, sample.max(floor));
         }
         let alpha = (cfg.alpha.to_bits() >> 8) as u64;
-        let cap = Packets::from_int(self.status.iw_pkts());
+        let cap = iw_packets(self.status.iw16());
         self.cw = Packets::from_bits_saturating(self.cw.to_bits() as u64 + alpha).min(cap);
         self.send_probe(cfg, now)
     }

@@ -25,7 +25,7 @@ use core::num::NonZeroU64;
 
 use bitfield_struct::bitfield;
 
-use super::{FastStart, LdcpConfig};
+use super::{iw_packets, FastStart, LdcpConfig};
 use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, window_rate};
 use crate::units::{BaseRtt, Instant, Packets, Seq};
@@ -59,9 +59,10 @@ impl Phase {
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
 #[derive(PartialEq, Eq)]
 struct Status {
-    /// IW in packets (≤ 65535, checked at start).
-    #[bits(16)]
-    iw_pkts: u32,
+    /// IW in 1/16 packets (16 ..= 65 535·16, see
+    /// `LdcpConfig::initial_window_16ths`).
+    #[bits(20)]
+    iw16: u32,
     #[bits(1)]
     phase: Phase,
     /// cw < 1 and the tick timer is armed for `tick16`.
@@ -70,8 +71,6 @@ struct Status {
     /// (see [`AI_EXTRA_BITS`]).
     #[bits(10)]
     ai_carry: u16,
-    #[bits(4)]
-    __: u8,
 }
 
 /// Extra fractional bits of the additive increase: alpha/cw is computed in
@@ -106,13 +105,13 @@ impl Ldcp {
     /// A flow starting in fast start with IW = BDP (or, with fast start
     /// off, in the stable stage at cw = BDP).
     pub fn new(cfg: &LdcpConfig, p: &FlowParams) -> Result<Self, Error> {
-        let iw = cfg.initial_window_packets(p)?;
+        let iw16 = cfg.initial_window_16ths(p)?;
         let phase = match cfg.fast_start {
             FastStart::Enabled => Phase::FastStart,
             FastStart::Disabled => Phase::Stable,
         };
         Ok(Ldcp {
-            cw: Packets::from_int(iw),
+            cw: iw_packets(iw16),
             snd_una: p.start_seq,
             aux: match phase {
                 Phase::FastStart => p.start_seq.0,
@@ -120,7 +119,7 @@ impl Ldcp {
             },
             srtt: p.base_rtt,
             tick16: 0,
-            status: Status::new().with_iw_pkts(iw & 0xFFFF).with_phase(phase),
+            status: Status::new().with_iw16(iw16 & 0xF_FFFF).with_phase(phase),
         })
     }
 
@@ -144,9 +143,9 @@ impl Ldcp {
         self.snd_una
     }
 
-    /// IW in packets.
+    /// IW in packets (to 1/16 packet).
     pub fn initial_window(&self) -> Packets {
-        Packets::from_int(self.status.iw_pkts())
+        iw_packets(self.status.iw16())
     }
 
     /// Restores a checkpointed window: the flow continues in the stable
@@ -164,10 +163,13 @@ impl Ldcp {
         Ok(self.after_cw_change(cfg, now, old))
     }
 
-    /// End of the fast-start window: start + IW·MTU bytes (fast start only).
+    /// End of the fast-start window: start + IW·MTU bytes, rounded up
+    /// (fast start only).
     fn iw_end(&self, cfg: &LdcpConfig) -> Seq {
-        // iw_pkts ≤ 65535 and mtu ≤ 65535: the product fits u32.
-        Seq(self.aux).add(self.status.iw_pkts() * cfg.mtu)
+        // iw16 < 2^20 and mtu ≤ 65535: the product fits u64, and IW·MTU ≤
+        // 65535 · 65535 < 2^32.
+        let bytes = (self.status.iw16() as u64 * cfg.mtu as u64).div_ceil(16);
+        Seq(self.aux).add(bytes as u32)
     }
 
     /// Leaves fast start: the start sequence gives way to the RTT floor
@@ -704,5 +706,29 @@ mod tests {
         let d = l.restore(&cfg, Instant::from_nanos(u64::MAX - 100), Packets::from_bits(1 << 12)).unwrap();
         let TimerRequest::Arm(at) = d.timer else { panic!("timer mode") };
         assert!(at.as_nanos() >= u64::MAX - 100, "{at:?}");
+    }
+
+    /// Issue: IW rounded up to whole packets paced above the line rate at
+    /// small BDPs (2 packets per µs, 16 Gb/s, on a 10 Gb/s, 1 µs path).
+    #[test]
+    fn a_small_bdp_is_paced_at_the_line_rate() {
+        let cfg = LdcpConfig::draft_default();
+        let p = FlowParams { base_rtt: BaseRtt::from_nanos(1_000).unwrap(), line_rate: LinkSpeed::from_gbps(10), ..params() };
+        let l = Ldcp::new(&cfg, &p).unwrap();
+        assert_eq!(l.initial_window(), Packets::from_bits(5 << 14)); // 1.25 packets
+        let d = l.decision(&cfg);
+        assert_eq!(d.rate.as_bps(), 10_000_000_000);
+        assert_eq!(d.window.bytes_floor(), 1_250);
+    }
+
+    /// Issue: Start was refused where clamping serves: IW above 65 535
+    /// packets (400 Gb/s × 1 ms with 512-byte packets) now starts at 65 535.
+    #[test]
+    fn an_iw_past_the_window_range_is_clamped() {
+        let mut cfg = LdcpConfig::draft_default();
+        cfg.mtu = 512;
+        let p = FlowParams { base_rtt: BaseRtt::from_nanos(1_000_000).unwrap(), line_rate: LinkSpeed::from_gbps(400), ..params() };
+        let l = Ldcp::new(&cfg, &p).unwrap();
+        assert_eq!(l.initial_window(), Packets::from_int(65_535));
     }
 }

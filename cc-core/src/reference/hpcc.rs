@@ -58,6 +58,8 @@ pub enum RefOutcome {
     Stale,
     /// W was recomputed.
     Updated,
+    /// No hop measured anything (Δts 0 or skipped): recorded, nothing else.
+    Unmeasured,
 }
 
 /// `now − before` modulo 2^bits.
@@ -163,6 +165,7 @@ impl HpccRef {
         let mut u = 0.0f64;
         let mut tau = 0.0f64;
         let mut dts_max = 0.0f64;
+        let mut measured = false;
         for (i, h) in hops.iter().enumerate() {
             let l = self.last[i].expect("same path has every hop");
             let dts = match ts_delta(h.ts, l.ts, h.widths.ts_bits, elapsed) {
@@ -198,6 +201,11 @@ impl HpccRef {
                 tau = dts;
             }
             dts_max = dts_max.max(dts);
+            measured = true;
+        }
+        if !measured {
+            self.record(now_ns, hops, first_index);
+            return RefOutcome::Unmeasured;
         }
         // tau is undefined when no u' > 0: the longest Δts of a measured hop.
         if u == 0.0 {

@@ -66,7 +66,10 @@ impl LdcpRef {
     }
 
     fn iw_end(&self) -> u32 {
-        self.start.wrapping_add((self.p.iw_pkts * self.p.mtu) as u32)
+        // IW·MTU bytes, rounded up to a whole byte.
+        let bytes = self.p.iw_pkts * self.p.mtu;
+        let whole = bytes as u32;
+        self.start.wrapping_add(if (whole as f64) < bytes { whole + 1 } else { whole })
     }
 
     /// Whether a packet `[seq, seq+len)` is ECN-capable.
