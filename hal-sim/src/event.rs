@@ -40,6 +40,11 @@ pub enum Ev {
         /// Flow.
         flow: u32,
     },
+    /// An on/off flow's application hands over its next burst.
+    AppData {
+        /// Flow.
+        flow: u32,
+    },
     /// A flow's congestion-control timer (valid if `gen` is current).
     CcTimer {
         /// Flow.

@@ -157,7 +157,7 @@ impl World {
     /// it would use a timer credit to do so.
     fn window_allows(&self, flow: u32) -> Option<bool> {
         let f = &self.flows[flow as usize];
-        if f.snd_nxt >= f.size {
+        if f.snd_nxt >= f.app_limit {
             return None;
         }
         let sub_packet = self.cfg.algo == Algo::Ldcp && (f.window_raw as u64) < (self.cfg.payload as u64) << 4;
@@ -235,8 +235,10 @@ impl World {
     fn send_data(&mut self, host: u32, flow: u32, sub_packet: bool) {
         let (seq, len, last, dst) = {
             let f = &self.flows[flow as usize];
-            let len = (f.size - f.snd_nxt).min(self.cfg.payload as u64) as u32;
-            (f.snd_nxt, len, f.snd_nxt + len as u64 == f.size, f.dst_host)
+            // A message ends where the application's bytes end (the flow,
+            // or an on/off burst).
+            let len = (f.app_limit - f.snd_nxt).min(self.cfg.payload as u64) as u32;
+            (f.snd_nxt, len, f.snd_nxt + len as u64 == f.app_limit, f.dst_host)
         };
         let end = if last { MessageEnd::Last } else { MessageEnd::More };
         let d = self.engine(host, flow, EventKind::Sent { seq: Seq(seq as u32), len, end });
@@ -342,6 +344,14 @@ impl World {
             PktKind::Nack => self.on_nack(host, p),
             PktKind::Probe => self.on_probe(host, p),
             PktKind::ProbeReply => {
+                // A lossy path (nic.probe_loss) drops some replies.
+                let lost = self.cfg.probe_loss > 0.0
+                    && (rand_chacha::rand_core::Rng::next_u64(&mut self.loss_rng) as f64) < self.cfg.probe_loss * u64::MAX as f64;
+                if lost {
+                    self.metrics.counters.probes_lost += 1;
+                    return;
+                }
+                self.metrics.counters.probe_replies += 1;
                 if let Some((hop_index, hop)) = p.hop {
                     self.sender_event(host, p.flow, EventKind::ProbeResponse { probe: p.probe, hop_index, hop });
                 }
@@ -511,8 +521,25 @@ impl World {
             self.finish(flow);
         } else if f.snd_una < f.snd_nxt {
             self.arm_rto(flow);
+        } else if f.snd_una >= f.app_limit && !f.app_waiting {
+            // An on/off burst is acknowledged: the next after the idle time.
+            if let Some((_, idle_ps)) = self.cfg.on_off {
+                self.flows[flow as usize].app_waiting = true;
+                self.q.push(self.now + idle_ps, Ev::AppData { flow });
+            }
         }
         self.try_send(host);
+    }
+
+    /// An on/off flow's next burst: the application hands it over and the
+    /// scheduler may send again.
+    pub(crate) fn app_data(&mut self, flow: u32) {
+        let Some((burst, _)) = self.cfg.on_off else { return };
+        let f = &mut self.flows[flow as usize];
+        f.app_waiting = false;
+        f.app_limit = (f.app_limit + burst).min(f.size);
+        let src = f.src_host;
+        self.try_send(src);
     }
 
     fn on_nack(&mut self, host: u32, p: &Packet) {

@@ -35,6 +35,10 @@ pub struct Counters {
     pub replayed_feedback: u64,
     /// Engine refusals (all reasons).
     pub engine_refusals: u64,
+    /// Probe replies dropped by `nic.probe_loss`.
+    pub probes_lost: u64,
+    /// Probe replies the senders received.
+    pub probe_replies: u64,
 }
 
 /// One flow's outcome.

@@ -176,6 +176,9 @@ pub fn table(s: &Summary) -> String {
     row("drops (fast start / stable)", format!("{} ({} / {})", s.drops, s.counters.drops_fast_start, s.counters.drops_stable));
     row("retransmits / timeouts", format!("{} / {}", s.retransmits, s.counters.timeouts));
     row("integrity rejects / replays", format!("{} / {}", s.counters.bad_tags, s.counters.replayed_feedback));
+    if s.counters.probe_replies + s.counters.probes_lost > 0 {
+        row("probe replies / lost", format!("{} / {}", s.counters.probe_replies, s.counters.probes_lost));
+    }
     row("events / data packets", format!("{} / {}", s.events, s.data_packets));
     row("speed", format!("{:.2} M data packets per CPU-second ({:.2} s)", s.data_packets_per_s / 1e6, s.wall_s));
     out

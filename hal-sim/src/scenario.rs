@@ -175,6 +175,9 @@ pub struct NicCfg {
     /// packet a host sends reaches the far end of its link up to this much
     /// later, uniformly drawn, in order. 0 makes every host a perfect clock.
     pub tx_jitter_ns: DelayNs,
+    /// Probe replies lost on the way back, as a probability (HPCC++ probe
+    /// mode), drawn from a random stream of its own. 0: none.
+    pub probe_loss: Prob,
 }
 
 impl Default for NicCfg {
@@ -189,6 +192,7 @@ impl Default for NicCfg {
             ioam_prealloc: 5,
             integrity: true,
             tx_jitter_ns: DelayNs(0),
+            probe_loss: Prob(0.0),
         }
     }
 }
@@ -321,6 +325,22 @@ pub struct Workload {
     pub count: Option<Count>,
     /// Csv: the file.
     pub path: Option<String>,
+    /// Any kind: each flow's application hands over its bytes in bursts,
+    /// the next one an idle time after the previous is acknowledged.
+    pub on_off: Option<OnOff>,
+}
+
+/// Bursts with idle time between them: a flow's sender has `burst_bytes`
+/// to send, then waits `idle_ns` after all of it is acknowledged before the
+/// next burst (a request-response application, or a flow that goes quiet
+/// longer than its telemetry's timestamps take to wrap).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnOff {
+    /// Bytes per burst.
+    pub burst_bytes: Bytes,
+    /// Idle time after a burst is acknowledged, ns.
+    pub idle_ns: DelayNs,
 }
 
 /// One flow.
@@ -455,6 +475,9 @@ fn validate(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
     }
     if s.cc.algorithm == Algo::Hpcc && s.nic.telemetry == TelFormat::None {
         return err("nic.telemetry", "HPCC++ needs in-band telemetry: compact, int_md, ioam or ifa".into());
+    }
+    if s.workload.on_off.is_some_and(|o| o.burst_bytes.0 == 0) {
+        return err("workload.on_off.burst_bytes", "a burst needs at least one byte".into());
     }
     let t = &s.topology;
     let need =

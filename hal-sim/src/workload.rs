@@ -180,6 +180,7 @@ mod tests {
             load: Some(crate::scenario::Prob(0.5)),
             count: Some(crate::scenario::Count(20_000)),
             path: None,
+            on_off: None,
         };
         let f = flows(&w, 16, 100_000_000_000, &mut rng, Path::new("."), "t").unwrap();
         let bytes: u64 = f.iter().map(|x| x.bytes).sum();

@@ -104,6 +104,11 @@ pub struct Flow {
     pub nack_for: Option<u64>,
     /// Bytes delivered in order (fairness windows read deltas).
     pub delivered: u64,
+    /// Bytes the application has handed over so far (`size` unless the
+    /// workload is on/off).
+    pub app_limit: u64,
+    /// An on/off flow waits for its next burst (one release queued).
+    pub app_waiting: bool,
     /// Receiver: the number of the next window feedback it seals.
     pub feedback_seq: u32,
     /// Sender: the last feedback number accepted (replays are refused).
@@ -155,6 +160,10 @@ pub struct RunCfg {
     pub trace_flows: u32,
     /// NIC Tx latency variation (exclusive upper bound; 0: none).
     pub tx_jitter_ps: Ps,
+    /// Probability that a probe reply is lost.
+    pub probe_loss: f64,
+    /// On/off application: bytes per burst and the idle time after each.
+    pub on_off: Option<(u64, Ps)>,
 }
 
 /// The simulated world.
@@ -178,6 +187,9 @@ pub struct World {
     /// The NICs' Tx jitter, a stream of its own so that turning jitter on
     /// changes no other draw.
     pub jitter_rng: ChaCha8Rng,
+    /// Draws probe-reply losses (a stream of its own, so turning loss on
+    /// changes no other draw).
+    pub loss_rng: ChaCha8Rng,
     /// Measurements.
     pub metrics: Metrics,
     /// The notification key shared by all NICs.
@@ -238,6 +250,8 @@ impl World {
             warmup_ps: s.metrics.warmup_ns * PS_PER_NS,
             trace_flows: s.metrics.trace_flows,
             tx_jitter_ps: s.nic.tx_jitter_ns.0 * PS_PER_NS,
+            probe_loss: s.nic.probe_loss.0,
+            on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, o.idle_ns.0 * PS_PER_NS)),
         };
         let engine_cfg = crate::cc::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let key = FeedbackKey::from_bytes(s.seed.to_le_bytes().repeat(2).try_into().unwrap_or([0; 16]));
@@ -265,6 +279,7 @@ impl World {
             cfg,
             rng,
             jitter_rng: ChaCha8Rng::seed_from_u64(s.seed ^ 0x6a09_e667_f3bc_c908),
+            loss_rng: ChaCha8Rng::seed_from_u64(s.seed ^ 0xbb67_ae85_84ca_a73b),
             metrics: Metrics::default(),
             key,
             unfinished: specs.len(),
@@ -329,6 +344,11 @@ impl World {
             ce_pending: false,
             nack_for: None,
             delivered: 0,
+            app_limit: match self.cfg.on_off {
+                Some((burst, _)) => burst.min(f.bytes),
+                None => f.bytes,
+            },
+            app_waiting: false,
             feedback_seq: 0,
             feedback_guard: ReplayGuard::default(),
         });
@@ -390,6 +410,7 @@ impl World {
                 Ev::PortFree { node, port } => self.port_free(node, port),
                 Ev::Arrive { node, port, pkt } => self.arrive(node, port, pkt),
                 Ev::FlowStart { flow } => self.flow_start(flow),
+                Ev::AppData { flow } => self.app_data(flow),
                 Ev::CcTimer { flow, gen } => self.cc_timer(flow, gen),
                 Ev::Rto { flow } => self.rto(flow),
                 Ev::NicWake { host } => {

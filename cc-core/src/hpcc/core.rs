@@ -442,7 +442,7 @@ impl<const H: usize> HpccCore<H> {
     /// ```text
     /// U = (U·(T − tau) + u·tau + T/2) / T     U, u < 2^41 (2^-28 units), T ≤ 2^20 → sum < 2^62
     /// ```
-    /// in 2^-28 units ([`U_EXTRA_BITS`]), rounded to nearest. The first sample, or one from a different path (hop
+    /// in 2^-28 units (`U_EXTRA_BITS`), rounded to nearest. The first sample, or one from a different path (hop
     /// count, identity, link speed or counter widths changed), is only
     /// recorded, and so is one that arrives a whole timestamp wrap or more
     /// after the history was recorded (`now` is the local clock: it tells a

@@ -68,7 +68,7 @@ struct Status {
     /// cw < 1 and the tick timer is armed for `tick16`.
     timer_armed: bool,
     /// The additive increase below cw's resolution, in 2^-26 packets
-    /// (see [`AI_EXTRA_BITS`]).
+    /// (see `AI_EXTRA_BITS`).
     #[bits(10)]
     ai_carry: u16,
 }
@@ -233,7 +233,7 @@ impl Ldcp {
     /// ECE = 1: cw = cw − n·beta          raw: n·beta >> 24
     /// ```
     /// Both round down; the increase keeps the 10 bits below cw's 2^-16 and
-    /// carries them to the next ACK ([`AI_EXTRA_BITS`]), so many small
+    /// carries them to the next ACK (`AI_EXTRA_BITS`), so many small
     /// increases add up as they should. When eq. (1) takes cw below 1 the flow enters timer
     /// mode at max(gamma, cw − n·beta): "cw ≥ 1" in eq. (1) is read as the
     /// domain of the rule, not a floor, since a floor at 1 would make windows
