@@ -146,17 +146,19 @@ pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64
 /// ```
 ///
 /// The margin of 2 and one unit covers where each switch takes its
-/// snapshot and the counter's unit. dts < 2^32, B < 2^23 → dts·B < 2^55.
+/// snapshot and the counter's unit. Both tests are done multiplied by 8000,
+/// without a division: dts·B < 2^32·2^23 = 2^55; 2^bits·unit·8000 <
+/// 2^48·2^13 = 2^61; Δ·8000 < 2^61; 2·dts·B + unit·8000 < 2^57.
 pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dts_ns: u32, b_mbps: u32) -> Option<u64> {
     let bits = if w.tx_bits > 32 { 32 } else { w.tx_bits };
     let unit = w.tx_unit_bytes as u64;
     let wrap_units = 1u64 << bits;
-    let most = dts_ns as u64 * b_mbps as u64 / 8000;
-    if most >= wrap_units * unit {
+    let most_x8000 = dts_ns as u64 * b_mbps as u64;
+    if most_x8000 >= wrap_units * unit * 8000 {
         return None;
     }
     let delta = (now.wrapping_sub(before) as u64 & (wrap_units - 1)) * unit;
-    if delta > 2 * most + unit {
+    if delta * 8000 > 2 * most_x8000 + unit * 8000 {
         None
     } else {
         Some(delta)

@@ -90,15 +90,15 @@ fn ts_delta(now: u32, before: u32, bits: u8, elapsed: f64) -> Result<f64, RefOut
 
 /// Bytes sent between two samples `dts` ns apart on a link of `b_mbps`,
 /// unless a whole counter wrap fits in the interval or the counter moved
-/// more than twice the line rate (plus one unit): then none.
+/// more than twice the line rate (plus one unit): then none. (The tests in
+/// bytes · 8000, as exact integers.)
 fn tx_delta(now: u32, before: u32, bits: u8, unit: f64, dts: f64, b_mbps: f64) -> Option<f64> {
-    // Whole bytes, as a NIC counts them.
-    let most = (dts as u64 * b_mbps as u64 / 8000) as f64;
-    if most >= (1u64 << bits) as f64 * unit {
+    let most_x8000 = dts as u64 * b_mbps as u64;
+    if most_x8000 as f64 >= (1u64 << bits) as f64 * unit * 8000.0 {
         return None;
     }
     let d = modular(now, before, bits) as f64 * unit;
-    (d <= 2.0 * most + unit).then_some(d)
+    (d * 8000.0 <= 2.0 * most_x8000 as f64 + unit * 8000.0).then_some(d)
 }
 
 /// Local ns between two instants as the engine keeps them: in units of

@@ -243,6 +243,52 @@ fn bench_ldcp_timer(o: u64) -> Row {
     Row { what: "LDCP timer (cw < 1)", engine: None, controller, reference: Some(reference), target: None }
 }
 
+/// A soft core at 1.8 GHz retiring one instruction per cycle.
+const CORE_HZ: u64 = 1_800_000_000;
+
+/// Events per second one port delivers with an ACK per frame: line rate /
+/// frame bits, for (label, Gb/s, frame bytes).
+const PORTS: [(&str, u64, u64); 4] =
+    [("400G 4KiB", 400, 4096), ("800G 4KiB", 800, 4096), ("400G 1KiB", 400, 1024), ("800G 1KiB", 800, 1024)];
+
+/// What the figures mean for a NIC: events per second per core, and the
+/// cores one port needs (the engine path where measured, else the
+/// controller), in tenths.
+fn port_table(rows: &[Row]) {
+    println!();
+    println!(
+        "what that is for a port, at {}.{} GHz and one instruction per cycle, an ACK per frame (cores a port needs):",
+        CORE_HZ / 1_000_000_000,
+        CORE_HZ / 100_000_000 % 10
+    );
+    println!("{:<28} {:>13} {:>10} {:>10} {:>10} {:>10}", "event", "M events/s", PORTS[0].0, PORTS[1].0, PORTS[2].0, PORTS[3].0);
+    for r in rows {
+        let n = r.engine.unwrap_or(r.controller).mean.max(1);
+        let per_core = CORE_HZ / n;
+        let mut cols: [heapless::String<12>; 4] = Default::default();
+        for (c, (_, gbps, frame)) in cols.iter_mut().zip(PORTS) {
+            // events/s = gbps·1e9 / (frame·8); cores = events/s · n / CORE_HZ.
+            let cores_x10 = gbps * 1_000_000_000 / (frame * 8) * n * 10 / CORE_HZ;
+            use core::fmt::Write;
+            let _ = write!(c, "{}.{} cores", cores_x10 / 10, cores_x10 % 10);
+        }
+        let mut rate = heapless::String::<16>::new();
+        {
+            use core::fmt::Write;
+            let _ = write!(rate, "{}.{}", per_core / 1_000_000, per_core / 100_000 % 10);
+        }
+        println!(
+            "{:<28} {:>13} {:>10} {:>10} {:>10} {:>10}",
+            r.what,
+            rate.as_str(),
+            cols[0].as_str(),
+            cols[1].as_str(),
+            cols[2].as_str(),
+            cols[3].as_str()
+        );
+    }
+}
+
 fn cell(c: Option<Cost>) -> (u64, u64) {
     c.map_or((0, 0), |c| (c.mean, c.max))
 }
@@ -298,6 +344,7 @@ fn main() -> ! {
     if over > 0 {
         println!("{} event kind(s) over their instruction target", over);
     }
+    port_table(&rows);
     println!("targets (DESIGN §8) are for the engine path (table lookup included), rv32imac release;");
     println!("fixed-point vs f64 reference on the same core: target ≥ 10x fewer instructions.");
     println!();
