@@ -112,6 +112,20 @@ impl Run {
     }
 }
 
+/// A flow at half load for `warm_ns`, idle for `idle_ns`, then into a 2x
+/// overloaded link: no ACK after the gap is refused, and within 5 base
+/// RTTs U is over eta and W below 0.7 W_init.
+fn resumes_under_control(widths: CounterWidths, warm_ns: u64, idle_ns: u64) {
+    let mut r = Run::new(widths, 100, 12_000);
+    r.traffic(warm_ns, 1_000, 0.5);
+    assert!(r.w_frac() > 0.99, "light load leaves W at W_init: {}", r.w_frac());
+    r.idle(idle_ns);
+    r.traffic(5 * 12_000, 1_000, 2.0);
+    assert_eq!(r.refused, 0, "ACKs refused after {idle_ns} ns idle");
+    assert!(r.u() > 0.95, "U after 5 T of 2x overload: {}", r.u());
+    assert!(r.w_frac() < 0.7, "W after 5 T of 2x overload: {} of W_init", r.w_frac());
+}
+
 /// Issue: a flow idle 9 ms (past half the 16.8 ms wrap of 24-bit stamps)
 /// resuming into a 2x overloaded 100 Gb/s link (T = 12 µs) had every ACK
 /// refused as stale for 7.8 ms with W frozen at W_init. Now the first ACKs
@@ -119,39 +133,21 @@ impl Run {
 /// few T.
 #[test]
 fn a_flow_back_from_an_idle_gap_past_half_a_wrap_reacts_at_once() {
-    let mut r = Run::new(COMPACT, 100, 12_000);
-    r.traffic(500_000, 1_000, 0.5);
-    assert!(r.w_frac() > 0.99, "light load leaves W at W_init: {}", r.w_frac());
-    r.idle(9_000_000);
-    r.traffic(5 * 12_000, 1_000, 2.0);
-    assert_eq!(r.refused, 0, "no ACK after the gap is refused");
-    assert!(r.u() > 0.95, "U after 5 T of 2x overload: {}", r.u());
-    assert!(r.w_frac() < 0.7, "W after 5 T of 2x overload: {} of W_init", r.w_frac());
+    resumes_under_control(COMPACT, 500_000, 9_000_000);
 }
 
 /// The same with 32-bit stamps (wrap 4.3 s) and 2.2 s idle: 2.1 s of
 /// refusals before.
 #[test]
 fn thirty_two_bit_stamps_after_two_seconds_idle() {
-    let widths = CounterWidths { ts_bits: 32, tx_bits: 32, tx_unit_bytes: 1 };
-    let mut r = Run::new(widths, 100, 12_000);
-    r.traffic(200_000, 1_000, 0.5);
-    r.idle(2_200_000_000);
-    r.traffic(5 * 12_000, 1_000, 2.0);
-    assert_eq!(r.refused, 0);
-    assert!(r.w_frac() < 0.7, "W after 5 T of 2x overload: {} of W_init", r.w_frac());
+    resumes_under_control(CounterWidths { ts_bits: 32, tx_bits: 32, tx_unit_bytes: 1 }, 200_000, 2_200_000_000);
 }
 
 /// Past a whole wrap the stored history says nothing: it restarts, and the
 /// next ACK is measured against the fresh one.
 #[test]
 fn a_gap_past_a_whole_wrap_restarts_the_history() {
-    let mut r = Run::new(COMPACT, 100, 12_000);
-    r.traffic(200_000, 1_000, 0.5);
-    r.idle(40_000_000); // 2.4 wraps
-    r.traffic(5 * 12_000, 1_000, 2.0);
-    assert_eq!(r.refused, 0);
-    assert!(r.w_frac() < 0.7, "W after 5 T of 2x overload: {} of W_init", r.w_frac());
+    resumes_under_control(COMPACT, 200_000, 40_000_000); // 2.4 wraps
 }
 
 /// A reordered ACK soon after its successor is still refused.
