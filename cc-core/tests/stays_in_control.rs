@@ -63,16 +63,23 @@ struct Run {
     refused: u32,
 }
 
+/// A five-hop HPCC++ sender with the draft's defaults on a path of `gbps`
+/// and base RTT `t_ns`.
+fn sender(gbps: u32, t_ns: u32) -> (HpccConfig, HpccSender<5>) {
+    let cfg = HpccConfig::draft_default();
+    let p = FlowParams {
+        algorithm: Algorithm::Hpcc,
+        base_rtt: BaseRtt::from_nanos(t_ns).unwrap(),
+        line_rate: LinkSpeed::from_gbps(gbps),
+        start_seq: Seq(0),
+    };
+    let s = HpccSender::<5>::new(&cfg, &p).unwrap();
+    (cfg, s)
+}
+
 impl Run {
     fn new(widths: CounterWidths, gbps: u32, t_ns: u32) -> Self {
-        let cfg = HpccConfig::draft_default();
-        let p = FlowParams {
-            algorithm: Algorithm::Hpcc,
-            base_rtt: BaseRtt::from_nanos(t_ns).unwrap(),
-            line_rate: LinkSpeed::from_gbps(gbps),
-            start_seq: Seq(0),
-        };
-        let s = HpccSender::<5>::new(&cfg, &p).unwrap();
+        let (cfg, s) = sender(gbps, t_ns);
         Run { cfg, s, link: Bottleneck::new(widths, LinkSpeed::from_gbps(gbps)), now_ns: 5_000_000, seq: 0, refused: 0 }
     }
 
@@ -200,14 +207,7 @@ fn a_measured_zero_load_pulls_u_down() {
 /// U after `rtts` base RTTs of a steady u' = 0.95 (a switch reporting 95 %
 /// utilization and no queue), one sample every `tau_ns`.
 fn steady_u(gbps: u32, t_ns: u32, tau_ns: u32, rtts: u32) -> (f64, f64) {
-    let cfg = HpccConfig::draft_default();
-    let p = FlowParams {
-        algorithm: Algorithm::Hpcc,
-        base_rtt: BaseRtt::from_nanos(t_ns).unwrap(),
-        line_rate: LinkSpeed::from_gbps(gbps),
-        start_seq: Seq(0),
-    };
-    let mut s = HpccSender::<5>::new(&cfg, &p).unwrap();
+    let (cfg, mut s) = sender(gbps, t_ns);
     let util = Fraction::ratio(95, 100).unwrap();
     let mut hop = HopSample {
         ts: 0,
