@@ -46,7 +46,7 @@ cargo fmt --all -- --check
 (cd nic-firmware && cargo fmt -- --check)
 
 step "lints (clippy, warnings are errors)"
-cargo clippy --workspace --all-targets --features cc-core/reference -- -D warnings
+cargo clippy --workspace --all-targets --features cc-core/reference,integration-tests/qemu -- -D warnings
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
   (cd nic-firmware && cargo clippy --release --target "$target" --features reference --bins --tests -- -D warnings)
 done
@@ -62,7 +62,7 @@ done
 step "unit, property, interop, simulator, scenario and firmware-equivalence tests (QEMU; overflow checks on)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --features cc-core/reference 2>&1 | tee "$log"
+cargo test --workspace --features cc-core/reference,integration-tests/qemu 2>&1 | tee "$log"
 
 step "nic-firmware: on-target tests (defmt-test on both soft cores under QEMU)"
 nic-firmware/scripts/on-target-tests.sh 2>&1 | tee -a "$log"

@@ -5,10 +5,14 @@
 //! engine answers to the same trace.
 //!
 //! Needs `qemu-system-riscv32`/`-riscv64` (Debian's qemu-system-misc) and
-//! the RISC-V targets; `./scripts/test.sh` installs both. Each trace is
+//! the RISC-V targets; `./scripts/test.sh` installs both and runs these with
+//! the `qemu` feature (`cargo test -p integration-tests --features qemu`).
+//! Without the feature, `cargo test` leaves this file out. Each trace is
 //! also checked to exercise its mode (e.g. the LDCP incast trace contains
 //! timer releases of windows below one packet), so a trace that stopped
 //! covering what it names fails.
+
+#![cfg(feature = "qemu")]
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
