@@ -52,41 +52,83 @@ pub const MAX_FRAME: usize = HEADER_LEN + MAX_PAYLOAD + CRC_LEN;
 
 const CASTAGNOLI: Crc<u32> = Crc::<u32>::new(&CRC_32_ISCSI);
 
-/// What a frame carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum FrameKind {
-    /// An event for the engine.
-    Event,
-    /// The engine's decision.
-    Decision,
-    /// The engine's refusal.
-    Refusal,
-    /// A new engine configuration.
-    Config,
-    /// End of the event stream (empty payload).
-    Halt,
+/// A one-byte tag of the codec: each code is written once, here, and both
+/// the encoder (`as u8`) and the decoder (`from_code`) use it.
+macro_rules! tags {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $code:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        #[repr(u8)]
+        $vis enum $name {
+            $($(#[$vmeta])* $variant = $code,)*
+        }
+
+        impl $name {
+            /// The tag of a code; `UnknownType` for a code no tag has.
+            fn from_code(c: u8) -> Result<Self> {
+                match c {
+                    $($code => Ok($name::$variant),)*
+                    _ => Err(WireError::UnknownType),
+                }
+            }
+        }
+    };
 }
 
-impl FrameKind {
-    fn code(self) -> u8 {
-        match self {
-            FrameKind::Event => 1,
-            FrameKind::Decision => 2,
-            FrameKind::Refusal => 3,
-            FrameKind::Config => 4,
-            FrameKind::Halt => 5,
-        }
+tags! {
+    /// What a frame carries.
+    pub enum FrameKind {
+        /// An event for the engine.
+        Event = 1,
+        /// The engine's decision.
+        Decision = 2,
+        /// The engine's refusal.
+        Refusal = 3,
+        /// A new engine configuration.
+        Config = 4,
+        /// End of the event stream (empty payload).
+        Halt = 5,
     }
-    fn from_code(c: u8) -> Result<Self> {
-        match c {
-            1 => Ok(FrameKind::Event),
-            2 => Ok(FrameKind::Decision),
-            3 => Ok(FrameKind::Refusal),
-            4 => Ok(FrameKind::Config),
-            5 => Ok(FrameKind::Halt),
-            _ => Err(WireError::UnknownType),
-        }
+}
+
+tags! {
+    /// The event variant an event frame carries.
+    enum EventTag {
+        Start = 0,
+        End = 1,
+        Sent = 2,
+        Ack = 3,
+        Loss = 4,
+        Cnp = 5,
+        RttResponse = 6,
+        ProbeResponse = 7,
+        RxTelemetry = 8,
+        ProbeRequest = 9,
+        Feedback = 10,
+        FlowCount = 11,
+        Timer = 12,
+    }
+}
+
+tags! {
+    /// The request a decision frame carries.
+    enum RequestTag {
+        None = 0,
+        Probe = 1,
+        Feedback = 2,
+        ProbeReply = 3,
+        ReleaseOne = 4,
+        GoBackN = 5,
+    }
+}
+
+tags! {
+    /// The timer request a decision frame carries.
+    enum TimerTag {
+        Keep = 0,
+        Arm = 1,
+        Cancel = 2,
     }
 }
 
@@ -109,7 +151,7 @@ pub fn read_frame(buf: &[u8]) -> Result<Frame<'_>> {
         return Err(WireError::Truncated);
     }
     if buf[..2] != MAGIC {
-        return Err(WireError::BadLength);
+        return Err(WireError::BadMagic);
     }
     if buf[2] != VERSION {
         return Err(WireError::UnknownVersion);
@@ -145,7 +187,7 @@ impl<'a> Writer<'a> {
         }
         out[..2].copy_from_slice(&MAGIC);
         out[2] = VERSION;
-        out[3] = kind.code();
+        out[3] = kind as u8;
         Ok(Writer { out, at: HEADER_LEN })
     }
     fn bytes(&mut self, b: &[u8]) -> Result<()> {
@@ -299,21 +341,21 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
     w.u32(event.flow.0)?;
     match event.kind {
         EventKind::Start(p) => {
-            w.u8(0)?;
+            w.u8(EventTag::Start as u8)?;
             w.u8(algorithm_code(p.algorithm))?;
             w.u32(p.base_rtt.as_nanos())?;
             w.u32(p.line_rate.as_mbps())?;
             w.u32(p.start_seq.0)?;
         }
-        EventKind::End => w.u8(1)?,
+        EventKind::End => w.u8(EventTag::End as u8)?,
         EventKind::Sent { seq, len, end } => {
-            w.u8(2)?;
+            w.u8(EventTag::Sent as u8)?;
             w.u32(seq.0)?;
             w.u32(len)?;
             w.u8((end == MessageEnd::Last) as u8)?;
         }
         EventKind::Ack(a) => {
-            w.u8(3)?;
+            w.u8(EventTag::Ack as u8)?;
             w.u32(a.cum_ack.0)?;
             w.u32(a.snd_nxt.0)?;
             w.u8((a.ece == EcnEcho::Marked) as u8)?;
@@ -321,38 +363,38 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.hops(a.telemetry)?;
         }
         EventKind::Loss { first_lost } => {
-            w.u8(4)?;
+            w.u8(EventTag::Loss as u8)?;
             w.u32(first_lost.0)?;
         }
-        EventKind::Cnp => w.u8(5)?,
+        EventKind::Cnp => w.u8(EventTag::Cnp as u8)?,
         EventKind::RttResponse { probe, rtt_ns } => {
-            w.u8(6)?;
+            w.u8(EventTag::RttResponse as u8)?;
             w.u8(probe.0)?;
             w.opt_u32(rtt_ns)?;
         }
         EventKind::ProbeResponse { probe, hop_index, hop } => {
-            w.u8(7)?;
+            w.u8(EventTag::ProbeResponse as u8)?;
             w.u8(probe.0)?;
             w.u8(hop_index)?;
             w.hop(&hop)?;
         }
         EventKind::RxTelemetry { telemetry } => {
-            w.u8(8)?;
+            w.u8(EventTag::RxTelemetry as u8)?;
             w.hops(telemetry)?;
         }
         EventKind::ProbeRequest { telemetry } => {
-            w.u8(9)?;
+            w.u8(EventTag::ProbeRequest as u8)?;
             w.hops(telemetry)?;
         }
         EventKind::Feedback { window } => {
-            w.u8(10)?;
+            w.u8(EventTag::Feedback as u8)?;
             w.u32(window.to_bits())?;
         }
         EventKind::FlowCount { flows } => {
-            w.u8(11)?;
+            w.u8(EventTag::FlowCount as u8)?;
             w.u16(flows)?;
         }
-        EventKind::Timer => w.u8(12)?,
+        EventKind::Timer => w.u8(EventTag::Timer as u8)?,
     }
     w.finish()
 }
@@ -390,15 +432,15 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
     let now = Instant::from_nanos(r.u64()?);
     let flow = FlowId(r.u32()?);
     let mut hops = Hops::new();
-    let kind = match r.u8()? {
-        0 => {
+    let kind = match EventTag::from_code(r.u8()?)? {
+        EventTag::Start => {
             let algorithm = algorithm(r.u8()?)?;
             let base_rtt = BaseRtt::from_nanos(r.u32()?).ok_or(WireError::BadLength)?;
             let line_rate = LinkSpeed::from_mbps(r.u32()?);
             EventKind::Start(FlowParams { algorithm, base_rtt, line_rate, start_seq: Seq(r.u32()?) })
         }
-        1 => EventKind::End,
-        2 => {
+        EventTag::End => EventKind::End,
+        EventTag::Sent => {
             let seq = Seq(r.u32()?);
             let len = r.u32()?;
             let end = match r.u8()? {
@@ -408,7 +450,7 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
             };
             EventKind::Sent { seq, len, end }
         }
-        3 => {
+        EventTag::Ack => {
             let cum_ack = Seq(r.u32()?);
             let snd_nxt = Seq(r.u32()?);
             let ece = match r.u8()? {
@@ -420,29 +462,28 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
             hops = r.hops()?;
             EventKind::Ack(Ack { cum_ack, snd_nxt, ece, telemetry: &[], rtt_ns })
         }
-        4 => EventKind::Loss { first_lost: Seq(r.u32()?) },
-        5 => EventKind::Cnp,
-        6 => {
+        EventTag::Loss => EventKind::Loss { first_lost: Seq(r.u32()?) },
+        EventTag::Cnp => EventKind::Cnp,
+        EventTag::RttResponse => {
             let probe = ProbeId(r.u8()?);
             EventKind::RttResponse { probe, rtt_ns: r.opt_u32()? }
         }
-        7 => {
+        EventTag::ProbeResponse => {
             let probe = ProbeId(r.u8()?);
             let hop_index = r.u8()?;
             EventKind::ProbeResponse { probe, hop_index, hop: r.hop()? }
         }
-        8 => {
+        EventTag::RxTelemetry => {
             hops = r.hops()?;
             EventKind::RxTelemetry { telemetry: &[] }
         }
-        9 => {
+        EventTag::ProbeRequest => {
             hops = r.hops()?;
             EventKind::ProbeRequest { telemetry: &[] }
         }
-        10 => EventKind::Feedback { window: Window::from_bits(r.u32()?) },
-        11 => EventKind::FlowCount { flows: r.u16()? },
-        12 => EventKind::Timer,
-        _ => return Err(WireError::UnknownType),
+        EventTag::Feedback => EventKind::Feedback { window: Window::from_bits(r.u32()?) },
+        EventTag::FlowCount => EventKind::FlowCount { flows: r.u16()? },
+        EventTag::Timer => EventKind::Timer,
     };
     r.end()?;
     Ok(EventBuf { now, flow, kind, hops })
@@ -476,30 +517,30 @@ pub fn encode_answer(flow: FlowId, answer: &core::result::Result<Decision, Error
     w.u64(d.rate.as_bps())?;
     w.u8((d.ecn == Ecn::Ect) as u8)?;
     match d.timer {
-        TimerRequest::Keep => w.u8(0)?,
+        TimerRequest::Keep => w.u8(TimerTag::Keep as u8)?,
         TimerRequest::Arm(t) => {
-            w.u8(1)?;
+            w.u8(TimerTag::Arm as u8)?;
             w.u64(t.as_nanos())?;
         }
-        TimerRequest::Cancel => w.u8(2)?,
+        TimerRequest::Cancel => w.u8(TimerTag::Cancel as u8)?,
     }
     match d.request {
-        Request::None => w.u8(0)?,
+        Request::None => w.u8(RequestTag::None as u8)?,
         Request::Probe { id } => {
-            w.u8(1)?;
+            w.u8(RequestTag::Probe as u8)?;
             w.u8(id.0)?;
         }
         Request::Feedback { window } => {
-            w.u8(2)?;
+            w.u8(RequestTag::Feedback as u8)?;
             w.u32(window.to_bits())?;
         }
         Request::ProbeReply { hop_index } => {
-            w.u8(3)?;
+            w.u8(RequestTag::ProbeReply as u8)?;
             w.u8(hop_index)?;
         }
-        Request::ReleaseOne => w.u8(4)?,
+        Request::ReleaseOne => w.u8(RequestTag::ReleaseOne as u8)?,
         Request::GoBackN { from } => {
-            w.u8(5)?;
+            w.u8(RequestTag::GoBackN as u8)?;
             w.u32(from.0)?;
         }
     }
@@ -520,20 +561,18 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
                 1 => Ecn::Ect,
                 _ => return Err(WireError::UnknownType),
             };
-            let timer = match r.u8()? {
-                0 => TimerRequest::Keep,
-                1 => TimerRequest::Arm(Instant::from_nanos(r.u64()?)),
-                2 => TimerRequest::Cancel,
-                _ => return Err(WireError::UnknownType),
+            let timer = match TimerTag::from_code(r.u8()?)? {
+                TimerTag::Keep => TimerRequest::Keep,
+                TimerTag::Arm => TimerRequest::Arm(Instant::from_nanos(r.u64()?)),
+                TimerTag::Cancel => TimerRequest::Cancel,
             };
-            let request = match r.u8()? {
-                0 => Request::None,
-                1 => Request::Probe { id: ProbeId(r.u8()?) },
-                2 => Request::Feedback { window: Window::from_bits(r.u32()?) },
-                3 => Request::ProbeReply { hop_index: r.u8()? },
-                4 => Request::ReleaseOne,
-                5 => Request::GoBackN { from: Seq(r.u32()?) },
-                _ => return Err(WireError::UnknownType),
+            let request = match RequestTag::from_code(r.u8()?)? {
+                RequestTag::None => Request::None,
+                RequestTag::Probe => Request::Probe { id: ProbeId(r.u8()?) },
+                RequestTag::Feedback => Request::Feedback { window: Window::from_bits(r.u32()?) },
+                RequestTag::ProbeReply => Request::ProbeReply { hop_index: r.u8()? },
+                RequestTag::ReleaseOne => Request::ReleaseOne,
+                RequestTag::GoBackN => Request::GoBackN { from: Seq(r.u32()?) },
             };
             Ok(Decision { window, rate, ecn, timer, request })
         }
@@ -785,5 +824,15 @@ mod tests {
         assert_eq!(read_frame(&hdr), Err(WireError::BadLength));
         hdr[2] = 9;
         assert_eq!(read_frame(&hdr), Err(WireError::UnknownVersion));
+        // Bytes that are not a frame at all say so, apart from a bad length.
+        hdr[..2].copy_from_slice(b"XY");
+        assert_eq!(read_frame(&hdr), Err(WireError::BadMagic));
+        // Every code of every tag decodes to itself; the next code is unknown.
+        for k in [FrameKind::Event, FrameKind::Decision, FrameKind::Refusal, FrameKind::Config, FrameKind::Halt] {
+            assert_eq!(FrameKind::from_code(k as u8), Ok(k));
+        }
+        assert_eq!(FrameKind::from_code(6), Err(WireError::UnknownType));
+        assert_eq!(EventTag::from_code(EventTag::Timer as u8 + 1), Err(WireError::UnknownType));
+        assert_eq!(RequestTag::from_code(RequestTag::GoBackN as u8 + 1), Err(WireError::UnknownType));
     }
 }

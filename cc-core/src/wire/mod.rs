@@ -67,6 +67,8 @@ pub enum WireError {
     Replayed,
     /// The frame's checksum does not match.
     BadChecksum,
+    /// The bytes do not start with the codec's frame magic.
+    BadMagic,
 }
 
 impl fmt::Display for WireError {
@@ -83,6 +85,7 @@ impl fmt::Display for WireError {
             WireError::BadTag => "integrity tag mismatch",
             WireError::Replayed => "replayed notification",
             WireError::BadChecksum => "checksum mismatch",
+            WireError::BadMagic => "not a frame (bad magic)",
         })
     }
 }
