@@ -7,7 +7,11 @@ use std::{env, fs, path::PathBuf};
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
-    let map = if arch == "riscv64" { "memory-rv64.x" } else { "memory-rv32.x" };
+    let map = if arch == "riscv64" {
+        "memory-rv64.x"
+    } else {
+        "memory-rv32.x"
+    };
     fs::copy(map, out.join("memory.x")).expect("the memory maps are next to build.rs");
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory-rv32.x");

@@ -59,10 +59,24 @@ fn bench_hpcc_ack(hops: usize) -> Row {
     let tel = telemetry(hops, EVENTS);
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
-        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) }).unwrap();
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(1),
+                kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)),
+            },
+        )
+        .unwrap();
         for (i, t) in tel.iter().enumerate() {
             let ack = hpcc_ack(i as u32, t);
-            black_box(eng.handle(Instant::from_nanos(i as u64 * 1000), &Event { flow: FlowId(1), kind: EventKind::Ack(ack) })).ok();
+            black_box(eng.handle(
+                Instant::from_nanos(i as u64 * 1000),
+                &Event {
+                    flow: FlowId(1),
+                    kind: EventKind::Ack(ack),
+                },
+            ))
+            .ok();
         }
         tel.len()
     });
@@ -84,7 +98,11 @@ fn bench_hpcc_ack(hops: usize) -> Row {
         tel.len()
     });
     Row {
-        what: if hops == 1 { "HPCC++ ACK, 1 hop" } else { "HPCC++ ACK, 5 hops" },
+        what: if hops == 1 {
+            "HPCC++ ACK, 1 hop"
+        } else {
+            "HPCC++ ACK, 5 hops"
+        },
         engine_ns: fixed,
         fixed_ns: bare,
         reference_ns: Some(reference),
@@ -96,9 +114,19 @@ fn bench_rx_hpcc() -> Row {
     let p = hpcc_params(Algorithm::HpccReceiver);
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccReceiver<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
-        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).unwrap();
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(1),
+                kind: EventKind::Start(p),
+            },
+        )
+        .unwrap();
         for (i, t) in tel.iter().enumerate() {
-            let ev = Event { flow: FlowId(1), kind: EventKind::RxTelemetry { telemetry: t } };
+            let ev = Event {
+                flow: FlowId(1),
+                kind: EventKind::RxTelemetry { telemetry: t },
+            };
             black_box(eng.handle(Instant::from_nanos(i as u64 * 1000), &ev)).ok();
         }
         tel.len()
@@ -118,7 +146,12 @@ fn bench_rx_hpcc() -> Row {
         }
         tel.len()
     });
-    Row { what: "Rx-HPCC telemetry, 5 hops", engine_ns: fixed, fixed_ns: bare, reference_ns: Some(reference) }
+    Row {
+        what: "Rx-HPCC telemetry, 5 hops",
+        engine_ns: fixed,
+        fixed_ns: bare,
+        reference_ns: Some(reference),
+    }
 }
 
 fn bench_probe_response() -> Row {
@@ -127,13 +160,38 @@ fn bench_probe_response() -> Row {
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<1>, 4> = Engine::new(cfg).unwrap();
-        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) }).unwrap();
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(1),
+                kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)),
+            },
+        )
+        .unwrap();
         // Data in flight and probe 1 out; each response to probe n asks for n+1.
-        let sent = EventKind::Sent { seq: Seq(0), len: 1000, end: MessageEnd::More };
-        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: sent }).unwrap();
+        let sent = EventKind::Sent {
+            seq: Seq(0),
+            len: 1000,
+            end: MessageEnd::More,
+        };
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(1),
+                kind: sent,
+            },
+        )
+        .unwrap();
         for (i, t) in tel.iter().enumerate() {
             let probe = ProbeId((i + 1) as u8);
-            let ev = Event { flow: FlowId(1), kind: EventKind::ProbeResponse { probe, hop_index: 2, hop: t[0] } };
+            let ev = Event {
+                flow: FlowId(1),
+                kind: EventKind::ProbeResponse {
+                    probe,
+                    hop_index: 2,
+                    hop: t[0],
+                },
+            };
             black_box(eng.handle(Instant::from_nanos(i as u64 * 12_000), &ev)).ok();
         }
         tel.len()
@@ -147,16 +205,31 @@ fn bench_probe_response() -> Row {
         }
         tel.len()
     });
-    Row { what: "HPCC++ probe response", engine_ns: fixed, fixed_ns: bare, reference_ns: None }
+    Row {
+        what: "HPCC++ probe response",
+        engine_ns: fixed,
+        fixed_ns: bare,
+        reference_ns: None,
+    }
 }
 
 fn bench_ldcp_ack() -> Row {
     let (cfg, p, rp) = ldcp_setup();
     let fixed = time_per_event(|| {
         let mut eng: Engine<Ldcp, 4> = Engine::new(cfg).unwrap();
-        eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).unwrap();
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(1),
+                kind: EventKind::Start(p),
+            },
+        )
+        .unwrap();
         for i in 1..=EVENTS as u32 {
-            let ev = Event { flow: FlowId(1), kind: EventKind::Ack(ldcp_ack(i)) };
+            let ev = Event {
+                flow: FlowId(1),
+                kind: EventKind::Ack(ldcp_ack(i)),
+            };
             black_box(eng.handle(Instant::from_nanos(i as u64 * 100), &ev)).ok();
         }
         EVENTS
@@ -176,7 +249,12 @@ fn bench_ldcp_ack() -> Row {
         }
         EVENTS
     });
-    Row { what: "LDCP ACK (PAWA)", engine_ns: fixed, fixed_ns: bare, reference_ns: Some(reference) }
+    Row {
+        what: "LDCP ACK (PAWA)",
+        engine_ns: fixed,
+        fixed_ns: bare,
+        reference_ns: Some(reference),
+    }
 }
 
 fn bench_ldcp_timer() -> Row {
@@ -199,7 +277,12 @@ fn bench_ldcp_timer() -> Row {
         }
         EVENTS
     });
-    Row { what: "LDCP timer (cw < 1)", engine_ns: f64::NAN, fixed_ns: fixed, reference_ns: Some(reference) }
+    Row {
+        what: "LDCP timer (cw < 1)",
+        engine_ns: f64::NAN,
+        fixed_ns: fixed,
+        reference_ns: Some(reference),
+    }
 }
 
 fn per_flow<C: Controller>() -> usize {
@@ -209,14 +292,31 @@ fn per_flow<C: Controller>() -> usize {
 fn main() {
     println!("cc-core host benchmark: median of {RUNS} runs of {EVENTS} events, Engine::handle path");
     println!();
-    println!("{:<28} {:>10} {:>12} {:>12} {:>10}", "event", "engine ns", "controller", "f64 ref ns", "ref/ctrl");
-    for row in [bench_ldcp_ack(), bench_ldcp_timer(), bench_hpcc_ack(1), bench_hpcc_ack(5), bench_rx_hpcc(), bench_probe_response()] {
-        let engine = if row.engine_ns.is_nan() { "-".to_string() } else { format!("{:.1}", row.engine_ns) };
+    println!(
+        "{:<28} {:>10} {:>12} {:>12} {:>10}",
+        "event", "engine ns", "controller", "f64 ref ns", "ref/ctrl"
+    );
+    for row in [
+        bench_ldcp_ack(),
+        bench_ldcp_timer(),
+        bench_hpcc_ack(1),
+        bench_hpcc_ack(5),
+        bench_rx_hpcc(),
+        bench_probe_response(),
+    ] {
+        let engine = if row.engine_ns.is_nan() {
+            "-".to_string()
+        } else {
+            format!("{:.1}", row.engine_ns)
+        };
         let (r, ratio) = match row.reference_ns {
             Some(r) => (format!("{r:.1}"), format!("{:.1}x", r / row.fixed_ns)),
             None => ("-".into(), "-".into()),
         };
-        println!("{:<28} {:>10} {:>12.1} {:>12} {:>10}", row.what, engine, row.fixed_ns, r, ratio);
+        println!(
+            "{:<28} {:>10} {:>12.1} {:>12} {:>10}",
+            row.what, engine, row.fixed_ns, r, ratio
+        );
     }
     println!();
     println!("host target: none in DESIGN §8; the simulator's budget is the user. This host has an FPU, so");
@@ -225,7 +325,11 @@ fn main() {
     println!();
     println!("{:<40} {:>6} {:>8}", "per-flow state", "bytes", "target");
     let rows: [(&str, usize, Option<usize>); 6] = [
-        ("HPCC++ sender, bottleneck hop (probe)", per_flow::<HpccSender<1>>(), Some(48)),
+        (
+            "HPCC++ sender, bottleneck hop (probe)",
+            per_flow::<HpccSender<1>>(),
+            Some(48),
+        ),
         ("HPCC++ sender, 5-hop history", per_flow::<HpccSender<5>>(), Some(96)),
         ("HPCC++ receiver (Rx-HPCC), 5 hops", per_flow::<HpccReceiver<5>>(), None),
         ("LDCP (window)", per_flow::<Ldcp>(), Some(24)),
@@ -234,11 +338,19 @@ fn main() {
     ];
     for (what, bytes, target) in rows {
         match target {
-            Some(t) => println!("{:<40} {:>6} {:>8}  {}", what, bytes, format!("≤ {t}"), if bytes <= t { "ok" } else { "OVER" }),
+            Some(t) => println!(
+                "{:<40} {:>6} {:>8}  {}",
+                what,
+                bytes,
+                format!("≤ {t}"),
+                if bytes <= t { "ok" } else { "OVER" }
+            ),
             None => println!("{:<40} {:>6} {:>8}", what, bytes, "-"),
         }
     }
     let table = std::mem::size_of::<Engine<Ldcp, 4096>>() as f64 / 4096.0;
     println!();
-    println!("flow table overhead (heapless FnvIndexMap, key + hash + index): LDCP table of 4096 = {table:.1} bytes/flow");
+    println!(
+        "flow table overhead (heapless FnvIndexMap, key + hash + index): LDCP table of 4096 = {table:.1} bytes/flow"
+    );
 }

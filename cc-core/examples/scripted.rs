@@ -39,7 +39,15 @@ fn hpcc_two_to_one() {
     };
     let mut rate_bps = [0f64; 2];
     for (i, r) in rate_bps.iter_mut().enumerate() {
-        let d = eng.handle(Instant::ZERO, &Event { flow: FlowId(i as u32), kind: EventKind::Start(params) }).expect("start");
+        let d = eng
+            .handle(
+                Instant::ZERO,
+                &Event {
+                    flow: FlowId(i as u32),
+                    kind: EventKind::Start(params),
+                },
+            )
+            .expect("start");
         *r = d.rate.as_bps() as f64;
     }
     let cap_bytes_per_ns = LINK_GBPS as f64 / 8.0;
@@ -48,7 +56,10 @@ fn hpcc_two_to_one() {
     // cumulative ACK for what each sender had sent by the stamp time.
     let mut in_flight: VecDeque<(u64, HopSample, [f64; 2])> = VecDeque::new();
     let mut delivered_in_window = 0f64;
-    println!("{:>8} {:>12} {:>12} {:>10} {:>10} {:>10}", "t (us)", "W1 (B)", "W2 (B)", "U", "queue (B)", "util");
+    println!(
+        "{:>8} {:>12} {:>12} {:>10} {:>10} {:>10}",
+        "t (us)", "W1 (B)", "W2 (B)", "U", "queue (B)", "util"
+    );
     let mut t = 0u64;
     while t <= 200_000 {
         // Fluid link: arrivals at the senders' pacing rates.
@@ -83,17 +94,38 @@ fn hpcc_two_to_one() {
                     telemetry: core::slice::from_ref(&hop),
                     rtt_ns: None,
                 };
-                match eng.handle(Instant::from_nanos(t), &Event { flow: FlowId(i as u32), kind: EventKind::Ack(ack) }) {
+                match eng.handle(
+                    Instant::from_nanos(t),
+                    &Event {
+                        flow: FlowId(i as u32),
+                        kind: EventKind::Ack(ack),
+                    },
+                ) {
                     Ok(d) => *r = d.rate.as_bps() as f64,
                     Err(e) => println!("  ACK refused: {e}"),
                 }
             }
         }
         if t.is_multiple_of(10_000) {
-            let w = |f: u32| eng.flow(FlowId(f)).map(|s| s.core().window().bytes_floor()).unwrap_or(0);
-            let u = eng.flow(FlowId(0)).map(|s| s.core().utilization().to_fixed().to_num::<f64>()).unwrap_or(0.0);
+            let w = |f: u32| {
+                eng.flow(FlowId(f))
+                    .map(|s| s.core().window().bytes_floor())
+                    .unwrap_or(0)
+            };
+            let u = eng
+                .flow(FlowId(0))
+                .map(|s| s.core().utilization().to_fixed().to_num::<f64>())
+                .unwrap_or(0.0);
             let util = delivered_in_window / (cap_bytes_per_ns * 10_000.0);
-            println!("{:>8} {:>12} {:>12} {:>10.3} {:>10.0} {:>9.1}%", t / 1000, w(0), w(1), u, queue, util * 100.0);
+            println!(
+                "{:>8} {:>12} {:>12} {:>10.3} {:>10.0} {:>9.1}%",
+                t / 1000,
+                w(0),
+                w(1),
+                u,
+                queue,
+                util * 100.0
+            );
             delivered_in_window = 0.0;
         }
         t += STEP_NS;
@@ -137,7 +169,15 @@ fn ldcp_below_one_packet() {
         );
     };
     let mut now = 0u64;
-    let d = eng.handle(Instant::ZERO, &Event { flow, kind: EventKind::Start(params) }).expect("start");
+    let d = eng
+        .handle(
+            Instant::ZERO,
+            &Event {
+                flow,
+                kind: EventKind::Start(params),
+            },
+        )
+        .expect("start");
     show("start", now, &d, eng.flow(flow).expect("flow").cw());
     let mut acked = 0u32;
     let mut next_tick = None;
@@ -146,7 +186,15 @@ fn ldcp_below_one_packet() {
         now += 2_000;
         // Fire any due tick first.
         while let Some(at) = next_tick.filter(|at| *at <= now) {
-            let d = eng.handle(Instant::from_nanos(at), &Event { flow, kind: EventKind::Timer }).expect("timer");
+            let d = eng
+                .handle(
+                    Instant::from_nanos(at),
+                    &Event {
+                        flow,
+                        kind: EventKind::Timer,
+                    },
+                )
+                .expect("timer");
             show("timer", at, &d, eng.flow(flow).expect("flow").cw());
             next_tick = match d.timer {
                 TimerRequest::Arm(t) => Some(t.as_nanos()),
@@ -165,13 +213,26 @@ fn ldcp_below_one_packet() {
             telemetry: &[],
             rtt_ns: None,
         };
-        let d = eng.handle(Instant::from_nanos(now), &Event { flow, kind: EventKind::Ack(ack) }).expect("ack");
+        let d = eng
+            .handle(
+                Instant::from_nanos(now),
+                &Event {
+                    flow,
+                    kind: EventKind::Ack(ack),
+                },
+            )
+            .expect("ack");
         next_tick = match d.timer {
             TimerRequest::Arm(t) => Some(t.as_nanos()),
             TimerRequest::Cancel => None,
             TimerRequest::Keep => next_tick,
         };
-        show(if ece { "ACK, ECE=1" } else { "ACK, ECE=0" }, now, &d, eng.flow(flow).expect("flow").cw());
+        show(
+            if ece { "ACK, ECE=1" } else { "ACK, ECE=0" },
+            now,
+            &d,
+            eng.flow(flow).expect("flow").cw(),
+        );
         // Below one packet the ACKs come one per tick, not every 2 us.
         if let Some(at) = next_tick {
             now = now.max(at);

@@ -50,7 +50,11 @@ impl<const H: usize> Controller for HpccSender<H> {
         match *event {
             EventKind::Ack(ref ack) => self.new_ack(cfg, now, ack),
             EventKind::Sent { .. } => Ok(self.on_sent(cfg, now)),
-            EventKind::ProbeResponse { probe, hop_index, ref hop } => self.on_probe_response(cfg, now, probe, hop_index, hop),
+            EventKind::ProbeResponse {
+                probe,
+                hop_index,
+                ref hop,
+            } => self.on_probe_response(cfg, now, probe, hop_index, hop),
             EventKind::Feedback { window } => Ok(self.on_feedback(cfg, window)),
             EventKind::FlowCount { flows } => self.on_flow_count(cfg, flows),
             EventKind::Timer => Ok(self.on_timer(cfg, now)),

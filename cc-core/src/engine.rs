@@ -40,7 +40,11 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     /// An empty engine; `InvalidParams` if the config is out of range.
     pub fn new(cfg: C::Config) -> Result<Self, Error> {
         C::validate(&cfg)?;
-        Ok(Engine { cfg, flows: FnvIndexMap::new(), stats: Stats::default() })
+        Ok(Engine {
+            cfg,
+            flows: FnvIndexMap::new(),
+            stats: Stats::default(),
+        })
     }
 
     /// Replaces the configuration and empties the table and the counters,
@@ -152,7 +156,14 @@ mod tests {
             line_rate: LinkSpeed::from_gbps(100),
             start_seq: Seq(0),
         };
-        e.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).unwrap();
+        e.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(1),
+                kind: EventKind::Start(p),
+            },
+        )
+        .unwrap();
         let mut bad = LdcpConfig::draft_default();
         bad.mtu = 0;
         assert_eq!(e.reset(bad), Err(Error::InvalidParams));

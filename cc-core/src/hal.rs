@@ -39,7 +39,11 @@ pub trait SchedulerPort {
 
 /// Drains `source` through `engine` into `port`; returns how many events
 /// were taken. The one event loop both firmware and simulator run.
-pub fn pump<C, const N: usize>(engine: &mut Engine<C, N>, source: &mut impl EventSource, port: &mut impl SchedulerPort) -> usize
+pub fn pump<C, const N: usize>(
+    engine: &mut Engine<C, N>,
+    source: &mut impl EventSource,
+    port: &mut impl SchedulerPort,
+) -> usize
 where
     C: Controller,
 {

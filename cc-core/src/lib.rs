@@ -55,7 +55,8 @@ pub mod wire;
 pub use controller::{AnyConfig, AnyController, Controller};
 pub use engine::{Engine, Stats};
 pub use event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request, TimerRequest,
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request,
+    TimerRequest,
 };
 
 /// Everything a NIC integration needs, in one import.

@@ -30,7 +30,11 @@ pub struct CounterWidths {
 
 impl CounterWidths {
     /// 32-bit nanosecond timestamp and 32-bit byte counter.
-    pub const FULL: CounterWidths = CounterWidths { ts_bits: 32, tx_bits: 32, tx_unit_bytes: 1 };
+    pub const FULL: CounterWidths = CounterWidths {
+        ts_bits: 32,
+        tx_bits: 32,
+        tx_unit_bytes: 1,
+    };
 
     /// Whether the widths are usable (1 ..= 32 bits, unit ≥ 1).
     pub const fn is_valid(&self) -> bool {
@@ -175,9 +179,17 @@ pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dt
 /// signature covers the hop count and the selected hops.
 pub(crate) fn path_signature(hops: &[HopSample], first_index: u8, tracked: u16) -> u32 {
     let mut h: u32 = 0x811C_9DC5 ^ hops.len() as u32;
-    for (idx, s) in (first_index as u32..).zip(hops).filter(|(i, _)| tracked >> (*i - first_index as u32) & 1 == 1) {
+    for (idx, s) in (first_index as u32..)
+        .zip(hops)
+        .filter(|(i, _)| tracked >> (*i - first_index as u32) & 1 == 1)
+    {
         let w = s.widths;
-        for word in [idx, s.id, s.bandwidth.as_mbps(), (w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32] {
+        for word in [
+            idx,
+            s.id,
+            s.bandwidth.as_mbps(),
+            (w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32,
+        ] {
             h = (h ^ word).wrapping_mul(0x0100_0193).rotate_left(5);
         }
     }
@@ -223,11 +235,18 @@ mod tests {
     fn transmitted_bytes_accept_any_interval_shorter_than_a_wrap() {
         // Compact counters: 20 bits of 128 bytes wrap every 134 MB, 671 µs
         // at 1.6 Tb/s. Samples 350 µs apart at line rate: past half a wrap.
-        let w = CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 128 };
+        let w = CounterWidths {
+            ts_bits: 24,
+            tx_bits: 20,
+            tx_unit_bytes: 128,
+        };
         let b = 1_600_000; // Mb/s
         let sent = 350_000u64 * b as u64 / 8000; // 70 MB
         let units = (sent / 128) as u32;
-        assert_eq!(tx_bytes_between(units & 0xF_FFFF, 0, w, 350_000, b), Some(units as u64 * 128));
+        assert_eq!(
+            tx_bytes_between(units & 0xF_FFFF, 0, w, 350_000, b),
+            Some(units as u64 * 128)
+        );
         // An interval that could hold a whole wrap: ambiguous.
         assert_eq!(tx_bytes_between(5, 0, w, 700_000, b), None);
         // More than twice the line rate: the counter was reset.
@@ -237,7 +256,11 @@ mod tests {
 
     #[test]
     fn signature_sees_identity_count_and_speed() {
-        let a = HopSample { id: 7, bandwidth: LinkSpeed::from_gbps(100), ..Default::default() };
+        let a = HopSample {
+            id: 7,
+            bandwidth: LinkSpeed::from_gbps(100),
+            ..Default::default()
+        };
         let mut b = a;
         b.id = 8;
         let mut c = a;

@@ -118,7 +118,11 @@ impl Window {
 
     /// A window of whole bytes, saturating at the representable maximum.
     pub const fn from_bytes(bytes: u32) -> Self {
-        let raw = if bytes > (u32::MAX >> Self::FRAC_BITS) { u32::MAX } else { bytes << Self::FRAC_BITS };
+        let raw = if bytes > (u32::MAX >> Self::FRAC_BITS) {
+            u32::MAX
+        } else {
+            bytes << Self::FRAC_BITS
+        };
         Window(U28F4::from_bits(raw))
     }
 

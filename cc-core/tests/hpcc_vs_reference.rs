@@ -54,7 +54,14 @@ struct HopGen {
 
 fn hop_gen(t_ns: u32) -> impl Strategy<Value = HopGen> {
     (
-        (any::<u32>(), any::<u32>(), 0u32..(64 << 20), 0u32..(4 * t_ns), 0u32..(64 << 20), 0u32..(4 * t_ns)),
+        (
+            any::<u32>(),
+            any::<u32>(),
+            0u32..(64 << 20),
+            0u32..(4 * t_ns),
+            0u32..(64 << 20),
+            0u32..(4 * t_ns),
+        ),
         (
             1u32..=(4 * t_ns),
             0.0f64..1.2,
@@ -66,28 +73,34 @@ fn hop_gen(t_ns: u32) -> impl Strategy<Value = HopGen> {
             prop::option::weighted(0.2, 0u32..=(1 << 24)),
         ),
     )
-        .prop_map(|((ts0, tx0, q0, s0, q1, s1), (dts, dtx_frac, speed, id, ts_bits, tx_bits, unit, util))| HopGen {
-            ts0,
-            tx0,
-            q0,
-            s0,
-            dts,
-            dtx_frac,
-            q1,
-            s1,
-            speed,
-            id,
-            ts_bits,
-            tx_bits,
-            unit,
-            util,
-        })
+        .prop_map(
+            |((ts0, tx0, q0, s0, q1, s1), (dts, dtx_frac, speed, id, ts_bits, tx_bits, unit, util))| HopGen {
+                ts0,
+                tx0,
+                q0,
+                s0,
+                dts,
+                dtx_frac,
+                q1,
+                s1,
+                speed,
+                id,
+                ts_bits,
+                tx_bits,
+                unit,
+                util,
+            },
+        )
 }
 
 impl HopGen {
     fn samples(&self) -> (HopSample, HopSample) {
         let bw = LinkSpeed::from_gbps(SPEEDS_GBPS[self.speed]);
-        let widths = CounterWidths { ts_bits: self.ts_bits, tx_bits: self.tx_bits, tx_unit_bytes: self.unit };
+        let widths = CounterWidths {
+            ts_bits: self.ts_bits,
+            tx_bits: self.tx_bits,
+            tx_unit_bytes: self.unit,
+        };
         let ts_half = (1u64 << (self.ts_bits - 1)) - 1;
         let dts = (self.dts as u64).min(ts_half) as u32;
         // Bytes the link could send in dts, times a factor up to 1.2.
@@ -136,11 +149,29 @@ struct Case {
 fn case() -> impl Strategy<Value = Case> {
     (1_000u32..=1_000_000).prop_flat_map(|t_ns| {
         (
-            (Just(t_ns), 0usize..8, 50u32..=100, 0u8..=5, 1u16..2000, any::<bool>(), any::<bool>()),
-            (prop::collection::vec(hop_gen(t_ns), 1..=5), 0u64..(64u64 << 24), 0.0f64..=1.0, 0.0f64..=1.0, 0u8..=5, any::<bool>()),
+            (
+                Just(t_ns),
+                0usize..8,
+                50u32..=100,
+                0u8..=5,
+                1u16..2000,
+                any::<bool>(),
+                any::<bool>(),
+            ),
+            (
+                prop::collection::vec(hop_gen(t_ns), 1..=5),
+                0u64..(64u64 << 24),
+                0.0f64..=1.0,
+                0.0f64..=1.0,
+                0u8..=5,
+                any::<bool>(),
+            ),
         )
             .prop_map(
-                |((t_ns, line, eta_pct, max_stage, n, sigcomm_ai, sojourn), (hops, u_raw, w_frac, wc_frac, stage, update))| Case {
+                |(
+                    (t_ns, line, eta_pct, max_stage, n, sigcomm_ai, sojourn),
+                    (hops, u_raw, w_frac, wc_frac, stage, update),
+                )| Case {
                     t_ns,
                     line,
                     eta_pct,
@@ -169,7 +200,11 @@ fn config(c: &Case) -> HpccConfig {
             AdditiveIncrease::PerFlows { n: c.n }
         },
         w_min: Window::from_bytes(16),
-        queue_signal: if c.sojourn { QueueSignal::Sojourn } else { QueueSignal::Length },
+        queue_signal: if c.sojourn {
+            QueueSignal::Sojourn
+        } else {
+            QueueSignal::Length
+        },
         telemetry: TelemetrySource::Inband,
     }
 }
@@ -191,13 +226,23 @@ fn w_bytes(w: Window) -> f64 {
 fn ref_params(cfg: &HpccConfig, p: &FlowParams, c: &Case) -> HpccRefParams {
     let t = p.base_rtt.as_nanos() as f64;
     // The BDP, clamped to the 64 MiB the engine starts at.
-    let w_init = (p.line_rate.as_mbps() as f64 * t / 8000.0).floor().min(Window::MAX_CONFIG_BYTES as f64);
+    let w_init = (p.line_rate.as_mbps() as f64 * t / 8000.0)
+        .floor()
+        .min(Window::MAX_CONFIG_BYTES as f64);
     let eta = cfg.eta.to_bits() as f64 * LSB;
     let w_ai = match cfg.additive_increase {
         AdditiveIncrease::PerFlows { n } => w_init * (1.0 - eta) / n as f64,
         AdditiveIncrease::RateTimesRtt(r) => r.as_bps() as f64 * t / 8e9,
     };
-    HpccRefParams { t_ns: t, eta, max_stage: c.max_stage as u32, w_ai, w_min: 16.0, w_init, sojourn: c.sojourn }
+    HpccRefParams {
+        t_ns: t,
+        eta,
+        max_stage: c.max_stage as u32,
+        w_ai,
+        w_min: 16.0,
+        w_init,
+        sojourn: c.sojourn,
+    }
 }
 
 fn within(fix: f64, reference: f64, abs: f64) -> bool {
@@ -205,7 +250,13 @@ fn within(fix: f64, reference: f64, abs: f64) -> bool {
 }
 
 fn ack<'a>(cum: u32, nxt: u32, tel: &'a [HopSample]) -> Ack<'a> {
-    Ack { cum_ack: Seq(cum), snd_nxt: Seq(nxt), ece: EcnEcho::NotMarked, telemetry: tel, rtt_ns: None }
+    Ack {
+        cum_ack: Seq(cum),
+        snd_nxt: Seq(nxt),
+        ece: EcnEcho::NotMarked,
+        telemetry: tel,
+        rtt_ns: None,
+    }
 }
 
 proptest! {

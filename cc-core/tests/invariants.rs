@@ -97,16 +97,22 @@ fn hop() -> impl Strategy<Value = HopSample> {
         (0u8..=40, 0u8..=40, any::<u16>()),
         prop::option::of((0u32..=(1 << 24)).prop_map(|raw| Fraction::from_bits(raw).unwrap())),
     )
-        .prop_map(|(ts, tx, qlen_bytes, sojourn_ns, mbps, id, (ts_bits, tx_bits, unit), tx_utilization)| HopSample {
-            ts,
-            tx,
-            qlen_bytes,
-            sojourn_ns,
-            bandwidth: LinkSpeed::from_mbps(mbps),
-            id,
-            widths: CounterWidths { ts_bits, tx_bits, tx_unit_bytes: unit },
-            tx_utilization,
-        })
+        .prop_map(
+            |(ts, tx, qlen_bytes, sojourn_ns, mbps, id, (ts_bits, tx_bits, unit), tx_utilization)| HopSample {
+                ts,
+                tx,
+                qlen_bytes,
+                sojourn_ns,
+                bandwidth: LinkSpeed::from_mbps(mbps),
+                id,
+                widths: CounterWidths {
+                    ts_bits,
+                    tx_bits,
+                    tx_unit_bytes: unit,
+                },
+                tx_utilization,
+            },
+        )
 }
 
 /// Telemetry that mostly continues the previous sample of the same flow
@@ -174,7 +180,12 @@ fn check(cfg: &AnyConfig, m: &Model, now: Instant, d: &Decision) -> Result<(), T
     match p.algorithm {
         Algorithm::Hpcc | Algorithm::HpccReceiver => {
             prop_assert!(d.window >= cfg.hpcc.w_min, "W {} below W_min", d.window);
-            prop_assert!(d.window.bytes_floor() as u64 <= bdp, "W {} above W_init {}", d.window, bdp);
+            prop_assert!(
+                d.window.bytes_floor() as u64 <= bdp,
+                "W {} above W_init {}",
+                d.window,
+                bdp
+            );
             prop_assert!(d.rate <= p.line_rate.to_rate(), "R {} above line rate", d.rate);
         }
         Algorithm::Ldcp | Algorithm::LdcpRate => {
@@ -182,9 +193,17 @@ fn check(cfg: &AnyConfig, m: &Model, now: Instant, d: &Decision) -> Result<(), T
             let gamma_bytes = cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu);
             prop_assert!(d.window >= gamma_bytes, "window {} below gamma", d.window);
             let iw_bytes = bdp.div_ceil(mtu).max(1) * mtu;
-            prop_assert!(d.rate.as_bps() <= iw_bytes * 8_000_000_000 / t, "rate {} above IW/T", d.rate);
+            prop_assert!(
+                d.rate.as_bps() <= iw_bytes * 8_000_000_000 / t,
+                "rate {} above IW/T",
+                d.rate
+            );
             if d.request == Request::ReleaseOne {
-                prop_assert!((d.window.bytes_floor() as u64) < mtu, "released with window {}", d.window);
+                prop_assert!(
+                    (d.window.bytes_floor() as u64) < mtu,
+                    "released with window {}",
+                    d.window
+                );
             }
         }
     }
@@ -205,19 +224,48 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
         now = now.saturating_add(*dt as u64);
         let t = Instant::from_nanos(now);
         let (flow, kind, start) = match op {
-            Op::Start { flow, algo, t_ns, mbps, seq } => {
-                let algorithm = [Algorithm::Hpcc, Algorithm::HpccReceiver, Algorithm::Ldcp, Algorithm::LdcpRate][*algo as usize];
+            Op::Start {
+                flow,
+                algo,
+                t_ns,
+                mbps,
+                seq,
+            } => {
+                let algorithm = [
+                    Algorithm::Hpcc,
+                    Algorithm::HpccReceiver,
+                    Algorithm::Ldcp,
+                    Algorithm::LdcpRate,
+                ][*algo as usize];
                 let Some(base_rtt) = BaseRtt::from_nanos(*t_ns) else {
                     continue; // invalid T cannot even be expressed in FlowParams
                 };
-                let params = FlowParams { algorithm, base_rtt, line_rate: LinkSpeed::from_mbps(*mbps), start_seq: Seq(*seq) };
+                let params = FlowParams {
+                    algorithm,
+                    base_rtt,
+                    line_rate: LinkSpeed::from_mbps(*mbps),
+                    start_seq: Seq(*seq),
+                };
                 (*flow, EventKind::Start(params), Some(params))
             }
             Op::End { flow } => (*flow, EventKind::End, None),
-            Op::Sent { flow, seq, len, last } => {
-                (*flow, EventKind::Sent { seq: Seq(*seq), len: *len, end: if *last { MessageEnd::Last } else { MessageEnd::More } }, None)
-            }
-            Op::Ack { flow, cum, nxt, ece, hops, rtt } => (
+            Op::Sent { flow, seq, len, last } => (
+                *flow,
+                EventKind::Sent {
+                    seq: Seq(*seq),
+                    len: *len,
+                    end: if *last { MessageEnd::Last } else { MessageEnd::More },
+                },
+                None,
+            ),
+            Op::Ack {
+                flow,
+                cum,
+                nxt,
+                ece,
+                hops,
+                rtt,
+            } => (
                 *flow,
                 EventKind::Ack(Ack {
                     cum_ack: Seq(*cum),
@@ -236,20 +284,46 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
             }
             Op::ProbeResponse { flow, idx, hop, probe } => {
                 let probe = probe.map_or_else(|| latest_probe.get(flow).copied().unwrap_or_default(), ProbeId);
-                (*flow, EventKind::ProbeResponse { probe, hop_index: *idx, hop: *hop }, None)
+                (
+                    *flow,
+                    EventKind::ProbeResponse {
+                        probe,
+                        hop_index: *idx,
+                        hop: *hop,
+                    },
+                    None,
+                )
             }
             Op::RxTelemetry { flow, hops } => (*flow, EventKind::RxTelemetry { telemetry: hops }, None),
             Op::ProbeRequest { flow, hops } => (*flow, EventKind::ProbeRequest { telemetry: hops }, None),
-            Op::Feedback { flow, window } => (*flow, EventKind::Feedback { window: Window::from_bits(*window) }, None),
+            Op::Feedback { flow, window } => (
+                *flow,
+                EventKind::Feedback {
+                    window: Window::from_bits(*window),
+                },
+                None,
+            ),
             Op::FlowCount { flow, n } => (*flow, EventKind::FlowCount { flows: *n }, None),
             Op::Timer { flow } => (*flow, EventKind::Timer, None),
         };
         let before: Vec<(u32, Option<AnyController<5>>)> = (0..10).map(|f| (f, eng.flow(FlowId(f)).copied())).collect();
         let stats_before = eng.stats();
-        let r = eng.handle(t, &Event { flow: FlowId(flow), kind });
+        let r = eng.handle(
+            t,
+            &Event {
+                flow: FlowId(flow),
+                kind,
+            },
+        );
         for (f, state) in &before {
             if *f != flow {
-                prop_assert_eq!(eng.flow(FlowId(*f)).copied(), *state, "event for flow {} touched flow {}", flow, f);
+                prop_assert_eq!(
+                    eng.flow(FlowId(*f)).copied(),
+                    *state,
+                    "event for flow {} touched flow {}",
+                    flow,
+                    f
+                );
             }
         }
         match r {
@@ -274,7 +348,12 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
             }
             Err(e) => {
                 let was = before[flow as usize].1;
-                prop_assert_eq!(eng.flow(FlowId(flow)).copied(), was, "refused event ({}) changed the flow", e);
+                prop_assert_eq!(
+                    eng.flow(FlowId(flow)).copied(),
+                    was,
+                    "refused event ({}) changed the flow",
+                    e
+                );
                 prop_assert_eq!(eng.stats().handled, stats_before.handled);
                 if e == Error::UnknownFlow {
                     prop_assert!(!model.contains_key(&flow));
@@ -315,7 +394,10 @@ fn sequences_reach_live_flows() {
         total += ops.len() as u64;
     }
     println!("{handled} of {total} events handled by a live flow");
-    assert!(handled * 5 >= total, "only {handled} of {total} events reached a live flow");
+    assert!(
+        handled * 5 >= total,
+        "only {handled} of {total} events reached a live flow"
+    );
 }
 
 /// A full table refuses the ninth flow and leaves the other eight alone.
@@ -329,12 +411,46 @@ fn full_table_is_an_error_value() {
         start_seq: Seq(0),
     };
     for f in 0..8 {
-        eng.handle(Instant::ZERO, &Event { flow: FlowId(f), kind: EventKind::Start(params) }).unwrap();
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(f),
+                kind: EventKind::Start(params),
+            },
+        )
+        .unwrap();
     }
     let states: Vec<_> = (0..8).map(|f| *eng.flow(FlowId(f)).unwrap()).collect();
-    assert_eq!(eng.handle(Instant::ZERO, &Event { flow: FlowId(8), kind: EventKind::Start(params) }), Err(Error::TableFull));
-    assert_eq!(eng.handle(Instant::ZERO, &Event { flow: FlowId(3), kind: EventKind::Start(params) }), Err(Error::FlowExists));
-    assert_eq!(eng.handle(Instant::ZERO, &Event { flow: FlowId(99), kind: EventKind::Timer }), Err(Error::UnknownFlow));
+    assert_eq!(
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(8),
+                kind: EventKind::Start(params)
+            }
+        ),
+        Err(Error::TableFull)
+    );
+    assert_eq!(
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(3),
+                kind: EventKind::Start(params)
+            }
+        ),
+        Err(Error::FlowExists)
+    );
+    assert_eq!(
+        eng.handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(99),
+                kind: EventKind::Timer
+            }
+        ),
+        Err(Error::UnknownFlow)
+    );
     for f in 0..8 {
         assert_eq!(*eng.flow(FlowId(f)).unwrap(), states[f as usize]);
     }

@@ -46,7 +46,14 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn setup(gamma_k: u32, fast: bool, alpha_pct: u32, beta_pct: u32, t_ns: u32, gbps: u32) -> (LdcpConfig, FlowParams, LdcpRefParams) {
+fn setup(
+    gamma_k: u32,
+    fast: bool,
+    alpha_pct: u32,
+    beta_pct: u32,
+    t_ns: u32,
+    gbps: u32,
+) -> (LdcpConfig, FlowParams, LdcpRefParams) {
     let cfg = LdcpConfig {
         mtu: 1000,
         alpha: Fraction::ratio(alpha_pct, 100).unwrap(),

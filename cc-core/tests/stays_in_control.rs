@@ -20,7 +20,13 @@ struct Bottleneck {
 impl Bottleneck {
     fn new(widths: CounterWidths, bw: LinkSpeed) -> Self {
         // The switch's clock is not the sender's: start it somewhere else.
-        Bottleneck { widths, bw, ts_ns: 123_456_789, tx_bytes: 987_654_321, queue_bytes: 0.0 }
+        Bottleneck {
+            widths,
+            bw,
+            ts_ns: 123_456_789,
+            tx_bytes: 987_654_321,
+            queue_bytes: 0.0,
+        }
     }
 
     /// `dt_ns` pass with `offered` × capacity arriving: the link sends at
@@ -35,8 +41,16 @@ impl Bottleneck {
     }
 
     fn sample(&self) -> HopSample {
-        let ts_mask = if self.widths.ts_bits >= 32 { u32::MAX as u64 } else { (1u64 << self.widths.ts_bits) - 1 };
-        let tx_mask = if self.widths.tx_bits >= 32 { u32::MAX as u64 } else { (1u64 << self.widths.tx_bits) - 1 };
+        let ts_mask = if self.widths.ts_bits >= 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << self.widths.ts_bits) - 1
+        };
+        let tx_mask = if self.widths.tx_bits >= 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << self.widths.tx_bits) - 1
+        };
         HopSample {
             ts: (self.ts_ns & ts_mask) as u32,
             tx: ((self.tx_bytes / self.widths.tx_unit_bytes as u64) & tx_mask) as u32,
@@ -52,7 +66,11 @@ impl Bottleneck {
 
 /// The compact stack's widths: 24-bit ns timestamps (wrap 16.8 ms), 20-bit
 /// tx counter in 128-byte units.
-const COMPACT: CounterWidths = CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 128 };
+const COMPACT: CounterWidths = CounterWidths {
+    ts_bits: 24,
+    tx_bits: 20,
+    tx_unit_bytes: 128,
+};
 
 struct Run {
     cfg: HpccConfig,
@@ -80,7 +98,14 @@ fn sender(gbps: u32, t_ns: u32) -> (HpccConfig, HpccSender<5>) {
 impl Run {
     fn new(widths: CounterWidths, gbps: u32, t_ns: u32) -> Self {
         let (cfg, s) = sender(gbps, t_ns);
-        Run { cfg, s, link: Bottleneck::new(widths, LinkSpeed::from_gbps(gbps)), now_ns: 5_000_000, seq: 0, refused: 0 }
+        Run {
+            cfg,
+            s,
+            link: Bottleneck::new(widths, LinkSpeed::from_gbps(gbps)),
+            now_ns: 5_000_000,
+            seq: 0,
+            refused: 0,
+        }
     }
 
     /// ACKs every `dt_ns` for `span_ns` at `offered` load.
@@ -98,7 +123,11 @@ impl Run {
                 telemetry: &tel,
                 rtt_ns: None,
             };
-            if self.s.new_ack(&self.cfg, Instant::from_nanos(self.now_ns), &ack).is_err() {
+            if self
+                .s
+                .new_ack(&self.cfg, Instant::from_nanos(self.now_ns), &ack)
+                .is_err()
+            {
                 self.refused += 1;
             }
         }
@@ -147,7 +176,15 @@ fn a_flow_back_from_an_idle_gap_past_half_a_wrap_reacts_at_once() {
 /// refusals before.
 #[test]
 fn thirty_two_bit_stamps_after_two_seconds_idle() {
-    resumes_under_control(CounterWidths { ts_bits: 32, tx_bits: 32, tx_unit_bytes: 1 }, 200_000, 2_200_000_000);
+    resumes_under_control(
+        CounterWidths {
+            ts_bits: 32,
+            tx_bits: 32,
+            tx_unit_bytes: 1,
+        },
+        200_000,
+        2_200_000_000,
+    );
 }
 
 /// Past a whole wrap the stored history says nothing: it restarts, and the
@@ -164,7 +201,13 @@ fn a_reordered_ack_is_still_stale() {
     r.traffic(100_000, 1_000, 0.5);
     let old = [r.link.sample()];
     r.traffic(3_000, 1_000, 0.5);
-    let ack = Ack { cum_ack: Seq(r.seq), snd_nxt: Seq(r.seq), ece: EcnEcho::NotMarked, telemetry: &old, rtt_ns: None };
+    let ack = Ack {
+        cum_ack: Seq(r.seq),
+        snd_nxt: Seq(r.seq),
+        ece: EcnEcho::NotMarked,
+        telemetry: &old,
+        rtt_ns: None,
+    };
     let before = r.s;
     let now = Instant::from_nanos(r.now_ns + 500);
     assert_eq!(r.s.new_ack(&r.cfg, now, &ack), Err(Error::StaleTelemetry));
@@ -226,7 +269,13 @@ fn steady_u(gbps: u32, t_ns: u32, tau_ns: u32, rtts: u32) -> (f64, f64) {
         now += tau_ns as u64;
         let tel = [hop];
         let seq = Seq((k as u32).wrapping_mul(1000));
-        let ack = Ack { cum_ack: seq, snd_nxt: seq, ece: EcnEcho::NotMarked, telemetry: &tel, rtt_ns: None };
+        let ack = Ack {
+            cum_ack: seq,
+            snd_nxt: seq,
+            ece: EcnEcho::NotMarked,
+            telemetry: &tel,
+            rtt_ns: None,
+        };
         s.new_ack(&cfg, Instant::from_nanos(now), &ack).unwrap();
     }
     let target = util.to_bits() as f64 / (1u64 << 24) as f64;
@@ -258,6 +307,10 @@ fn the_ewma_settles_within_a_tenth_of_a_percent() {
     for (gbps, t_ns, tau_ns) in cases {
         let (u, target) = steady_u(gbps, t_ns, tau_ns, 12);
         let err = (u - target) / target;
-        assert!(err.abs() < 0.001, "{gbps} Gb/s, T {t_ns} ns, a sample every {tau_ns} ns: U {u:.6} vs {target:.6} ({:+.3} %)", err * 100.0);
+        assert!(
+            err.abs() < 0.001,
+            "{gbps} Gb/s, T {t_ns} ns, a sample every {tau_ns} ns: U {u:.6} vs {target:.6} ({:+.3} %)",
+            err * 100.0
+        );
     }
 }

@@ -33,6 +33,12 @@ fuzz_target!(|input: ([u8; 16], u32, u16, &[u8])| {
     let mut guard = ReplayGuard::default();
     let mut buf = vec![0u8; msg.len() + SEQ_LEN + TAG_LEN];
     let n = seal_sequenced(&key, FlowId(flow), flip as u32, msg, &mut buf).unwrap();
-    assert_eq!(v.open_sequenced(FlowId(flow), &mut guard, &buf[..n]), Ok((msg, flip as u32)));
-    assert_eq!(v.open_sequenced(FlowId(flow), &mut guard, &buf[..n]), Err(WireError::Replayed));
+    assert_eq!(
+        v.open_sequenced(FlowId(flow), &mut guard, &buf[..n]),
+        Ok((msg, flip as u32))
+    );
+    assert_eq!(
+        v.open_sequenced(FlowId(flow), &mut guard, &buf[..n]),
+        Err(WireError::Replayed)
+    );
 });

@@ -2,7 +2,8 @@
 //! decoded event, answer or configuration re-encodes to a frame that decodes to the same.
 #![no_main]
 use cc_core::wire::codec::{
-    decode_answer, decode_config, decode_event, encode_answer, encode_config, encode_event, read_frame, resync, FrameKind, MAX_FRAME,
+    decode_answer, decode_config, decode_event, encode_answer, encode_config, encode_event, read_frame, resync,
+    FrameKind, MAX_FRAME,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -23,7 +24,9 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(again.as_ref(), Ok(&ev));
             }
             FrameKind::Decision | FrameKind::Refusal => {
-                let Ok((flow, answer)) = decode_answer(&frame) else { continue };
+                let Ok((flow, answer)) = decode_answer(&frame) else {
+                    continue;
+                };
                 let n = encode_answer(flow, &answer, &mut buf).expect("a decoded answer re-encodes");
                 let again = read_frame(&buf[..n]).and_then(|f| decode_answer(&f));
                 assert_eq!(again, Ok((flow, answer)));

@@ -30,7 +30,11 @@ impl Hop {
             sojourn_ns: self.sojourn,
             bandwidth: LinkSpeed::from_mbps(self.mbps),
             id: self.id as u32 % 4,
-            widths: CounterWidths { ts_bits: self.ts_bits % 34, tx_bits: self.tx_bits % 34, tx_unit_bytes: self.unit },
+            widths: CounterWidths {
+                ts_bits: self.ts_bits % 34,
+                tx_bits: self.tx_bits % 34,
+                tx_unit_bytes: self.unit,
+            },
             tx_utilization: self.util.and_then(|u| Fraction::from_bits(u % (1 << 25))),
         }
     }
@@ -38,18 +42,50 @@ impl Hop {
 
 #[derive(Arbitrary, Debug)]
 enum Op {
-    Start { algo: u8, t_ns: u32, mbps: u32, seq: u32 },
+    Start {
+        algo: u8,
+        t_ns: u32,
+        mbps: u32,
+        seq: u32,
+    },
     End,
-    Sent { seq: u32, len: u32, last: bool },
-    Ack { cum: u32, nxt: u32, ece: bool, hops: Vec<Hop>, rtt: Option<u32> },
-    Loss { seq: u32 },
+    Sent {
+        seq: u32,
+        len: u32,
+        last: bool,
+    },
+    Ack {
+        cum: u32,
+        nxt: u32,
+        ece: bool,
+        hops: Vec<Hop>,
+        rtt: Option<u32>,
+    },
+    Loss {
+        seq: u32,
+    },
     Cnp,
-    RttResponse { probe: u8, rtt: Option<u32> },
-    ProbeResponse { probe: u8, idx: u8, hop: Hop },
-    RxTelemetry { hops: Vec<Hop> },
-    ProbeRequest { hops: Vec<Hop> },
-    Feedback { window: u32 },
-    FlowCount { n: u16 },
+    RttResponse {
+        probe: u8,
+        rtt: Option<u32>,
+    },
+    ProbeResponse {
+        probe: u8,
+        idx: u8,
+        hop: Hop,
+    },
+    RxTelemetry {
+        hops: Vec<Hop>,
+    },
+    ProbeRequest {
+        hops: Vec<Hop>,
+    },
+    Feedback {
+        window: u32,
+    },
+    FlowCount {
+        n: u16,
+    },
     Timer,
 }
 
@@ -76,25 +112,56 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
         let samples: Vec<HopSample>;
         let kind = match &step.op {
             Op::Start { algo, t_ns, mbps, seq } => {
-                let Some(base_rtt) = BaseRtt::from_nanos(*t_ns) else { continue };
-                let algorithm = [Algorithm::Hpcc, Algorithm::HpccReceiver, Algorithm::Ldcp, Algorithm::LdcpRate][*algo as usize % 4];
-                EventKind::Start(FlowParams { algorithm, base_rtt, line_rate: LinkSpeed::from_mbps(*mbps), start_seq: Seq(*seq) })
+                let Some(base_rtt) = BaseRtt::from_nanos(*t_ns) else {
+                    continue;
+                };
+                let algorithm = [
+                    Algorithm::Hpcc,
+                    Algorithm::HpccReceiver,
+                    Algorithm::Ldcp,
+                    Algorithm::LdcpRate,
+                ][*algo as usize % 4];
+                EventKind::Start(FlowParams {
+                    algorithm,
+                    base_rtt,
+                    line_rate: LinkSpeed::from_mbps(*mbps),
+                    start_seq: Seq(*seq),
+                })
             }
             Op::End => EventKind::End,
-            Op::Sent { seq, len, last } => {
-                EventKind::Sent { seq: Seq(*seq), len: *len, end: if *last { MessageEnd::Last } else { MessageEnd::More } }
-            }
-            Op::Ack { cum, nxt, ece, hops, rtt } => {
+            Op::Sent { seq, len, last } => EventKind::Sent {
+                seq: Seq(*seq),
+                len: *len,
+                end: if *last { MessageEnd::Last } else { MessageEnd::More },
+            },
+            Op::Ack {
+                cum,
+                nxt,
+                ece,
+                hops,
+                rtt,
+            } => {
                 samples = hops.iter().map(Hop::sample).collect();
                 let ece = if *ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
-                EventKind::Ack(Ack { cum_ack: Seq(*cum), snd_nxt: Seq(*nxt), ece, telemetry: &samples, rtt_ns: *rtt })
+                EventKind::Ack(Ack {
+                    cum_ack: Seq(*cum),
+                    snd_nxt: Seq(*nxt),
+                    ece,
+                    telemetry: &samples,
+                    rtt_ns: *rtt,
+                })
             }
             Op::Loss { seq } => EventKind::Loss { first_lost: Seq(*seq) },
             Op::Cnp => EventKind::Cnp,
-            Op::RttResponse { probe, rtt } => EventKind::RttResponse { probe: ProbeId(*probe), rtt_ns: *rtt },
-            Op::ProbeResponse { probe, idx, hop } => {
-                EventKind::ProbeResponse { probe: ProbeId(*probe), hop_index: *idx, hop: hop.sample() }
-            }
+            Op::RttResponse { probe, rtt } => EventKind::RttResponse {
+                probe: ProbeId(*probe),
+                rtt_ns: *rtt,
+            },
+            Op::ProbeResponse { probe, idx, hop } => EventKind::ProbeResponse {
+                probe: ProbeId(*probe),
+                hop_index: *idx,
+                hop: hop.sample(),
+            },
             Op::RxTelemetry { hops } => {
                 samples = hops.iter().map(Hop::sample).collect();
                 EventKind::RxTelemetry { telemetry: &samples }
@@ -103,12 +170,20 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
                 samples = hops.iter().map(Hop::sample).collect();
                 EventKind::ProbeRequest { telemetry: &samples }
             }
-            Op::Feedback { window } => EventKind::Feedback { window: Window::from_bits(*window) },
+            Op::Feedback { window } => EventKind::Feedback {
+                window: Window::from_bits(*window),
+            },
             Op::FlowCount { n } => EventKind::FlowCount { flows: *n },
             Op::Timer => EventKind::Timer,
         };
         let before: Vec<Option<AnyController<5>>> = (0..10).map(|i| eng.flow(FlowId(i)).copied()).collect();
-        let r = eng.handle(t, &Event { flow: FlowId(f as u32), kind });
+        let r = eng.handle(
+            t,
+            &Event {
+                flow: FlowId(f as u32),
+                kind,
+            },
+        );
         for i in 0..10u32 {
             if i != f as u32 {
                 assert_eq!(eng.flow(FlowId(i)).copied(), before[i as usize], "touched another flow");
@@ -116,7 +191,11 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
         }
         let d = match r {
             Err(_) => {
-                assert_eq!(eng.flow(FlowId(f as u32)).copied(), before[f as usize], "refused event changed the flow");
+                assert_eq!(
+                    eng.flow(FlowId(f as u32)).copied(),
+                    before[f as usize],
+                    "refused event changed the flow"
+                );
                 continue;
             }
             Ok(d) => d,
@@ -134,13 +213,23 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
         let t_ns = p.base_rtt.as_nanos() as u64;
         match p.algorithm {
             Algorithm::Hpcc | Algorithm::HpccReceiver => {
-                assert!(d.window >= cfg.hpcc.w_min && d.window.bytes_floor() as u64 <= bdp, "window {} outside clamps", d.window);
+                assert!(
+                    d.window >= cfg.hpcc.w_min && d.window.bytes_floor() as u64 <= bdp,
+                    "window {} outside clamps",
+                    d.window
+                );
                 assert!(d.rate <= p.line_rate.to_rate(), "rate above line rate");
             }
             Algorithm::Ldcp | Algorithm::LdcpRate => {
                 let mtu = cfg.ldcp.mtu as u64;
-                assert!(d.window >= cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu), "cw below gamma");
-                assert!(d.rate.as_bps() <= bdp.div_ceil(mtu).max(1) * mtu * 8_000_000_000 / t_ns, "rate above IW/T");
+                assert!(
+                    d.window >= cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu),
+                    "cw below gamma"
+                );
+                assert!(
+                    d.rate.as_bps() <= bdp.div_ceil(mtu).max(1) * mtu * 8_000_000_000 / t_ns,
+                    "rate above IW/T"
+                );
                 if d.request == Request::ReleaseOne {
                     assert!((d.window.bytes_floor() as u64) < mtu);
                 }

@@ -16,11 +16,17 @@ fuzz_target!(|input: (u32, &[u8])| {
             _ => None,
         };
     }
-    let Ok(p) = IfaPacket::new_checked(data, &profiles) else { return };
-    let Ok(repr) = IfaRepr::parse(&p, &profiles) else { return };
+    let Ok(p) = IfaPacket::new_checked(data, &profiles) else {
+        return;
+    };
+    let Ok(repr) = IfaRepr::parse(&p, &profiles) else {
+        return;
+    };
     let mut buf = [0u8; 8 + cc_core::wire::ifa::MAX_L4_LEN + 32 * cc_core::wire::MAX_HOPS];
-    repr.emit(&mut IfaPacket::new_unchecked(&mut buf[..])).expect("a parsed stack re-emits");
-    let again = IfaPacket::new_checked(&buf[..repr.buffer_len()], &profiles).and_then(|p| IfaRepr::parse(&p, &profiles));
+    repr.emit(&mut IfaPacket::new_unchecked(&mut buf[..]))
+        .expect("a parsed stack re-emits");
+    let again =
+        IfaPacket::new_checked(&buf[..repr.buffer_len()], &profiles).and_then(|p| IfaRepr::parse(&p, &profiles));
     assert_eq!(again.as_ref(), Ok(&repr));
     let _ = repr.hop_samples(&profiles, &UnitsProfile::default_100g());
 });

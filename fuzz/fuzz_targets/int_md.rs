@@ -9,7 +9,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(p) = IntMdPacket::new_checked(data) else { return };
     let Ok(repr) = IntMdRepr::parse(&p) else { return };
     let mut buf = [0u8; 1024];
-    repr.emit(&mut IntMdPacket::new_unchecked(&mut buf[..])).expect("a parsed stack re-emits");
+    repr.emit(&mut IntMdPacket::new_unchecked(&mut buf[..]))
+        .expect("a parsed stack re-emits");
     let again = IntMdPacket::new_checked(&buf[..repr.buffer_len()]).and_then(|p| IntMdRepr::parse(&p));
     assert_eq!(again.as_ref(), Ok(&repr));
     let mut profile = UnitsProfile::default_100g();

@@ -11,7 +11,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(opt) = IoamOption::new_checked(data) else { return };
     let Ok(repr) = IoamRepr::parse(&opt) else { return };
     let mut buf = [0u8; 300];
-    repr.emit(&mut IoamOption::new_unchecked(&mut buf[..])).expect("a parsed option re-emits");
+    repr.emit(&mut IoamOption::new_unchecked(&mut buf[..]))
+        .expect("a parsed option re-emits");
     let len = repr.buffer_len();
     let opt2 = IoamOption::new_checked(&buf[..len]).expect("emitted option checks");
     let again = IoamRepr::parse(&opt2).expect("emitted option parses");

@@ -23,8 +23,17 @@ fn write(target: &str, name: &str, bytes: &[u8]) {
 
 fn compact() {
     let mut hops = heapless::Vec::new();
-    for (i, s) in [SpeedCode::G100, SpeedCode::G400, SpeedCode::G100].into_iter().enumerate() {
-        hops.push(CompactHop { speed: s, ts: 1000 * i as u32, tx: 77 * i as u32, qlen: 5 * i as u32 }).unwrap();
+    for (i, s) in [SpeedCode::G100, SpeedCode::G400, SpeedCode::G100]
+        .into_iter()
+        .enumerate()
+    {
+        hops.push(CompactHop {
+            speed: s,
+            ts: 1000 * i as u32,
+            tx: 77 * i as u32,
+            qlen: 5 * i as u32,
+        })
+        .unwrap();
     }
     let r = CompactRepr { hops };
     let mut buf = vec![0u8; r.buffer_len()];
@@ -35,9 +44,17 @@ fn compact() {
 fn int_md() {
     // (name, bitmap, domain-specific bytes per hop)
     for (name, bitmap, ds) in [
-        ("hpcc-fields", instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL, 0),
+        (
+            "hpcc-fields",
+            instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL,
+            0,
+        ),
         ("all-fields", 0xFF81, 0),
-        ("reserved-bits-and-domain-metadata", instr::NODE_ID | instr::EGRESS_TS | instr::TX_UTIL | instr::reserved(2) | instr::CHECKSUM, 8),
+        (
+            "reserved-bits-and-domain-metadata",
+            instr::NODE_ID | instr::EGRESS_TS | instr::TX_UTIL | instr::reserved(2) | instr::CHECKSUM,
+            8,
+        ),
     ] {
         let mut hops = heapless::Vec::new();
         for k in 0..3u32 {
@@ -46,7 +63,11 @@ fn int_md() {
                 egress_ts: 1000 + k as u64,
                 tx_util: 5000,
                 queue_occupancy: 100,
-                reserved: if bitmap & instr::reserved(2) != 0 { [0, 0, 0xFFFF_FFFF, 0, 0, 0] } else { [0; 6] },
+                reserved: if bitmap & instr::reserved(2) != 0 {
+                    [0, 0, 0xFFFF_FFFF, 0, 0, 0]
+                } else {
+                    [0; 6]
+                },
                 domain_specific: (0..ds).map(|i| i as u8).collect(),
                 ..Default::default()
             })
@@ -95,13 +116,29 @@ fn ioam() {
     ] {
         let mut nodes = heapless::Vec::new();
         for k in 0..2u32 {
-            let snapshot = oss.then_some(OpaqueSnapshot { schema_id: 7, data: &data[..4 * k as usize] });
-            nodes.push(IoamNode { node_id: k, ts_seconds: 1, ts_fraction: k, ns_data: k, snapshot, ..Default::default() }).unwrap();
+            let snapshot = oss.then_some(OpaqueSnapshot {
+                schema_id: 7,
+                data: &data[..4 * k as usize],
+            });
+            nodes
+                .push(IoamNode {
+                    node_id: k,
+                    ts_seconds: 1,
+                    ts_fraction: k,
+                    ns_data: k,
+                    snapshot,
+                    ..Default::default()
+                })
+                .unwrap();
         }
         let r = IoamRepr {
             kind,
             namespace: 1,
-            flags: TraceFlags { overflow: false, loopback: true, active: false },
+            flags: TraceFlags {
+                overflow: false,
+                loopback: true,
+                active: false,
+            },
             remaining_len: if kind == TraceKind::PreAllocated { 3 } else { 0 },
             trace_type: tt,
             nodes,
@@ -130,13 +167,17 @@ fn ifa() {
     // The packet's own L4 header stays between the IFA header and the
     // metadata: UDP (8 bytes), TCP without and with options.
     let udp: &[u8] = &[0xC0, 0x00, 0x12, 0xB7, 0x00, 0x40, 0x00, 0x00];
-    let tcp = vec![0xC0, 0x00, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x10, 0xFF, 0xFF, 0, 0, 0, 0];
+    let tcp = vec![
+        0xC0, 0x00, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x10, 0xFF, 0xFF, 0, 0, 0, 0,
+    ];
     let mut tcp_opts = tcp.clone();
     tcp_opts[12] = 0x70;
     tcp_opts.extend_from_slice(&[1; 8]);
-    for (name, next_header, l4) in
-        [("two-hops-udp", ifa::UDP, udp), ("two-hops-tcp", ifa::TCP, &tcp[..]), ("two-hops-tcp-options", ifa::TCP, &tcp_opts[..])]
-    {
+    for (name, next_header, l4) in [
+        ("two-hops-udp", ifa::UDP, udp),
+        ("two-hops-tcp", ifa::TCP, &tcp[..]),
+        ("two-hops-tcp-options", ifa::TCP, &tcp_opts[..]),
+    ] {
         let r = IfaRepr {
             gns: 0,
             next_header,
@@ -179,7 +220,13 @@ fn codec() {
     let mut buf = [0u8; MAX_FRAME];
     for kind in [
         EventKind::Start(params),
-        EventKind::Ack(Ack { cum_ack: Seq(1), snd_nxt: Seq(2), ece: EcnEcho::Marked, telemetry: &hops, rtt_ns: None }),
+        EventKind::Ack(Ack {
+            cum_ack: Seq(1),
+            snd_nxt: Seq(2),
+            ece: EcnEcho::Marked,
+            telemetry: &hops,
+            rtt_ns: None,
+        }),
         EventKind::Timer,
     ] {
         let n = encode_event(Instant::from_nanos(5), &Event { flow: FlowId(1), kind }, &mut buf).unwrap();

@@ -31,9 +31,22 @@ fn main() {
     println!("hal-sim benchmark: {} (best of 3)", s.name);
     println!();
     println!("{:<46} {:>14} {:>12}", "", "measured", "target");
-    println!("{:<46} {:>14.2} {:>12}", "data packets per CPU-second (millions)", rate / 1e6, "≥ 2.60");
-    println!("{:<46} {:>14.2} {:>12}", "events per data packet", events as f64 / packets as f64, "-");
-    println!("{:<46} {:>14.3} {:>12}", "wall seconds for 400 000 data packets", best, "-");
+    println!(
+        "{:<46} {:>14.2} {:>12}",
+        "data packets per CPU-second (millions)",
+        rate / 1e6,
+        "≥ 2.60"
+    );
+    println!(
+        "{:<46} {:>14.2} {:>12}",
+        "events per data packet",
+        events as f64 / packets as f64,
+        "-"
+    );
+    println!(
+        "{:<46} {:>14.3} {:>12}",
+        "wall seconds for 400 000 data packets", best, "-"
+    );
     println!();
     println!(
         "(DESIGN §8 for scale: ns-3 ≈ 0.26 M/s and htsim ≈ 0.9 M/s on a 2-to-1; {})",

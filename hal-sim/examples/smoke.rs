@@ -9,7 +9,13 @@ fn main() {
     let t0 = std::time::Instant::now();
     w.run(|_| {});
     let wall = t0.elapsed().as_secs_f64();
-    println!("sim end {:.1} us, wall {:.2} s, events {}, {:?}", w.now as f64 / 1e6, wall, w.q.handled(), w.metrics.counters);
+    println!(
+        "sim end {:.1} us, wall {:.2} s, events {}, {:?}",
+        w.now as f64 / 1e6,
+        wall,
+        w.q.handled(),
+        w.metrics.counters
+    );
     for f in &w.flows {
         println!(
             "flow {} {}B fct {:?} us rtt {} ns retx {}",

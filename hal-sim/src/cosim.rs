@@ -46,7 +46,15 @@ impl Firmware {
             .map_err(|e| format!("cannot start {} {}: {e}", runner.display(), elf.display()))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
-        let mut fw = Firmware { child, stdin, stdout, buf: Vec::new(), selection, events: 0, failure: None };
+        let mut fw = Firmware {
+            child,
+            stdin,
+            stdout,
+            buf: Vec::new(),
+            selection,
+            events: 0,
+            failure: None,
+        };
         let mut frame = [0u8; MAX_FRAME];
         let n = codec::encode_config(cfg, &mut frame).map_err(|e| format!("configuration: {e}"))?;
         fw.send(&frame[..n])?;
@@ -58,7 +66,10 @@ impl Firmware {
     }
 
     fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.stdin.write_all(bytes).and_then(|_| self.stdin.flush()).map_err(|e| format!("firmware input closed: {e}"))
+        self.stdin
+            .write_all(bytes)
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| format!("firmware input closed: {e}"))
     }
 
     /// Reads one whole frame's bytes.
@@ -73,7 +84,10 @@ impl Firmware {
                 Err(cc_core::wire::WireError::Truncated) => {}
                 Err(e) => return Err(format!("bad frame from the firmware: {e}")),
             }
-            let n = self.stdout.read(&mut chunk).map_err(|e| format!("firmware output: {e}"))?;
+            let n = self
+                .stdout
+                .read(&mut chunk)
+                .map_err(|e| format!("firmware output: {e}"))?;
             if n == 0 {
                 return Err("the firmware stopped before answering".into());
             }
@@ -93,7 +107,10 @@ impl Firmware {
         }
         let (flow, answer) = codec::decode_answer(&f).map_err(|e| format!("answer: {e}"))?;
         if flow != event.flow {
-            return Err(format!("answer for flow {} to an event of flow {}", flow.0, event.flow.0));
+            return Err(format!(
+                "answer for flow {} to an event of flow {}",
+                flow.0, event.flow.0
+            ));
         }
         self.events += 1;
         Ok(answer)

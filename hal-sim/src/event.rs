@@ -103,7 +103,8 @@ impl EventQueue {
         };
         debug_assert!(slot < 1 << SLOT_BITS, "more than 2^24 pending events");
         self.seq += 1;
-        self.heap.push(Key(std::cmp::Reverse((t, self.seq << SLOT_BITS | slot as u64))));
+        self.heap
+            .push(Key(std::cmp::Reverse((t, self.seq << SLOT_BITS | slot as u64))));
     }
 
     /// Schedules `host`'s wake-up at `t`, replacing the one pending (if
@@ -115,7 +116,10 @@ impl EventQueue {
 
     /// The earliest event.
     pub fn pop(&mut self) -> Option<(Ps, Ev)> {
-        let main = self.heap.peek().map(|Key(std::cmp::Reverse((t, key)))| (*t, key >> SLOT_BITS));
+        let main = self
+            .heap
+            .peek()
+            .map(|Key(std::cmp::Reverse((t, key)))| (*t, key >> SLOT_BITS));
         if let Some(w) = self.wakes.peek().filter(|w| main.is_none_or(|m| *w < m)) {
             let host = self.wakes.pop_min();
             self.popped += 1;
@@ -221,7 +225,11 @@ impl Wakes {
             if l >= n {
                 break;
             }
-            let c = if l + 1 < n && self.heap[l + 1].0 < self.heap[l].0 { l + 1 } else { l };
+            let c = if l + 1 < n && self.heap[l + 1].0 < self.heap[l].0 {
+                l + 1
+            } else {
+                l
+            };
             if self.heap[c].0 >= self.heap[i].0 {
                 break;
             }
@@ -245,7 +253,12 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
-            vec![(5, Ev::FlowStart { flow: 3 }), (10, Ev::FlowStart { flow: 1 }), (10, Ev::FlowStart { flow: 2 }), (20, Ev::Sample)]
+            vec![
+                (5, Ev::FlowStart { flow: 3 }),
+                (10, Ev::FlowStart { flow: 1 }),
+                (10, Ev::FlowStart { flow: 2 }),
+                (20, Ev::Sample)
+            ]
         );
         assert_eq!(q.handled(), 4);
     }

@@ -42,7 +42,8 @@ impl World {
         let bps = self.net.nodes[node as usize].ports[0].bps;
         FlowParams {
             algorithm,
-            base_rtt: BaseRtt::from_nanos(f.base_rtt_ns).unwrap_or(BaseRtt::from_nanos(BaseRtt::MAX_NS).expect("in range")),
+            base_rtt: BaseRtt::from_nanos(f.base_rtt_ns)
+                .unwrap_or(BaseRtt::from_nanos(BaseRtt::MAX_NS).expect("in range")),
             line_rate: LinkSpeed::from_mbps((bps / 1_000_000) as u32),
             start_seq: Seq(0),
         }
@@ -51,11 +52,18 @@ impl World {
     /// Hands an event to a host's engine; a refusal is counted.
     fn engine(&mut self, host: u32, flow: u32, kind: EventKind<'_>) -> Option<Decision> {
         let now = Instant::from_nanos(self.now / PS_PER_NS);
-        let event = Event { flow: FlowId(flow), kind };
+        let event = Event {
+            flow: FlowId(flow),
+            kind,
+        };
         if let Some(t) = self.trace.as_mut().filter(|t| t.selection.wants(host, flow)) {
             t.record(now, &event);
         }
-        let answer = match self.cosim.as_mut().filter(|f| f.failure.is_none() && f.selection.wants(host, flow)) {
+        let answer = match self
+            .cosim
+            .as_mut()
+            .filter(|f| f.failure.is_none() && f.selection.wants(host, flow))
+        {
             Some(fw) => fw.handle(now, &event).unwrap_or_else(|e| {
                 fw.failure = Some(e);
                 Err(Error::NotApplicable)
@@ -117,7 +125,11 @@ impl World {
                 }
             }
             Request::Probe { id } => {
-                let kind = if self.cfg.algo == Algo::LdcpRate { PktKind::RttReq } else { PktKind::Probe };
+                let kind = if self.cfg.algo == Algo::LdcpRate {
+                    PktKind::RttReq
+                } else {
+                    PktKind::Probe
+                };
                 let (src, dst) = (f.src_host, f.dst_host);
                 self.send_ctrl(src, dst, flow, kind, |w, p| {
                     p.ts_ps = w.now;
@@ -220,7 +232,9 @@ impl World {
         for i in 0..n {
             let idx = (self.hosts[host as usize].rr + i) % n;
             let flow = self.hosts[host as usize].active[idx];
-            let Some(sub_packet) = self.window_allows(flow) else { continue };
+            let Some(sub_packet) = self.window_allows(flow) else {
+                continue;
+            };
             if self.flows[flow as usize].next_send_ps > self.now {
                 continue;
             }
@@ -241,12 +255,25 @@ impl World {
             (f.snd_nxt, len, f.snd_nxt + len as u64 == f.app_limit, f.dst_host)
         };
         let end = if last { MessageEnd::Last } else { MessageEnd::More };
-        let d = self.engine(host, flow, EventKind::Sent { seq: Seq(seq as u32), len, end });
+        let d = self.engine(
+            host,
+            flow,
+            EventKind::Sent {
+                seq: Seq(seq as u32),
+                len,
+                end,
+            },
+        );
         let ecn = match d.map(|d| d.ecn) {
             Some(Ecn::NotEct) => EcnBits::NotEct,
             _ => EcnBits::Ect,
         };
-        let mut p = Packet::new(PktKind::Data, flow, self.hosts[host as usize].node, self.hosts[dst as usize].node);
+        let mut p = Packet::new(
+            PktKind::Data,
+            flow,
+            self.hosts[host as usize].node,
+            self.hosts[dst as usize].node,
+        );
         p.seq = seq;
         p.len = len;
         p.ecn = ecn;
@@ -306,7 +333,13 @@ impl World {
         self.metrics.counters.timeouts += 1;
         let (src, una) = (f.src_host, f.snd_una);
         f.snd_nxt = una;
-        if let Some(d) = self.engine(src, flow, EventKind::Loss { first_lost: Seq(una as u32) }) {
+        if let Some(d) = self.engine(
+            src,
+            flow,
+            EventKind::Loss {
+                first_lost: Seq(una as u32),
+            },
+        ) {
             self.apply(flow, &d);
         }
         self.arm_rto(flow);
@@ -346,14 +379,23 @@ impl World {
             PktKind::ProbeReply => {
                 // A lossy path (nic.probe_loss) drops some replies.
                 let lost = self.cfg.probe_loss > 0.0
-                    && (rand_chacha::rand_core::Rng::next_u64(&mut self.loss_rng) as f64) < self.cfg.probe_loss * u64::MAX as f64;
+                    && (rand_chacha::rand_core::Rng::next_u64(&mut self.loss_rng) as f64)
+                        < self.cfg.probe_loss * u64::MAX as f64;
                 if lost {
                     self.metrics.counters.probes_lost += 1;
                     return;
                 }
                 self.metrics.counters.probe_replies += 1;
                 if let Some((hop_index, hop)) = p.hop {
-                    self.sender_event(host, p.flow, EventKind::ProbeResponse { probe: p.probe, hop_index, hop });
+                    self.sender_event(
+                        host,
+                        p.flow,
+                        EventKind::ProbeResponse {
+                            probe: p.probe,
+                            hop_index,
+                            hop,
+                        },
+                    );
                 }
             }
             PktKind::Feedback => {
@@ -363,7 +405,10 @@ impl World {
                 sealed[4 + auth::SEQ_LEN..].copy_from_slice(&p.tag);
                 if self.cfg.integrity {
                     let guard = &mut self.flows[p.flow as usize].feedback_guard;
-                    match self.hosts[host as usize].verifier.open_sequenced(FlowId(p.flow), guard, &sealed) {
+                    match self.hosts[host as usize]
+                        .verifier
+                        .open_sequenced(FlowId(p.flow), guard, &sealed)
+                    {
                         Ok(_) => {}
                         Err(WireError::Replayed) => {
                             self.metrics.counters.replayed_feedback += 1;
@@ -375,7 +420,13 @@ impl World {
                         }
                     }
                 }
-                self.sender_event(host, p.flow, EventKind::Feedback { window: Window::from_bits(p.window_bits) });
+                self.sender_event(
+                    host,
+                    p.flow,
+                    EventKind::Feedback {
+                        window: Window::from_bits(p.window_bits),
+                    },
+                );
             }
             PktKind::Cnp => self.sender_event(host, p.flow, EventKind::Cnp),
             PktKind::RttReq => {
@@ -494,7 +545,11 @@ impl World {
                 sealed[..t.len()].copy_from_slice(t);
                 sealed[t.len()..t.len() + 8].copy_from_slice(&p.seq.to_be_bytes());
                 sealed[t.len() + 8..t.len() + 8 + TAG_LEN].copy_from_slice(&p.tag);
-                if self.hosts[host as usize].verifier.open(FlowId(flow), &sealed[..t.len() + 8 + TAG_LEN]).is_err() {
+                if self.hosts[host as usize]
+                    .verifier
+                    .open(FlowId(flow), &sealed[..t.len() + 8 + TAG_LEN])
+                    .is_err()
+                {
                     self.metrics.counters.bad_tags += 1;
                     return;
                 }
@@ -512,7 +567,13 @@ impl World {
         let (una, nxt) = (f.snd_una, f.snd_nxt);
         let ece = if p.ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
         let rtt_ns = Some(((self.now - p.ts_ps) / PS_PER_NS).min(u32::MAX as u64) as u32);
-        let ack = Ack { cum_ack: Seq(una as u32), snd_nxt: Seq(nxt as u32), ece, telemetry: &hops, rtt_ns };
+        let ack = Ack {
+            cum_ack: Seq(una as u32),
+            snd_nxt: Seq(nxt as u32),
+            ece,
+            telemetry: &hops,
+            rtt_ns,
+        };
         if let Some(d) = self.engine(host, flow, EventKind::Ack(ack)) {
             self.apply(flow, &d);
         }
@@ -547,7 +608,13 @@ impl World {
         let from = p.seq.max(f.snd_una);
         f.snd_una = from;
         f.snd_nxt = from;
-        self.sender_event(host, p.flow, EventKind::Loss { first_lost: Seq(from as u32) });
+        self.sender_event(
+            host,
+            p.flow,
+            EventKind::Loss {
+                first_lost: Seq(from as u32),
+            },
+        );
     }
 
     /// The probe responder (HPCC++ §7.1): the receiver's engine picks the
@@ -558,9 +625,13 @@ impl World {
             self.metrics.counters.bad_telemetry += 1;
             return;
         };
-        let Some(d) = self.engine(host, flow, EventKind::ProbeRequest { telemetry: &hops }) else { return };
+        let Some(d) = self.engine(host, flow, EventKind::ProbeRequest { telemetry: &hops }) else {
+            return;
+        };
         if let Request::ProbeReply { hop_index } = d.request {
-            let Some(hop) = hops.get(hop_index as usize).copied() else { return };
+            let Some(hop) = hops.get(hop_index as usize).copied() else {
+                return;
+            };
             let (src, probe) = (self.flows[flow as usize].src_host, p.probe);
             self.send_ctrl(host, src, flow, PktKind::ProbeReply, |_, q| {
                 q.hop = Some((hop_index, hop));

@@ -55,7 +55,17 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    let Cmd::Run { scenario: path, json, out, quiet, record, cosim, runner, host, flows } = Cli::parse().cmd;
+    let Cmd::Run {
+        scenario: path,
+        json,
+        out,
+        quiet,
+        record,
+        cosim,
+        runner,
+        host,
+        flows,
+    } = Cli::parse().cmd;
     let s = match scenario::load(&path) {
         Ok(s) => s,
         Err(e) => {
@@ -82,7 +92,11 @@ fn main() -> ExitCode {
         }
     }
     let stop = w.cfg.stop_ps;
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(stop / 1_000) };
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(stop / 1_000)
+    };
     bar.set_style(
         ProgressStyle::with_template("{spinner} simulated {pos}/{len} ns [{bar:40}] {elapsed_precise}")
             .expect("valid template")
@@ -124,7 +138,10 @@ fn main() -> ExitCode {
             .and_then(|_| report::write_csv(&w, &o.join("flows.csv")).map_err(|e| e.to_string()))
             .and_then(|_| report::write_plots(&w, &o).map_err(|e| e.to_string()));
         match result {
-            Ok(()) => println!("wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg", o.display()),
+            Ok(()) => println!(
+                "wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg",
+                o.display()
+            ),
             Err(e) => {
                 eprintln!("error: {}: {e}", o.display());
                 return ExitCode::FAILURE;

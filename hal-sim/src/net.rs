@@ -94,7 +94,10 @@ pub struct Network {
 impl Network {
     /// Adds a node; returns its id.
     pub fn add_node(&mut self, kind: NodeKind) -> u32 {
-        self.nodes.push(Node { kind, ports: Vec::new() });
+        self.nodes.push(Node {
+            kind,
+            ports: Vec::new(),
+        });
         let id = (self.nodes.len() - 1) as u32;
         if kind == NodeKind::Host {
             self.host_index.push(self.hosts.len() as u32);
@@ -140,8 +143,13 @@ impl Network {
                 if dist[u] == u32::MAX || dist[u] == 0 {
                     continue;
                 }
-                self.routes[u][hi] =
-                    node.ports.iter().enumerate().filter(|(_, p)| dist[p.peer.0 as usize] == dist[u] - 1).map(|(i, _)| i as u16).collect();
+                self.routes[u][hi] = node
+                    .ports
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| dist[p.peer.0 as usize] == dist[u] - 1)
+                    .map(|(i, _)| i as u16)
+                    .collect();
             }
         }
     }

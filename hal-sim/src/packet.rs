@@ -61,7 +61,10 @@ pub struct TelBuf {
 
 impl Default for TelBuf {
     fn default() -> Self {
-        TelBuf { len: 0, buf: [0; TEL_CAP] }
+        TelBuf {
+            len: 0,
+            buf: [0; TEL_CAP],
+        }
     }
 }
 

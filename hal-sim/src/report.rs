@@ -97,7 +97,12 @@ pub fn flow_results(w: &World) -> Vec<FlowResult> {
 }
 
 fn pcts(v: &[f64]) -> Pcts {
-    Pcts { p50: percentile(v, 50.0), p95: percentile(v, 95.0), p99: percentile(v, 99.0), max: v.iter().copied().fold(0.0, f64::max) }
+    Pcts {
+        p50: percentile(v, 50.0),
+        p95: percentile(v, 95.0),
+        p99: percentile(v, 99.0),
+        max: v.iter().copied().fold(0.0, f64::max),
+    }
 }
 
 fn utilization(p: &PortSeries, warmup_ns: f64) -> Option<PortUtil> {
@@ -109,7 +114,12 @@ fn utilization(p: &PortSeries, warmup_ns: f64) -> Option<PortUtil> {
     }
     let bytes = (p.tx_bytes[i1] - p.tx_bytes[i0]) as f64;
     let secs = (p.t_ns[i1] - p.t_ns[i0]) / 1e9;
-    Some(PortUtil { port: p.name.clone(), utilization: bytes * 8.0 / (p.bps as f64 * secs), from_ns: p.t_ns[i0], to_ns: p.t_ns[i1] })
+    Some(PortUtil {
+        port: p.name.clone(),
+        utilization: bytes * 8.0 / (p.bps as f64 * secs),
+        from_ns: p.t_ns[i0],
+        to_ns: p.t_ns[i1],
+    })
 }
 
 /// The summary of a finished run.
@@ -118,11 +128,23 @@ pub fn summary(w: &World, name: &str, wall_s: f64) -> Summary {
     let mut queue = Vec::new();
     for p in &w.metrics.ports {
         let to = ns(p.last_data_ps);
-        queue.extend(p.t_ns.iter().zip(&p.queue).filter(|(t, _)| **t >= warm && **t <= to).map(|(_, q)| *q as f64));
+        queue.extend(
+            p.t_ns
+                .iter()
+                .zip(&p.queue)
+                .filter(|(t, _)| **t >= warm && **t <= to)
+                .map(|(_, q)| *q as f64),
+        );
     }
     let flows = flow_results(w);
     let slow: Vec<f64> = flows.iter().filter_map(|f| f.slowdown).collect();
-    let jain: Vec<f64> = w.metrics.jain.iter().filter(|(t, _, _)| *t >= warm).map(|(_, j, _)| *j).collect();
+    let jain: Vec<f64> = w
+        .metrics
+        .jain
+        .iter()
+        .filter(|(t, _, _)| *t >= warm)
+        .map(|(_, j, _)| *j)
+        .collect();
     let c = w.metrics.counters;
     Summary {
         scenario: name.into(),
@@ -134,7 +156,11 @@ pub fn summary(w: &World, name: &str, wall_s: f64) -> Summary {
         link_utilization: w.metrics.ports.iter().filter_map(|p| utilization(p, warm)).collect(),
         queue_bytes: pcts(&queue),
         fct_slowdown: pcts(&slow),
-        jain_fairness: if jain.is_empty() { 1.0 } else { jain.iter().sum::<f64>() / jain.len() as f64 },
+        jain_fairness: if jain.is_empty() {
+            1.0
+        } else {
+            jain.iter().sum::<f64>() / jain.len() as f64
+        },
         drops: c.drops,
         retransmits: c.retransmits,
         flows_finished: flows.iter().filter(|f| f.fct_ns.is_some()).count(),
@@ -152,9 +178,22 @@ pub fn table(s: &Summary) -> String {
     row("flows finished", format!("{} / {}", s.flows_finished, s.flows));
     if s.link_utilization.len() <= 4 {
         for u in &s.link_utilization {
-            row("utilization", format!("{:.1} %  {}  ({:.2}-{:.2} ms)", u.utilization * 100.0, u.port, u.from_ns / 1e6, u.to_ns / 1e6));
+            row(
+                "utilization",
+                format!(
+                    "{:.1} %  {}  ({:.2}-{:.2} ms)",
+                    u.utilization * 100.0,
+                    u.port,
+                    u.from_ns / 1e6,
+                    u.to_ns / 1e6
+                ),
+            );
         }
-    } else if let Some(top) = s.link_utilization.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)) {
+    } else if let Some(top) = s
+        .link_utilization
+        .iter()
+        .max_by(|a, b| a.utilization.total_cmp(&b.utilization))
+    {
         let mean = s.link_utilization.iter().map(|u| u.utilization).sum::<f64>() / s.link_utilization.len() as f64;
         row(
             "utilization",
@@ -168,19 +207,47 @@ pub fn table(s: &Summary) -> String {
         );
     }
     let q = s.queue_bytes;
-    row("queue p50 / p99 / max", format!("{:.0} / {:.0} / {:.0} B", q.p50, q.p99, q.max));
+    row(
+        "queue p50 / p99 / max",
+        format!("{:.0} / {:.0} / {:.0} B", q.p50, q.p99, q.max),
+    );
     let f = s.fct_slowdown;
-    row("FCT slowdown p50/p95/p99", format!("{:.2} / {:.2} / {:.2}", f.p50, f.p95, f.p99));
+    row(
+        "FCT slowdown p50/p95/p99",
+        format!("{:.2} / {:.2} / {:.2}", f.p50, f.p95, f.p99),
+    );
     row("Jain fairness (mean)", format!("{:.3}", s.jain_fairness));
     row("ECN marks", s.counters.ecn_marks.to_string());
-    row("drops (fast start / stable)", format!("{} ({} / {})", s.drops, s.counters.drops_fast_start, s.counters.drops_stable));
-    row("retransmits / timeouts", format!("{} / {}", s.retransmits, s.counters.timeouts));
-    row("integrity rejects / replays", format!("{} / {}", s.counters.bad_tags, s.counters.replayed_feedback));
+    row(
+        "drops (fast start / stable)",
+        format!(
+            "{} ({} / {})",
+            s.drops, s.counters.drops_fast_start, s.counters.drops_stable
+        ),
+    );
+    row(
+        "retransmits / timeouts",
+        format!("{} / {}", s.retransmits, s.counters.timeouts),
+    );
+    row(
+        "integrity rejects / replays",
+        format!("{} / {}", s.counters.bad_tags, s.counters.replayed_feedback),
+    );
     if s.counters.probe_replies + s.counters.probes_lost > 0 {
-        row("probe replies / lost", format!("{} / {}", s.counters.probe_replies, s.counters.probes_lost));
+        row(
+            "probe replies / lost",
+            format!("{} / {}", s.counters.probe_replies, s.counters.probes_lost),
+        );
     }
     row("events / data packets", format!("{} / {}", s.events, s.data_packets));
-    row("speed", format!("{:.2} M data packets per CPU-second ({:.2} s)", s.data_packets_per_s / 1e6, s.wall_s));
+    row(
+        "speed",
+        format!(
+            "{:.2} M data packets per CPU-second ({:.2} s)",
+            s.data_packets_per_s / 1e6,
+            s.wall_s
+        ),
+    );
     out
 }
 
@@ -191,7 +258,11 @@ pub fn write_csv(w: &World, path: &Path) -> std::io::Result<()> {
     for r in flow_results(w) {
         let fct = r.fct_ns.map_or(String::new(), |x| format!("{x:.1}"));
         let sd = r.slowdown.map_or(String::new(), |x| format!("{x:.4}"));
-        writeln!(f, "{},{},{},{},{:.1},{},{},{:.1},{}", r.id, r.src, r.dst, r.bytes, r.start_ns, fct, sd, r.base_rtt_ns, r.retransmits)?;
+        writeln!(
+            f,
+            "{},{},{},{},{:.1},{},{},{:.1},{}",
+            r.id, r.src, r.dst, r.bytes, r.start_ns, fct, sd, r.base_rtt_ns, r.retransmits
+        )?;
     }
     f.flush()
 }
@@ -220,7 +291,11 @@ fn line_plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<(f6
             .label(name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
     }
-    chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
     root.present()?;
     Ok(())
 }
@@ -232,27 +307,62 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
         .ports
         .iter()
         .take(6)
-        .map(|p| (p.name.clone(), p.t_ns.iter().zip(&p.queue).map(|(t, q)| (t / 1e6, *q as f64 / 1e3)).collect()))
+        .map(|p| {
+            (
+                p.name.clone(),
+                p.t_ns
+                    .iter()
+                    .zip(&p.queue)
+                    .map(|(t, q)| (t / 1e6, *q as f64 / 1e3))
+                    .collect(),
+            )
+        })
         .collect();
-    line_plot(&dir.join("queue.svg"), "Queue at monitored ports", "queue (KB)", &queues)?;
+    line_plot(
+        &dir.join("queue.svg"),
+        "Queue at monitored ports",
+        "queue (KB)",
+        &queues,
+    )?;
     // One series per traced flow, `value` picking the quantity.
-    let traces = |label: &str, value: &dyn Fn(&crate::metrics::FlowTrace, usize) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
-        w.metrics
-            .traces
-            .iter()
-            .map(|tr| (format!("flow {} {label}", tr.id), (0..tr.t_ns.len()).map(|i| (tr.t_ns[i] / 1e6, value(tr, i))).collect()))
-            .collect()
-    };
+    let traces =
+        |label: &str, value: &dyn Fn(&crate::metrics::FlowTrace, usize) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
+            w.metrics
+                .traces
+                .iter()
+                .map(|tr| {
+                    (
+                        format!("flow {} {label}", tr.id),
+                        (0..tr.t_ns.len()).map(|i| (tr.t_ns[i] / 1e6, value(tr, i))).collect(),
+                    )
+                })
+                .collect()
+        };
     let rates = traces("rate", &|tr, i| tr.rate_gbps[i]);
-    line_plot(&dir.join("window_rate.svg"), "Pacing rate of traced flows (R = W/T for HPCC++)", "rate (Gb/s)", &rates)?;
+    line_plot(
+        &dir.join("window_rate.svg"),
+        "Pacing rate of traced flows (R = W/T for HPCC++)",
+        "rate (Gb/s)",
+        &rates,
+    )?;
     let windows = traces("window", &|tr, i| tr.window[i] / 1e3);
-    line_plot(&dir.join("window.svg"), "Window of traced flows", "window (KB)", &windows)?;
+    line_plot(
+        &dir.join("window.svg"),
+        "Window of traced flows",
+        "window (KB)",
+        &windows,
+    )?;
     // FCT slowdown by flow size (log x).
-    let pts: Vec<(f64, f64)> = flow_results(w).iter().filter_map(|f| Some((f.bytes as f64, f.slowdown?))).collect();
+    let pts: Vec<(f64, f64)> = flow_results(w)
+        .iter()
+        .filter_map(|f| Some((f.bytes as f64, f.slowdown?)))
+        .collect();
     let fct_path = dir.join("fct_slowdown.svg");
     let root = SVGBackend::new(&fct_path, (900, 480)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (xmin, xmax) = pts.iter().fold((f64::MAX, 1.0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (xmin, xmax) = pts
+        .iter()
+        .fold((f64::MAX, 1.0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let ymax = pts.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
     let mut chart = ChartBuilder::on(&root)
         .caption("FCT slowdown by flow size", ("sans-serif", 20))
@@ -260,7 +370,11 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d((xmin.min(xmax * 0.5).max(1.0)..xmax * 1.5).log_scale(), 0.0..ymax)?;
-    chart.configure_mesh().x_desc("flow size (bytes)").y_desc("slowdown").draw()?;
+    chart
+        .configure_mesh()
+        .x_desc("flow size (bytes)")
+        .y_desc("slowdown")
+        .draw()?;
     chart.draw_series(pts.iter().map(|p| Circle::new(*p, 3, BLUE.filled())))?;
     root.present()?;
     Ok(())

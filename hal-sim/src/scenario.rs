@@ -22,7 +22,10 @@ macro_rules! ranged {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let v = <$t>::deserialize(d)?;
                 if !(($lo as $t)..=($hi as $t)).contains(&v) {
-                    return Err(serde::de::Error::custom(format!("must be in {} ..= {} (got {})", $lo as $t, $hi as $t, v)));
+                    return Err(serde::de::Error::custom(format!(
+                        "must be in {} ..= {} (got {})",
+                        $lo as $t, $hi as $t, v
+                    )));
                 }
                 Ok($name(v))
             }
@@ -384,7 +387,12 @@ pub struct MetricsCfg {
 
 impl Default for MetricsCfg {
     fn default() -> Self {
-        MetricsCfg { sample_ns: TimeNs(1_000), warmup_ns: 1_000_000, window_ns: TimeNs(100_000), trace_flows: 4 }
+        MetricsCfg {
+            sample_ns: TimeNs(1_000),
+            warmup_ns: 1_000_000,
+            window_ns: TimeNs(100_000),
+            trace_flows: 4,
+        }
     }
 }
 
@@ -467,21 +475,37 @@ fn kind_name(k: TopoKind) -> &'static str {
 fn validate(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
     let err = |field: &str, message: String| {
         let key = field.rsplit('.').next().unwrap_or(field);
-        let line = text.lines().position(|l| l.trim_start().starts_with(key)).map(|i| i + 1);
-        Err(ScenarioError { file: file.into(), line, field: field.into(), message })
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with(key))
+            .map(|i| i + 1);
+        Err(ScenarioError {
+            file: file.into(),
+            line,
+            field: field.into(),
+            message,
+        })
     };
     if s.cc.wai_mbps.is_some() && s.cc.wai_flows.is_some() {
         return err("cc.wai_flows", "give wai_mbps or wai_flows, not both".into());
     }
     if s.cc.algorithm == Algo::Hpcc && s.nic.telemetry == TelFormat::None {
-        return err("nic.telemetry", "HPCC++ needs in-band telemetry: compact, int_md, ioam or ifa".into());
+        return err(
+            "nic.telemetry",
+            "HPCC++ needs in-band telemetry: compact, int_md, ioam or ifa".into(),
+        );
     }
     if s.workload.on_off.is_some_and(|o| o.burst_bytes.0 == 0) {
         return err("workload.on_off.burst_bytes", "a burst needs at least one byte".into());
     }
     let t = &s.topology;
-    let need =
-        |present: bool, field: &str| if present { Ok(()) } else { err(field, format!("required for kind = \"{}\"", kind_name(t.kind))) };
+    let need = |present: bool, field: &str| {
+        if present {
+            Ok(())
+        } else {
+            err(field, format!("required for kind = \"{}\"", kind_name(t.kind)))
+        }
+    };
     match t.kind {
         TopoKind::Star => need(t.hosts.is_some(), "topology.hosts")?,
         TopoKind::Incast => need(t.senders.is_some(), "topology.senders")?,
@@ -496,7 +520,13 @@ fn validate(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
         }
     }
     let w = &s.workload;
-    let wneed = |present: bool, field: &str| if present { Ok(()) } else { err(field, "required for this workload kind".into()) };
+    let wneed = |present: bool, field: &str| {
+        if present {
+            Ok(())
+        } else {
+            err(field, "required for this workload kind".into())
+        }
+    };
     match w.kind {
         WorkKind::List => wneed(!w.flows.is_empty(), "workload.flows")?,
         WorkKind::Incast => wneed(w.bytes.is_some(), "workload.bytes")?,
@@ -511,7 +541,10 @@ fn validate(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
         return err("switch.ecn_kmin_bytes", "must not exceed ecn_kmax_bytes".into());
     }
     if !(1..=8).contains(&s.nic.ioam_prealloc) {
-        return err("nic.ioam_prealloc", format!("must be in 1 ..= 8 (got {})", s.nic.ioam_prealloc));
+        return err(
+            "nic.ioam_prealloc",
+            format!("must be in 1 ..= 8 (got {})", s.nic.ioam_prealloc),
+        );
     }
     Ok(())
 }
@@ -538,7 +571,10 @@ bytes = 1000000
     #[test]
     fn a_good_file_parses() {
         let s = parse(GOOD, "good.toml").unwrap();
-        assert_eq!((s.topology.kind, s.topology.senders), (TopoKind::Incast, Some(Count(2))));
+        assert_eq!(
+            (s.topology.kind, s.topology.senders),
+            (TopoKind::Incast, Some(Count(2)))
+        );
         assert_eq!((s.cc.algorithm, s.cc.eta), (Algo::Hpcc, Prob(0.95)));
     }
 
@@ -548,7 +584,11 @@ bytes = 1000000
         let e = parse(&bad, "bad.toml").unwrap_err();
         assert_eq!(e.line, Some(7), "{e}");
         assert_eq!(e.field, "topology.link_gbps", "{e}");
-        assert!(e.to_string().starts_with("bad.toml:7: topology.link_gbps: must be in 1 ..= 1600"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("bad.toml:7: topology.link_gbps: must be in 1 ..= 1600"),
+            "{e}"
+        );
 
         let e = parse(&GOOD.replace("senders = 2", "senders = 2\nsendrs = 3"), "typo.toml").unwrap_err();
         assert_eq!(e.line, Some(7), "{e}");
@@ -563,8 +603,14 @@ bytes = 1000000
         let e = parse(&GOOD.replace("senders = 2\n", ""), "missing.toml").unwrap_err();
         assert_eq!(e.field, "topology.senders", "{e}");
 
-        let e = parse(&GOOD.replace("[cc]\nalgorithm = \"hpcc\"", "[cc]\nalgorithm = \"hpcc\"\nwai_mbps = 50\nwai_flows = 4"), "both.toml")
-            .unwrap_err();
+        let e = parse(
+            &GOOD.replace(
+                "[cc]\nalgorithm = \"hpcc\"",
+                "[cc]\nalgorithm = \"hpcc\"\nwai_mbps = 50\nwai_flows = 4",
+            ),
+            "both.toml",
+        )
+        .unwrap_err();
         assert_eq!(e.field, "cc.wai_flows", "{e}");
         assert!(e.line.is_some());
     }

@@ -31,17 +31,26 @@ pub enum TelFormat {
 
 /// Counter units of the compact format in this simulator (the SIGCOMM'19
 /// prototype's: tx in 128-byte units, queue in 80-byte units).
-pub const COMPACT_UNITS: CompactUnits = CompactUnits { tx_unit_bytes: 128, qlen_unit_bytes: 80 };
+pub const COMPACT_UNITS: CompactUnits = CompactUnits {
+    tx_unit_bytes: 128,
+    qlen_unit_bytes: 80,
+};
 
 /// IOAM trace type written by the switches: node id, interfaces, timestamp
 /// seconds and fraction, transit delay, namespace data (the tx counter),
 /// queue depth: 7 words a node.
-pub const IOAM_TRACE_TYPE: u32 =
-    bits::ID_SHORT | bits::IF_SHORT | bits::TS_SEC | bits::TS_FRAC | bits::TRANSIT_DELAY | bits::NS_SHORT | bits::QUEUE_DEPTH;
+pub const IOAM_TRACE_TYPE: u32 = bits::ID_SHORT
+    | bits::IF_SHORT
+    | bits::TS_SEC
+    | bits::TS_FRAC
+    | bits::TRANSIT_DELAY
+    | bits::NS_SHORT
+    | bits::QUEUE_DEPTH;
 const IOAM_NODE_WORDS: u8 = 7;
 
 /// INT-MD instructions the switches honour.
-pub const INT_INSTRUCTIONS: u16 = instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL;
+pub const INT_INSTRUCTIONS: u16 =
+    instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL;
 
 /// IFA namespace used by the switches (TxBytes layout).
 pub const IFA_LNS: u8 = 1;
@@ -97,7 +106,11 @@ impl Telemetry {
             ioam_fraction: TimestampFraction::Nanoseconds,
             tx_counter: TxCounter::Present { unit_bytes: 1 },
         };
-        Telemetry { format, profile, ioam_prealloc: ioam_prealloc.clamp(1, MAX_HOPS as u8) }
+        Telemetry {
+            format,
+            profile,
+            ioam_prealloc: ioam_prealloc.clamp(1, MAX_HOPS as u8),
+        }
     }
 
     fn ifa_profiles() -> NamespaceProfiles {
@@ -111,8 +124,11 @@ impl Telemetry {
         let written = match self.format {
             TelFormat::None => Ok(0),
             TelFormat::Compact => {
-                let r = CompactRepr { hops: heapless::Vec::new() };
-                r.emit(&mut CompactStack::new_unchecked(&mut t.buf[..])).map(|_| r.buffer_len())
+                let r = CompactRepr {
+                    hops: heapless::Vec::new(),
+                };
+                r.emit(&mut CompactStack::new_unchecked(&mut t.buf[..]))
+                    .map(|_| r.buffer_len())
             }
             TelFormat::IntMd => {
                 let r = IntMdRepr {
@@ -127,7 +143,8 @@ impl Telemetry {
                     ds_flags: 0,
                     hops: heapless::Vec::new(),
                 };
-                r.emit(&mut IntMdPacket::new_unchecked(&mut t.buf[..])).map(|_| r.buffer_len())
+                r.emit(&mut IntMdPacket::new_unchecked(&mut t.buf[..]))
+                    .map(|_| r.buffer_len())
             }
             TelFormat::Ioam => {
                 let r = IoamRepr {
@@ -138,7 +155,8 @@ impl Telemetry {
                     trace_type: IOAM_TRACE_TYPE,
                     nodes: heapless::Vec::new(),
                 };
-                r.emit(&mut IoamOption::new_unchecked(&mut t.buf[..])).map(|_| r.buffer_len())
+                r.emit(&mut IoamOption::new_unchecked(&mut t.buf[..]))
+                    .map(|_| r.buffer_len())
             }
             TelFormat::Ifa => {
                 let r = IfaRepr {
@@ -152,7 +170,8 @@ impl Telemetry {
                     hop_limit: MAX_HOPS as u8,
                     hops: heapless::Vec::new(),
                 };
-                r.emit(&mut IfaPacket::new_unchecked(&mut t.buf[..])).map(|_| r.buffer_len())
+                r.emit(&mut IfaPacket::new_unchecked(&mut t.buf[..]))
+                    .map(|_| r.buffer_len())
             }
         };
         t.len = written.unwrap_or(0) as u16;
@@ -179,7 +198,8 @@ impl Telemetry {
             TelFormat::None => return Ok(()),
             TelFormat::Compact => {
                 let mut r = CompactRepr::parse(&CompactStack::new_checked(&t.buf[..len])?)?;
-                let speed = SpeedCode::from_speed(LinkSpeed::from_mbps((h.bps / 1_000_000) as u32)).ok_or(WireError::UnknownType)?;
+                let speed = SpeedCode::from_speed(LinkSpeed::from_mbps((h.bps / 1_000_000) as u32))
+                    .ok_or(WireError::UnknownType)?;
                 let u = COMPACT_UNITS;
                 let hop = CompactHop {
                     speed,
@@ -245,8 +265,10 @@ impl Telemetry {
                 if r.hops.is_full() {
                     return Ok(());
                 }
-                let speed =
-                    [10u64, 25, 40, 50, 100, 200, 400].iter().position(|g| g * 1_000_000_000 == h.bps).ok_or(WireError::UnknownType)?;
+                let speed = [10u64, 25, 40, 50, 100, 200, 400]
+                    .iter()
+                    .position(|g| g * 1_000_000_000 == h.bps)
+                    .ok_or(WireError::UnknownType)?;
                 let hop = IfaHop {
                     lns: IFA_LNS,
                     device_id: h.node & 0xF_FFFF,
@@ -276,7 +298,9 @@ impl Telemetry {
     pub fn samples(&self, bytes: &[u8]) -> Result<Hops, WireError> {
         match self.format {
             TelFormat::None => Ok(Hops::new()),
-            TelFormat::Compact => Ok(CompactRepr::parse(&CompactStack::new_checked(bytes)?)?.hop_samples(&COMPACT_UNITS)),
+            TelFormat::Compact => {
+                Ok(CompactRepr::parse(&CompactStack::new_checked(bytes)?)?.hop_samples(&COMPACT_UNITS))
+            }
             TelFormat::IntMd => IntMdRepr::parse(&IntMdPacket::new_checked(bytes)?)?.hop_samples(&self.profile),
             TelFormat::Ioam => {
                 let opt = IoamOption::new_checked(bytes)?;
@@ -325,7 +349,11 @@ mod tests {
             if f != TelFormat::Compact && f != TelFormat::IntMd {
                 assert_eq!((s[0].tx, s[1].tx), (150_000, 300_000), "{f:?}");
             }
-            let l4 = if f == TelFormat::Ifa { IFA_UDP_HEADER.len() as u32 } else { 0 };
+            let l4 = if f == TelFormat::Ifa {
+                IFA_UDP_HEADER.len() as u32
+            } else {
+                0
+            };
             assert!(buf.len as u32 <= t.wire_bytes(2) + l4 + 4, "{f:?}: {} bytes", buf.len);
         }
     }

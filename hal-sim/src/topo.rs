@@ -13,7 +13,11 @@ pub fn build(t: &Topology) -> Network {
     let count = |c: Option<crate::scenario::Count>| c.map_or(1, |c| c.0);
     match t.kind {
         TopoKind::Star | TopoKind::Incast => {
-            let hosts = if t.kind == TopoKind::Star { count(t.hosts) } else { count(t.senders) + 1 };
+            let hosts = if t.kind == TopoKind::Star {
+                count(t.hosts)
+            } else {
+                count(t.senders) + 1
+            };
             let h: Vec<u32> = (0..hosts).map(|_| n.add_node(NodeKind::Host)).collect();
             let s = n.add_node(NodeKind::Switch);
             for x in h {
@@ -36,7 +40,9 @@ pub fn build(t: &Topology) -> Network {
         TopoKind::LeafSpine => {
             let fabric = t.fabric_gbps.map_or(bps, |g| g.0 as u64 * 1_000_000_000);
             let (leaves, spines, per) = (count(t.leaves), count(t.spines), count(t.hosts_per_leaf));
-            let hosts: Vec<Vec<u32>> = (0..leaves).map(|_| (0..per).map(|_| n.add_node(NodeKind::Host)).collect()).collect();
+            let hosts: Vec<Vec<u32>> = (0..leaves)
+                .map(|_| (0..per).map(|_| n.add_node(NodeKind::Host)).collect())
+                .collect();
             let leaf: Vec<u32> = (0..leaves).map(|_| n.add_node(NodeKind::Switch)).collect();
             let spine: Vec<u32> = (0..spines).map(|_| n.add_node(NodeKind::Switch)).collect();
             for (l, hs) in leaf.iter().zip(&hosts) {

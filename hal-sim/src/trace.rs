@@ -45,7 +45,11 @@ impl TraceRecorder {
     pub fn new(cfg: &AnyConfig, selection: Selection) -> Self {
         let mut buf = [0u8; MAX_FRAME];
         let n = codec::encode_config(cfg, &mut buf).expect("a configuration fits one frame");
-        TraceRecorder { selection, bytes: buf[..n].to_vec(), events: 0 }
+        TraceRecorder {
+            selection,
+            bytes: buf[..n].to_vec(),
+            events: 0,
+        }
     }
 
     /// Appends one event.

@@ -35,7 +35,10 @@ impl SizeCdf {
             let p: f64 = p.trim().parse().map_err(|_| format!("line {}: bad percent", i + 1))?;
             points.push((b, p / 100.0));
         }
-        if points.len() < 2 || points.windows(2).any(|w| w[1].0 < w[0].0 || w[1].1 < w[0].1) || points.last().map(|p| p.1) != Some(1.0) {
+        if points.len() < 2
+            || points.windows(2).any(|w| w[1].0 < w[0].0 || w[1].1 < w[0].1)
+            || points.last().map(|p| p.1) != Some(1.0)
+        {
             return Err("points must increase and end at 100 %".into());
         }
         Ok(SizeCdf { points })
@@ -64,7 +67,10 @@ impl SizeCdf {
 
     /// Mean flow size in bytes (exact for the piecewise-linear CDF).
     pub fn mean(&self) -> f64 {
-        self.points.windows(2).map(|w| (w[1].1 - w[0].1) * (w[0].0 + w[1].0) / 2.0).sum()
+        self.points
+            .windows(2)
+            .map(|w| (w[1].1 - w[0].1) * (w[0].0 + w[1].0) / 2.0)
+            .sum()
     }
 }
 
@@ -82,13 +88,24 @@ pub fn flows(
     scenario_dir: &Path,
     file: &str,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let err = |field: &str, message: String| ScenarioError { file: file.into(), line: None, field: field.into(), message };
+    let err = |field: &str, message: String| ScenarioError {
+        file: file.into(),
+        line: None,
+        field: field.into(),
+        message,
+    };
     let check = |f: &FlowSpec| -> Result<(), ScenarioError> {
         if f.src >= hosts || f.dst >= hosts || f.src == f.dst {
-            return Err(err("workload.flows", format!("flow {}→{}: hosts are 0..{} and src ≠ dst", f.src, f.dst, hosts)));
+            return Err(err(
+                "workload.flows",
+                format!("flow {}→{}: hosts are 0..{} and src ≠ dst", f.src, f.dst, hosts),
+            ));
         }
         if f.bytes == 0 || f.bytes >= 1 << 31 {
-            return Err(err("workload.flows", format!("flow {}→{}: bytes must be in 1 ..< 2^31", f.src, f.dst)));
+            return Err(err(
+                "workload.flows",
+                format!("flow {}→{}: bytes must be in 1 ..< 2^31", f.src, f.dst),
+            ));
         }
         Ok(())
     };
@@ -96,12 +113,21 @@ pub fn flows(
         WorkKind::List => w.flows.clone(),
         WorkKind::Incast => {
             let bytes = w.bytes.map_or(0, |b| b.0);
-            (0..hosts).filter(|&h| h != w.receiver).map(|src| FlowSpec { src, dst: w.receiver, bytes, start_ns: w.start_ns }).collect()
+            (0..hosts)
+                .filter(|&h| h != w.receiver)
+                .map(|src| FlowSpec {
+                    src,
+                    dst: w.receiver,
+                    bytes,
+                    start_ns: w.start_ns,
+                })
+                .collect()
         }
         WorkKind::Csv => {
             let rel = w.path.clone().unwrap_or_default();
             let path = scenario_dir.join(&rel);
-            let text = std::fs::read_to_string(&path).map_err(|e| err("workload.path", format!("{}: {e}", path.display())))?;
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| err("workload.path", format!("{}: {e}", path.display())))?;
             let mut v = Vec::new();
             for (i, line) in text.lines().enumerate() {
                 let l = line.trim();
@@ -115,12 +141,25 @@ pub fn flows(
                     field: "src,dst,bytes,start_ns".into(),
                     message: format!("expected four unsigned integers, got {l:?}"),
                 };
-                let [src, dst, bytes, start] = fields[..] else { return Err(bad()) };
-                let (Ok(src), Ok(dst), Ok(bytes), Ok(start_ns)) = (src.parse(), dst.parse(), bytes.parse(), start.parse()) else {
+                let [src, dst, bytes, start] = fields[..] else {
                     return Err(bad());
                 };
-                let f = FlowSpec { src, dst, bytes, start_ns };
-                check(&f).map_err(|e| ScenarioError { file: path.display().to_string(), line: Some(i + 1), ..e })?;
+                let (Ok(src), Ok(dst), Ok(bytes), Ok(start_ns)) =
+                    (src.parse(), dst.parse(), bytes.parse(), start.parse())
+                else {
+                    return Err(bad());
+                };
+                let f = FlowSpec {
+                    src,
+                    dst,
+                    bytes,
+                    start_ns,
+                };
+                check(&f).map_err(|e| ScenarioError {
+                    file: path.display().to_string(),
+                    line: Some(i + 1),
+                    ..e
+                })?;
                 v.push(f);
             }
             v
@@ -141,7 +180,12 @@ pub fn flows(
                 if dst >= src {
                     dst += 1;
                 }
-                v.push(FlowSpec { src, dst, bytes: cdf.sample(unit(rng)).min((1 << 31) - 1), start_ns: t as u64 });
+                v.push(FlowSpec {
+                    src,
+                    dst,
+                    bytes: cdf.sample(unit(rng)).min((1 << 31) - 1),
+                    start_ns: t as u64,
+                });
             }
             v
         }

@@ -214,15 +214,28 @@ const UTIL_TAU_PS: f64 = 10_000_000.0;
 impl World {
     /// Builds the world of a scenario; `dir` resolves relative paths.
     pub fn new(s: &Scenario, dir: &Path, file: &str) -> Result<Self, ScenarioError> {
-        let err = |field: &str, message: String| ScenarioError { file: file.into(), line: None, field: field.into(), message };
+        let err = |field: &str, message: String| ScenarioError {
+            file: file.into(),
+            line: None,
+            field: field.into(),
+            message,
+        };
         let net = crate::topo::build(&s.topology);
         let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
         let specs = workload::flows(&s.workload, net.hosts.len() as u32, link_bps, &mut rng, dir, file)?;
         let uniform = crate::topo::uniform_speed(&net);
-        let tel =
-            Telemetry::new(s.nic.telemetry, LinkSpeed::from_mbps((uniform.unwrap_or(link_bps) / 1_000_000) as u32), s.nic.ioam_prealloc);
-        if uniform.is_none() && matches!(s.nic.telemetry, crate::telemetry::TelFormat::IntMd | crate::telemetry::TelFormat::Ioam) {
+        let tel = Telemetry::new(
+            s.nic.telemetry,
+            LinkSpeed::from_mbps((uniform.unwrap_or(link_bps) / 1_000_000) as u32),
+            s.nic.ioam_prealloc,
+        );
+        if uniform.is_none()
+            && matches!(
+                s.nic.telemetry,
+                crate::telemetry::TelFormat::IntMd | crate::telemetry::TelFormat::Ioam
+            )
+        {
             return Err(err(
                 "nic.telemetry",
                 "INT-MD and IOAM carry no link speed and the units profile gives one; this topology has several".into(),
@@ -314,7 +327,9 @@ impl World {
             let port = &self.net.nodes[n as usize].ports[p as usize];
             rtt_ps += port.delay_ps + ser_ps(ack_wire, port.bps);
         }
-        let base_rtt_ns = fixed_rtt_ns.unwrap_or(rtt_ps / PS_PER_NS).clamp(BaseRtt::MIN_NS as u64, BaseRtt::MAX_NS as u64) as u32;
+        let base_rtt_ns = fixed_rtt_ns
+            .unwrap_or(rtt_ps / PS_PER_NS)
+            .clamp(BaseRtt::MIN_NS as u64, BaseRtt::MAX_NS as u64) as u32;
         self.flows.push(Flow {
             id,
             src_host: f.src,
@@ -377,7 +392,10 @@ impl World {
             });
         }
         for i in 0..self.flows.len().min(self.cfg.trace_flows as usize) {
-            self.metrics.traces.push(crate::metrics::FlowTrace { id: i as u32, ..Default::default() });
+            self.metrics.traces.push(crate::metrics::FlowTrace {
+                id: i as u32,
+                ..Default::default()
+            });
         }
     }
 
@@ -479,7 +497,14 @@ impl World {
         // A switch port needs a PortFree event only when a packet waits
         // behind this one (enqueue and port_free arrange that); a host's
         // NIC plans its own wake-up (plan_next).
-        self.q.push(arrival, Ev::Arrive { node: peer.0, port: peer.1, pkt });
+        self.q.push(
+            arrival,
+            Ev::Arrive {
+                node: peer.0,
+                port: peer.1,
+                pkt,
+            },
+        );
     }
 
     fn port_free(&mut self, node: u32, port: u16) {

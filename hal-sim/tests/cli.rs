@@ -28,8 +28,14 @@ fn a_malformed_scenario_names_file_line_and_field() {
     let out = bin().args(["run", f.to_str().unwrap(), "--quiet"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(&format!("{}:6: topology.link_gbps:", f.display())), "{err}");
-    let out = bin().args(["run", d.join("missing.toml").to_str().unwrap()]).output().unwrap();
+    assert!(
+        err.contains(&format!("{}:6: topology.link_gbps:", f.display())),
+        "{err}"
+    );
+    let out = bin()
+        .args(["run", d.join("missing.toml").to_str().unwrap()])
+        .output()
+        .unwrap();
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.toml"));
 }
@@ -41,12 +47,23 @@ fn a_run_prints_the_table_and_writes_json_csv_and_plots() {
     std::fs::write(&f, small()).unwrap();
     let json = d.join("out.json");
     let out = bin()
-        .args(["run", f.to_str().unwrap(), "--quiet", "--json", json.to_str().unwrap(), "--out", d.join("o").to_str().unwrap()])
+        .args([
+            "run",
+            f.to_str().unwrap(),
+            "--quiet",
+            "--json",
+            json.to_str().unwrap(),
+            "--out",
+            d.join("o").to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let table = String::from_utf8_lossy(&out.stdout);
-    assert!(table.contains("utilization") && table.contains("flows finished               2 / 2"), "{table}");
+    assert!(
+        table.contains("utilization") && table.contains("flows finished               2 / 2"),
+        "{table}"
+    );
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     for key in [
         "sim_ns",
@@ -72,7 +89,10 @@ fn a_run_prints_the_table_and_writes_json_csv_and_plots() {
     assert_eq!(csv.lines().count(), 3, "{csv}");
     for svg in ["queue.svg", "window.svg", "window_rate.svg", "fct_slowdown.svg"] {
         let s = std::fs::read_to_string(d.join("o").join(svg)).unwrap();
-        assert!(s.starts_with("<svg") && s.contains("polyline") || s.contains("circle"), "{svg}");
+        assert!(
+            s.starts_with("<svg") && s.contains("polyline") || s.contains("circle"),
+            "{svg}"
+        );
     }
 }
 
@@ -82,7 +102,16 @@ fn the_same_seed_gives_the_same_run() {
     let f = d.join("small.toml");
     std::fs::write(&f, small()).unwrap();
     let run = || {
-        let out = bin().args(["run", f.to_str().unwrap(), "--quiet", "--out", d.join("o").to_str().unwrap()]).output().unwrap();
+        let out = bin()
+            .args([
+                "run",
+                f.to_str().unwrap(),
+                "--quiet",
+                "--out",
+                d.join("o").to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
         assert!(out.status.success());
         std::fs::read_to_string(d.join("o/flows.csv")).unwrap()
     };

@@ -24,7 +24,12 @@ fn tx_jitter_delays_packets_but_keeps_each_link_in_order() {
     let (w0, s0) = run("");
     assert_eq!(s0.retransmits, 0);
     let end = |w: &World| w.flows.iter().filter_map(|f| f.finish_ps).max().unwrap();
-    assert!(end(&w) > end(&w0), "jitter did not delay the last flow: {} vs {}", end(&w), end(&w0));
+    assert!(
+        end(&w) > end(&w0),
+        "jitter did not delay the last flow: {} vs {}",
+        end(&w),
+        end(&w0)
+    );
     // And a seed makes it repeatable.
     let (w2, _) = run("tx_jitter_ns = 2000");
     assert_eq!(end(&w), end(&w2));
@@ -47,6 +52,8 @@ fn telemetry_buffers_are_reused_and_all_returned() {
 fn a_bad_jitter_is_refused_with_its_field() {
     let good = common::incast(2, 1000, 1.0, 0, "tx_jitter_ns = 50", "");
     assert!(scenario::parse(&good, "x.toml").is_ok());
-    let e = scenario::parse(&good.replace("tx_jitter_ns = 50", "tx_jitter_ns = -5"), "x.toml").unwrap_err().to_string();
+    let e = scenario::parse(&good.replace("tx_jitter_ns = 50", "tx_jitter_ns = -5"), "x.toml")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("x.toml:9") && e.contains("nic.tx_jitter_ns"), "{e}");
 }

@@ -58,7 +58,13 @@ defmt::timestamp!("{=u64}", instret());
 // start of RAM, where this jumps on to riscv-rt's entry. `la` is
 // PC-relative: flash is within reach of RAM.
 #[cfg(target_arch = "riscv64")]
-core::arch::global_asm!(".section .trampoline, \"ax\"", ".globl _trampoline", "_trampoline:", "la t0, _start", "jr t0");
+core::arch::global_asm!(
+    ".section .trampoline, \"ax\"",
+    ".globl _trampoline",
+    "_trampoline:",
+    "la t0, _start",
+    "jr t0"
+);
 
 /// Retired instructions so far (`minstret`, 64 bits on both XLENs).
 /// Exact and repeatable when QEMU runs with `-icount shift=0`.

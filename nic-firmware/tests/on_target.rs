@@ -26,7 +26,10 @@ pub const FLOW: FlowId = FlowId(7);
 pub const W_INIT: u32 = 150_000;
 
 pub fn engine() -> NicEngine {
-    let cfg = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
+    let cfg = AnyConfig {
+        hpcc: HpccConfig::draft_default(),
+        ldcp: LdcpConfig::draft_default(),
+    };
     Engine::new(cfg).unwrap()
 }
 
@@ -47,14 +50,24 @@ pub fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
         sojourn_ns: 0,
         bandwidth: LinkSpeed::from_gbps(100),
         id: 1,
-        widths: CounterWidths { ts_bits: 32, tx_bits: 32, tx_unit_bytes: 1 },
+        widths: CounterWidths {
+            ts_bits: 32,
+            tx_bits: 32,
+            tx_unit_bytes: 1,
+        },
         tx_utilization: None,
     }
 }
 
 pub fn ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
     let seq = Seq(i * 1000);
-    Ack { cum_ack: seq, snd_nxt: seq.add(W_INIT), ece: EcnEcho::NotMarked, telemetry, rtt_ns: None }
+    Ack {
+        cum_ack: seq,
+        snd_nxt: seq.add(W_INIT),
+        ece: EcnEcho::NotMarked,
+        telemetry,
+        rtt_ns: None,
+    }
 }
 
 /// Feeds `n` ACKs, 1 µs apart, from a link sending `tx_per_us` bytes per
@@ -97,7 +110,12 @@ mod tests {
         handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::Hpcc))).unwrap();
         let one = hpcc_acks(&mut e, 0, 100, 12_500, 75_000).window.bytes_floor();
         let two = hpcc_acks(&mut e, 100, 200, 12_500, 75_000).window.bytes_floor();
-        defmt::info!("U 1.5: W {=u32} B after one reference window, {=u32} B after two (W_init {=u32})", one, two, W_INIT);
+        defmt::info!(
+            "U 1.5: W {=u32} B after one reference window, {=u32} B after two (W_init {=u32})",
+            one,
+            two,
+            W_INIT
+        );
         assert!(one > W_INIT * 63 / 100 && one < W_INIT * 64 / 100, "W {=u32}", one);
         assert!(two > W_INIT * 39 / 100 && two < W_INIT * 41 / 100, "W {=u32}", two);
     }
@@ -111,7 +129,11 @@ mod tests {
         handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::Hpcc))).unwrap();
         let low = hpcc_acks(&mut e, 0, 200, 12_500, 75_000).window.bytes_floor();
         let high = hpcc_acks(&mut e, 200, 2_000, 5_000, 0);
-        defmt::info!("after congestion {=u32} B, after 2 ms idle {=u32} B", low, high.window.bytes_floor());
+        defmt::info!(
+            "after congestion {=u32} B, after 2 ms idle {=u32} B",
+            low,
+            high.window.bytes_floor()
+        );
         assert!(high.window.bytes_floor() > low);
         assert!(high.rate.as_bps() <= 100_000_000_000);
     }
@@ -129,7 +151,13 @@ mod tests {
         for i in 0..1000u32 {
             let tel = t.next();
             let seq = Seq(i * 1000);
-            let a = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: &tel[..1], rtt_ns: None };
+            let a = Ack {
+                cum_ack: seq,
+                snd_nxt: seq.add(150_000),
+                ece: EcnEcho::NotMarked,
+                telemetry: &tel[..1],
+                rtt_ns: None,
+            };
             let d = handle(&mut e, i as u64 * 1000, EventKind::Ack(a)).unwrap();
             r.new_ack(i as u64 * 1000, i * 1000, i * 1000 + 150_000, &tel[..1]);
             let w = d.window.to_bits() as f64 / 16.0;
@@ -166,7 +194,14 @@ mod tests {
         handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::HpccReceiver))).unwrap();
         let quiet = hop(1000, 2_000, 0);
         let busy = hop(1000, 12_000, 60_000);
-        let d = handle(&mut e, 1000, EventKind::ProbeRequest { telemetry: &[quiet, quiet, busy, quiet] }).unwrap();
+        let d = handle(
+            &mut e,
+            1000,
+            EventKind::ProbeRequest {
+                telemetry: &[quiet, quiet, busy, quiet],
+            },
+        )
+        .unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 2 });
     }
 
@@ -177,11 +212,32 @@ mod tests {
         // releases one packet (draft-dai §2.2).
         let (cfg, p, _) = ldcp_setup();
         let mut e: Engine<Ldcp, 4> = Engine::new(cfg).unwrap();
-        e.handle(at(0), &Event { flow: FLOW, kind: EventKind::Start(p) }).unwrap();
+        e.handle(
+            at(0),
+            &Event {
+                flow: FLOW,
+                kind: EventKind::Start(p),
+            },
+        )
+        .unwrap();
         let (mut d, mut armed) = (None, None);
         for n in 1..=400u32 {
-            let a = Ack { cum_ack: Seq(n * 1000), snd_nxt: Seq(n * 1000), ece: EcnEcho::Marked, telemetry: &[], rtt_ns: None };
-            let dn = e.handle(at(n as u64 * 100), &Event { flow: FLOW, kind: EventKind::Ack(a) }).unwrap();
+            let a = Ack {
+                cum_ack: Seq(n * 1000),
+                snd_nxt: Seq(n * 1000),
+                ece: EcnEcho::Marked,
+                telemetry: &[],
+                rtt_ns: None,
+            };
+            let dn = e
+                .handle(
+                    at(n as u64 * 100),
+                    &Event {
+                        flow: FLOW,
+                        kind: EventKind::Ack(a),
+                    },
+                )
+                .unwrap();
             match dn.timer {
                 TimerRequest::Arm(when) => armed = Some(when),
                 TimerRequest::Cancel => armed = None,
@@ -192,8 +248,18 @@ mod tests {
         let d = d.unwrap();
         defmt::info!("after 400 marked ACKs: window {=u32} bytes", d.window.bytes_floor());
         assert!(d.window.bytes_floor() < cfg.mtu);
-        let Some(when) = armed else { defmt::panic!("no timer armed with cw < 1") };
-        let t = e.handle(when, &Event { flow: FLOW, kind: EventKind::Timer }).unwrap();
+        let Some(when) = armed else {
+            defmt::panic!("no timer armed with cw < 1")
+        };
+        let t = e
+            .handle(
+                when,
+                &Event {
+                    flow: FLOW,
+                    kind: EventKind::Timer,
+                },
+            )
+            .unwrap();
         assert_eq!(t.request, Request::ReleaseOne);
     }
 
@@ -205,12 +271,24 @@ mod tests {
         cfg.fast_start = FastStart::Enabled;
         let (_, p, _) = ldcp_setup();
         let mut e: Engine<Ldcp, 4> = Engine::new(cfg).unwrap();
-        let d = e.handle(at(0), &Event { flow: FLOW, kind: EventKind::Start(p) }).unwrap();
+        let d = e
+            .handle(
+                at(0),
+                &Event {
+                    flow: FLOW,
+                    kind: EventKind::Start(p),
+                },
+            )
+            .unwrap();
         let iw = d.window.bytes_floor() / cfg.mtu;
         assert!(iw > 2);
         let mut not_ect = 0;
         for k in 0..iw + 5 {
-            let sent = EventKind::Sent { seq: Seq(k * cfg.mtu), len: cfg.mtu, end: MessageEnd::More };
+            let sent = EventKind::Sent {
+                seq: Seq(k * cfg.mtu),
+                len: cfg.mtu,
+                end: MessageEnd::More,
+            };
             let d = e.handle(at(k as u64 * 80), &Event { flow: FLOW, kind: sent }).unwrap();
             if d.ecn == Ecn::NotEct {
                 not_ect += 1;
@@ -225,32 +303,66 @@ mod tests {
         let mut e = engine();
         assert_eq!(handle(&mut e, 0, EventKind::Timer), Err(Error::UnknownFlow));
         let first = handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::Hpcc))).unwrap();
-        assert_eq!(handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::Hpcc))), Err(Error::FlowExists));
+        assert_eq!(
+            handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::Hpcc))),
+            Err(Error::FlowExists)
+        );
         // Sixteen hops: more than any path the engine reads (15).
         let sixteen = [hop(0, 0, 0); 16];
-        assert_eq!(handle(&mut e, 10, EventKind::Ack(ack(1, &sixteen))), Err(Error::TooManyHops));
+        assert_eq!(
+            handle(&mut e, 10, EventKind::Ack(ack(1, &sixteen))),
+            Err(Error::TooManyHops)
+        );
         // A zero-width counter.
         let mut bad = hop(0, 0, 0);
         bad.widths.ts_bits = 0;
-        assert_eq!(handle(&mut e, 10, EventKind::Ack(ack(1, &[bad]))), Err(Error::BadCounterWidths));
+        assert_eq!(
+            handle(&mut e, 10, EventKind::Ack(ack(1, &[bad]))),
+            Err(Error::BadCounterWidths)
+        );
         // Nothing moved: a flow count of 1 answers with the start's window.
         let d = handle(&mut e, 20, EventKind::FlowCount { flows: 1 }).unwrap();
         assert_eq!(d.window, first.window);
         // A full table.
         for f in 100..107 {
-            e.handle(at(0), &Event { flow: FlowId(f), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) }).unwrap();
+            e.handle(
+                at(0),
+                &Event {
+                    flow: FlowId(f),
+                    kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)),
+                },
+            )
+            .unwrap();
         }
-        let full = e.handle(at(0), &Event { flow: FlowId(200), kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)) });
+        let full = e.handle(
+            at(0),
+            &Event {
+                flow: FlowId(200),
+                kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)),
+            },
+        );
         assert_eq!(full, Err(Error::TableFull));
         let s = e.stats();
-        assert_eq!((s.unknown_flow, s.table_full, s.bad_start, s.bad_telemetry), (1, 1, 1, 2));
+        assert_eq!(
+            (s.unknown_flow, s.table_full, s.bad_start, s.bad_telemetry),
+            (1, 1, 1, 2)
+        );
     }
 
     #[test]
     fn codec_round_trips_and_rejects_a_flipped_bit() {
         let tel = Telemetry::new().next();
-        let a = Ack { cum_ack: Seq(u32::MAX - 10), snd_nxt: Seq(5), ece: EcnEcho::Marked, telemetry: &tel, rtt_ns: Some(12_345) };
-        let ev = Event { flow: FLOW, kind: EventKind::Ack(a) };
+        let a = Ack {
+            cum_ack: Seq(u32::MAX - 10),
+            snd_nxt: Seq(5),
+            ece: EcnEcho::Marked,
+            telemetry: &tel,
+            rtt_ns: Some(12_345),
+        };
+        let ev = Event {
+            flow: FLOW,
+            kind: EventKind::Ack(a),
+        };
         let mut buf = [0u8; MAX_FRAME];
         let n = codec::encode_event(at(u64::MAX / 3), &ev, &mut buf).unwrap();
         let f = codec::read_frame(&buf[..n]).unwrap();

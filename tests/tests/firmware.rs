@@ -59,10 +59,22 @@ fn run_firmware(image: &Path, trace: &[u8]) -> Vec<u8> {
     let input = trace.to_vec();
     let writer = std::thread::spawn(move || stdin.write_all(&input));
     let mut out = Vec::new();
-    child.stdout.take().expect("piped").read_to_end(&mut out).expect("read QEMU's stdout");
-    writer.join().expect("writer thread").expect("QEMU took the whole trace");
+    child
+        .stdout
+        .take()
+        .expect("piped")
+        .read_to_end(&mut out)
+        .expect("read QEMU's stdout");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("QEMU took the whole trace");
     let status = child.wait().expect("QEMU exits");
-    assert!(status.success(), "{}: firmware verdict {status} (1: it saw a bad frame, 124: timeout)", image.display());
+    assert!(
+        status.success(),
+        "{}: firmware verdict {status} (1: it saw a bad frame, 124: timeout)",
+        image.display()
+    );
     out
 }
 
@@ -71,7 +83,10 @@ type Answer = (FlowId, Result<Decision, Error>);
 
 /// What the host engine answers to `trace`, and the decoded answers.
 fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
-    let default = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
+    let default = AnyConfig {
+        hpcc: HpccConfig::draft_default(),
+        ldcp: LdcpConfig::draft_default(),
+    };
     let mut engine: Box<Engine<AnyController<8>, 1024>> = Box::new(Engine::new(default).unwrap());
     let (mut out, mut answers, mut at) = (Vec::new(), Vec::new(), 0);
     let mut buf = [0u8; MAX_FRAME];
@@ -104,7 +119,11 @@ fn equivalent(name: &str, trace: &[u8]) -> Vec<Answer> {
     for image in images() {
         let got = run_firmware(image, trace);
         if got != expected {
-            let at = got.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(got.len().min(expected.len()));
+            let at = got
+                .iter()
+                .zip(&expected)
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.len().min(expected.len()));
             panic!(
                 "{name} on {}: firmware output differs from the host engine at byte {at} of {} (firmware sent {} bytes)",
                 image.display(),
@@ -112,7 +131,12 @@ fn equivalent(name: &str, trace: &[u8]) -> Vec<Answer> {
                 got.len()
             );
         }
-        eprintln!("{name}: {} events, {} answer bytes identical on {}", answers.len(), expected.len(), image.display());
+        eprintln!(
+            "{name}: {} events, {} answer bytes identical on {}",
+            answers.len(),
+            expected.len(),
+            image.display()
+        );
     }
     answers
 }
@@ -174,12 +198,24 @@ fn count(answers: &[Answer], f: impl Fn(&Decision) -> bool) -> usize {
 
 #[test]
 fn hpcc_one_hop_inband() {
-    let trace = record(&scenario_toml(2, 0.3, "", "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50", 1_000_000), Side::Sender);
+    let trace = record(
+        &scenario_toml(
+            2,
+            0.3,
+            "",
+            "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50",
+            1_000_000,
+        ),
+        Side::Sender,
+    );
     let a = equivalent("HPCC++ 1 hop", &trace);
     assert!(a.len() > 500);
     assert!(a.iter().all(|(_, d)| d.is_ok()), "the sender takes every event");
     // The window moved away from W_init: ComputeWind ran.
-    let windows: std::collections::BTreeSet<u32> = a.iter().filter_map(|(_, d)| d.as_ref().ok().map(|d| d.window.to_bits())).collect();
+    let windows: std::collections::BTreeSet<u32> = a
+        .iter()
+        .filter_map(|(_, d)| d.as_ref().ok().map(|d| d.window.to_bits()))
+        .collect();
     assert!(windows.len() > 100, "{} distinct windows", windows.len());
 }
 
@@ -187,16 +223,25 @@ fn hpcc_one_hop_inband() {
 fn hpcc_probe_mode() {
     let toml = scenario_toml(2, 0.3, "", "algorithm = \"hpcc\"\nmode = \"probe\"", 1_000_000);
     let a = equivalent("HPCC++ probe mode, sender", &record(&toml, Side::Sender));
-    assert!(count(&a, |d| matches!(d.request, Request::Probe { .. })) > 10, "probe requests");
+    assert!(
+        count(&a, |d| matches!(d.request, Request::Probe { .. })) > 10,
+        "probe requests"
+    );
     let a = equivalent("HPCC++ probe mode, responder", &record(&toml, Side::Receiver));
-    assert!(count(&a, |d| matches!(d.request, Request::ProbeReply { .. })) > 10, "probe replies");
+    assert!(
+        count(&a, |d| matches!(d.request, Request::ProbeReply { .. })) > 10,
+        "probe replies"
+    );
 }
 
 #[test]
 fn rx_hpcc() {
     let toml = scenario_toml(2, 0.3, "", "algorithm = \"hpcc\"\nmode = \"rx_hpcc\"", 1_000_000);
     let a = equivalent("Rx-HPCC, receiver", &record(&toml, Side::Receiver));
-    assert!(count(&a, |d| matches!(d.request, Request::Feedback { .. })) > 10, "receiver feedback");
+    assert!(
+        count(&a, |d| matches!(d.request, Request::Feedback { .. })) > 10,
+        "receiver feedback"
+    );
     let a = equivalent("Rx-HPCC, sender", &record(&toml, Side::Sender));
     assert!(a.iter().all(|(_, d)| d.is_ok()), "the sender takes every event");
 }
@@ -207,7 +252,10 @@ const LDCP_CC: &str = "alpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true
 #[test]
 fn ldcp_pawa_and_fast_start() {
     let cc = format!("algorithm = \"ldcp\"\n{LDCP_CC}");
-    let trace = record(&scenario_toml(2, 0.5, "telemetry = \"none\"", &cc, 2_000_000), Side::Sender);
+    let trace = record(
+        &scenario_toml(2, 0.5, "telemetry = \"none\"", &cc, 2_000_000),
+        Side::Sender,
+    );
     let a = equivalent("LDCP 2-to-1", &trace);
     // Fast start: first-RTT packets Not-ECT, later ones ECN-capable.
     assert!(count(&a, |d| d.ecn == Ecn::NotEct) > 10);
@@ -217,18 +265,33 @@ fn ldcp_pawa_and_fast_start() {
 #[test]
 fn ldcp_below_one_packet() {
     let cc = format!("algorithm = \"ldcp\"\n{LDCP_CC}");
-    let trace = record(&scenario_toml(200, 0.4, "telemetry = \"none\"", &cc, 100_000), Side::AllSenders);
+    let trace = record(
+        &scenario_toml(200, 0.4, "telemetry = \"none\"", &cc, 100_000),
+        Side::AllSenders,
+    );
     let a = equivalent("LDCP 200-to-1", &trace);
-    assert!(count(&a, |d| d.request == Request::ReleaseOne) > 100, "timer releases below one packet");
-    assert!(count(&a, |d| d.window.to_bits() < Window::from_bytes(1000).to_bits()) > 100, "windows below one MTU");
+    assert!(
+        count(&a, |d| d.request == Request::ReleaseOne) > 100,
+        "timer releases below one packet"
+    );
+    assert!(
+        count(&a, |d| d.window.to_bits() < Window::from_bytes(1000).to_bits()) > 100,
+        "windows below one MTU"
+    );
 }
 
 #[test]
 fn ldcp_cnp_variant() {
     let cc = format!("algorithm = \"ldcp_rate\"\n{LDCP_CC}");
-    let trace = record(&scenario_toml(4, 0.4, "telemetry = \"none\"", &cc, 1_000_000), Side::Sender);
+    let trace = record(
+        &scenario_toml(4, 0.4, "telemetry = \"none\"", &cc, 1_000_000),
+        Side::Sender,
+    );
     let a = equivalent("LDCP CNP variant", &trace);
-    assert!(count(&a, |d| matches!(d.request, Request::Probe { .. })) > 10, "RTT probes");
+    assert!(
+        count(&a, |d| matches!(d.request, Request::Probe { .. })) > 10,
+        "RTT probes"
+    );
 }
 
 /// Five hops: built here (the simulator's topologies have at most three
@@ -237,7 +300,10 @@ fn ldcp_cnp_variant() {
 fn hpcc_five_hops() {
     let mut out = Vec::new();
     let mut buf = [0u8; MAX_FRAME];
-    let cfg = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
+    let cfg = AnyConfig {
+        hpcc: HpccConfig::draft_default(),
+        ldcp: LdcpConfig::draft_default(),
+    };
     let n = codec::encode_config(&cfg, &mut buf).unwrap();
     out.extend_from_slice(&buf[..n]);
     let mut push = |now: u64, kind: EventKind<'_>, out: &mut Vec<u8>| {
@@ -259,7 +325,11 @@ fn hpcc_five_hops() {
             sojourn_ns: 0,
             bandwidth: LinkSpeed::from_gbps(if i == 3 { 100 } else { 400 }),
             id: i,
-            widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
+            widths: CounterWidths {
+                ts_bits: 24,
+                tx_bits: 20,
+                tx_unit_bytes: 64,
+            },
             tx_utilization: None,
         })
         .collect();
@@ -277,14 +347,31 @@ fn hpcc_five_hops() {
             h.qlen_bytes = if h.id == 3 { q as u32 } else { (q / 8) as u32 };
         }
         let seq = Seq(i * 1000);
-        push(t, EventKind::Sent { seq: seq.add(150_000), len: 1000, end: MessageEnd::More }, &mut out);
-        let ack = Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry: &hops, rtt_ns: None };
+        push(
+            t,
+            EventKind::Sent {
+                seq: seq.add(150_000),
+                len: 1000,
+                end: MessageEnd::More,
+            },
+            &mut out,
+        );
+        let ack = Ack {
+            cum_ack: seq,
+            snd_nxt: seq.add(150_000),
+            ece: EcnEcho::NotMarked,
+            telemetry: &hops,
+            rtt_ns: None,
+        };
         push(t, EventKind::Ack(ack), &mut out);
     }
     let n = codec::encode_halt(&mut buf).unwrap();
     out.extend_from_slice(&buf[..n]);
     let a = equivalent("HPCC++ 5 hops", &out);
-    let windows: std::collections::BTreeSet<u32> = a.iter().filter_map(|(_, d)| d.as_ref().ok().map(|d| d.window.to_bits())).collect();
+    let windows: std::collections::BTreeSet<u32> = a
+        .iter()
+        .filter_map(|(_, d)| d.as_ref().ok().map(|d| d.window.to_bits()))
+        .collect();
     assert!(windows.len() > 100, "{} distinct windows", windows.len());
 }
 
@@ -293,13 +380,23 @@ fn hpcc_five_hops() {
 /// in-process run's.
 #[test]
 fn cosimulation_equals_the_in_process_run() {
-    let toml = scenario_toml(2, 0.4, "", "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50", 400_000);
+    let toml = scenario_toml(
+        2,
+        0.4,
+        "",
+        "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50",
+        400_000,
+    );
     let s = scenario::parse(&toml, "cosim.toml").unwrap();
     let run = |cosim: bool| {
         let mut w = World::new(&s, Path::new("."), "cosim.toml").unwrap();
         if cosim {
-            let sel = Selection { host: Some(w.flows[0].src_host), flows: Some(vec![0]) };
-            w.cosimulate(&firmware_dir().join("scripts/qemu.sh"), &images()[0], sel).unwrap();
+            let sel = Selection {
+                host: Some(w.flows[0].src_host),
+                flows: Some(vec![0]),
+            };
+            w.cosimulate(&firmware_dir().join("scripts/qemu.sh"), &images()[0], sel)
+                .unwrap();
         }
         w.run(|_| {});
         let events = w.cosim.take().map(|fw| fw.finish().unwrap());
@@ -315,5 +412,7 @@ fn cosimulation_equals_the_in_process_run() {
     assert!(local_flows.contains("fct_ns: Some"), "flows finish: {local_flows}");
     assert_eq!(hil_flows, local_flows, "per-flow results");
     assert_eq!(hil, local, "summary");
-    eprintln!("co-simulation: {events} events of flow 0 answered by the riscv32 firmware; summary and per-flow results equal");
+    eprintln!(
+        "co-simulation: {events} events of flow 0 answered by the riscv32 firmware; summary and per-flow results equal"
+    );
 }

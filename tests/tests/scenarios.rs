@@ -12,7 +12,9 @@ use hal_sim::report::Summary;
 use hal_sim::world::World;
 
 fn scenario(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(format!("{name}.toml"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios")
+        .join(format!("{name}.toml"))
 }
 
 fn run(name: &str) -> (World, Summary) {
@@ -30,10 +32,18 @@ fn hpcc_2to1_reaches_eta_with_a_near_empty_queue() {
     let (w, s) = run("hpcc-2to1");
     assert_eq!(s.flows_finished, 2);
     let u = &s.link_utilization[0];
-    assert!(u.utilization >= 0.94, "bottleneck utilization after 1 ms: {:.4}", u.utilization);
+    assert!(
+        u.utilization >= 0.94,
+        "bottleneck utilization after 1 ms: {:.4}",
+        u.utilization
+    );
     // "queue p99 ≤ 1 KB": read as at most one packet waiting; a packet with
     // 1000 bytes of payload is 1050 bytes when it is queued.
-    assert!(s.queue_bytes.p99 <= data_packet_wire(&w) as f64, "queue p99 {} B", s.queue_bytes.p99);
+    assert!(
+        s.queue_bytes.p99 <= data_packet_wire(&w) as f64,
+        "queue p99 {} B",
+        s.queue_bytes.p99
+    );
     assert_eq!(s.drops, 0);
     assert!(s.jain_fairness >= 0.98, "Jain {:.4}", s.jain_fairness);
 }
@@ -48,10 +58,17 @@ fn hpcc_2to1_reaches_eta_with_a_near_empty_queue() {
 fn hpcc_2to1_fcts_end_close_over_seeds() {
     let text = std::fs::read_to_string(scenario("hpcc-2to1")).unwrap();
     let apart = |seed: u32| {
-        let s = hal_sim::scenario::parse(&text.replace("seed = 1\n", &format!("seed = {seed}\n")), "hpcc-2to1.toml").unwrap();
+        let s = hal_sim::scenario::parse(
+            &text.replace("seed = 1\n", &format!("seed = {seed}\n")),
+            "hpcc-2to1.toml",
+        )
+        .unwrap();
         let mut w = World::new(&s, Path::new("."), "hpcc-2to1.toml").unwrap();
         w.run(|_| {});
-        let fct: Vec<f64> = hal_sim::report::flow_results(&w).iter().map(|f| f.fct_ns.unwrap()).collect();
+        let fct: Vec<f64> = hal_sim::report::flow_results(&w)
+            .iter()
+            .map(|f| f.fct_ns.unwrap())
+            .collect();
         (fct[0] - fct[1]).abs() / fct[0].max(fct[1])
     };
     let mut all: Vec<f64> = std::thread::scope(|sc| {
@@ -76,7 +93,10 @@ fn hpcc_incast60_drains_and_finishes_near_the_ideal_time() {
     let last = flows.iter().map(|f| f.start_ns + f.fct_ns.unwrap()).fold(0.0, f64::max);
     // Every byte on the wire: payload plus header and telemetry per packet.
     let per_packet = data_packet_wire(&w) - w.cfg.payload as u64;
-    let bytes: u64 = flows.iter().map(|f| f.bytes + f.bytes.div_ceil(w.cfg.payload as u64) * per_packet).sum();
+    let bytes: u64 = flows
+        .iter()
+        .map(|f| f.bytes + f.bytes.div_ceil(w.cfg.payload as u64) * per_packet)
+        .sum();
     let ideal = bytes as f64 * 8.0 / 100e9 * 1e9 + flows[0].base_rtt_ns;
     // Once the burst has drained HPCC++ holds the link at eta (0.95 in the
     // scenario file), which costs 1/eta - 1 = 5.3 %; the burst drains at
@@ -86,10 +106,22 @@ fn hpcc_incast60_drains_and_finishes_near_the_ideal_time() {
     // about 95.4 %); the bound is the draft's, 1/eta, with 0.5 % of room.
     let eta = 0.95;
     let over = last / ideal;
-    assert!(over <= 1.0 / eta + 0.005, "last FCT {:.1} us vs ideal {:.1} us ({:.3}x)", last / 1e3, ideal / 1e3, over);
+    assert!(
+        over <= 1.0 / eta + 0.005,
+        "last FCT {:.1} us vs ideal {:.1} us ({:.3}x)",
+        last / 1e3,
+        ideal / 1e3,
+        over
+    );
     // The burst of 60 BDPs is gone within half a millisecond.
     let p = &w.metrics.ports[0];
-    let late: Vec<u64> = p.t_ns.iter().zip(&p.queue).filter(|(t, _)| **t > 500_000.0).map(|(_, q)| *q).collect();
+    let late: Vec<u64> = p
+        .t_ns
+        .iter()
+        .zip(&p.queue)
+        .filter(|(t, _)| **t > 500_000.0)
+        .map(|(_, q)| *q)
+        .collect();
     let max_late = late.iter().copied().max().unwrap_or(0);
     assert!(max_late < 100_000, "queue after 0.5 ms peaks at {max_late} B");
 }
@@ -100,8 +132,18 @@ fn hpcc_incast60_drains_and_finishes_near_the_ideal_time() {
 fn ldcp_incast1000_goes_below_one_packet_without_stable_drops() {
     let (w, s) = run("ldcp-incast1000");
     assert_eq!(s.flows_finished, 1000);
-    assert!(s.counters.timer_releases > 10_000, "timer releases {}", s.counters.timer_releases);
-    let below = w.metrics.traces.iter().flat_map(|t| t.window.iter()).filter(|&&b| b < w.cfg.payload as f64).count();
+    assert!(
+        s.counters.timer_releases > 10_000,
+        "timer releases {}",
+        s.counters.timer_releases
+    );
+    let below = w
+        .metrics
+        .traces
+        .iter()
+        .flat_map(|t| t.window.iter())
+        .filter(|&&b| b < w.cfg.payload as f64)
+        .count();
     assert!(below > 0, "no traced window below one packet");
     assert_eq!(s.counters.drops_stable, 0, "stable-stage drops");
     let kmax = w.cfg.kmax as f64;
@@ -117,7 +159,10 @@ fn ldcp_fast_start_drops_only_first_rtt_packets() {
     let (_, s) = run("ldcp-incast60");
     assert_eq!(s.flows_finished, 60);
     assert!(s.counters.drops_fast_start > 0, "the incast should overflow K");
-    assert_eq!(s.drops, s.counters.drops_fast_start, "a drop that was not a first-RTT packet");
+    assert_eq!(
+        s.drops, s.counters.drops_fast_start,
+        "a drop that was not a first-RTT packet"
+    );
     assert_eq!(s.counters.drops_stable, 0);
 }
 
@@ -128,9 +173,16 @@ fn ldcp_2to1_holds_the_queue_at_full_rate() {
     let (w, s) = run("ldcp-2to1");
     assert_eq!(s.flows_finished, 2);
     assert!(s.link_utilization[0].utilization >= 0.95, "{:?}", s.link_utilization);
-    assert!(s.queue_bytes.p99 < w.cfg.kmax as f64, "queue p99 {} B", s.queue_bytes.p99);
+    assert!(
+        s.queue_bytes.p99 < w.cfg.kmax as f64,
+        "queue p99 {} B",
+        s.queue_bytes.p99
+    );
     assert_eq!(s.counters.drops_stable, 0);
-    let fct: Vec<f64> = hal_sim::report::flow_results(&w).iter().map(|f| f.fct_ns.unwrap()).collect();
+    let fct: Vec<f64> = hal_sim::report::flow_results(&w)
+        .iter()
+        .map(|f| f.fct_ns.unwrap())
+        .collect();
     assert!(fct[0].max(fct[1]) / fct[0].min(fct[1]) <= 1.05, "FCTs {fct:?}");
 }
 
@@ -142,7 +194,11 @@ fn websearch_on_leaf_spine_completes_every_flow() {
     assert_eq!(s.flows_finished, s.flows);
     assert_eq!(s.drops, 0);
     assert!(s.fct_slowdown.p50 < 2.0, "slowdown p50 {}", s.fct_slowdown.p50);
-    let small: Vec<f64> = hal_sim::report::flow_results(&w).iter().filter(|f| f.bytes <= 10_000).filter_map(|f| f.slowdown).collect();
+    let small: Vec<f64> = hal_sim::report::flow_results(&w)
+        .iter()
+        .filter(|f| f.bytes <= 10_000)
+        .filter_map(|f| f.slowdown)
+        .collect();
     assert!(!small.is_empty());
     let p99 = hal_sim::metrics::percentile(&small, 99.0);
     assert!(p99 < 5.0, "slowdown p99 of flows ≤ 10 kB: {p99}");
@@ -160,7 +216,11 @@ fn hpcc_flows_back_from_idle_stay_in_control() {
     assert_eq!(s.flows_finished, 2);
     assert_eq!(s.counters.engine_refusals, 0, "ACKs refused after an idle gap");
     assert_eq!(s.drops, 0);
-    assert!(s.queue_bytes.p99 <= 2.0 * data_packet_wire(&w) as f64, "queue p99 {} B", s.queue_bytes.p99);
+    assert!(
+        s.queue_bytes.p99 <= 2.0 * data_packet_wire(&w) as f64,
+        "queue p99 {} B",
+        s.queue_bytes.p99
+    );
     // Both senders start at W_init = BDP: within 10 base RTTs each window
     // is below 3/4 of it.
     let flows = hal_sim::report::flow_results(&w);
@@ -168,8 +228,18 @@ fn hpcc_flows_back_from_idle_stay_in_control() {
     let bdp = 100e9 / 8.0 * t / 1e9;
     assert!(!w.metrics.traces.is_empty(), "the run traces its flows");
     for tr in &w.metrics.traces {
-        let w10 = tr.t_ns.iter().zip(&tr.window).filter(|(ts, _)| **ts <= 10.0 * t).map(|(_, w)| *w).fold(f64::MAX, f64::min);
-        assert!(w10 < 0.75 * bdp, "flow {}: smallest window in the first 10 T {w10} B (BDP {bdp} B)", tr.id);
+        let w10 = tr
+            .t_ns
+            .iter()
+            .zip(&tr.window)
+            .filter(|(ts, _)| **ts <= 10.0 * t)
+            .map(|(_, w)| *w)
+            .fold(f64::MAX, f64::min);
+        assert!(
+            w10 < 0.75 * bdp,
+            "flow {}: smallest window in the first 10 T {w10} B (BDP {bdp} B)",
+            tr.id
+        );
     }
 }
 
@@ -183,7 +253,15 @@ fn hpcc_probe_mode_keeps_probing_through_lost_replies() {
     let (_, s) = run("hpcc-probe-loss");
     assert_eq!(s.flows_finished, 2);
     assert_eq!(s.drops, 0);
-    assert!(s.counters.probes_lost > 20, "probe replies lost: {}", s.counters.probes_lost);
-    assert!(s.counters.probe_replies >= 150, "probe replies received: {}", s.counters.probe_replies);
+    assert!(
+        s.counters.probes_lost > 20,
+        "probe replies lost: {}",
+        s.counters.probes_lost
+    );
+    assert!(
+        s.counters.probe_replies >= 150,
+        "probe replies received: {}",
+        s.counters.probe_replies
+    );
     assert_eq!(s.counters.engine_refusals, 0);
 }

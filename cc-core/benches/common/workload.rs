@@ -25,14 +25,22 @@ impl Telemetry {
             sojourn_ns: 0,
             bandwidth: LinkSpeed::from_gbps(100),
             id: 0,
-            widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
+            widths: CounterWidths {
+                ts_bits: 24,
+                tx_bits: 20,
+                tx_unit_bytes: 64,
+            },
             tx_utilization: None,
         };
         let mut hops = [h; 5];
         for (i, h) in hops.iter_mut().enumerate() {
             h.id = i as u32;
         }
-        Telemetry { rng: 0x9E37_79B9_7F4A_7C15, q: 0, hops }
+        Telemetry {
+            rng: 0x9E37_79B9_7F4A_7C15,
+            q: 0,
+            hops,
+        }
     }
 
     /// The next ACK's five hops; take the first `n` for an `n`-hop path.
@@ -82,7 +90,13 @@ pub fn hpcc_ref() -> HpccRef {
 /// ACK number `i` (from 0) of an HPCC++ flow: 1000 bytes each, 150 kB in flight.
 pub fn hpcc_ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
     let seq = Seq(i * 1000);
-    Ack { cum_ack: seq, snd_nxt: seq.add(150_000), ece: EcnEcho::NotMarked, telemetry, rtt_ns: None }
+    Ack {
+        cum_ack: seq,
+        snd_nxt: seq.add(150_000),
+        ece: EcnEcho::NotMarked,
+        telemetry,
+        rtt_ns: None,
+    }
 }
 
 /// An LDCP flow at 100 Gb/s, T = 8 µs, fast start off, and its `f64` model.
@@ -95,13 +109,31 @@ pub fn ldcp_setup() -> (LdcpConfig, FlowParams, LdcpRefParams) {
         line_rate: LinkSpeed::from_gbps(100),
         start_seq: Seq(0),
     };
-    let rp = LdcpRefParams { mtu: 1000.0, alpha: 1.0, beta: 0.5, gamma: 0.125, t_ns: 8_000.0, iw_pkts: 100.0, fast_start: false };
+    let rp = LdcpRefParams {
+        mtu: 1000.0,
+        alpha: 1.0,
+        beta: 0.5,
+        gamma: 0.125,
+        t_ns: 8_000.0,
+        iw_pkts: 100.0,
+        fast_start: false,
+    };
     (cfg, p, rp)
 }
 
 /// LDCP ACK number `n` (from 1), acknowledging 1000 bytes, ECE on every
 /// 8th: cw hovers around 16 packets.
 pub fn ldcp_ack(n: u32) -> Ack<'static> {
-    let ece = if n.is_multiple_of(8) { EcnEcho::Marked } else { EcnEcho::NotMarked };
-    Ack { cum_ack: Seq(n * 1000), snd_nxt: Seq(n * 1000), ece, telemetry: &[], rtt_ns: None }
+    let ece = if n.is_multiple_of(8) {
+        EcnEcho::Marked
+    } else {
+        EcnEcho::NotMarked
+    };
+    Ack {
+        cum_ack: Seq(n * 1000),
+        snd_nxt: Seq(n * 1000),
+        ece,
+        telemetry: &[],
+        rtt_ns: None,
+    }
 }

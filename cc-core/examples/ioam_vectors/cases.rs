@@ -31,7 +31,10 @@ pub fn cases() -> Vec<IoamRepr<'static>> {
         for k in (0..n).rev() {
             let mut x = node(k);
             if oss {
-                x.snapshot = Some(OpaqueSnapshot { schema_id: 0x0007_7700 + k, data: &SNAPSHOT[..4 * (k as usize % 3)] });
+                x.snapshot = Some(OpaqueSnapshot {
+                    schema_id: 0x0007_7700 + k,
+                    data: &SNAPSHOT[..4 * (k as usize % 3)],
+                });
             }
             v.push(x).unwrap();
         }
@@ -41,7 +44,11 @@ pub fn cases() -> Vec<IoamRepr<'static>> {
         IoamRepr {
             kind: TraceKind::PreAllocated,
             namespace: 123,
-            flags: TraceFlags { overflow: true, loopback: false, active: true },
+            flags: TraceFlags {
+                overflow: true,
+                loopback: false,
+                active: true,
+            },
             remaining_len: 7,
             trace_type: 0xFFF000,
             nodes: nodes(2, false),
@@ -49,7 +56,11 @@ pub fn cases() -> Vec<IoamRepr<'static>> {
         IoamRepr {
             kind: TraceKind::Incremental,
             namespace: 0xFFFE,
-            flags: TraceFlags { overflow: false, loopback: true, active: false },
+            flags: TraceFlags {
+                overflow: false,
+                loopback: true,
+                active: false,
+            },
             // tshark 4.0 reads an incremental trace's RemainingLen as free
             // space in the packet (RFC 9197 puts none there); 0 is read the
             // same way by both.
@@ -71,6 +82,7 @@ pub fn cases() -> Vec<IoamRepr<'static>> {
 /// The option bytes the encoder writes for a case.
 pub fn emit(r: &IoamRepr<'_>) -> Vec<u8> {
     let mut buf = vec![0u8; r.buffer_len()];
-    r.emit(&mut IoamOption::new_unchecked(&mut buf[..])).expect("case emits");
+    r.emit(&mut IoamOption::new_unchecked(&mut buf[..]))
+        .expect("case emits");
     buf
 }

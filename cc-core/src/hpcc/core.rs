@@ -11,7 +11,9 @@ use bitfield_struct::bitfield;
 use super::{HpccConfig, QueueSignal};
 use crate::event::Error;
 use crate::fixmath::{div_u64, ratio_q24};
-use crate::telemetry::{path_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK};
+use crate::telemetry::{
+    path_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK,
+};
 use crate::units::{BaseRtt, Instant, Utilization, Window};
 
 /// Flags and small counters packed in one word.
@@ -167,7 +169,10 @@ impl<const H: usize> HpccCore<H> {
     /// Sets U in 2^-28 units, saturating at [`U28_MAX`].
     fn set_u28(&mut self, raw: u64) {
         let raw = raw.min(U28_MAX);
-        self.u = [raw as u32, (self.u[1] & !U_HIGH_MASK) | ((raw >> 32) as u32 & U_HIGH_MASK)];
+        self.u = [
+            raw as u32,
+            (self.u[1] & !U_HIGH_MASK) | ((raw >> 32) as u32 & U_HIGH_MASK),
+        ];
     }
 
     fn set_utilization(&mut self, u: Utilization) {
@@ -208,13 +213,22 @@ impl<const H: usize> HpccCore<H> {
 
     /// The stored per-hop history (empty before the first sample).
     pub fn history(&self) -> &[HopHistory] {
-        let n = if self.status.has_history() { self.status.hops() as usize } else { 0 };
+        let n = if self.status.has_history() {
+            self.status.hops() as usize
+        } else {
+            0
+        };
         &self.hops[..n.min(H)]
     }
 
     /// U, W, Wc and incStage.
     pub fn snapshot(&self) -> HpccSnapshot {
-        HpccSnapshot { u: self.utilization(), w: self.w, wc: self.wc, inc_stage: self.status.inc_stage() }
+        HpccSnapshot {
+            u: self.utilization(),
+            w: self.w,
+            wc: self.wc,
+            inc_stage: self.status.inc_stage(),
+        }
     }
 
     /// Restores U, W, Wc and incStage; refuses windows outside
@@ -262,7 +276,11 @@ impl<const H: usize> HpccCore<H> {
     fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16, sig: u32) {
         self.set_recorded_at(now);
         for (h, s) in self.hops.iter_mut().zip(selected(hops, tracked)) {
-            *h = HopHistory { ts: s.ts, tx: s.tx, queue: queue_signal(cfg.queue_signal, s) };
+            *h = HopHistory {
+                ts: s.ts,
+                tx: s.tx,
+                queue: queue_signal(cfg.queue_signal, s),
+            };
         }
         self.status.set_path_sig(sig & SIGNATURE_MASK);
         // check_stack keeps hops.len() ≤ 15; the mask keeps the setter in range.
@@ -284,10 +302,20 @@ impl<const H: usize> HpccCore<H> {
         if n <= H {
             return ((1u32 << n) - 1) as u16;
         }
-        let speed = |s: &HopSample| if s.bandwidth.is_plausible() { s.bandwidth.as_mbps() } else { u32::MAX };
+        let speed = |s: &HopSample| {
+            if s.bandwidth.is_plausible() {
+                s.bandwidth.as_mbps()
+            } else {
+                u32::MAX
+            }
+        };
         let mut mask = 0u16;
         for _ in 0..H {
-            let pick = hops.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 0).min_by_key(|(i, s)| (speed(s), *i));
+            let pick = hops
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask >> i & 1 == 0)
+                .min_by_key(|(i, s)| (speed(s), *i));
             if let Some((i, _)) = pick {
                 mask |= 1 << i;
             }
@@ -360,14 +388,21 @@ impl<const H: usize> HpccCore<H> {
     /// and must start it again whenever the reported hop changes, so two
     /// equally loaded hops trading places by noise would leave it
     /// measuring nothing. Reads the history, changes nothing.
-    pub(crate) fn bottleneck(&self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], sticky: Option<usize>) -> Result<usize, Error> {
+    pub(crate) fn bottleneck(
+        &self,
+        cfg: &HpccConfig,
+        now: Instant,
+        hops: &[HopSample],
+        sticky: Option<usize>,
+    ) -> Result<usize, Error> {
         Self::check_stack(hops)?;
         if hops.is_empty() {
             return Err(Error::NotApplicable);
         }
         let mask = Self::tracked(hops);
         let sig = path_signature(hops, 0, mask);
-        let known = self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
+        let known =
+            self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
         let elapsed = self.elapsed_since_record(now);
         let mut best = (0usize, 0u64);
         let mut sticky_load = None;
@@ -390,7 +425,9 @@ impl<const H: usize> HpccCore<H> {
                 // 8000 / B for a queue length, the sojourn time itself (a
                 // time already) for the §9.3 variant.
                 match cfg.queue_signal {
-                    QueueSignal::Length => ratio_q24(s.qlen_bytes as u64 * 8000, s.bandwidth.as_mbps() as u64).unwrap_or(0),
+                    QueueSignal::Length => {
+                        ratio_q24(s.qlen_bytes as u64 * 8000, s.bandwidth.as_mbps() as u64).unwrap_or(0)
+                    }
                     QueueSignal::Sojourn => (s.sojourn_ns as u64) << 24,
                 }
             } else {
@@ -410,8 +447,12 @@ impl<const H: usize> HpccCore<H> {
             }
         }
         if best.1 == 0 {
-            let slowest =
-                hops.iter().enumerate().filter(|(_, s)| s.bandwidth.is_plausible()).min_by_key(|(i, s)| (s.bandwidth, *i)).map(|(i, _)| i);
+            let slowest = hops
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.bandwidth.is_plausible())
+                .min_by_key(|(i, s)| (s.bandwidth, *i))
+                .map(|(i, _)| i);
             return Ok(slowest.unwrap_or(0));
         }
         Ok(best.0)
@@ -447,7 +488,13 @@ impl<const H: usize> HpccCore<H> {
     /// recorded, and so is one that arrives a whole timestamp wrap or more
     /// after the history was recorded (`now` is the local clock: it tells a
     /// long gap from an older sample). A stale stack (older timestamps) changes nothing.
-    pub fn measure_inflight(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], first_index: u8) -> Result<Measured, Error> {
+    pub fn measure_inflight(
+        &mut self,
+        cfg: &HpccConfig,
+        now: Instant,
+        hops: &[HopSample],
+        first_index: u8,
+    ) -> Result<Measured, Error> {
         Self::check_stack(hops)?;
         let mask = Self::tracked(hops);
         let sig = path_signature(hops, first_index, mask);
@@ -488,7 +535,10 @@ impl<const H: usize> HpccCore<H> {
         let t = self.t.as_nanos() as u64;
         let tau = (tau as u64).min(t);
         let u_max28 = (u_max << U_EXTRA_BITS).min(U28_MAX);
-        self.set_u28(div_u64(self.u28() * (t - tau) + u_max28 * tau + t / 2, self.t.as_divisor()));
+        self.set_u28(div_u64(
+            self.u28() * (t - tau) + u_max28 * tau + t / 2,
+            self.t.as_divisor(),
+        ));
         let u_new = self.utilization();
         self.record(cfg, now, hops, mask, sig);
         Ok(Measured::Updated(u_new))
@@ -536,7 +586,11 @@ impl<const H: usize> HpccCore<H> {
         self.w = w;
         if update_wc {
             self.wc = w;
-            let next = if md { 0 } else { (stage + 1).min(HpccConfig::MAX_STAGE_LIMIT) };
+            let next = if md {
+                0
+            } else {
+                (stage + 1).min(HpccConfig::MAX_STAGE_LIMIT)
+            };
             self.status.set_inc_stage(next);
         }
         w
@@ -549,7 +603,10 @@ pub(crate) const MAX_STACK: usize = 15;
 
 /// The hops of `hops` whose bit is set in `tracked`, in path order.
 fn selected(hops: &[HopSample], tracked: u16) -> impl Iterator<Item = &HopSample> {
-    hops.iter().enumerate().filter(move |(i, _)| tracked >> i & 1 == 1).map(|(_, s)| s)
+    hops.iter()
+        .enumerate()
+        .filter(move |(i, _)| tracked >> i & 1 == 1)
+        .map(|(_, s)| s)
 }
 
 /// The queue signal a sample contributes under `signal`.
@@ -595,7 +652,10 @@ mod tests {
     #[test]
     fn first_sample_only_records() {
         let (cfg, mut c) = core1();
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 0)], 0), Ok(Measured::Recorded));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 0)], 0),
+            Ok(Measured::Recorded)
+        );
         assert_eq!(c.utilization(), Utilization::ZERO);
         assert_eq!(c.history().len(), 1);
     }
@@ -606,10 +666,15 @@ mod tests {
     #[test]
     fn bdp_queue_at_full_rate_gives_u_two() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 150_000)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 150_000)], 0)
+            .unwrap();
         // 12 us at 100 Gb/s = 150 kB transmitted.
-        let m = c.measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 150_000, 150_000)], 0).unwrap();
-        let Measured::Updated(u) = m else { panic!("expected an update") };
+        let m = c
+            .measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 150_000, 150_000)], 0)
+            .unwrap();
+        let Measured::Updated(u) = m else {
+            panic!("expected an update")
+        };
         assert!((as_f64(u) - 2.0).abs() < 1e-6, "U = {}", as_f64(u));
     }
 
@@ -619,7 +684,8 @@ mod tests {
         let (cfg, mut c) = core1();
         c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 0)], 0).unwrap();
         // 3 us at full rate, no queue: u' = 1, tau = T/4.
-        c.measure_inflight(&cfg, Instant::ZERO, &[hop(3_000, 37_500, 0)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(3_000, 37_500, 0)], 0)
+            .unwrap();
         assert!((as_f64(c.utilization()) - 0.25).abs() < 1e-6);
     }
 
@@ -627,8 +693,10 @@ mod tests {
     #[test]
     fn queue_term_uses_min_of_current_and_last() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 30_000)], 0).unwrap();
-        c.measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 0, 300_000)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 30_000)], 0)
+            .unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 0, 300_000)], 0)
+            .unwrap();
         // min(30 kB, 300 kB) / 150 kB = 0.2; no bytes sent.
         assert!((as_f64(c.utilization()) - 0.2).abs() < 1e-6);
     }
@@ -658,22 +726,35 @@ mod tests {
         let mut bad = hop(T_NS, 150_000, 0);
         bad.bandwidth = LinkSpeed::from_mbps(0);
         // A different bandwidth is a path change: recorded only.
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[bad], 0), Ok(Measured::Recorded));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[bad], 0),
+            Ok(Measured::Recorded)
+        );
         let mut bad2 = bad;
         bad2.ts += T_NS;
         bad2.tx += 150_000;
         // Same (zero) bandwidth again: the hop is skipped, nothing measured.
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[bad2], 0), Ok(Measured::Unmeasured));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[bad2], 0),
+            Ok(Measured::Unmeasured)
+        );
         // ts delta 0: skipped.
         let (cfg, mut c) = core1();
         c.measure_inflight(&cfg, Instant::ZERO, &[hop(5, 0, 0)], 0).unwrap();
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(5, 1_000_000, 0)], 0), Ok(Measured::Unmeasured));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[hop(5, 1_000_000, 0)], 0),
+            Ok(Measured::Unmeasured)
+        );
     }
 
     #[test]
     fn wrapped_counters_give_the_true_delta() {
         let (cfg, mut c) = core1();
-        let w = CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 };
+        let w = CounterWidths {
+            ts_bits: 24,
+            tx_bits: 20,
+            tx_unit_bytes: 64,
+        };
         let mut a = hop((1 << 24) - 6_000, (1 << 20) - 1_000, 0);
         a.widths = w;
         c.measure_inflight(&cfg, Instant::ZERO, &[a], 0).unwrap();
@@ -688,9 +769,13 @@ mod tests {
     #[test]
     fn older_timestamps_are_stale_and_change_nothing() {
         let (cfg, mut c) = core1();
-        c.measure_inflight(&cfg, Instant::ZERO, &[hop(10_000, 0, 0)], 0).unwrap();
+        c.measure_inflight(&cfg, Instant::ZERO, &[hop(10_000, 0, 0)], 0)
+            .unwrap();
         let before = c;
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(9_000, 5, 0)], 0), Err(Error::StaleTelemetry));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[hop(9_000, 5, 0)], 0),
+            Err(Error::StaleTelemetry)
+        );
         assert_eq!(c, before);
     }
 
@@ -698,12 +783,21 @@ mod tests {
     fn too_many_hops_and_bad_widths_are_errors() {
         let (cfg, mut c) = core1();
         let sixteen = [hop(0, 0, 0); 16];
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &sixteen, 0), Err(Error::TooManyHops));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &sixteen, 0),
+            Err(Error::TooManyHops)
+        );
         let mut h = hop(0, 0, 0);
         h.widths.ts_bits = 0;
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[h], 0), Err(Error::BadCounterWidths));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[h], 0),
+            Err(Error::BadCounterWidths)
+        );
         h.widths.ts_bits = 33;
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[h], 0), Err(Error::BadCounterWidths));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[h], 0),
+            Err(Error::BadCounterWidths)
+        );
         assert!(c.history().is_empty());
     }
 
@@ -733,10 +827,15 @@ mod tests {
                 s
             })
         };
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &path(0, 150_000), 0), Ok(Measured::Recorded));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &path(0, 150_000), 0),
+            Ok(Measured::Recorded)
+        );
         assert_eq!(c.history().len(), 5);
         for k in 1..=3 {
-            let Measured::Updated(u) = c.measure_inflight(&cfg, Instant::ZERO, &path(k, 150_000), 0).unwrap() else { panic!("measured") };
+            let Measured::Updated(u) = c.measure_inflight(&cfg, Instant::ZERO, &path(k, 150_000), 0).unwrap() else {
+                panic!("measured")
+            };
             c.compute_wind(&cfg, u, true);
         }
         assert!(as_f64(c.utilization()) > 1.9, "U {}", as_f64(c.utilization()));
@@ -752,8 +851,14 @@ mod tests {
         c.measure_inflight(&cfg, Instant::ZERO, &[hop(0, 0, 0)], 0).unwrap();
         let mut other = hop(T_NS, 150_000, 0);
         other.id = 99;
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[other], 0), Ok(Measured::Recorded));
-        assert_eq!(c.measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 150_000, 0), hop(T_NS, 0, 0)], 0), Ok(Measured::Recorded));
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[other], 0),
+            Ok(Measured::Recorded)
+        );
+        assert_eq!(
+            c.measure_inflight(&cfg, Instant::ZERO, &[hop(T_NS, 150_000, 0), hop(T_NS, 0, 0)], 0),
+            Ok(Measured::Recorded)
+        );
         assert_eq!(c.history().len(), 2);
     }
 
@@ -763,12 +868,20 @@ mod tests {
         let (cfg, mut c) = core1();
         c.restore(
             &cfg,
-            HpccSnapshot { u: Utilization::ZERO, w: Window::from_bytes(100_000), wc: Window::from_bytes(100_000), inc_stage: 3 },
+            HpccSnapshot {
+                u: Utilization::ZERO,
+                w: Window::from_bytes(100_000),
+                wc: Window::from_bytes(100_000),
+                inc_stage: 3,
+            },
         )
         .unwrap();
         let eta = Utilization::from_bits(cfg.eta.to_bits() as u64);
         let w = c.compute_wind(&cfg, eta, true);
-        assert_eq!(w, Window::from_bits(Window::from_bytes(100_000).to_bits() + c.additive_increase().to_bits()));
+        assert_eq!(
+            w,
+            Window::from_bits(Window::from_bytes(100_000).to_bits() + c.additive_increase().to_bits())
+        );
         assert_eq!(c.inc_stage(), 0, "MD branch resets incStage");
     }
 
@@ -778,7 +891,16 @@ mod tests {
     fn ai_stage_counter_reaches_max_stage() {
         let (cfg, mut c) = core1();
         let w0 = Window::from_bytes(50_000);
-        c.restore(&cfg, HpccSnapshot { u: Utilization::ZERO, w: w0, wc: w0, inc_stage: 0 }).unwrap();
+        c.restore(
+            &cfg,
+            HpccSnapshot {
+                u: Utilization::ZERO,
+                w: w0,
+                wc: w0,
+                inc_stage: 0,
+            },
+        )
+        .unwrap();
         let half = Utilization::from_bits(1 << 23);
         let ai = c.additive_increase().to_bits();
         for stage in 1..=cfg.max_stage {
@@ -810,7 +932,10 @@ mod tests {
         let cfg = HpccConfig::sigcomm19();
         let t = BaseRtt::from_nanos(T_NS).unwrap();
         let mut c = HpccCore::<1>::new(&cfg, t, Window::from_bytes(150_000)).unwrap();
-        assert_eq!(c.compute_wind(&cfg, Utilization::ZERO, true), Window::from_bytes(150_000));
+        assert_eq!(
+            c.compute_wind(&cfg, Utilization::ZERO, true),
+            Window::from_bytes(150_000)
+        );
     }
 
     #[test]
@@ -826,7 +951,10 @@ mod tests {
         let w = c.compute_wind(&cfg, Utilization::from_bits(167_772), true);
         assert!(w > Window::from_bytes(94_000) && w < Window::from_bytes(96_000), "{w}");
         // U = 0.001: far above W_init.
-        assert_eq!(c.compute_wind(&cfg, Utilization::from_bits(16_777), true), Window::from_bytes(150_000));
+        assert_eq!(
+            c.compute_wind(&cfg, Utilization::from_bits(16_777), true),
+            Window::from_bytes(150_000)
+        );
     }
 
     #[test]

@@ -129,13 +129,20 @@ impl HpccConfig {
     pub fn validate(&self) -> Result<(), Error> {
         let ai_ok = match self.additive_increase {
             AdditiveIncrease::PerFlows { n } => n >= 1,
-            AdditiveIncrease::RateTimesRtt(r) => r.as_bps() <= LinkSpeed::from_mbps(LinkSpeed::MAX_MBPS).to_rate().as_bps(),
+            AdditiveIncrease::RateTimesRtt(r) => {
+                r.as_bps() <= LinkSpeed::from_mbps(LinkSpeed::MAX_MBPS).to_rate().as_bps()
+            }
         };
         let probe_ok = match self.telemetry {
             TelemetrySource::Inband => true,
             TelemetrySource::Probe { timeout_rtts } => timeout_rtts >= 1,
         };
-        if self.eta.to_bits() == 0 || self.max_stage > Self::MAX_STAGE_LIMIT || !ai_ok || !probe_ok || self.w_min == Window::ZERO {
+        if self.eta.to_bits() == 0
+            || self.max_stage > Self::MAX_STAGE_LIMIT
+            || !ai_ok
+            || !probe_ok
+            || self.w_min == Window::ZERO
+        {
             return Err(Error::InvalidParams);
         }
         Ok(())

@@ -38,7 +38,11 @@ impl<const H: usize> HpccReceiver<H> {
             return Err(Error::InvalidParams);
         }
         let w_init = initial_window(p);
-        Ok(HpccReceiver { core: HpccCore::new(cfg, p.base_rtt, w_init)?, last_update_time: now, reported: NONE_REPORTED })
+        Ok(HpccReceiver {
+            core: HpccCore::new(cfg, p.base_rtt, w_init)?,
+            last_update_time: now,
+            reported: NONE_REPORTED,
+        })
     }
 
     /// The shared HPCC++ state.
@@ -54,7 +58,13 @@ impl<const H: usize> HpccReceiver<H> {
     /// The receiver's current W and W/T; nothing requested.
     pub fn decision(&self) -> Decision {
         let w = self.core.window();
-        Decision { window: w, rate: window_rate(w, self.core.base_rtt()), ecn: Ecn::Ect, timer: TimerRequest::Keep, request: Request::None }
+        Decision {
+            window: w,
+            rate: window_rate(w, self.core.base_rtt()),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
     }
 
     /// `NewINT` (draft 2022-10 §6.3.2, Figure 8):
@@ -79,7 +89,10 @@ impl<const H: usize> HpccReceiver<H> {
         let Measured::Updated(u) = self.core.measure_inflight(cfg, now, telemetry, 0)? else {
             return Ok(self.decision());
         };
-        let due = now > self.last_update_time.saturating_add_nanos(self.core.base_rtt().as_nanos() as u64);
+        let due = now
+            > self
+                .last_update_time
+                .saturating_add_nanos(self.core.base_rtt().as_nanos() as u64);
         let w = self.core.compute_wind(cfg, u, due);
         let mut d = self.decision();
         if due {
@@ -101,7 +114,12 @@ impl<const H: usize> HpccReceiver<H> {
     /// highest inflight bytes and sends its telemetry (queue length,
     /// timestamp and tx bytes) back". The whole stack is kept as history so
     /// the next probe's choice uses rates, not just queues.
-    pub fn respond_probe(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+    pub fn respond_probe(
+        &mut self,
+        cfg: &HpccConfig,
+        now: Instant,
+        telemetry: &[HopSample],
+    ) -> Result<Decision, Error> {
         let sticky = (self.reported != NONE_REPORTED).then_some(self.reported as usize);
         let i = self.core.bottleneck(cfg, now, telemetry, sticky)?;
         self.core.measure_inflight(cfg, now, telemetry, 0)?;
@@ -173,7 +191,9 @@ mod tests {
     fn first_packet_sends_nothing() {
         let cfg = HpccConfig::draft_default();
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
-        let d = r.new_int(&cfg, Instant::from_nanos(50_000), &[hop(1, 0, 0, 0)]).unwrap();
+        let d = r
+            .new_int(&cfg, Instant::from_nanos(50_000), &[hop(1, 0, 0, 0)])
+            .unwrap();
         assert_eq!(d.request, Request::None);
     }
 
@@ -187,7 +207,11 @@ mod tests {
         let d = r.respond_probe(&cfg, Instant::ZERO, &first).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
         // Next: hop 2 is now sending at line rate, hop 1's queue is gone.
-        let second = [hop(1, T_NS, 10_000, 0), hop(2, T_NS, 20_000, 0), hop(3, T_NS, 150_000, 0)];
+        let second = [
+            hop(1, T_NS, 10_000, 0),
+            hop(2, T_NS, 20_000, 0),
+            hop(3, T_NS, 150_000, 0),
+        ];
         let d = r.respond_probe(&cfg, Instant::ZERO, &second).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 2 });
     }
@@ -207,14 +231,26 @@ mod tests {
         let mut reported = [0u8; 10];
         let mut last = [hop(1, 0, 0, 0); 3];
         for k in 0..10u32 {
-            let (a, b) = if k % 2 == 0 { (100_000, 103_000) } else { (103_000, 100_000) };
+            let (a, b) = if k % 2 == 0 {
+                (100_000, 103_000)
+            } else {
+                (103_000, 100_000)
+            };
             if k > 0 {
                 tx1 += a;
                 tx2 += b;
             }
-            last = [hop(1, k * T_NS, 0, 0), hop(2, k * T_NS, tx1, 0), hop(3, k * T_NS, tx2, 0)];
-            let d = r.respond_probe(&cfg, Instant::from_nanos((k * T_NS) as u64), &last).unwrap();
-            let Request::ProbeReply { hop_index } = d.request else { panic!("a reply") };
+            last = [
+                hop(1, k * T_NS, 0, 0),
+                hop(2, k * T_NS, tx1, 0),
+                hop(3, k * T_NS, tx2, 0),
+            ];
+            let d = r
+                .respond_probe(&cfg, Instant::from_nanos((k * T_NS) as u64), &last)
+                .unwrap();
+            let Request::ProbeReply { hop_index } = d.request else {
+                panic!("a reply")
+            };
             reported[k as usize] = hop_index;
         }
         // From the second probe on (the first has no rates yet) one hop.
@@ -232,7 +268,9 @@ mod tests {
                 100_000
             };
         }
-        let d = r.respond_probe(&cfg, Instant::from_nanos(10 * T_NS as u64), &next).unwrap();
+        let d = r
+            .respond_probe(&cfg, Instant::from_nanos(10 * T_NS as u64), &next)
+            .unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: other as u8 });
     }
 

@@ -45,7 +45,10 @@ impl<const H: usize> HpccSender<H> {
             return Err(Error::InvalidParams);
         }
         let w_init = initial_window(p);
-        Ok(HpccSender { core: HpccCore::new(cfg, p.base_rtt, w_init)?, last_update_seq: p.start_seq })
+        Ok(HpccSender {
+            core: HpccCore::new(cfg, p.base_rtt, w_init)?,
+            last_update_seq: p.start_seq,
+        })
     }
 
     /// The shared HPCC++ state (W, Wc, U, history).
@@ -79,7 +82,13 @@ impl<const H: usize> HpccSender<H> {
     /// W and R = W/T (Figure 6, line 27), nothing requested.
     pub fn decision(&self) -> Decision {
         let w = self.core.window();
-        Decision { window: w, rate: window_rate(w, self.core.base_rtt()), ecn: Ecn::Ect, timer: TimerRequest::Keep, request: Request::None }
+        Decision {
+            window: w,
+            rate: window_rate(w, self.core.base_rtt()),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
     }
 
     /// `NewAck` (draft 2022-10 §4.2, Figure 6):
@@ -116,7 +125,14 @@ impl<const H: usize> HpccSender<H> {
         Ok(self.decision())
     }
 
-    fn apply_telemetry(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], update: bool, snd_nxt: Seq) -> Result<(), Error> {
+    fn apply_telemetry(
+        &mut self,
+        cfg: &HpccConfig,
+        now: Instant,
+        hops: &[HopSample],
+        update: bool,
+        snd_nxt: Seq,
+    ) -> Result<(), Error> {
         let first = !self.core.status.has_history();
         match self.core.measure_inflight(cfg, now, hops, 0)? {
             Measured::Unmeasured => {}
@@ -185,7 +201,10 @@ impl<const H: usize> HpccSender<H> {
         if !self.core.status.probe_outstanding() || probe != self.probe_id() {
             return Ok(self.decision());
         }
-        if let Measured::Updated(u) = self.core.measure_inflight(cfg, now, core::slice::from_ref(hop), hop_index)? {
+        if let Measured::Updated(u) = self
+            .core
+            .measure_inflight(cfg, now, core::slice::from_ref(hop), hop_index)?
+        {
             self.core.compute_wind(cfg, u, true);
         }
         self.core.status.set_probe_outstanding(false);
@@ -260,7 +279,13 @@ mod tests {
     }
 
     fn ack(cum: u32, nxt: u32, tel: &[HopSample]) -> Ack<'_> {
-        Ack { cum_ack: Seq(cum), snd_nxt: Seq(nxt), ece: EcnEcho::NotMarked, telemetry: tel, rtt_ns: None }
+        Ack {
+            cum_ack: Seq(cum),
+            snd_nxt: Seq(nxt),
+            ece: EcnEcho::NotMarked,
+            telemetry: tel,
+            rtt_ns: None,
+        }
     }
 
     #[test]
@@ -276,7 +301,9 @@ mod tests {
     fn first_ack_records_and_sets_last_update_seq() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        let d = s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 50_000)])).unwrap();
+        let d = s
+            .new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 50_000)]))
+            .unwrap();
         assert_eq!(d.window, Window::from_bytes(150_000));
         assert_eq!(s.last_update_seq(), Seq(150_000));
         assert_eq!(s.core().utilization().to_bits(), 0);
@@ -288,16 +315,29 @@ mod tests {
     fn wc_is_committed_once_per_rtt() {
         let cfg = HpccConfig::sigcomm19();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)]))
+            .unwrap();
         // Link 2x overloaded (queue of one BDP, full rate): U → 2 over one T.
-        let d = s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)])).unwrap();
-        assert_eq!(s.core().reference_window(), Window::from_bytes(150_000), "Wc unchanged inside the RTT");
+        let d = s
+            .new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)]))
+            .unwrap();
+        assert_eq!(
+            s.core().reference_window(),
+            Window::from_bytes(150_000),
+            "Wc unchanged inside the RTT"
+        );
         // W = Wc · 0.95 / 2 + 75 B = 71325 B (to 1/16 byte, rounded down).
         let w = d.window.to_bits() as f64 / 16.0;
         assert!((w - 71_325.0).abs() < 0.2, "W = {w}");
         assert_eq!(s.last_update_seq(), Seq(150_000));
         // Past lastUpdateSeq: commit.
-        let d = s.new_ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &[hop(2 * T_NS, 300_000, 150_000)])).unwrap();
+        let d = s
+            .new_ack(
+                &cfg,
+                Instant::ZERO,
+                &ack(150_001, 300_000, &[hop(2 * T_NS, 300_000, 150_000)]),
+            )
+            .unwrap();
         assert_eq!(s.core().reference_window(), d.window);
         assert_eq!(s.last_update_seq(), Seq(300_000));
     }
@@ -306,7 +346,8 @@ mod tests {
     fn duplicate_ack_changes_nothing() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 0)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 0)]))
+            .unwrap();
         let tel = [hop(T_NS, 120_000, 10_000)];
         let d1 = s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &tel)).unwrap();
         let before = s;
@@ -321,8 +362,10 @@ mod tests {
     fn a_duplicate_of_the_committing_ack_changes_nothing() {
         let cfg = HpccConfig::sigcomm19();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)])).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)]))
+            .unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)]))
+            .unwrap();
         // Past lastUpdateSeq with U ≈ 2: commits Wc ≈ W_init / 2.
         let tel = [hop(2 * T_NS, 300_000, 150_000)];
         let d1 = s.new_ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &tel)).unwrap();
@@ -337,10 +380,15 @@ mod tests {
     fn reordered_ack_is_rejected_without_change() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(5_000, 0, 0)])).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(3000, 151_000, &[hop(T_NS, 60_000, 0)])).unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(5_000, 0, 0)]))
+            .unwrap();
+        s.new_ack(&cfg, Instant::ZERO, &ack(3000, 151_000, &[hop(T_NS, 60_000, 0)]))
+            .unwrap();
         let before = s;
-        assert_eq!(s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])), Err(Error::StaleTelemetry));
+        assert_eq!(
+            s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])),
+            Err(Error::StaleTelemetry)
+        );
         assert_eq!(s, before);
     }
 
@@ -405,7 +453,9 @@ mod tests {
         // rate (12.5 bytes per ns at 100 Gb/s).
         let at = |k: u64| hop((k * t) as u32, (k * t * 25 / 2) as u32, 150_000);
         let mut id = probe_of(&s.on_sent(&cfg, Instant::ZERO));
-        let d = s.on_probe_response(&cfg, Instant::from_nanos(t), id, 0, &at(1)).unwrap();
+        let d = s
+            .on_probe_response(&cfg, Instant::from_nanos(t), id, 0, &at(1))
+            .unwrap();
         id = probe_of(&d);
         // The RTT grows past the timeout: the probe is sent again.
         let d = s.on_timer(&cfg, Instant::from_nanos(2 * t));
@@ -416,9 +466,17 @@ mod tests {
         let mut committed = 0;
         let mut current = resent;
         for k in 2..5u64 {
-            let late = s.on_probe_response(&cfg, Instant::from_nanos(k * t + t / 2), id, 0, &at(k)).unwrap();
-            assert_eq!(late.request, Request::None, "a superseded probe's response starts nothing");
-            let d = s.on_probe_response(&cfg, Instant::from_nanos((k + 1) * t), current, 0, &at(k + 1)).unwrap();
+            let late = s
+                .on_probe_response(&cfg, Instant::from_nanos(k * t + t / 2), id, 0, &at(k))
+                .unwrap();
+            assert_eq!(
+                late.request,
+                Request::None,
+                "a superseded probe's response starts nothing"
+            );
+            let d = s
+                .on_probe_response(&cfg, Instant::from_nanos((k + 1) * t), current, 0, &at(k + 1))
+                .unwrap();
             committed += 1;
             id = current;
             current = probe_of(&d);
@@ -441,7 +499,8 @@ mod tests {
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
         probe_of(&s.on_sent(&cfg, Instant::ZERO));
         // The probe is lost; all data is acknowledged; the timeout fires.
-        s.new_ack(&cfg, Instant::from_nanos(10_000), &ack(150_000, 150_000, &[])).unwrap();
+        s.new_ack(&cfg, Instant::from_nanos(10_000), &ack(150_000, 150_000, &[]))
+            .unwrap();
         let d = s.on_timer(&cfg, Instant::from_nanos(24_000));
         assert_eq!((d.request, d.timer), (Request::None, TimerRequest::Keep));
         // Traffic resumes: the first packet sent probes again.
@@ -459,7 +518,9 @@ mod tests {
         let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
         let p1 = probe_of(&s.on_sent(&cfg, Instant::ZERO));
-        let d = s.on_probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(50_000, 0, 0)).unwrap();
+        let d = s
+            .on_probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(50_000, 0, 0))
+            .unwrap();
         let p2 = probe_of(&d);
         // The reply to p2 carries an older timestamp: refused, nothing changes.
         let before = s;
@@ -470,7 +531,8 @@ mod tests {
         probe_of(&s.on_timer(&cfg, Instant::from_nanos(36_000)));
         // The flow goes idle and that probe is lost too: the next timeout
         // counts it lost and the next packet sent probes.
-        s.new_ack(&cfg, Instant::from_nanos(40_000), &ack(150_000, 150_000, &[])).unwrap();
+        s.new_ack(&cfg, Instant::from_nanos(40_000), &ack(150_000, 150_000, &[]))
+            .unwrap();
         assert_eq!(s.on_timer(&cfg, Instant::from_nanos(60_000)).request, Request::None);
         probe_of(&s.on_sent(&cfg, Instant::from_nanos(2_000_000)));
     }
@@ -480,9 +542,12 @@ mod tests {
         let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
         let p1 = probe_of(&s.on_sent(&cfg, Instant::ZERO));
-        s.on_probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(12_000, 0, 0)).unwrap();
+        s.on_probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(12_000, 0, 0))
+            .unwrap();
         let before = s;
-        let d = s.on_probe_response(&cfg, Instant::from_nanos(13_000), p1, 0, &hop(24_000, 300_000, 150_000)).unwrap();
+        let d = s
+            .on_probe_response(&cfg, Instant::from_nanos(13_000), p1, 0, &hop(24_000, 300_000, 150_000))
+            .unwrap();
         assert_eq!(s, before);
         assert_eq!(d, s.decision());
     }
@@ -491,7 +556,10 @@ mod tests {
     fn probe_response_is_not_for_inband_mode() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        assert_eq!(s.on_probe_response(&cfg, Instant::ZERO, ProbeId(1), 0, &hop(0, 0, 0)), Err(Error::NotApplicable));
+        assert_eq!(
+            s.on_probe_response(&cfg, Instant::ZERO, ProbeId(1), 0, &hop(0, 0, 0)),
+            Err(Error::NotApplicable)
+        );
     }
 
     #[test]
@@ -499,7 +567,10 @@ mod tests {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
         assert_eq!(s.on_feedback(&cfg, Window::from_bytes(1)).window, cfg.w_min);
-        assert_eq!(s.on_feedback(&cfg, Window::from_bytes(1 << 27)).window, Window::from_bytes(150_000));
+        assert_eq!(
+            s.on_feedback(&cfg, Window::from_bytes(1 << 27)).window,
+            Window::from_bytes(150_000)
+        );
         let d = s.on_feedback(&cfg, Window::from_bytes(75_000));
         assert_eq!(d.rate.as_bps(), 50_000_000_000);
     }
@@ -509,7 +580,11 @@ mod tests {
     #[test]
     fn w_ai_never_rounds_to_zero() {
         let cfg = HpccConfig::draft_default();
-        let p = FlowParams { base_rtt: BaseRtt::from_nanos(1_000).unwrap(), line_rate: LinkSpeed::from_gbps(10), ..params() };
+        let p = FlowParams {
+            base_rtt: BaseRtt::from_nanos(1_000).unwrap(),
+            line_rate: LinkSpeed::from_gbps(10),
+            ..params()
+        };
         let mut s = HpccSender::<1>::new(&cfg, &p).unwrap();
         s.on_flow_count(&cfg, 2000).unwrap();
         assert_eq!(s.core().additive_increase().to_bits(), 1);
@@ -520,7 +595,11 @@ mod tests {
     #[test]
     fn a_bdp_past_64_mib_starts_at_64_mib() {
         let cfg = HpccConfig::draft_default();
-        let p = FlowParams { base_rtt: BaseRtt::from_nanos(1_000_000).unwrap(), line_rate: LinkSpeed::from_gbps(1600), ..params() };
+        let p = FlowParams {
+            base_rtt: BaseRtt::from_nanos(1_000_000).unwrap(),
+            line_rate: LinkSpeed::from_gbps(1600),
+            ..params()
+        };
         let s = HpccSender::<1>::new(&cfg, &p).unwrap();
         assert_eq!(s.core().initial_window(), Window::from_bytes(64 << 20));
         assert_eq!(s.decision().window, Window::from_bytes(64 << 20));

@@ -81,7 +81,13 @@ impl LdcpRate {
     /// Rate = cw·MTU/RTT; window cw·MTU.
     pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
         let window = self.cw.to_window(cfg.mtu);
-        Decision { window, rate: window_rate(window, self.srtt), ecn: Ecn::Ect, timer: TimerRequest::Keep, request: Request::None }
+        Decision {
+            window,
+            rate: window_rate(window, self.srtt),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
     }
 
     fn send_probe(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
@@ -237,7 +243,9 @@ mod tests {
         for _ in 0..20 {
             now += 8_000;
             let d = s.on_rtt_response(&cfg, Instant::from_nanos(now), id, Some(8_000));
-            let Request::Probe { id: next } = d.request else { panic!("the chain continues") };
+            let Request::Probe { id: next } = d.request else {
+                panic!("the chain continues")
+            };
             // The superseded number arriving again changes nothing.
             let before = s;
             s.on_rtt_response(&cfg, Instant::from_nanos(now + 1), ProbeId(1), Some(8_000));

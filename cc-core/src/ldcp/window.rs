@@ -312,7 +312,10 @@ impl Ldcp {
     fn tick_interval(&self, cw: Packets) -> u64 {
         let cw = NonZeroU64::new(cw.to_bits() as u64).unwrap_or(NonZeroU64::MIN);
         // Rounded up: (a + cw − 1) / cw, a ≤ 2^36 so the sum cannot overflow.
-        div_u64(((self.srtt.as_nanos() as u64) << Packets::FRAC_BITS) + (cw.get() - 1), cw)
+        div_u64(
+            ((self.srtt.as_nanos() as u64) << Packets::FRAC_BITS) + (cw.get() - 1),
+            cw,
+        )
     }
 
     /// Stores a tick at `at` (rounded up to 16 ns) and asks for the timer.
@@ -410,7 +413,13 @@ mod tests {
     }
 
     fn ack(cum: u32, ece: EcnEcho) -> Ack<'static> {
-        Ack { cum_ack: Seq(cum), snd_nxt: Seq(cum), ece, telemetry: &[], rtt_ns: None }
+        Ack {
+            cum_ack: Seq(cum),
+            snd_nxt: Seq(cum),
+            ece,
+            telemetry: &[],
+            rtt_ns: None,
+        }
     }
 
     fn pk(x: f64) -> f64 {
@@ -555,7 +564,10 @@ mod tests {
         let l = Ldcp::new(&cfg, &params()).unwrap();
         let s = 1_000_000u32;
         assert_eq!(l.on_sent(&cfg, Seq(s), 1000, MessageEnd::More).ecn, Ecn::NotEct);
-        assert_eq!(l.on_sent(&cfg, Seq(s + 98_000), 1000, MessageEnd::More).ecn, Ecn::NotEct);
+        assert_eq!(
+            l.on_sent(&cfg, Seq(s + 98_000), 1000, MessageEnd::More).ecn,
+            Ecn::NotEct
+        );
         // The IW-th (100th) packet.
         assert_eq!(l.on_sent(&cfg, Seq(s + 99_000), 1000, MessageEnd::More).ecn, Ecn::Ect);
         // Last packet of a message shorter than a BDP.
@@ -600,8 +612,13 @@ mod tests {
     fn rtt_never_falls_below_the_base_rtt() {
         let (cfg, mut l) = stable(10 << 16);
         for i in 1..=100u32 {
-            let ack =
-                Ack { cum_ack: Seq(1_000_000 + i), snd_nxt: Seq(1_000_000 + i), ece: EcnEcho::NotMarked, telemetry: &[], rtt_ns: Some(1) };
+            let ack = Ack {
+                cum_ack: Seq(1_000_000 + i),
+                snd_nxt: Seq(1_000_000 + i),
+                ece: EcnEcho::NotMarked,
+                telemetry: &[],
+                rtt_ns: Some(1),
+            };
             l.on_ack(&cfg, Instant::ZERO, &ack);
         }
         assert_eq!(l.srtt(), BaseRtt::from_nanos(T_NS).unwrap());
@@ -627,10 +644,21 @@ mod tests {
         // Into timer mode at cw 0.5: the first tick at srtt / 0.5.
         l.restore(&cfg, Instant::ZERO, Packets::ONE).unwrap();
         let d = l.restore(&cfg, Instant::ZERO, Packets::from_bits(1 << 15)).unwrap();
-        let TimerRequest::Arm(t) = d.timer else { panic!("timer mode") };
-        assert!((t.as_nanos() as i64 - 2 * l.srtt().as_nanos() as i64).abs() <= 16, "{t:?}");
-        assert_eq!(smooth_rtt(BaseRtt::from_nanos(1000).unwrap(), u32::MAX), BaseRtt::from_nanos(BaseRtt::MAX_NS).unwrap());
-        assert_eq!(smooth_rtt(BaseRtt::from_nanos(1000).unwrap(), 0), BaseRtt::from_nanos(875).unwrap());
+        let TimerRequest::Arm(t) = d.timer else {
+            panic!("timer mode")
+        };
+        assert!(
+            (t.as_nanos() as i64 - 2 * l.srtt().as_nanos() as i64).abs() <= 16,
+            "{t:?}"
+        );
+        assert_eq!(
+            smooth_rtt(BaseRtt::from_nanos(1000).unwrap(), u32::MAX),
+            BaseRtt::from_nanos(BaseRtt::MAX_NS).unwrap()
+        );
+        assert_eq!(
+            smooth_rtt(BaseRtt::from_nanos(1000).unwrap(), 0),
+            BaseRtt::from_nanos(875).unwrap()
+        );
     }
 
     #[test]
@@ -654,7 +682,13 @@ mod tests {
         l.cw = Packets::from_int(cw);
         let start = l.snd_una();
         for k in 1..=cw {
-            let a = Ack { cum_ack: start.add(k * cfg.mtu), snd_nxt: start, ece: EcnEcho::NotMarked, telemetry: &[], rtt_ns: None };
+            let a = Ack {
+                cum_ack: start.add(k * cfg.mtu),
+                snd_nxt: start,
+                ece: EcnEcho::NotMarked,
+                telemetry: &[],
+                rtt_ns: None,
+            };
             l.on_ack(cfg, Instant::ZERO, &a);
         }
         (l.cw().to_bits() as f64 - (cw as f64 * 65_536.0)) / 65_536.0
@@ -689,10 +723,18 @@ mod tests {
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(16 * T_NS as u64)));
         // cw rises to 1/2 (here by restoring, as seven +gamma ACKs would):
         // the next release 2 RTTs from now.
-        let d = l.restore(&cfg, Instant::from_nanos(1_008), Packets::from_bits(1 << 15)).unwrap();
+        let d = l
+            .restore(&cfg, Instant::from_nanos(1_008), Packets::from_bits(1 << 15))
+            .unwrap();
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_008 + 2 * T_NS as u64)));
         // Halved by a mark to 1/4: the pending tick stays.
-        let a = Ack { cum_ack: l.snd_una().add(1000), snd_nxt: l.snd_una(), ece: EcnEcho::Marked, telemetry: &[], rtt_ns: None };
+        let a = Ack {
+            cum_ack: l.snd_una().add(1000),
+            snd_nxt: l.snd_una(),
+            ece: EcnEcho::Marked,
+            telemetry: &[],
+            rtt_ns: None,
+        };
         let d = l.on_ack(&cfg, Instant::from_nanos(3_000), &a);
         assert_eq!(d.timer, TimerRequest::Keep);
     }
@@ -703,8 +745,12 @@ mod tests {
     fn a_tick_near_the_end_of_time_saturates() {
         let (mut cfg, mut l) = stable(1 << 12);
         cfg.gamma = Fraction::inverse_pow2(4).unwrap();
-        let d = l.restore(&cfg, Instant::from_nanos(u64::MAX - 100), Packets::from_bits(1 << 12)).unwrap();
-        let TimerRequest::Arm(at) = d.timer else { panic!("timer mode") };
+        let d = l
+            .restore(&cfg, Instant::from_nanos(u64::MAX - 100), Packets::from_bits(1 << 12))
+            .unwrap();
+        let TimerRequest::Arm(at) = d.timer else {
+            panic!("timer mode")
+        };
         assert!(at.as_nanos() >= u64::MAX - 100, "{at:?}");
     }
 
@@ -713,7 +759,11 @@ mod tests {
     #[test]
     fn a_small_bdp_is_paced_at_the_line_rate() {
         let cfg = LdcpConfig::draft_default();
-        let p = FlowParams { base_rtt: BaseRtt::from_nanos(1_000).unwrap(), line_rate: LinkSpeed::from_gbps(10), ..params() };
+        let p = FlowParams {
+            base_rtt: BaseRtt::from_nanos(1_000).unwrap(),
+            line_rate: LinkSpeed::from_gbps(10),
+            ..params()
+        };
         let l = Ldcp::new(&cfg, &p).unwrap();
         assert_eq!(l.initial_window(), Packets::from_bits(5 << 14)); // 1.25 packets
         let d = l.decision(&cfg);
@@ -727,7 +777,11 @@ mod tests {
     fn an_iw_past_the_window_range_is_clamped() {
         let mut cfg = LdcpConfig::draft_default();
         cfg.mtu = 512;
-        let p = FlowParams { base_rtt: BaseRtt::from_nanos(1_000_000).unwrap(), line_rate: LinkSpeed::from_gbps(400), ..params() };
+        let p = FlowParams {
+            base_rtt: BaseRtt::from_nanos(1_000_000).unwrap(),
+            line_rate: LinkSpeed::from_gbps(400),
+            ..params()
+        };
         let l = Ldcp::new(&cfg, &p).unwrap();
         assert_eq!(l.initial_window(), Packets::from_int(65_535));
     }

@@ -185,7 +185,8 @@ impl HpccRef {
                 Some(util) => util.to_bits() as f64 / (1u64 << 24) as f64 * b_bytes_per_ns,
                 None => {
                     let unit = h.widths.tx_unit_bytes as f64;
-                    let Some(dtx) = tx_delta(h.tx, l.tx, h.widths.tx_bits, unit, dts, h.bandwidth.as_mbps() as f64) else {
+                    let Some(dtx) = tx_delta(h.tx, l.tx, h.widths.tx_bits, unit, dts, h.bandwidth.as_mbps() as f64)
+                    else {
                         continue;
                     };
                     dtx / dts
@@ -193,8 +194,11 @@ impl HpccRef {
             };
             // line 5
             let q = self.queue(h).min(self.queue(&l));
-            let u_prime =
-                if self.p.sojourn { q / t + tx_rate / b_bytes_per_ns } else { q / (b_bytes_per_ns * t) + tx_rate / b_bytes_per_ns };
+            let u_prime = if self.p.sojourn {
+                q / t + tx_rate / b_bytes_per_ns
+            } else {
+                q / (b_bytes_per_ns * t) + tx_rate / b_bytes_per_ns
+            };
             // lines 6-7
             if u_prime > u {
                 u = u_prime;

@@ -44,7 +44,15 @@ pub struct LdcpRef {
 impl LdcpRef {
     /// A flow starting at `start` with cw = IW.
     pub fn new(p: LdcpRefParams, start: u32) -> Self {
-        LdcpRef { p, cw: p.iw_pkts, fast: p.fast_start, snd_una: start, start, next_tick: None, srtt: p.t_ns }
+        LdcpRef {
+            p,
+            cw: p.iw_pkts,
+            fast: p.fast_start,
+            snd_una: start,
+            start,
+            next_tick: None,
+            srtt: p.t_ns,
+        }
     }
 
     /// Window in bytes.
@@ -69,7 +77,8 @@ impl LdcpRef {
         // IW·MTU bytes, rounded up to a whole byte.
         let bytes = self.p.iw_pkts * self.p.mtu;
         let whole = bytes as u32;
-        self.start.wrapping_add(if (whole as f64) < bytes { whole + 1 } else { whole })
+        self.start
+            .wrapping_add(if (whole as f64) < bytes { whole + 1 } else { whole })
     }
 
     /// Whether a packet `[seq, seq+len)` is ECN-capable.
@@ -169,7 +178,11 @@ pub struct LdcpRateRef {
 impl LdcpRateRef {
     /// A flow at cw = IW.
     pub fn new(p: LdcpRefParams) -> Self {
-        LdcpRateRef { p, cw: p.iw_pkts, srtt: p.t_ns }
+        LdcpRateRef {
+            p,
+            cw: p.iw_pkts,
+            srtt: p.t_ns,
+        }
     }
 
     /// MD per CNP.

@@ -55,7 +55,10 @@ impl FeedbackKey {
             hi[i] = b[8 + i];
             i += 1;
         }
-        FeedbackKey { k0: u64::from_le_bytes(lo), k1: u64::from_le_bytes(hi) }
+        FeedbackKey {
+            k0: u64::from_le_bytes(lo),
+            k1: u64::from_le_bytes(hi),
+        }
     }
 }
 
@@ -94,7 +97,9 @@ pub fn seal_sequenced(key: &FeedbackKey, flow: FlowId, seq: u32, msg: &[u8], out
     body[..msg.len()].copy_from_slice(msg);
     body[msg.len()..].copy_from_slice(&seq.to_be_bytes());
     let t = tag(key, flow, body);
-    out.get_mut(n..n + TAG_LEN).ok_or(WireError::BufferTooSmall)?.copy_from_slice(&t);
+    out.get_mut(n..n + TAG_LEN)
+        .ok_or(WireError::BufferTooSmall)?
+        .copy_from_slice(&t);
     Ok(n + TAG_LEN)
 }
 
@@ -125,7 +130,12 @@ pub struct Verifier {
 impl Verifier {
     /// A verifier with `key`.
     pub const fn new(key: FeedbackKey) -> Self {
-        Verifier { key, accepted: 0, rejected: 0, replayed: 0 }
+        Verifier {
+            key,
+            accepted: 0,
+            rejected: 0,
+            replayed: 0,
+        }
     }
 
     /// The message and tag of `sealed` if the tag is right for `flow`;
@@ -159,7 +169,12 @@ impl Verifier {
     /// number comes after the last one `guard` accepted (serial-number
     /// order, RFC 1982); then `guard` moves to it. A right tag on an old
     /// number is a replay: `Replayed`, counted, `guard` unchanged.
-    pub fn open_sequenced<'a>(&mut self, flow: FlowId, guard: &mut ReplayGuard, sealed: &'a [u8]) -> Result<(&'a [u8], u32)> {
+    pub fn open_sequenced<'a>(
+        &mut self,
+        flow: FlowId,
+        guard: &mut ReplayGuard,
+        sealed: &'a [u8],
+    ) -> Result<(&'a [u8], u32)> {
         let body = self.check(flow, sealed)?;
         let Some(split) = body.len().checked_sub(SEQ_LEN) else {
             self.rejected = self.rejected.saturating_add(1);
@@ -232,7 +247,10 @@ mod tests {
         let mut other = Verifier::new(FeedbackKey::from_bytes([0; 16]));
         assert_eq!(other.open(FlowId(7), &buf[..n]), Err(WireError::BadTag));
         assert_eq!(v.open(FlowId(7), &buf[..5]), Err(WireError::Truncated));
-        assert_eq!(seal(&KEY, FlowId(7), b"too long", &mut [0u8; 8]), Err(WireError::BufferTooSmall));
+        assert_eq!(
+            seal(&KEY, FlowId(7), b"too long", &mut [0u8; 8]),
+            Err(WireError::BufferTooSmall)
+        );
     }
 
     /// Issue: the tag covered (flow, window) only, so a captured Rx-HPCC
@@ -251,14 +269,23 @@ mod tests {
         let n2 = seal_sequenced(&KEY, FlowId(7), 1, &60_000u32.to_be_bytes(), &mut second).unwrap();
         v.open_sequenced(FlowId(7), &mut guard, &second[..n2]).unwrap();
         // The first, captured and sent again: its tag is right, its number old.
-        assert_eq!(v.open_sequenced(FlowId(7), &mut guard, &first[..n1]), Err(WireError::Replayed));
-        assert_eq!(v.open_sequenced(FlowId(7), &mut guard, &second[..n2]), Err(WireError::Replayed));
+        assert_eq!(
+            v.open_sequenced(FlowId(7), &mut guard, &first[..n1]),
+            Err(WireError::Replayed)
+        );
+        assert_eq!(
+            v.open_sequenced(FlowId(7), &mut guard, &second[..n2]),
+            Err(WireError::Replayed)
+        );
         assert_eq!(guard.last(), Some(1));
         assert_eq!((v.accepted(), v.rejected(), v.replayed()), (2, 0, 2));
         // A changed number breaks the tag.
         let mut forged = first;
         forged[4 + 3] = 9;
-        assert_eq!(v.open_sequenced(FlowId(7), &mut guard, &forged[..n1]), Err(WireError::BadTag));
+        assert_eq!(
+            v.open_sequenced(FlowId(7), &mut guard, &forged[..n1]),
+            Err(WireError::BadTag)
+        );
         // Numbers wrap: u32::MAX is followed by 0.
         let mut g = ReplayGuard { last: Some(u32::MAX) };
         let n = seal_sequenced(&KEY, FlowId(7), 0, b"w", &mut first).unwrap();

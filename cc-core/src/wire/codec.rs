@@ -28,7 +28,8 @@ use crc::{Crc, CRC_32_ISCSI};
 use super::{be, Hops, Result, WireError};
 use crate::controller::AnyConfig;
 use crate::event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request, TimerRequest,
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request,
+    TimerRequest,
 };
 use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, TelemetrySource};
 use crate::ldcp::{FastStart, LdcpConfig};
@@ -166,12 +167,19 @@ pub fn read_frame(buf: &[u8]) -> Result<Frame<'_>> {
     if CASTAGNOLI.checksum(&frame[..HEADER_LEN + n]) != be::u32_at(frame, HEADER_LEN + n) {
         return Err(WireError::BadChecksum);
     }
-    Ok(Frame { kind, payload: &frame[HEADER_LEN..HEADER_LEN + n], len: total })
+    Ok(Frame {
+        kind,
+        payload: &frame[HEADER_LEN..HEADER_LEN + n],
+        len: total,
+    })
 }
 
 /// Bytes to skip to the next possible frame start after a bad one.
 pub fn resync(buf: &[u8]) -> usize {
-    buf.windows(2).skip(1).position(|w| w == MAGIC).map_or(buf.len().saturating_sub(1).max(1), |p| p + 1)
+    buf.windows(2)
+        .skip(1)
+        .position(|w| w == MAGIC)
+        .map_or(buf.len().saturating_sub(1).max(1), |p| p + 1)
 }
 
 /// A frame builder over an output buffer.
@@ -195,7 +203,10 @@ impl<'a> Writer<'a> {
         if end + CRC_LEN > self.out.len() {
             return Err(WireError::BufferTooSmall);
         }
-        self.out.get_mut(self.at..end).ok_or(WireError::BufferTooSmall)?.copy_from_slice(b);
+        self.out
+            .get_mut(self.at..end)
+            .ok_or(WireError::BufferTooSmall)?
+            .copy_from_slice(b);
         self.at = end;
         Ok(())
     }
@@ -235,10 +246,16 @@ impl<'a> Writer<'a> {
     }
     fn finish(self) -> Result<usize> {
         let n = self.at - HEADER_LEN;
-        self.out.get_mut(4..6).ok_or(WireError::BufferTooSmall)?.copy_from_slice(&(n as u16).to_be_bytes());
+        self.out
+            .get_mut(4..6)
+            .ok_or(WireError::BufferTooSmall)?
+            .copy_from_slice(&(n as u16).to_be_bytes());
         let crc = CASTAGNOLI.checksum(self.out.get(..self.at).ok_or(WireError::BufferTooSmall)?);
         let end = self.at + CRC_LEN;
-        self.out.get_mut(self.at..end).ok_or(WireError::BufferTooSmall)?.copy_from_slice(&crc.to_be_bytes());
+        self.out
+            .get_mut(self.at..end)
+            .ok_or(WireError::BufferTooSmall)?
+            .copy_from_slice(&crc.to_be_bytes());
         Ok(end)
     }
 }
@@ -272,7 +289,11 @@ impl<'a> Reader<'a> {
         for x in v.iter_mut() {
             *x = self.u32()?;
         }
-        let widths = CounterWidths { ts_bits: self.u8()?, tx_bits: self.u8()?, tx_unit_bytes: self.u16()? };
+        let widths = CounterWidths {
+            ts_bits: self.u8()?,
+            tx_bits: self.u8()?,
+            tx_unit_bytes: self.u16()?,
+        };
         let flag = self.u8()?;
         let util = self.u32()?;
         let _reserved = self.u8()?;
@@ -331,7 +352,15 @@ fn algorithm_code(a: Algorithm) -> u8 {
 }
 
 fn algorithm(c: u8) -> Result<Algorithm> {
-    [Algorithm::Hpcc, Algorithm::HpccReceiver, Algorithm::Ldcp, Algorithm::LdcpRate].get(c as usize).copied().ok_or(WireError::UnknownType)
+    [
+        Algorithm::Hpcc,
+        Algorithm::HpccReceiver,
+        Algorithm::Ldcp,
+        Algorithm::LdcpRate,
+    ]
+    .get(c as usize)
+    .copied()
+    .ok_or(WireError::UnknownType)
 }
 
 /// Encodes `event` at `now` as one frame; returns its length.
@@ -428,7 +457,10 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
     if frame.kind != FrameKind::Event {
         return Err(WireError::UnknownType);
     }
-    let mut r = Reader { b: frame.payload, at: 0 };
+    let mut r = Reader {
+        b: frame.payload,
+        at: 0,
+    };
     let now = Instant::from_nanos(r.u64()?);
     let flow = FlowId(r.u32()?);
     let mut hops = Hops::new();
@@ -437,7 +469,12 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
             let algorithm = algorithm(r.u8()?)?;
             let base_rtt = BaseRtt::from_nanos(r.u32()?).ok_or(WireError::BadLength)?;
             let line_rate = LinkSpeed::from_mbps(r.u32()?);
-            EventKind::Start(FlowParams { algorithm, base_rtt, line_rate, start_seq: Seq(r.u32()?) })
+            EventKind::Start(FlowParams {
+                algorithm,
+                base_rtt,
+                line_rate,
+                start_seq: Seq(r.u32()?),
+            })
         }
         EventTag::End => EventKind::End,
         EventTag::Sent => {
@@ -460,18 +497,33 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
             };
             let rtt_ns = r.opt_u32()?;
             hops = r.hops()?;
-            EventKind::Ack(Ack { cum_ack, snd_nxt, ece, telemetry: &[], rtt_ns })
+            EventKind::Ack(Ack {
+                cum_ack,
+                snd_nxt,
+                ece,
+                telemetry: &[],
+                rtt_ns,
+            })
         }
-        EventTag::Loss => EventKind::Loss { first_lost: Seq(r.u32()?) },
+        EventTag::Loss => EventKind::Loss {
+            first_lost: Seq(r.u32()?),
+        },
         EventTag::Cnp => EventKind::Cnp,
         EventTag::RttResponse => {
             let probe = ProbeId(r.u8()?);
-            EventKind::RttResponse { probe, rtt_ns: r.opt_u32()? }
+            EventKind::RttResponse {
+                probe,
+                rtt_ns: r.opt_u32()?,
+            }
         }
         EventTag::ProbeResponse => {
             let probe = ProbeId(r.u8()?);
             let hop_index = r.u8()?;
-            EventKind::ProbeResponse { probe, hop_index, hop: r.hop()? }
+            EventKind::ProbeResponse {
+                probe,
+                hop_index,
+                hop: r.hop()?,
+            }
         }
         EventTag::RxTelemetry => {
             hops = r.hops()?;
@@ -481,7 +533,9 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
             hops = r.hops()?;
             EventKind::ProbeRequest { telemetry: &[] }
         }
-        EventTag::Feedback => EventKind::Feedback { window: Window::from_bits(r.u32()?) },
+        EventTag::Feedback => EventKind::Feedback {
+            window: Window::from_bits(r.u32()?),
+        },
         EventTag::FlowCount => EventKind::FlowCount { flows: r.u16()? },
         EventTag::Timer => EventKind::Timer,
     };
@@ -549,7 +603,10 @@ pub fn encode_answer(flow: FlowId, answer: &core::result::Result<Decision, Error
 
 /// Decodes a decision or refusal frame.
 pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<Decision, Error>)> {
-    let mut r = Reader { b: frame.payload, at: 0 };
+    let mut r = Reader {
+        b: frame.payload,
+        at: 0,
+    };
     let flow = FlowId(r.u32()?);
     let answer = match frame.kind {
         FrameKind::Refusal => Err(*ERRORS.get(r.u8()? as usize).ok_or(WireError::UnknownType)?),
@@ -569,12 +626,20 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
             let request = match RequestTag::from_code(r.u8()?)? {
                 RequestTag::None => Request::None,
                 RequestTag::Probe => Request::Probe { id: ProbeId(r.u8()?) },
-                RequestTag::Feedback => Request::Feedback { window: Window::from_bits(r.u32()?) },
+                RequestTag::Feedback => Request::Feedback {
+                    window: Window::from_bits(r.u32()?),
+                },
                 RequestTag::ProbeReply => Request::ProbeReply { hop_index: r.u8()? },
                 RequestTag::ReleaseOne => Request::ReleaseOne,
                 RequestTag::GoBackN => Request::GoBackN { from: Seq(r.u32()?) },
             };
-            Ok(Decision { window, rate, ecn, timer, request })
+            Ok(Decision {
+                window,
+                rate,
+                ecn,
+                timer,
+                request,
+            })
         }
         FrameKind::Event | FrameKind::Config | FrameKind::Halt => return Err(WireError::UnknownType),
     };
@@ -633,7 +698,10 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
     if frame.kind != FrameKind::Config {
         return Err(WireError::UnknownType);
     }
-    let mut r = Reader { b: frame.payload, at: 0 };
+    let mut r = Reader {
+        b: frame.payload,
+        at: 0,
+    };
     let fraction = |v: u32| Fraction::from_bits(v).ok_or(WireError::BadLength);
     let eta = fraction(r.u32()?)?;
     let max_stage = r.u8()?;
@@ -653,7 +721,14 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         1 => TelemetrySource::Probe { timeout_rtts: r.u8()? },
         _ => return Err(WireError::UnknownType),
     };
-    let hpcc = HpccConfig { eta, max_stage, additive_increase, w_min, queue_signal, telemetry };
+    let hpcc = HpccConfig {
+        eta,
+        max_stage,
+        additive_increase,
+        w_min,
+        queue_signal,
+        telemetry,
+    };
     let mtu = r.u32()?;
     let (alpha, beta, gamma) = (fraction(r.u32()?)?, fraction(r.u32()?)?, fraction(r.u32()?)?);
     let fast_start = match r.u8()? {
@@ -661,7 +736,14 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         1 => FastStart::Enabled,
         _ => return Err(WireError::UnknownType),
     };
-    let ldcp = LdcpConfig { mtu, alpha, beta, gamma, fast_start, probe_timeout_rtts: r.u8()? };
+    let ldcp = LdcpConfig {
+        mtu,
+        alpha,
+        beta,
+        gamma,
+        fast_start,
+        probe_timeout_rtts: r.u8()?,
+    };
     r.end()?;
     Ok(AnyConfig { hpcc, ldcp })
 }
@@ -678,8 +760,16 @@ mod tests {
             sojourn_ns: 4 * k,
             bandwidth: LinkSpeed::from_gbps(100),
             id: 5 * k,
-            widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
-            tx_utilization: if k.is_multiple_of(2) { None } else { Fraction::ratio(k, 10) },
+            widths: CounterWidths {
+                ts_bits: 24,
+                tx_bits: 20,
+                tx_unit_bytes: 64,
+            },
+            tx_utilization: if k.is_multiple_of(2) {
+                None
+            } else {
+                Fraction::ratio(k, 10)
+            },
         }
     }
 
@@ -693,15 +783,34 @@ mod tests {
         [
             EventKind::Start(params),
             EventKind::End,
-            EventKind::Sent { seq: Seq(1), len: 1000, end: MessageEnd::Last },
-            EventKind::Ack(Ack { cum_ack: Seq(5), snd_nxt: Seq(9), ece: EcnEcho::Marked, telemetry: hops, rtt_ns: Some(4321) }),
+            EventKind::Sent {
+                seq: Seq(1),
+                len: 1000,
+                end: MessageEnd::Last,
+            },
+            EventKind::Ack(Ack {
+                cum_ack: Seq(5),
+                snd_nxt: Seq(9),
+                ece: EcnEcho::Marked,
+                telemetry: hops,
+                rtt_ns: Some(4321),
+            }),
             EventKind::Loss { first_lost: Seq(3) },
             EventKind::Cnp,
-            EventKind::RttResponse { probe: ProbeId(7), rtt_ns: Some(8_000) },
-            EventKind::ProbeResponse { probe: ProbeId(200), hop_index: 2, hop: hops[1] },
+            EventKind::RttResponse {
+                probe: ProbeId(7),
+                rtt_ns: Some(8_000),
+            },
+            EventKind::ProbeResponse {
+                probe: ProbeId(200),
+                hop_index: 2,
+                hop: hops[1],
+            },
             EventKind::RxTelemetry { telemetry: hops },
             EventKind::ProbeRequest { telemetry: &hops[..1] },
-            EventKind::Feedback { window: Window::from_bits(12345) },
+            EventKind::Feedback {
+                window: Window::from_bits(12345),
+            },
             EventKind::FlowCount { flows: 17 },
             EventKind::Timer,
         ]
@@ -710,8 +819,14 @@ mod tests {
     #[test]
     fn config_round_trips() {
         let mut buf = [0u8; MAX_FRAME];
-        let mut a = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
-        let mut b = AnyConfig { hpcc: HpccConfig::sigcomm19(), ldcp: LdcpConfig::draft_default() };
+        let mut a = AnyConfig {
+            hpcc: HpccConfig::draft_default(),
+            ldcp: LdcpConfig::draft_default(),
+        };
+        let mut b = AnyConfig {
+            hpcc: HpccConfig::sigcomm19(),
+            ldcp: LdcpConfig::draft_default(),
+        };
         a.hpcc.telemetry = TelemetrySource::Probe { timeout_rtts: 3 };
         a.hpcc.queue_signal = QueueSignal::Sojourn;
         b.ldcp.fast_start = FastStart::Disabled;
@@ -723,7 +838,11 @@ mod tests {
             assert_eq!(decode_config(&f).unwrap(), cfg);
             // Every truncation of the payload is refused, none misread.
             for cut in 0..f.payload.len() {
-                let short = Frame { kind: FrameKind::Config, payload: &f.payload[..cut], len: 0 };
+                let short = Frame {
+                    kind: FrameKind::Config,
+                    payload: &f.payload[..cut],
+                    len: 0,
+                };
                 assert_eq!(decode_config(&short), Err(WireError::Truncated));
             }
         }
@@ -731,7 +850,10 @@ mod tests {
         let n = encode_config(&a, &mut buf).unwrap();
         assert!(decode_answer(&read_frame(&buf[..n]).unwrap()).is_err());
         let n = encode_answer(FlowId(1), &Err(Error::UnknownFlow), &mut buf).unwrap();
-        assert_eq!(decode_config(&read_frame(&buf[..n]).unwrap()), Err(WireError::UnknownType));
+        assert_eq!(
+            decode_config(&read_frame(&buf[..n]).unwrap()),
+            Err(WireError::UnknownType)
+        );
     }
 
     #[test]
@@ -754,13 +876,27 @@ mod tests {
         let mut answers = heapless::Vec::<core::result::Result<Decision, Error>, 16>::new();
         for (timer, request) in [
             (TimerRequest::Keep, Request::None),
-            (TimerRequest::Arm(Instant::from_nanos(5)), Request::Probe { id: ProbeId(9) }),
-            (TimerRequest::Cancel, Request::Feedback { window: Window::from_bytes(3) }),
+            (
+                TimerRequest::Arm(Instant::from_nanos(5)),
+                Request::Probe { id: ProbeId(9) },
+            ),
+            (
+                TimerRequest::Cancel,
+                Request::Feedback {
+                    window: Window::from_bytes(3),
+                },
+            ),
             (TimerRequest::Keep, Request::ProbeReply { hop_index: 4 }),
             (TimerRequest::Keep, Request::ReleaseOne),
             (TimerRequest::Keep, Request::GoBackN { from: Seq(8) }),
         ] {
-            let d = Decision { window: Window::from_bytes(1500), rate: Rate::from_bps(1 << 40), ecn: Ecn::NotEct, timer, request };
+            let d = Decision {
+                window: Window::from_bytes(1500),
+                rate: Rate::from_bps(1 << 40),
+                ecn: Ecn::NotEct,
+                timer,
+                request,
+            };
             answers.push(Ok(d)).unwrap();
         }
         for e in ERRORS {
@@ -778,7 +914,10 @@ mod tests {
     #[test]
     fn corruption_is_detected_not_misread() {
         let hops = [hop(1), hop(2)];
-        let ev = Event { flow: FlowId(1), kind: EventKind::RxTelemetry { telemetry: &hops } };
+        let ev = Event {
+            flow: FlowId(1),
+            kind: EventKind::RxTelemetry { telemetry: &hops },
+        };
         let mut buf = [0u8; MAX_FRAME];
         let n = encode_event(Instant::ZERO, &ev, &mut buf).unwrap();
         for bit in 0..n * 8 {
@@ -793,7 +932,15 @@ mod tests {
     fn a_reader_resyncs_after_garbage() {
         let mut stream = [0u8; 2 * MAX_FRAME];
         stream[..5].copy_from_slice(b"xxCxC");
-        let n = encode_event(Instant::ZERO, &Event { flow: FlowId(9), kind: EventKind::Timer }, &mut stream[5..]).unwrap();
+        let n = encode_event(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(9),
+                kind: EventKind::Timer,
+            },
+            &mut stream[5..],
+        )
+        .unwrap();
         let mut at = 0;
         let mut seen = 0;
         while at < 5 + n {
@@ -813,12 +960,22 @@ mod tests {
     fn oversized_and_undersized_inputs_are_errors() {
         let mut buf = [0u8; 8];
         assert_eq!(
-            encode_event(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Timer }, &mut buf),
+            encode_event(
+                Instant::ZERO,
+                &Event {
+                    flow: FlowId(1),
+                    kind: EventKind::Timer
+                },
+                &mut buf
+            ),
             Err(WireError::BufferTooSmall)
         );
         let nine = [hop(1); 9];
         let mut big = [0u8; 2 * MAX_FRAME];
-        let ev = Event { flow: FlowId(1), kind: EventKind::RxTelemetry { telemetry: &nine } };
+        let ev = Event {
+            flow: FlowId(1),
+            kind: EventKind::RxTelemetry { telemetry: &nine },
+        };
         assert_eq!(encode_event(Instant::ZERO, &ev, &mut big), Err(WireError::TooManyHops));
         let mut hdr = [b'C', b'C', VERSION, 1, 0xFF, 0xFF, 0, 0, 0, 0];
         assert_eq!(read_frame(&hdr), Err(WireError::BadLength));
@@ -828,11 +985,23 @@ mod tests {
         hdr[..2].copy_from_slice(b"XY");
         assert_eq!(read_frame(&hdr), Err(WireError::BadMagic));
         // Every code of every tag decodes to itself; the next code is unknown.
-        for k in [FrameKind::Event, FrameKind::Decision, FrameKind::Refusal, FrameKind::Config, FrameKind::Halt] {
+        for k in [
+            FrameKind::Event,
+            FrameKind::Decision,
+            FrameKind::Refusal,
+            FrameKind::Config,
+            FrameKind::Halt,
+        ] {
             assert_eq!(FrameKind::from_code(k as u8), Ok(k));
         }
         assert_eq!(FrameKind::from_code(6), Err(WireError::UnknownType));
-        assert_eq!(EventTag::from_code(EventTag::Timer as u8 + 1), Err(WireError::UnknownType));
-        assert_eq!(RequestTag::from_code(RequestTag::GoBackN as u8 + 1), Err(WireError::UnknownType));
+        assert_eq!(
+            EventTag::from_code(EventTag::Timer as u8 + 1),
+            Err(WireError::UnknownType)
+        );
+        assert_eq!(
+            RequestTag::from_code(RequestTag::GoBackN as u8 + 1),
+            Err(WireError::UnknownType)
+        );
     }
 }

@@ -68,8 +68,15 @@ pub enum SpeedCode {
 }
 
 impl SpeedCode {
-    const ALL: [SpeedCode; 7] =
-        [SpeedCode::G25, SpeedCode::G50, SpeedCode::G100, SpeedCode::G200, SpeedCode::G400, SpeedCode::G800, SpeedCode::T1_6];
+    const ALL: [SpeedCode; 7] = [
+        SpeedCode::G25,
+        SpeedCode::G50,
+        SpeedCode::G100,
+        SpeedCode::G200,
+        SpeedCode::G400,
+        SpeedCode::G800,
+        SpeedCode::T1_6,
+    ];
 
     /// The code for a 3-bit value; 7 is reserved.
     pub fn from_bits(v: u8) -> Result<Self> {
@@ -200,7 +207,12 @@ impl CompactRepr {
         let mut hops = heapless::Vec::new();
         for i in 0..s.hop_count() as usize {
             let r = s.record(i);
-            let hop = CompactHop { speed: SpeedCode::from_bits(r.speed())?, ts: r.ts(), tx: r.tx(), qlen: r.qlen() };
+            let hop = CompactHop {
+                speed: SpeedCode::from_bits(r.speed())?,
+                ts: r.ts(),
+                tx: r.tx(),
+                qlen: r.qlen(),
+            };
             hops.push(hop).map_err(|_| WireError::TooManyHops)?;
         }
         Ok(CompactRepr { hops })
@@ -233,7 +245,11 @@ impl CompactRepr {
     /// `units.tx_unit_bytes`, queue in bytes; no switch identity (the path
     /// signature then rests on hop count and speeds).
     pub fn hop_samples(&self, units: &CompactUnits) -> Hops {
-        let widths = CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: units.tx_unit_bytes.max(1) };
+        let widths = CounterWidths {
+            ts_bits: 24,
+            tx_bits: 20,
+            tx_unit_bytes: units.tx_unit_bytes.max(1),
+        };
         self.hops
             .iter()
             .map(|h| HopSample {
@@ -256,8 +272,20 @@ mod tests {
 
     fn repr() -> CompactRepr {
         let mut hops = heapless::Vec::new();
-        hops.push(CompactHop { speed: SpeedCode::G100, ts: 0xABCDEF, tx: 0xFFFFF, qlen: 0x1FFFF }).unwrap();
-        hops.push(CompactHop { speed: SpeedCode::T1_6, ts: 1, tx: 2, qlen: 3 }).unwrap();
+        hops.push(CompactHop {
+            speed: SpeedCode::G100,
+            ts: 0xABCDEF,
+            tx: 0xFFFFF,
+            qlen: 0x1FFFF,
+        })
+        .unwrap();
+        hops.push(CompactHop {
+            speed: SpeedCode::T1_6,
+            ts: 1,
+            tx: 2,
+            qlen: 3,
+        })
+        .unwrap();
         CompactRepr { hops }
     }
 
@@ -288,7 +316,10 @@ mod tests {
         assert_eq!(CompactStack::new_checked(&buf[..1]).unwrap_err(), WireError::Truncated);
         let mut v = buf;
         v[0] = 0x20;
-        assert_eq!(CompactStack::new_checked(&v[..]).unwrap_err(), WireError::UnknownVersion);
+        assert_eq!(
+            CompactStack::new_checked(&v[..]).unwrap_err(),
+            WireError::UnknownVersion
+        );
         let mut v = buf;
         v[1] = 9;
         assert_eq!(CompactStack::new_checked(&v[..]).unwrap_err(), WireError::TooManyHops);
@@ -304,16 +335,29 @@ mod tests {
         v[2] |= 0xE0; // speed code 7
         let s = CompactStack::new_checked(&v[..]).unwrap();
         assert_eq!(CompactRepr::parse(&s).unwrap_err(), WireError::UnknownType);
-        assert_eq!(repr().emit(&mut CompactStack::new_unchecked(&mut [0u8; 10][..])), Err(WireError::BufferTooSmall));
+        assert_eq!(
+            repr().emit(&mut CompactStack::new_unchecked(&mut [0u8; 10][..])),
+            Err(WireError::BufferTooSmall)
+        );
     }
 
     #[test]
     fn samples_carry_units_and_widths() {
-        let units = CompactUnits { tx_unit_bytes: 128, qlen_unit_bytes: 80 };
+        let units = CompactUnits {
+            tx_unit_bytes: 128,
+            qlen_unit_bytes: 80,
+        };
         let s = repr().hop_samples(&units);
         assert_eq!(s[0].bandwidth, LinkSpeed::from_gbps(100));
         assert_eq!(s[1].bandwidth, LinkSpeed::from_gbps(1600));
         assert_eq!(s[0].qlen_bytes, 0x1FFFF * 80);
-        assert_eq!(s[0].widths, CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 128 });
+        assert_eq!(
+            s[0].widths,
+            CounterWidths {
+                ts_bits: 24,
+                tx_bits: 20,
+                tx_unit_bytes: 128
+            }
+        );
     }
 }

@@ -116,11 +116,17 @@ pub struct NamespaceProfiles {
 impl NamespaceProfiles {
     /// Every LNS uses `layout`.
     pub const fn uniform(layout: HopLayout) -> Self {
-        NamespaceProfiles { layouts: [Some(layout); 16] }
+        NamespaceProfiles {
+            layouts: [Some(layout); 16],
+        }
     }
 
     fn layout(&self, lns: u8) -> Result<HopLayout> {
-        self.layouts.get(lns as usize).copied().flatten().ok_or(WireError::UnknownType)
+        self.layouts
+            .get(lns as usize)
+            .copied()
+            .flatten()
+            .ok_or(WireError::UnknownType)
     }
 }
 
@@ -413,11 +419,18 @@ impl IfaRepr {
         be::put_u8(b, md + 3, words as u8);
         let mut at = md + MD_HEADER_LEN;
         for h in &self.hops {
-            be::put_u32(b, at, (h.lns as u32 & 0xF) << 28 | (h.device_id & 0xF_FFFF) << 8 | h.ttl as u32);
+            be::put_u32(
+                b,
+                at,
+                (h.lns as u32 & 0xF) << 28 | (h.device_id & 0xF_FFFF) << 8 | h.ttl as u32,
+            );
             be::put_u32(
                 b,
                 at + 4,
-                (h.speed as u32 & 0xF) << 28 | (h.ecn as u32 & 0x3) << 26 | (h.queue_id as u32 & 0x3F) << 20 | (h.rx_seconds & 0xF_FFFF),
+                (h.speed as u32 & 0xF) << 28
+                    | (h.ecn as u32 & 0x3) << 26
+                    | (h.queue_id as u32 & 0x3F) << 20
+                    | (h.rx_seconds & 0xF_FFFF),
             );
             be::put_u16(b, at + 8, h.egress_port);
             be::put_u16(b, at + 10, h.ingress_port);
@@ -459,7 +472,11 @@ impl IfaRepr {
                 sojourn_ns: h.residence_ns,
                 bandwidth: speed(h.speed)?,
                 id: fold_identity(h.device_id as u64, h.egress_port as u32),
-                widths: CounterWidths { ts_bits: 32, tx_bits: 32, tx_unit_bytes: unit_bytes.max(1) },
+                widths: CounterWidths {
+                    ts_bits: 32,
+                    tx_bits: 32,
+                    tx_unit_bytes: unit_bytes.max(1),
+                },
                 tx_utilization: None,
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;
@@ -471,7 +488,9 @@ impl IfaRepr {
 /// The link speed of an IFA speed code.
 pub fn speed(code: u8) -> Result<LinkSpeed> {
     const GBPS: [u32; 7] = [10, 25, 40, 50, 100, 200, 400];
-    GBPS.get(code as usize).map(|g| LinkSpeed::from_gbps(*g)).ok_or(WireError::UnknownType)
+    GBPS.get(code as usize)
+        .map(|g| LinkSpeed::from_gbps(*g))
+        .ok_or(WireError::UnknownType)
 }
 
 #[cfg(test)]
@@ -482,7 +501,29 @@ mod tests {
     /// offset `words` (RFC 9293 §3.1), ACK flag; options as NOPs.
     fn tcp_header(words: u8) -> L4Header {
         let mut h = L4Header::new();
-        h.extend_from_slice(&[0xC0, 0x00, 0x12, 0xB7, 0, 0, 0, 1, 0, 0, 0, 0, words << 4, 0x10, 0xFF, 0xFF, 0, 0, 0, 0]).unwrap();
+        h.extend_from_slice(&[
+            0xC0,
+            0x00,
+            0x12,
+            0xB7,
+            0,
+            0,
+            0,
+            1,
+            0,
+            0,
+            0,
+            0,
+            words << 4,
+            0x10,
+            0xFF,
+            0xFF,
+            0,
+            0,
+            0,
+            0,
+        ])
+        .unwrap();
         while h.len() < 4 * words as usize {
             h.push(0x01).unwrap(); // NOP option
         }
@@ -563,8 +604,14 @@ mod tests {
         let r = IfaRepr::parse(&p, &profiles()).unwrap();
         assert_eq!(r.hops.len(), 1);
         let h = r.hops[0];
-        assert_eq!((h.device_id, h.ttl, h.speed, h.queue_id, h.rx_seconds), (0xABCDE, 63, 4, 5, 0xF_0001));
-        assert_eq!((h.egress_port, h.residence_ns, h.queue_bytes, h.tail), (11, 1_200, 40_000, 0xDEAD_0001));
+        assert_eq!(
+            (h.device_id, h.ttl, h.speed, h.queue_id, h.rx_seconds),
+            (0xABCDE, 63, 4, 5, 0xF_0001)
+        );
+        assert_eq!(
+            (h.egress_port, h.residence_ns, h.queue_bytes, h.tail),
+            (11, 1_200, 40_000, 0xDEAD_0001)
+        );
         let mut out = [0u8; 60];
         r.emit(&mut IfaPacket::new_unchecked(&mut out[..])).unwrap();
         assert_eq!(out, v);
@@ -679,9 +726,15 @@ mod tests {
         assert_eq!(s[0].bandwidth, LinkSpeed::from_gbps(100));
         assert_eq!(s[0].ts, (0xF_0000u64 * 1_000_000_000 + 999_999_000 + 1_200) as u32);
         let std = NamespaceProfiles::uniform(HopLayout::Standard);
-        assert_eq!(repr().hop_samples(&std, &UnitsProfile::default_100g()).unwrap_err(), WireError::MissingField);
+        assert_eq!(
+            repr().hop_samples(&std, &UnitsProfile::default_100g()).unwrap_err(),
+            WireError::MissingField
+        );
         let mut r = repr();
         r.hops[0].speed = 9;
-        assert_eq!(r.hop_samples(&profiles(), &UnitsProfile::default_100g()).unwrap_err(), WireError::UnknownType);
+        assert_eq!(
+            r.hop_samples(&profiles(), &UnitsProfile::default_100g()).unwrap_err(),
+            WireError::UnknownType
+        );
     }
 }

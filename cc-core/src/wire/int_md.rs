@@ -357,7 +357,9 @@ impl IntMdRepr {
                     instr::EGRESS_TS => h.egress_ts = be::u64_at(b, at),
                     instr::L2_PORTS => (h.l2_ingress, h.l2_egress) = (be::u32_at(b, at), be::u32_at(b, at + 4)),
                     instr::TX_UTIL => h.tx_util = be::u32_at(b, at),
-                    instr::BUFFER => (h.buffer_id, h.buffer_occupancy) = (be::u8_at(b, at), be::u32_at(b, at) & 0xFF_FFFF),
+                    instr::BUFFER => {
+                        (h.buffer_id, h.buffer_occupancy) = (be::u8_at(b, at), be::u32_at(b, at) & 0xFF_FFFF)
+                    }
                     _ => {
                         if let Some(slot) = h.reserved.get_mut(k.saturating_sub(9)) {
                             *slot = be::u32_at(b, at);
@@ -452,7 +454,11 @@ impl IntMdRepr {
                     }
                     instr::TX_UTIL => be::put_u32(b, at, h.tx_util),
                     instr::BUFFER => be::put_u32(b, at, (h.buffer_id as u32) << 24 | (h.buffer_occupancy & 0xFF_FFFF)),
-                    _ => be::put_u32(b, at, h.reserved.get(k.saturating_sub(9)).copied().unwrap_or(INVALID_WORD)),
+                    _ => be::put_u32(
+                        b,
+                        at,
+                        h.reserved.get(k.saturating_sub(9)).copied().unwrap_or(INVALID_WORD),
+                    ),
                 }
                 at += flen;
             }
@@ -485,7 +491,11 @@ impl IntMdRepr {
         }
         let mut out = Hops::new();
         for h in self.hops.iter().rev() {
-            let ts = if has(instr::EGRESS_TS) { h.egress_ts } else { h.ingress_ts };
+            let ts = if has(instr::EGRESS_TS) {
+                h.egress_ts
+            } else {
+                h.ingress_ts
+            };
             if ts == u64::MAX || h.tx_util == INVALID_WORD {
                 return Err(WireError::MissingField);
             }
@@ -580,7 +590,10 @@ mod tests {
         v[1] = 8;
         let mut longer = [0u8; 36];
         longer[..32].copy_from_slice(&v);
-        assert_eq!(IntMdPacket::new_checked(&longer[..]).map(|_| ()), Err(WireError::BadLength));
+        assert_eq!(
+            IntMdPacket::new_checked(&longer[..]).map(|_| ()),
+            Err(WireError::BadLength)
+        );
         // One word short: 12 bytes of stack is not a whole number of 8-byte hops.
         v[1] = 6;
         assert_eq!(IntMdPacket::new_checked(&v[..]).map(|_| ()), Err(WireError::BadLength));
@@ -598,7 +611,24 @@ mod tests {
         v[..16].copy_from_slice(&[0x10, 11, 0, 0, 0x20, 0, 4, 6, 0x90, 0x01, 0x00, 0x07, 0x80, 0x00, 0, 0]);
         for (k, hop) in v[16..].chunks_mut(16).enumerate() {
             let k = k as u8;
-            hop.copy_from_slice(&[0, 0, 0, 9 - k, 0, 0, 0, 50 + k, 0xD5, 0xD5, 0xD5, k, 0xCC, 0xCC, 0xCC, k]);
+            hop.copy_from_slice(&[
+                0,
+                0,
+                0,
+                9 - k,
+                0,
+                0,
+                0,
+                50 + k,
+                0xD5,
+                0xD5,
+                0xD5,
+                k,
+                0xCC,
+                0xCC,
+                0xCC,
+                k,
+            ]);
         }
         let r = IntMdRepr::parse(&IntMdPacket::new_checked(&v[..]).unwrap()).unwrap();
         assert_eq!(r.hops.len(), 2);
@@ -625,9 +655,14 @@ mod tests {
         assert_eq!(hop_len(bitmap), 20);
         let mut v = [0u8; 16 + 20];
         v[..16].copy_from_slice(&[0x10, 8, 0, 0, 0x20, 0, 5, 7, 0x85, 0x20, 0, 0, 0, 0, 0, 0]);
-        v[16..].copy_from_slice(&[0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0x03, 0xE8, 0, 0, 0x23, 0x28, 0xFF, 0xFF, 0xFF, 0xFF]);
+        v[16..].copy_from_slice(&[
+            0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0x03, 0xE8, 0, 0, 0x23, 0x28, 0xFF, 0xFF, 0xFF, 0xFF,
+        ]);
         let r = IntMdRepr::parse(&IntMdPacket::new_checked(&v[..]).unwrap()).unwrap();
-        assert_eq!((r.hops[0].node_id, r.hops[0].egress_ts, r.hops[0].tx_util), (3, 1000, 9000));
+        assert_eq!(
+            (r.hops[0].node_id, r.hops[0].egress_ts, r.hops[0].tx_util),
+            (3, 1000, 9000)
+        );
         assert_eq!(r.hops[0].reserved, [0, INVALID_WORD, 0, 0, 0, 0]);
         let s = r.hop_samples(&UnitsProfile::default_100g()).unwrap();
         assert_eq!(s[0].ts, 1000);
@@ -640,7 +675,10 @@ mod tests {
     fn npt_3_is_refused_and_reserved_header_bits_are_ignored() {
         let mut v = SPEC_TCP_EXAMPLE;
         v[0] = 0x1C; // NPT 3
-        assert_eq!(IntMdPacket::new_checked(&v[..]).map(|_| ()), Err(WireError::UnknownType));
+        assert_eq!(
+            IntMdPacket::new_checked(&v[..]).map(|_| ()),
+            Err(WireError::UnknownType)
+        );
         // Reserved bits set everywhere the spec reserves them: the shim's R
         // bits, the NPT=0 field's first byte and last two bits, the metadata
         // header's 12 reserved bits.
@@ -682,7 +720,8 @@ mod tests {
             })
             .unwrap();
         }
-        let instructions = instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL;
+        let instructions =
+            instr::NODE_ID | instr::L1_PORTS | instr::HOP_LATENCY | instr::QUEUE | instr::EGRESS_TS | instr::TX_UTIL;
         IntMdRepr {
             npt: 1,
             npt_field: 0x0011,
@@ -760,10 +799,16 @@ mod tests {
         // The emitter refuses what the parser would refuse.
         let mut bad = repr();
         bad.npt = 3;
-        assert_eq!(bad.emit(&mut IntMdPacket::new_unchecked(&mut buf[..])), Err(WireError::BadLength));
+        assert_eq!(
+            bad.emit(&mut IntMdPacket::new_unchecked(&mut buf[..])),
+            Err(WireError::BadLength)
+        );
         let mut bad = repr();
         bad.hop_ml = 8; // 4 domain-specific bytes that no hop carries
-        assert_eq!(bad.emit(&mut IntMdPacket::new_unchecked(&mut buf[..])), Err(WireError::BadLength));
+        assert_eq!(
+            bad.emit(&mut IntMdPacket::new_unchecked(&mut buf[..])),
+            Err(WireError::BadLength)
+        );
     }
 
     #[test]
@@ -779,10 +824,16 @@ mod tests {
         assert!((u - 0.9002).abs() < 1e-6);
         let mut r = repr();
         r.instructions &= !instr::TX_UTIL;
-        assert_eq!(r.hop_samples(&UnitsProfile::default_100g()).unwrap_err(), WireError::MissingField);
+        assert_eq!(
+            r.hop_samples(&UnitsProfile::default_100g()).unwrap_err(),
+            WireError::MissingField
+        );
         // A hop that could not provide its utilization wrote all ones.
         let mut r = repr();
         r.hops[1].tx_util = INVALID_WORD;
-        assert_eq!(r.hop_samples(&UnitsProfile::default_100g()).unwrap_err(), WireError::MissingField);
+        assert_eq!(
+            r.hop_samples(&UnitsProfile::default_100g()).unwrap_err(),
+            WireError::MissingField
+        );
     }
 }

@@ -122,7 +122,11 @@ pub struct TraceFlags {
 
 impl TraceFlags {
     fn from_nibble(n: u8) -> Self {
-        TraceFlags { overflow: n & 0x8 != 0, loopback: n & 0x4 != 0, active: n & 0x2 != 0 }
+        TraceFlags {
+            overflow: n & 0x8 != 0,
+            loopback: n & 0x4 != 0,
+            active: n & 0x2 != 0,
+        }
     }
     fn nibble(self) -> u8 {
         (self.overflow as u8) << 3 | (self.loopback as u8) << 2 | (self.active as u8) << 1
@@ -350,7 +354,9 @@ impl<'a> IoamRepr<'a> {
                     bits::NS_SHORT => n.ns_data = be::u32_at(b, at),
                     bits::QUEUE_DEPTH => n.queue_depth = be::u32_at(b, at),
                     bits::CHECKSUM => n.checksum_complement = be::u32_at(b, at),
-                    bits::ID_WIDE => (n.hop_limit_wide, n.node_id_wide) = (be::u8_at(b, at), be::u64_at(b, at) & 0xFF_FFFF_FFFF_FFFF),
+                    bits::ID_WIDE => {
+                        (n.hop_limit_wide, n.node_id_wide) = (be::u8_at(b, at), be::u64_at(b, at) & 0xFF_FFFF_FFFF_FFFF)
+                    }
                     bits::IF_WIDE => (n.ingress_if_wide, n.egress_if_wide) = (be::u32_at(b, at), be::u32_at(b, at + 4)),
                     bits::NS_WIDE => n.ns_data_wide = be::u64_at(b, at),
                     _ => n.buffer_occupancy = be::u32_at(b, at),
@@ -360,7 +366,10 @@ impl<'a> IoamRepr<'a> {
             if oss_len > 0 {
                 let oss_at = start + node_fixed_len(tt);
                 let data = b.get(oss_at + 4..oss_at + oss_len).ok_or(WireError::BadLength)?;
-                n.snapshot = Some(OpaqueSnapshot { schema_id: be::u32_at(b, oss_at) & 0xFF_FFFF, data });
+                n.snapshot = Some(OpaqueSnapshot {
+                    schema_id: be::u32_at(b, oss_at) & 0xFF_FFFF,
+                    data,
+                });
             }
             nodes.push(n).map_err(|_| WireError::TooManyHops)
         })?;
@@ -375,7 +384,12 @@ impl<'a> IoamRepr<'a> {
     }
 
     fn node_bytes(&self, n: &IoamNode<'_>) -> usize {
-        node_fixed_len(self.trace_type) + if self.trace_type & bits::OSS != 0 { 4 + n.snapshot.map_or(0, |s| s.data.len()) } else { 0 }
+        node_fixed_len(self.trace_type)
+            + if self.trace_type & bits::OSS != 0 {
+                4 + n.snapshot.map_or(0, |s| s.data.len())
+            } else {
+                0
+            }
     }
 
     /// Bytes [`Self::emit`] writes: the whole option, free space included.
@@ -394,10 +408,11 @@ impl<'a> IoamRepr<'a> {
         let node_words = node_fixed_len(tt) / 4;
         let len = self.buffer_len();
         let oss = tt & bits::OSS != 0;
-        let snapshots_ok = self
-            .nodes
-            .iter()
-            .all(|n| !oss || n.snapshot.is_none_or(|s| s.data.len().is_multiple_of(4) && s.data.len() / 4 <= u8::MAX as usize));
+        let snapshots_ok = self.nodes.iter().all(|n| {
+            !oss || n
+                .snapshot
+                .is_none_or(|s| s.data.len().is_multiple_of(4) && s.data.len() / 4 <= u8::MAX as usize)
+        });
         if tt >> 24 != 0 || node_words == 0 || node_words > 31 || self.remaining_len > 0x7F || !snapshots_ok {
             return Err(WireError::BadLength);
         }
@@ -420,7 +435,11 @@ impl<'a> IoamRepr<'a> {
             },
         );
         be::put_u16(b, 4, self.namespace);
-        be::put_u16(b, 6, (node_words as u16) << 11 | (self.flags.nibble() as u16) << 7 | self.remaining_len as u16);
+        be::put_u16(
+            b,
+            6,
+            (node_words as u16) << 11 | (self.flags.nibble() as u16) << 7 | self.remaining_len as u16,
+        );
         be::put_u32(b, 8, tt << 8);
         let mut at = OPTION_HEADER_LEN + TRACE_HEADER_LEN;
         if self.kind == TraceKind::PreAllocated {
@@ -445,7 +464,11 @@ impl<'a> IoamRepr<'a> {
                     bits::NS_SHORT => be::put_u32(b, at, n.ns_data),
                     bits::QUEUE_DEPTH => be::put_u32(b, at, n.queue_depth),
                     bits::CHECKSUM => be::put_u32(b, at, n.checksum_complement),
-                    bits::ID_WIDE => be::put_u64(b, at, (n.hop_limit_wide as u64) << 56 | (n.node_id_wide & 0xFF_FFFF_FFFF_FFFF)),
+                    bits::ID_WIDE => be::put_u64(
+                        b,
+                        at,
+                        (n.hop_limit_wide as u64) << 56 | (n.node_id_wide & 0xFF_FFFF_FFFF_FFFF),
+                    ),
                     bits::IF_WIDE => {
                         be::put_u32(b, at, n.ingress_if_wide);
                         be::put_u32(b, at + 4, n.egress_if_wide);
@@ -461,7 +484,10 @@ impl<'a> IoamRepr<'a> {
                 at += 4;
             }
             if oss {
-                let s = n.snapshot.unwrap_or(OpaqueSnapshot { schema_id: 0, data: &[] });
+                let s = n.snapshot.unwrap_or(OpaqueSnapshot {
+                    schema_id: 0,
+                    data: &[],
+                });
                 be::put_u32(b, at, ((s.data.len() / 4) as u32) << 24 | (s.schema_id & 0xFF_FFFF));
                 b[at + 4..at + 4 + s.data.len()].copy_from_slice(s.data);
                 at += 4 + s.data.len();
@@ -495,9 +521,16 @@ impl<'a> IoamRepr<'a> {
                 TimestampFraction::Binary32 => (n.ts_fraction as u64 * 1_000_000_000) >> 32,
             };
             let ts = (n.ts_seconds as u64).wrapping_mul(1_000_000_000).wrapping_add(frac_ns) as u32;
-            let tx = if tt & bits::NS_SHORT != 0 { n.ns_data } else { n.ns_data_wide as u32 };
-            let (node, egress) =
-                if tt & bits::ID_WIDE != 0 { (n.node_id_wide, n.egress_if_wide) } else { (n.node_id as u64, n.egress_if as u32) };
+            let tx = if tt & bits::NS_SHORT != 0 {
+                n.ns_data
+            } else {
+                n.ns_data_wide as u32
+            };
+            let (node, egress) = if tt & bits::ID_WIDE != 0 {
+                (n.node_id_wide, n.egress_if_wide)
+            } else {
+                (n.node_id as u64, n.egress_if as u32)
+            };
             let s = HopSample {
                 ts,
                 tx,
@@ -505,7 +538,11 @@ impl<'a> IoamRepr<'a> {
                 sojourn_ns: n.transit_delay & 0x7FFF_FFFF,
                 bandwidth: profile.link_speed,
                 id: fold_identity(node, egress),
-                widths: CounterWidths { ts_bits: 32, tx_bits: 32, tx_unit_bytes: unit_bytes.max(1) },
+                widths: CounterWidths {
+                    ts_bits: 32,
+                    tx_bits: 32,
+                    tx_unit_bytes: unit_bytes.max(1),
+                },
                 tx_utilization: None,
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;
@@ -566,7 +603,11 @@ mod tests {
         IoamRepr {
             kind,
             namespace: 123,
-            flags: TraceFlags { overflow: false, loopback: true, active: true },
+            flags: TraceFlags {
+                overflow: false,
+                loopback: true,
+                active: true,
+            },
             remaining_len: if kind == TraceKind::PreAllocated { 7 } else { 0 },
             trace_type: bits::ID_SHORT
                 | bits::IF_SHORT
@@ -595,7 +636,8 @@ mod tests {
     fn wide_fields_undefined_bits_and_snapshots() {
         let data = [1u8, 2, 3, 4, 5, 6, 7, 8];
         let mut r = repr(TraceKind::Incremental);
-        r.trace_type = bits::ID_WIDE | bits::IF_WIDE | bits::NS_WIDE | bits::BUFFER | bits::CHECKSUM | (1 << 9) | bits::OSS;
+        r.trace_type =
+            bits::ID_WIDE | bits::IF_WIDE | bits::NS_WIDE | bits::BUFFER | bits::CHECKSUM | (1 << 9) | bits::OSS;
         for (i, n) in r.nodes.iter_mut().enumerate() {
             *n = IoamNode {
                 hop_limit_wide: 9,
@@ -605,7 +647,10 @@ mod tests {
                 ns_data_wide: u64::MAX - i as u64,
                 buffer_occupancy: 42,
                 checksum_complement: 1,
-                snapshot: Some(OpaqueSnapshot { schema_id: 0xABCDEF, data: &data[..4 * (i % 3)] }),
+                snapshot: Some(OpaqueSnapshot {
+                    schema_id: 0xABCDEF,
+                    data: &data[..4 * (i % 3)],
+                }),
                 ..Default::default()
             };
         }
@@ -680,12 +725,17 @@ mod tests {
         r.emit(&mut IoamOption::new_unchecked(&mut buf[..])).unwrap();
         // Append a ninth 4-byte node by extending the length.
         buf[1] += 4;
-        assert_eq!(IoamOption::new_checked(&buf[..r.buffer_len() + 4]).map(|_| ()), Err(WireError::TooManyHops));
+        assert_eq!(
+            IoamOption::new_checked(&buf[..r.buffer_len() + 4]).map(|_| ()),
+            Err(WireError::TooManyHops)
+        );
     }
 
     #[test]
     fn samples_first_hop_first() {
-        let s = repr(TraceKind::PreAllocated).hop_samples(&UnitsProfile::default_100g()).unwrap();
+        let s = repr(TraceKind::PreAllocated)
+            .hop_samples(&UnitsProfile::default_100g())
+            .unwrap();
         assert_eq!(s.len(), 3);
         // Newest first on the wire: node(0) is the first hop.
         assert_eq!(s[0].tx, 0);
@@ -694,7 +744,10 @@ mod tests {
         assert_eq!(s[0].sojourn_ns, 700);
         let mut p = UnitsProfile::default_100g();
         p.tx_counter = TxCounter::Absent;
-        assert_eq!(repr(TraceKind::PreAllocated).hop_samples(&p).unwrap_err(), WireError::MissingField);
+        assert_eq!(
+            repr(TraceKind::PreAllocated).hop_samples(&p).unwrap_err(),
+            WireError::MissingField
+        );
     }
 
     #[test]

@@ -63,14 +63,26 @@ fn measure<P>(overhead: u64, mut prep: impl FnMut(u32) -> P, mut event: impl FnM
         sum += n;
         max = max.max(n);
     }
-    Cost { mean: sum / EVENTS as u64, max }
+    Cost {
+        mean: sum / EVENTS as u64,
+        max,
+    }
 }
 
 /// An engine of `C` with flow 1 started (exit status 3 if the bench's own
 /// parameters were refused).
 fn started<C: Controller>(cfg: C::Config, p: FlowParams) -> Engine<C, 4> {
     let Ok(mut eng) = Engine::new(cfg) else { exit(3) };
-    if eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: EventKind::Start(p) }).is_err() {
+    if eng
+        .handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(1),
+                kind: EventKind::Start(p),
+            },
+        )
+        .is_err()
+    {
         exit(3)
     }
     eng
@@ -92,17 +104,26 @@ fn bench_hpcc_ack(o: u64, hops: usize) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            let ev = Event { flow: FlowId(1), kind: EventKind::Ack(hpcc_ack(i, &tel[..hops])) };
+            let ev = Event {
+                flow: FlowId(1),
+                kind: EventKind::Ack(hpcc_ack(i, &tel[..hops])),
+            };
             let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos(i as u64 * 1000), &ev));
         },
     );
-    let Ok(mut s) = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else { exit(3) };
+    let Ok(mut s) = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else {
+        exit(3)
+    };
     let mut t = Telemetry::new();
     let controller = measure(
         o,
         |_| t.next(),
         |i, tel| {
-            let _ = black_box(black_box(&mut s).new_ack(black_box(&cfg), Instant::from_nanos(i as u64 * 1000), &hpcc_ack(i, &tel[..hops])));
+            let _ = black_box(black_box(&mut s).new_ack(
+                black_box(&cfg),
+                Instant::from_nanos(i as u64 * 1000),
+                &hpcc_ack(i, &tel[..hops]),
+            ));
         },
     );
     let mut r = hpcc_ref();
@@ -115,8 +136,18 @@ fn bench_hpcc_ack(o: u64, hops: usize) -> Row {
             black_box(r.rate_bps());
         },
     );
-    let (what, target) = if hops == 1 { ("HPCC++ ACK, 1 hop", 150) } else { ("HPCC++ ACK, 5 hops", 400) };
-    Row { what, engine: Some(engine), controller, reference: Some(reference), target: Some(target) }
+    let (what, target) = if hops == 1 {
+        ("HPCC++ ACK, 1 hop", 150)
+    } else {
+        ("HPCC++ ACK, 5 hops", 400)
+    };
+    Row {
+        what,
+        engine: Some(engine),
+        controller,
+        reference: Some(reference),
+        target: Some(target),
+    }
 }
 
 fn bench_rx_hpcc(o: u64) -> Row {
@@ -128,17 +159,23 @@ fn bench_rx_hpcc(o: u64) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            let ev = Event { flow: FlowId(1), kind: EventKind::RxTelemetry { telemetry: &tel[..] } };
+            let ev = Event {
+                flow: FlowId(1),
+                kind: EventKind::RxTelemetry { telemetry: &tel[..] },
+            };
             let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos(i as u64 * 1000), &ev));
         },
     );
-    let Ok(mut rx) = HpccReceiver::<5>::new(&cfg, &p, Instant::ZERO) else { exit(3) };
+    let Ok(mut rx) = HpccReceiver::<5>::new(&cfg, &p, Instant::ZERO) else {
+        exit(3)
+    };
     let mut t = Telemetry::new();
     let controller = measure(
         o,
         |_| t.next(),
         |i, tel| {
-            let _ = black_box(black_box(&mut rx).new_int(black_box(&cfg), Instant::from_nanos(i as u64 * 1000), &tel[..]));
+            let _ =
+                black_box(black_box(&mut rx).new_int(black_box(&cfg), Instant::from_nanos(i as u64 * 1000), &tel[..]));
         },
     );
     let mut r = hpcc_ref();
@@ -150,7 +187,13 @@ fn bench_rx_hpcc(o: u64) -> Row {
             black_box(black_box(&mut r).new_int(i as f64 * 1000.0, &tel[..]));
         },
     );
-    Row { what: "Rx-HPCC telemetry, 5 hops", engine: Some(engine), controller, reference: Some(reference), target: None }
+    Row {
+        what: "Rx-HPCC telemetry, 5 hops",
+        engine: Some(engine),
+        controller,
+        reference: Some(reference),
+        target: None,
+    }
 }
 
 fn bench_probe_response(o: u64) -> Row {
@@ -158,8 +201,21 @@ fn bench_probe_response(o: u64) -> Row {
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let mut eng = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
     // Data in flight and probe 1 out; each response to probe n asks for n+1.
-    let sent = EventKind::Sent { seq: Seq(0), len: 1000, end: MessageEnd::More };
-    if eng.handle(Instant::ZERO, &Event { flow: FlowId(1), kind: sent }).is_err() {
+    let sent = EventKind::Sent {
+        seq: Seq(0),
+        len: 1000,
+        end: MessageEnd::More,
+    };
+    if eng
+        .handle(
+            Instant::ZERO,
+            &Event {
+                flow: FlowId(1),
+                kind: sent,
+            },
+        )
+        .is_err()
+    {
         exit(3)
     }
     let mut t = Telemetry::new();
@@ -168,11 +224,20 @@ fn bench_probe_response(o: u64) -> Row {
         |_| t.next(),
         |i, tel| {
             let probe = ProbeId((i + 1) as u8);
-            let ev = Event { flow: FlowId(1), kind: EventKind::ProbeResponse { probe, hop_index: 2, hop: tel[0] } };
+            let ev = Event {
+                flow: FlowId(1),
+                kind: EventKind::ProbeResponse {
+                    probe,
+                    hop_index: 2,
+                    hop: tel[0],
+                },
+            };
             let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos(i as u64 * 12_000), &ev));
         },
     );
-    let Ok(mut s) = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else { exit(3) };
+    let Ok(mut s) = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else {
+        exit(3)
+    };
     s.on_sent(&cfg, Instant::ZERO);
     let mut t = Telemetry::new();
     let controller = measure(
@@ -180,11 +245,22 @@ fn bench_probe_response(o: u64) -> Row {
         |_| t.next(),
         |i, tel| {
             let probe = ProbeId((i + 1) as u8);
-            let _ =
-                black_box(black_box(&mut s).on_probe_response(black_box(&cfg), Instant::from_nanos(i as u64 * 12_000), probe, 2, &tel[0]));
+            let _ = black_box(black_box(&mut s).on_probe_response(
+                black_box(&cfg),
+                Instant::from_nanos(i as u64 * 12_000),
+                probe,
+                2,
+                &tel[0],
+            ));
         },
     );
-    Row { what: "HPCC++ probe response", engine: Some(engine), controller, reference: None, target: None }
+    Row {
+        what: "HPCC++ probe response",
+        engine: Some(engine),
+        controller,
+        reference: None,
+        target: None,
+    }
 }
 
 fn bench_ldcp_ack(o: u64) -> Row {
@@ -193,7 +269,10 @@ fn bench_ldcp_ack(o: u64) -> Row {
     // ACK n = i + 1 arrives at n · 100 ns.
     let engine = measure(
         o,
-        |i| Event { flow: FlowId(1), kind: EventKind::Ack(ldcp_ack(i + 1)) },
+        |i| Event {
+            flow: FlowId(1),
+            kind: EventKind::Ack(ldcp_ack(i + 1)),
+        },
         |i, ev| {
             let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos((i as u64 + 1) * 100), ev));
         },
@@ -215,7 +294,13 @@ fn bench_ldcp_ack(o: u64) -> Row {
             black_box(r.rate_bps());
         },
     );
-    Row { what: "LDCP ACK (PAWA)", engine: Some(engine), controller, reference: Some(reference), target: Some(60) }
+    Row {
+        what: "LDCP ACK (PAWA)",
+        engine: Some(engine),
+        controller,
+        reference: Some(reference),
+        target: Some(60),
+    }
 }
 
 fn bench_ldcp_timer(o: u64) -> Row {
@@ -240,7 +325,13 @@ fn bench_ldcp_timer(o: u64) -> Row {
             black_box(black_box(&mut r).on_timer((i as f64 + 1.0) * 32_016.0));
         },
     );
-    Row { what: "LDCP timer (cw < 1)", engine: None, controller, reference: Some(reference), target: None }
+    Row {
+        what: "LDCP timer (cw < 1)",
+        engine: None,
+        controller,
+        reference: Some(reference),
+        target: None,
+    }
 }
 
 /// A soft core at 1.8 GHz retiring one instruction per cycle.
@@ -248,8 +339,12 @@ const CORE_HZ: u64 = 1_800_000_000;
 
 /// Events per second one port delivers with an ACK per frame: line rate /
 /// frame bits, for (label, Gb/s, frame bytes).
-const PORTS: [(&str, u64, u64); 4] =
-    [("400G 4KiB", 400, 4096), ("800G 4KiB", 800, 4096), ("400G 1KiB", 400, 1024), ("800G 1KiB", 800, 1024)];
+const PORTS: [(&str, u64, u64); 4] = [
+    ("400G 4KiB", 400, 4096),
+    ("800G 4KiB", 800, 4096),
+    ("400G 1KiB", 400, 1024),
+    ("800G 1KiB", 800, 1024),
+];
 
 /// What the figures mean for a NIC: events per second per core, and the
 /// cores one port needs (the engine path where measured, else the
@@ -261,7 +356,10 @@ fn port_table(rows: &[Row]) {
         CORE_HZ / 1_000_000_000,
         CORE_HZ / 100_000_000 % 10
     );
-    println!("{:<28} {:>13} {:>10} {:>10} {:>10} {:>10}", "event", "M events/s", PORTS[0].0, PORTS[1].0, PORTS[2].0, PORTS[3].0);
+    println!(
+        "{:<28} {:>13} {:>10} {:>10} {:>10} {:>10}",
+        "event", "M events/s", PORTS[0].0, PORTS[1].0, PORTS[2].0, PORTS[3].0
+    );
     for r in rows {
         let n = r.engine.unwrap_or(r.controller).mean.max(1);
         let per_core = CORE_HZ / n;
@@ -297,12 +395,27 @@ fn cell(c: Option<Cost>) -> (u64, u64) {
 fn main() -> ! {
     let xlen = core::mem::size_of::<usize>() * 8;
     let o = bracket_overhead();
-    println!("nic-firmware benchmark: rv{}imac, QEMU virt, -icount shift=0 (exact); {} events per kind", xlen, EVENTS);
-    println!("instructions per event (mean / max); minstret bracket overhead {} subtracted", o);
+    println!(
+        "nic-firmware benchmark: rv{}imac, QEMU virt, -icount shift=0 (exact); {} events per kind",
+        xlen, EVENTS
+    );
+    println!(
+        "instructions per event (mean / max); minstret bracket overhead {} subtracted",
+        o
+    );
     println!();
-    println!("{:<28} {:>13} {:>13} {:>15} {:>9} {:>8}", "event", "engine", "controller", "f64 reference", "ref/ctrl", "target");
-    let rows =
-        [bench_ldcp_ack(o), bench_ldcp_timer(o), bench_hpcc_ack(o, 1), bench_hpcc_ack(o, 5), bench_rx_hpcc(o), bench_probe_response(o)];
+    println!(
+        "{:<28} {:>13} {:>13} {:>15} {:>9} {:>8}",
+        "event", "engine", "controller", "f64 reference", "ref/ctrl", "target"
+    );
+    let rows = [
+        bench_ldcp_ack(o),
+        bench_ldcp_timer(o),
+        bench_hpcc_ack(o, 1),
+        bench_hpcc_ack(o, 5),
+        bench_rx_hpcc(o),
+        bench_probe_response(o),
+    ];
     let mut over = 0u32;
     for r in &rows {
         let (em, ex) = cell(r.engine);
@@ -312,10 +425,23 @@ fn main() -> ! {
         let mut ratio = heapless::String::<12>::new();
         let mut target = heapless::String::<12>::new();
         use core::fmt::Write;
-        let _ = if r.engine.is_some() { write!(eng, "{} / {}", em, ex) } else { write!(eng, "-") };
-        let _ = if r.reference.is_some() { write!(refc, "{} / {}", rm, rx) } else { write!(refc, "-") };
+        let _ = if r.engine.is_some() {
+            write!(eng, "{} / {}", em, ex)
+        } else {
+            write!(eng, "-")
+        };
+        let _ = if r.reference.is_some() {
+            write!(refc, "{} / {}", rm, rx)
+        } else {
+            write!(refc, "-")
+        };
         let _ = match r.reference {
-            Some(c) if r.controller.mean > 0 => write!(ratio, "{}.{}x", c.mean / r.controller.mean, c.mean * 10 / r.controller.mean % 10),
+            Some(c) if r.controller.mean > 0 => write!(
+                ratio,
+                "{}.{}x",
+                c.mean / r.controller.mean,
+                c.mean * 10 / r.controller.mean % 10
+            ),
             _ => write!(ratio, "-"),
         };
         let _ = match r.target {
@@ -348,14 +474,19 @@ fn main() -> ! {
     println!("targets (DESIGN §8) are for the engine path (table lookup included), rv32imac release;");
     println!("fixed-point vs f64 reference on the same core: target ≥ 10x fewer instructions.");
     println!();
-    println!("{:<36} {:>6} {:>8} {:>16}", "per-flow state on this core", "state", "in table", "flows in 256 KiB");
+    println!(
+        "{:<36} {:>6} {:>8} {:>16}",
+        "per-flow state on this core", "state", "in table", "flows in 256 KiB"
+    );
     capacity::<HpccSender<1>>("HPCC++ sender, bottleneck hop", Some(48));
     capacity::<HpccSender<5>>("HPCC++ sender, 5-hop history", Some(96));
     capacity::<HpccReceiver<5>>("HPCC++ receiver (Rx-HPCC)", None);
     capacity::<Ldcp>("LDCP (window)", Some(24));
     capacity::<LdcpRate>("LDCP (rate, CNP variant)", Some(24));
     capacity::<AnyController<8>>("AnyController<8> (mixed table, 8 hops)", None);
-    println!("\"in table\" is size_of(Engine<C, 4096>) / 4096: state plus the heapless index map's key, hash and index.");
+    println!(
+        "\"in table\" is size_of(Engine<C, 4096>) / 4096: state plus the heapless index map's key, hash and index."
+    );
     exit(0)
 }
 

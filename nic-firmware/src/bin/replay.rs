@@ -152,7 +152,10 @@ impl EventSource for UartRx {
 impl UartTx {
     fn send(&mut self, flow: FlowId, answer: &Result<Decision, Error>) {
         let mut out = [0u8; MAX_FRAME];
-        if let Some(frame) = codec::encode_answer(flow, answer, &mut out).ok().and_then(|n| out.get(..n)) {
+        if let Some(frame) = codec::encode_answer(flow, answer, &mut out)
+            .ok()
+            .and_then(|n| out.get(..n))
+        {
             self.uart.write_all(frame);
         }
     }
@@ -170,9 +173,19 @@ impl SchedulerPort for UartTx {
 
 #[riscv_rt::entry]
 fn main() -> ! {
-    let mut rx = UartRx { uart: Uart::take(), buf: [0; MAX_FRAME], len: 0, bad_frames: 0, current: None, control: None };
+    let mut rx = UartRx {
+        uart: Uart::take(),
+        buf: [0; MAX_FRAME],
+        len: 0,
+        bad_frames: 0,
+        current: None,
+        control: None,
+    };
     let mut tx = UartTx { uart: Uart::take() };
-    let default = AnyConfig { hpcc: HpccConfig::draft_default(), ldcp: LdcpConfig::draft_default() };
+    let default = AnyConfig {
+        hpcc: HpccConfig::draft_default(),
+        ldcp: LdcpConfig::draft_default(),
+    };
     let mut engine: NicEngine = match Engine::new(default) {
         Ok(e) => e,
         Err(e) => {
@@ -203,7 +216,12 @@ fn main() -> ! {
                 rx.consume(used);
             }
             Some(Control::Halt) => {
-                defmt::info!("halt: {=u64} events answered, {=u32} bad frames, refusals {}", events, rx.bad_frames, engine.stats());
+                defmt::info!(
+                    "halt: {=u64} events answered, {=u32} bad frames, refusals {}",
+                    events,
+                    rx.bad_frames,
+                    engine.stats()
+                );
                 exit(if rx.bad_frames == 0 { 0 } else { 1 })
             }
             None => {}
