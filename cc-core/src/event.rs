@@ -286,6 +286,9 @@ pub enum Error {
     NotApplicable,
 }
 
+/// Lets `?` turn it into `Box<dyn Error>` and friends on hosts.
+impl core::error::Error for Error {}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

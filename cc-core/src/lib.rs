@@ -52,6 +52,11 @@ pub mod telemetry;
 pub mod units;
 pub mod wire;
 
+/// The README's code example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExample;
+
 pub use controller::{AnyConfig, AnyController, Controller};
 pub use engine::{Engine, Stats};
 pub use event::{

@@ -71,6 +71,9 @@ pub enum WireError {
     BadMagic,
 }
 
+/// Lets `?` turn it into `Box<dyn Error>` and friends on hosts.
+impl core::error::Error for WireError {}
+
 impl fmt::Display for WireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
