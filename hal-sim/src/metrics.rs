@@ -50,7 +50,7 @@ pub struct FlowResult {
     pub src: u32,
     /// Destination host index.
     pub dst: u32,
-    /// Bytes.
+    /// Payload bytes the flow carried.
     pub bytes: u64,
     /// Start, ns.
     pub start_ns: f64,

@@ -53,9 +53,9 @@ pub const TEL_CAP: usize = 288;
 /// A telemetry byte buffer carried in a packet.
 #[derive(Clone, Copy, Debug)]
 pub struct TelBuf {
-    /// Bytes used.
+    /// How many of `buf`'s bytes the telemetry header and stack use.
     pub len: u16,
-    /// Storage.
+    /// Room for the largest header and stack a format writes for 8 hops.
     pub buf: [u8; TEL_CAP],
 }
 

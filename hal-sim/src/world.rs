@@ -44,17 +44,17 @@ pub struct Host {
 /// A flow's sender and receiver state.
 #[derive(Clone, Debug)]
 pub struct Flow {
-    /// Index.
+    /// The flow's index in `World::flows` and its id in the engine's table.
     pub id: u32,
     /// Source host index.
     pub src_host: u32,
     /// Destination host index.
     pub dst_host: u32,
-    /// Bytes.
+    /// Payload bytes the flow carries in all.
     pub size: u64,
-    /// Start time.
+    /// When the flow starts, ps.
     pub start_ps: Ps,
-    /// ECMP hash.
+    /// The flow's hash that picks its path among equal-cost ones (ECMP).
     pub hash: u32,
     /// Base RTT of the path, ns.
     pub base_rtt_ns: u32,
@@ -140,15 +140,16 @@ pub struct RunCfg {
     pub buffer: u64,
     /// buf_max per port.
     pub port_buffer: u64,
-    /// WRED/ECN.
+    /// WRED/ECN: below this queue (bytes) no ECN-capable packet is marked.
     pub kmin: u64,
-    /// WRED/ECN.
+    /// WRED/ECN: above this queue (bytes) every ECN-capable packet is marked.
     pub kmax: u64,
-    /// WRED/ECN.
+    /// WRED/ECN: the marking probability at `kmax`, rising linearly from 0
+    /// at `kmin`.
     pub pmax: f64,
     /// Eq. (3) threshold for ECN-incapable packets.
     pub drop_k: u64,
-    /// Stop time.
+    /// The run ends at this simulated time, ps, whatever is unfinished.
     pub stop_ps: Ps,
     /// Metrics sampling period.
     pub sample_ps: Ps,
@@ -168,11 +169,11 @@ pub struct RunCfg {
 
 /// The simulated world.
 pub struct World {
-    /// Now.
+    /// The simulated clock, ps: the time of the event being handled.
     pub now: Ps,
     /// Pending events.
     pub q: EventQueue,
-    /// Network.
+    /// Nodes, ports and links, and the routes between hosts.
     pub net: Network,
     /// Hosts, by host index.
     pub hosts: Vec<Host>,
@@ -180,7 +181,7 @@ pub struct World {
     pub flows: Vec<Flow>,
     /// Packets in flight.
     pub pkts: Slab,
-    /// Settings.
+    /// The run's settings, derived from the scenario.
     pub cfg: RunCfg,
     /// The seeded generator (WRED).
     pub rng: ChaCha8Rng,
@@ -190,7 +191,7 @@ pub struct World {
     /// Draws probe-reply losses (a stream of its own, so turning loss on
     /// changes no other draw).
     pub loss_rng: ChaCha8Rng,
-    /// Measurements.
+    /// What the run measures: counters, port series, flow traces.
     pub metrics: Metrics,
     /// The notification key shared by all NICs.
     pub key: FeedbackKey,
