@@ -1,7 +1,7 @@
 //! Firmware event codec: reading, resyncing and decoding never panic; a
 //! decoded event, answer or configuration re-encodes to a frame that decodes to the same.
 #![no_main]
-use cc_core::wire::codec::{
+use cc_core::codec::{
     decode_answer, decode_config, decode_event, encode_answer, encode_config, encode_event, read_frame, resync,
     FrameKind, MAX_FRAME,
 };

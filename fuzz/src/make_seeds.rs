@@ -8,8 +8,8 @@
 use std::fs;
 use std::path::Path;
 
+use cc_core::codec::{encode_answer, encode_event, MAX_FRAME};
 use cc_core::prelude::*;
-use cc_core::wire::codec::{encode_answer, encode_event, MAX_FRAME};
 use cc_core::wire::compact::{CompactHop, CompactRepr, CompactStack, SpeedCode};
 use cc_core::wire::ifa::{self, IfaHop, IfaPacket, IfaRepr};
 use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};

@@ -14,8 +14,8 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+use cc_core::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::prelude::*;
-use cc_core::wire::codec::{self, FrameKind, MAX_FRAME};
 
 use crate::trace::Selection;
 

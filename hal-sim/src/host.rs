@@ -636,7 +636,7 @@ impl World {
             self.send_ctrl(host, src, flow, PktKind::ProbeReply, |_, q| {
                 q.hop = Some((hop_index, hop));
                 q.probe = probe;
-                q.wire += cc_core::wire::codec::HOP_LEN as u32;
+                q.wire += cc_core::codec::HOP_LEN as u32;
             });
         }
     }

@@ -1,5 +1,5 @@
 //! Event traces: every event the simulator hands to the engine for chosen
-//! flows, in the firmware codec (`cc_core::wire::codec`), so the same
+//! flows, in the firmware codec (`cc_core::codec`), so the same
 //! events can be replayed into the RISC-V firmware and its answers compared
 //! with the simulator's (`nic-firmware`, `tests/tests/firmware.rs`).
 //!
@@ -10,8 +10,8 @@
 //! host share the engine but no per-flow state, so a trace of some of its
 //! flows replays to the same answers as the run that recorded it.
 
+use cc_core::codec::{self, MAX_FRAME};
 use cc_core::prelude::*;
-use cc_core::wire::codec::{self, MAX_FRAME};
 
 /// Which engine events: those of `flows` (all if `None`) at `host` (every
 /// host if `None`: right only when no flow has state at two hosts, as with

@@ -83,8 +83,8 @@ pub fn hpcc_acks(e: &mut NicEngine, from: u32, n: u32, tx_per_us: u32, qlen: u32
 
 #[defmt_test::tests]
 mod tests {
+    use cc_core::codec::{self, FrameKind, MAX_FRAME};
     use cc_core::prelude::*;
-    use cc_core::wire::codec::{self, FrameKind, MAX_FRAME};
     use cc_core::wire::WireError;
     use defmt::{assert, assert_eq};
 

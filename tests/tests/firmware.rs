@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use cc_core::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::prelude::*;
-use cc_core::wire::codec::{self, FrameKind, MAX_FRAME};
 use hal_sim::trace::Selection;
 use hal_sim::{report, scenario, world::World};
 

@@ -1,4 +1,6 @@
-//! Telemetry wire formats, feedback integrity and the firmware event codec.
+//! Telemetry wire formats and feedback integrity. (The host-firmware event
+//! codec is [`crate::codec`]: a protocol between two ends of this project,
+//! not a network format.)
 //!
 //! Each format is a zero-copy view over a byte buffer in the smoltcp style:
 //! `new_unchecked` wraps, `check_len` validates every length and count
@@ -14,14 +16,12 @@
 //! | [`ioam`]    | IOAM trace option (RFC 9197, RFC 9322 flags) in an IPv6 hop-by-hop option (RFC 9486) |
 //! | [`ifa`]     | IFA 2.0 (draft-kumar-ippm-ifa): header, metadata header, stack |
 //! | [`auth`]    | keyed SipHash-2-4 tag on feedback (HPCC++ §9.1)                |
-//! | [`codec`]   | the framed, versioned event/decision codec to the firmware     |
 //!
 //! What a format leaves to the device (queue units, timestamp formats, link
 //! speed, where a transmitted-bytes counter lives) comes from a
 //! [`UnitsProfile`].
 
 pub mod auth;
-pub mod codec;
 pub mod compact;
 pub mod ifa;
 pub mod int_md;

@@ -24,8 +24,8 @@
 #![no_std]
 #![no_main]
 
+use cc_core::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::prelude::*;
-use cc_core::wire::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::wire::WireError;
 use nic_firmware::{exit, uart::Uart};
 

@@ -25,7 +25,6 @@
 
 use crc::{Crc, CRC_32_ISCSI};
 
-use super::{be, Hops, Result, WireError};
 use crate::controller::AnyConfig;
 use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request,
@@ -35,6 +34,7 @@ use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, TelemetrySource};
 use crate::ldcp::{FastStart, LdcpConfig};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Rate, Seq, Window};
+use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 
 /// Frame magic.
 pub const MAGIC: [u8; 2] = *b"CC";
@@ -47,7 +47,7 @@ pub const CRC_LEN: usize = 4;
 /// Bytes per encoded hop.
 pub const HOP_LEN: usize = 34;
 /// Largest payload: an event with a full stack.
-pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 5 + 1 + HOP_LEN * super::MAX_HOPS;
+pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 5 + 1 + HOP_LEN * MAX_HOPS;
 /// Largest frame.
 pub const MAX_FRAME: usize = HEADER_LEN + MAX_PAYLOAD + CRC_LEN;
 
@@ -238,7 +238,7 @@ impl<'a> Writer<'a> {
         self.u32(v.unwrap_or(0))
     }
     fn hops(&mut self, hops: &[HopSample]) -> Result<()> {
-        if hops.len() > super::MAX_HOPS {
+        if hops.len() > MAX_HOPS {
             return Err(WireError::TooManyHops);
         }
         self.u8(hops.len() as u8)?;
@@ -324,7 +324,7 @@ impl<'a> Reader<'a> {
     }
     fn hops(&mut self) -> Result<Hops> {
         let n = self.u8()? as usize;
-        if n > super::MAX_HOPS {
+        if n > MAX_HOPS {
             return Err(WireError::TooManyHops);
         }
         let mut hops = Hops::new();
