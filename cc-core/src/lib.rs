@@ -50,6 +50,8 @@ pub mod ldcp;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod telemetry;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 pub mod units;
 pub mod wire;
 

@@ -41,23 +41,9 @@ pub fn handle(e: &mut NicEngine, now_ns: u64, kind: EventKind<'_>) -> Result<Dec
     e.handle(at(now_ns), &Event { flow: FLOW, kind })
 }
 
-/// One hop of 100 Gb/s with a 32-bit ns clock and byte counter.
-pub fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
-    HopSample {
-        ts,
-        tx,
-        qlen_bytes: qlen,
-        sojourn_ns: 0,
-        bandwidth: LinkSpeed::from_gbps(100),
-        id: 1,
-        widths: CounterWidths {
-            ts_bits: 32,
-            tx_bits: 32,
-            tx_unit_bytes: 1,
-        },
-        tx_utilization: None,
-    }
-}
+/// One hop of 100 Gb/s with a 32-bit ns clock and byte counter (the
+/// fixture every test of the project shares).
+pub use cc_core::testing::hop;
 
 pub fn ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
     let seq = Seq(i * 1000);

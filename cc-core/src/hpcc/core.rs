@@ -621,28 +621,14 @@ fn queue_signal(signal: QueueSignal, s: &HopSample) -> u32 {
 mod tests {
     use super::*;
     use crate::telemetry::CounterWidths;
+    use crate::testing::{hop, T_NS};
     use crate::units::LinkSpeed;
-
-    const T_NS: u32 = 12_000;
 
     fn core1() -> (HpccConfig, HpccCore<5>) {
         let cfg = HpccConfig::draft_default();
         let t = BaseRtt::from_nanos(T_NS).unwrap();
         let w_init = Window::from_bytes(150_000);
         (cfg, HpccCore::new(&cfg, t, w_init).unwrap())
-    }
-
-    fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample {
-            ts,
-            tx,
-            qlen_bytes: qlen,
-            sojourn_ns: 0,
-            bandwidth: LinkSpeed::from_gbps(100),
-            id: 1,
-            widths: CounterWidths::FULL,
-            tx_utilization: None,
-        }
     }
 
     fn as_f64(u: Utilization) -> f64 {

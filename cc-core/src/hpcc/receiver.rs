@@ -135,31 +135,11 @@ impl<const H: usize> HpccReceiver<H> {
 mod tests {
     use super::*;
     use crate::event::Algorithm;
-    use crate::telemetry::CounterWidths;
-    use crate::units::{BaseRtt, LinkSpeed, Seq};
-
-    const T_NS: u32 = 12_000;
+    use crate::testing::{flow, hop_of as hop, T_NS};
+    use crate::units::LinkSpeed;
 
     fn params() -> FlowParams {
-        FlowParams {
-            algorithm: Algorithm::HpccReceiver,
-            base_rtt: BaseRtt::from_nanos(T_NS).unwrap(),
-            line_rate: LinkSpeed::from_gbps(100),
-            start_seq: Seq(0),
-        }
-    }
-
-    fn hop(id: u32, ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample {
-            ts,
-            tx,
-            qlen_bytes: qlen,
-            sojourn_ns: 0,
-            bandwidth: LinkSpeed::from_gbps(100),
-            id,
-            widths: CounterWidths::FULL,
-            tx_utilization: None,
-        }
+        flow(Algorithm::HpccReceiver, T_NS, 100)
     }
 
     /// Feedback goes out at most once per T, and only with a Wc update.

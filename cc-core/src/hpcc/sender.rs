@@ -251,31 +251,11 @@ impl<const H: usize> HpccSender<H> {
 mod tests {
     use super::*;
     use crate::event::{Algorithm, EcnEcho};
-    use crate::telemetry::CounterWidths;
+    use crate::testing::{flow, hop, T_NS};
     use crate::units::{BaseRtt, LinkSpeed};
 
-    const T_NS: u32 = 12_000;
-
     fn params() -> FlowParams {
-        FlowParams {
-            algorithm: Algorithm::Hpcc,
-            base_rtt: BaseRtt::from_nanos(T_NS).unwrap(),
-            line_rate: LinkSpeed::from_gbps(100),
-            start_seq: Seq(0),
-        }
-    }
-
-    fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
-        HopSample {
-            ts,
-            tx,
-            qlen_bytes: qlen,
-            sojourn_ns: 0,
-            bandwidth: LinkSpeed::from_gbps(100),
-            id: 3,
-            widths: CounterWidths::FULL,
-            tx_utilization: None,
-        }
+        flow(Algorithm::Hpcc, T_NS, 100)
     }
 
     fn ack(cum: u32, nxt: u32, tel: &[HopSample]) -> Ack<'_> {
