@@ -21,33 +21,34 @@ pub fn ser_ps(bytes: u32, bps: u64) -> Ps {
 pub enum Ev {
     /// A port finished serializing a packet.
     PortFree {
-        /// Node.
+        /// The node (switch or host) the port belongs to, an index into
+        /// the network's nodes.
         node: u32,
-        /// Port.
+        /// The port's index on that node.
         port: u16,
     },
     /// A packet arrived whole at a node's port.
     Arrive {
-        /// Node.
+        /// The receiving node, an index into the network's nodes.
         node: u32,
-        /// Ingress port.
+        /// The port it came in by.
         port: u16,
         /// Packet (slab index).
         pkt: u32,
     },
     /// A flow starts.
     FlowStart {
-        /// Flow.
+        /// The flow's id (its index in `World::flows`).
         flow: u32,
     },
     /// An on/off flow's application hands over its next burst.
     AppData {
-        /// Flow.
+        /// The flow's id.
         flow: u32,
     },
     /// A flow's congestion-control timer (valid if `gen` is current).
     CcTimer {
-        /// Flow.
+        /// The flow's id.
         flow: u32,
         /// Generation; older ones were cancelled.
         gen: u32,
@@ -55,7 +56,7 @@ pub enum Ev {
     /// A flow's retransmission deadline may have passed (the flow keeps the
     /// deadline; one event per flow is queued at a time).
     Rto {
-        /// Flow.
+        /// The flow's id.
         flow: u32,
     },
     /// A host NIC's pacer may have a flow ready (see [`EventQueue::wake`]).
