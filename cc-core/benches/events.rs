@@ -168,30 +168,13 @@ fn bench_probe_response() -> Row {
             },
         )
         .unwrap();
-        // Data in flight and probe 1 out; each response to probe n asks for n+1.
-        let sent = EventKind::Sent {
-            seq: Seq(0),
-            len: 1000,
-            end: MessageEnd::More,
+        let sent = Event {
+            flow: FlowId(1),
+            kind: workload::data_in_flight(),
         };
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(1),
-                kind: sent,
-            },
-        )
-        .unwrap();
+        eng.handle(Instant::ZERO, &sent).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            let probe = ProbeId((i + 1) as u8);
-            let ev = Event {
-                flow: FlowId(1),
-                kind: EventKind::ProbeResponse {
-                    probe,
-                    hop_index: 2,
-                    hop: t[0],
-                },
-            };
+            let ev = workload::probe_response(i as u32, t[0]);
             black_box(eng.handle(Instant::from_nanos(i as u64 * 12_000), &ev)).ok();
         }
         tel.len()

@@ -73,6 +73,29 @@ pub fn hpcc_params(algorithm: Algorithm) -> FlowParams {
     }
 }
 
+/// The event that puts data in flight, so that probe mode has a probe out
+/// (probe 1).
+pub fn data_in_flight() -> EventKind<'static> {
+    EventKind::Sent {
+        seq: Seq(0),
+        len: 1000,
+        end: MessageEnd::More,
+    }
+}
+
+/// Probe response number `i` (from 0) for flow 1: it answers probe i + 1,
+/// and each response asks for the next probe, so every one counts.
+pub fn probe_response(i: u32, hop: HopSample) -> Event<'static> {
+    Event {
+        flow: FlowId(1),
+        kind: EventKind::ProbeResponse {
+            probe: ProbeId((i + 1) as u8),
+            hop_index: 2,
+            hop,
+        },
+    }
+}
+
 /// The `f64` model with the same parameters as `HpccConfig::draft_default`.
 pub fn hpcc_ref() -> HpccRef {
     let cfg = HpccConfig::draft_default();

@@ -9,8 +9,8 @@ use core::num::NonZeroU64;
 use bitfield_struct::bitfield;
 
 use super::{HpccConfig, QueueSignal};
-use crate::event::Error;
-use crate::fixmath::{div_u64, ratio_q24};
+use crate::event::{Decision, Ecn, Error, Request, TimerRequest};
+use crate::fixmath::{div_u64, ratio_q24, window_rate};
 use crate::telemetry::{
     path_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK,
 };
@@ -149,6 +149,18 @@ impl<const H: usize> HpccCore<H> {
     /// Current window W.
     pub fn window(&self) -> Window {
         self.w
+    }
+
+    /// W and R = W/T (Figure 6, line 27), nothing requested: the answer
+    /// the sender and the receiver both start from.
+    pub fn decision(&self) -> Decision {
+        Decision {
+            window: self.w,
+            rate: window_rate(self.w, self.t),
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
     }
 
     /// Reference window Wc.

@@ -11,8 +11,7 @@
 //! 12·H bytes.
 
 use super::{initial_window, HpccConfig, HpccCore, Measured};
-use crate::event::{Decision, Ecn, Error, FlowParams, Request, TimerRequest};
-use crate::fixmath::window_rate;
+use crate::event::{Decision, Error, FlowParams, Request};
 use crate::telemetry::HopSample;
 use crate::units::Instant;
 
@@ -57,14 +56,7 @@ impl<const H: usize> HpccReceiver<H> {
 
     /// The receiver's current W and W/T; nothing requested.
     pub fn decision(&self) -> Decision {
-        let w = self.core.window();
-        Decision {
-            window: w,
-            rate: window_rate(w, self.core.base_rtt()),
-            ecn: Ecn::Ect,
-            timer: TimerRequest::Keep,
-            request: Request::None,
-        }
+        self.core.decision()
     }
 
     /// `NewINT` (draft 2022-10 §6.3.2, Figure 8):

@@ -23,8 +23,7 @@
 //! 48 bytes with one hop).
 
 use super::{initial_window, HpccConfig, HpccCore, Measured, TelemetrySource};
-use crate::event::{Ack, Decision, Ecn, Error, FlowParams, ProbeId, Request, TimerRequest};
-use crate::fixmath::window_rate;
+use crate::event::{Ack, Decision, Error, FlowParams, ProbeId, Request, TimerRequest};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 
@@ -81,14 +80,7 @@ impl<const H: usize> HpccSender<H> {
 
     /// W and R = W/T (Figure 6, line 27), nothing requested.
     pub fn decision(&self) -> Decision {
-        let w = self.core.window();
-        Decision {
-            window: w,
-            rate: window_rate(w, self.core.base_rtt()),
-            ecn: Ecn::Ect,
-            timer: TimerRequest::Keep,
-            request: Request::None,
-        }
+        self.core.decision()
     }
 
     /// `NewAck` (draft 2022-10 §4.2, Figure 6):

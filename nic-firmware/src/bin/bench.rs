@@ -201,17 +201,12 @@ fn bench_probe_response(o: u64) -> Row {
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let mut eng = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
     // Data in flight and probe 1 out; each response to probe n asks for n+1.
-    let sent = EventKind::Sent {
-        seq: Seq(0),
-        len: 1000,
-        end: MessageEnd::More,
-    };
     if eng
         .handle(
             Instant::ZERO,
             &Event {
                 flow: FlowId(1),
-                kind: sent,
+                kind: workload::data_in_flight(),
             },
         )
         .is_err()
@@ -223,15 +218,7 @@ fn bench_probe_response(o: u64) -> Row {
         o,
         |_| t.next(),
         |i, tel| {
-            let probe = ProbeId((i + 1) as u8);
-            let ev = Event {
-                flow: FlowId(1),
-                kind: EventKind::ProbeResponse {
-                    probe,
-                    hop_index: 2,
-                    hop: tel[0],
-                },
-            };
+            let ev = workload::probe_response(i, tel[0]);
             let _ = black_box(black_box(&mut eng).handle(Instant::from_nanos(i as u64 * 12_000), &ev));
         },
     );
