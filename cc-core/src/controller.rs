@@ -6,12 +6,22 @@
 //! algorithm's state: 24 bytes a flow for LDCP. A mixed table
 //! (`Engine<AnyController<H>, N>`) stores the largest variant plus a tag.
 
-use crate::event::{Algorithm, Decision, Error, EventKind, FlowParams};
+use crate::event::{Ack, Algorithm, Decision, Error, EventKind, FlowParams, MessageEnd, ProbeId};
 use crate::hpcc::{HpccConfig, HpccReceiver, HpccSender};
 use crate::ldcp::{Ldcp, LdcpConfig, LdcpRate};
-use crate::units::Instant;
+use crate::telemetry::HopSample;
+use crate::units::{Instant, Seq, Window};
 
 /// A congestion controller for one flow.
+///
+/// An algorithm implements [`Controller::start`], [`Controller::decision`]
+/// and the hooks of the events it takes; every other event is refused with
+/// the hooks' default, `Err(NotApplicable)`. [`Controller::on_event`] is
+/// the one place that matches on an event and calls its hook: the engine
+/// calls it, and [`AnyController`] overrides it with one match on the
+/// algorithm (its own hooks are the defaults: drive it through
+/// `on_event`). `Start` and `End` are the table's business and never
+/// reach a controller. On `Err` the state is unchanged.
 pub trait Controller: Sized {
     /// Parameters shared by every flow of an engine.
     type Config;
@@ -22,12 +32,117 @@ pub trait Controller: Sized {
     /// A new flow's state and its first decision.
     fn start(cfg: &Self::Config, now: Instant, params: &FlowParams) -> Result<(Self, Decision), Error>;
 
-    /// One event. `Start` and `End` are the table's business and never
-    /// reach here. On `Err` the state is unchanged.
-    fn on_event(&mut self, cfg: &Self::Config, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error>;
-
     /// The flow's current decision, with no timer change or request.
     fn decision(&self, cfg: &Self::Config) -> Decision;
+
+    /// [`EventKind::Sent`].
+    fn sent(
+        &mut self,
+        cfg: &Self::Config,
+        now: Instant,
+        seq: Seq,
+        len: u32,
+        end: MessageEnd,
+    ) -> Result<Decision, Error> {
+        let _ = (cfg, now, seq, len, end);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::Ack`].
+    fn ack(&mut self, cfg: &Self::Config, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        let _ = (cfg, now, ack);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::Loss`].
+    fn loss(&mut self, cfg: &Self::Config, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
+        let _ = (cfg, now, first_lost);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::Cnp`].
+    fn cnp(&mut self, cfg: &Self::Config, now: Instant) -> Result<Decision, Error> {
+        let _ = (cfg, now);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::RttResponse`].
+    fn rtt_response(
+        &mut self,
+        cfg: &Self::Config,
+        now: Instant,
+        probe: ProbeId,
+        rtt_ns: Option<u32>,
+    ) -> Result<Decision, Error> {
+        let _ = (cfg, now, probe, rtt_ns);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::ProbeResponse`].
+    fn probe_response(
+        &mut self,
+        cfg: &Self::Config,
+        now: Instant,
+        probe: ProbeId,
+        hop_index: u8,
+        hop: &HopSample,
+    ) -> Result<Decision, Error> {
+        let _ = (cfg, now, probe, hop_index, hop);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::RxTelemetry`].
+    fn rx_telemetry(&mut self, cfg: &Self::Config, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        let _ = (cfg, now, telemetry);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::ProbeRequest`].
+    fn probe_request(&mut self, cfg: &Self::Config, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        let _ = (cfg, now, telemetry);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::Feedback`].
+    fn feedback(&mut self, cfg: &Self::Config, now: Instant, window: Window) -> Result<Decision, Error> {
+        let _ = (cfg, now, window);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::FlowCount`].
+    fn flow_count(&mut self, cfg: &Self::Config, now: Instant, flows: u16) -> Result<Decision, Error> {
+        let _ = (cfg, now, flows);
+        Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::Timer`].
+    fn timer(&mut self, cfg: &Self::Config, now: Instant) -> Result<Decision, Error> {
+        let _ = (cfg, now);
+        Err(Error::NotApplicable)
+    }
+
+    /// One event: the match that routes each kind to its hook.
+    #[inline]
+    fn on_event(&mut self, cfg: &Self::Config, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
+        match *event {
+            EventKind::Ack(ref ack) => self.ack(cfg, now, ack),
+            EventKind::Sent { seq, len, end } => self.sent(cfg, now, seq, len, end),
+            EventKind::Loss { first_lost } => self.loss(cfg, now, first_lost),
+            EventKind::Cnp => self.cnp(cfg, now),
+            EventKind::RttResponse { probe, rtt_ns } => self.rtt_response(cfg, now, probe, rtt_ns),
+            EventKind::ProbeResponse {
+                probe,
+                hop_index,
+                ref hop,
+            } => self.probe_response(cfg, now, probe, hop_index, hop),
+            EventKind::RxTelemetry { telemetry } => self.rx_telemetry(cfg, now, telemetry),
+            EventKind::ProbeRequest { telemetry } => self.probe_request(cfg, now, telemetry),
+            EventKind::Feedback { window } => self.feedback(cfg, now, window),
+            EventKind::FlowCount { flows } => self.flow_count(cfg, now, flows),
+            EventKind::Timer => self.timer(cfg, now),
+            EventKind::Start(_) | EventKind::End => Err(Error::NotApplicable),
+        }
+    }
 }
 
 impl<const H: usize> Controller for HpccSender<H> {
@@ -46,26 +161,46 @@ impl<const H: usize> Controller for HpccSender<H> {
         Ok((s, d))
     }
 
-    fn on_event(&mut self, cfg: &HpccConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
-        match *event {
-            EventKind::Ack(ref ack) => self.new_ack(cfg, now, ack),
-            EventKind::Sent { .. } => Ok(self.on_sent(cfg, now)),
-            EventKind::ProbeResponse {
-                probe,
-                hop_index,
-                ref hop,
-            } => self.on_probe_response(cfg, now, probe, hop_index, hop),
-            EventKind::Feedback { window } => Ok(self.on_feedback(cfg, window)),
-            EventKind::FlowCount { flows } => self.on_flow_count(cfg, flows),
-            EventKind::Timer => Ok(self.on_timer(cfg, now)),
-            // Loss recovery is the transport's; HPCC++ has no loss rule.
-            EventKind::Loss { .. } => Ok(self.decision()),
-            _ => Err(Error::NotApplicable),
-        }
-    }
-
     fn decision(&self, _cfg: &HpccConfig) -> Decision {
         HpccSender::decision(self)
+    }
+
+    #[inline]
+    fn ack(&mut self, cfg: &HpccConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        self.new_ack(cfg, now, ack)
+    }
+
+    fn sent(&mut self, cfg: &HpccConfig, now: Instant, _: Seq, _: u32, _: MessageEnd) -> Result<Decision, Error> {
+        Ok(self.on_sent(cfg, now))
+    }
+
+    /// Loss recovery is the transport's; HPCC++ has no loss rule.
+    fn loss(&mut self, _cfg: &HpccConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        Ok(HpccSender::decision(self))
+    }
+
+    #[inline]
+    fn probe_response(
+        &mut self,
+        cfg: &HpccConfig,
+        now: Instant,
+        probe: ProbeId,
+        hop_index: u8,
+        hop: &HopSample,
+    ) -> Result<Decision, Error> {
+        self.on_probe_response(cfg, now, probe, hop_index, hop)
+    }
+
+    fn feedback(&mut self, cfg: &HpccConfig, _now: Instant, window: Window) -> Result<Decision, Error> {
+        Ok(self.on_feedback(cfg, window))
+    }
+
+    fn flow_count(&mut self, cfg: &HpccConfig, _now: Instant, flows: u16) -> Result<Decision, Error> {
+        self.on_flow_count(cfg, flows)
+    }
+
+    fn timer(&mut self, cfg: &HpccConfig, now: Instant) -> Result<Decision, Error> {
+        Ok(self.on_timer(cfg, now))
     }
 }
 
@@ -85,17 +220,21 @@ impl<const H: usize> Controller for HpccReceiver<H> {
         Ok((r, d))
     }
 
-    fn on_event(&mut self, cfg: &HpccConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
-        match *event {
-            EventKind::RxTelemetry { telemetry } => self.new_int(cfg, now, telemetry),
-            EventKind::ProbeRequest { telemetry } => self.respond_probe(cfg, now, telemetry),
-            EventKind::FlowCount { flows } => self.on_flow_count(cfg, flows),
-            _ => Err(Error::NotApplicable),
-        }
-    }
-
     fn decision(&self, _cfg: &HpccConfig) -> Decision {
         HpccReceiver::decision(self)
+    }
+
+    #[inline]
+    fn rx_telemetry(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        self.new_int(cfg, now, telemetry)
+    }
+
+    fn probe_request(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        self.respond_probe(cfg, now, telemetry)
+    }
+
+    fn flow_count(&mut self, cfg: &HpccConfig, _now: Instant, flows: u16) -> Result<Decision, Error> {
+        self.on_flow_count(cfg, flows)
     }
 }
 
@@ -115,18 +254,33 @@ impl Controller for Ldcp {
         Ok((l, d))
     }
 
-    fn on_event(&mut self, cfg: &LdcpConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
-        match *event {
-            EventKind::Ack(ref ack) => Ok(self.on_ack(cfg, now, ack)),
-            EventKind::Sent { seq, len, end } => Ok(self.on_sent(cfg, seq, len, end)),
-            EventKind::Loss { first_lost } => Ok(self.on_loss(cfg, now, first_lost)),
-            EventKind::Timer => Ok(self.on_timer(cfg, now)),
-            _ => Err(Error::NotApplicable),
-        }
-    }
-
     fn decision(&self, cfg: &LdcpConfig) -> Decision {
         Ldcp::decision(self, cfg)
+    }
+
+    #[inline]
+    fn ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        Ok(self.on_ack(cfg, now, ack))
+    }
+
+    fn sent(
+        &mut self,
+        cfg: &LdcpConfig,
+        _now: Instant,
+        seq: Seq,
+        len: u32,
+        end: MessageEnd,
+    ) -> Result<Decision, Error> {
+        Ok(self.on_sent(cfg, seq, len, end))
+    }
+
+    fn loss(&mut self, cfg: &LdcpConfig, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
+        Ok(self.on_loss(cfg, now, first_lost))
+    }
+
+    #[inline]
+    fn timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Result<Decision, Error> {
+        Ok(self.on_timer(cfg, now))
     }
 }
 
@@ -144,19 +298,39 @@ impl Controller for LdcpRate {
         LdcpRate::new(cfg, p, now)
     }
 
-    fn on_event(&mut self, cfg: &LdcpConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
-        match *event {
-            EventKind::Cnp => Ok(self.on_cnp(cfg)),
-            EventKind::RttResponse { probe, rtt_ns } => Ok(self.on_rtt_response(cfg, now, probe, rtt_ns)),
-            EventKind::Timer => Ok(self.on_timer(cfg, now)),
-            // The commercial NIC's ACK/NACK handling stays in the ASIC.
-            EventKind::Ack(_) | EventKind::Sent { .. } | EventKind::Loss { .. } => Ok(self.decision(cfg)),
-            _ => Err(Error::NotApplicable),
-        }
-    }
-
     fn decision(&self, cfg: &LdcpConfig) -> Decision {
         LdcpRate::decision(self, cfg)
+    }
+
+    fn cnp(&mut self, cfg: &LdcpConfig, _now: Instant) -> Result<Decision, Error> {
+        Ok(self.on_cnp(cfg))
+    }
+
+    fn rtt_response(
+        &mut self,
+        cfg: &LdcpConfig,
+        now: Instant,
+        probe: ProbeId,
+        rtt_ns: Option<u32>,
+    ) -> Result<Decision, Error> {
+        Ok(self.on_rtt_response(cfg, now, probe, rtt_ns))
+    }
+
+    fn timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Result<Decision, Error> {
+        Ok(self.on_timer(cfg, now))
+    }
+
+    /// The commercial NIC's ACK/NACK handling stays in the ASIC.
+    fn ack(&mut self, cfg: &LdcpConfig, _now: Instant, _ack: &Ack<'_>) -> Result<Decision, Error> {
+        Ok(LdcpRate::decision(self, cfg))
+    }
+
+    fn sent(&mut self, cfg: &LdcpConfig, _: Instant, _: Seq, _: u32, _: MessageEnd) -> Result<Decision, Error> {
+        Ok(LdcpRate::decision(self, cfg))
+    }
+
+    fn loss(&mut self, cfg: &LdcpConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        Ok(LdcpRate::decision(self, cfg))
     }
 }
 
@@ -213,6 +387,8 @@ impl<const H: usize> Controller for AnyController<H> {
         })
     }
 
+    /// The one dispatch on the algorithm; the event is matched once, inside.
+    #[inline]
     fn on_event(&mut self, cfg: &AnyConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
         match self {
             AnyController::Hpcc(s) => s.on_event(&cfg.hpcc, now, event),

@@ -1,23 +1,35 @@
-//! The flow table and the engine's single entry point.
+//! The flow table and the engine's entry points.
 //!
-//! `Engine<C, N>` holds up to `N` flows of controller `C` in a
-//! `heapless::FnvIndexMap` (N a power of two, at most 65536): no heap, a
-//! full table or unknown flow is an error value, and a refused event
-//! touches no flow. Every refusal is counted in [`Stats`].
+//! `Engine<C, N>` holds up to `N` flows of controller `C` in fixed slots (N
+//! at most 65536): no heap, a full table or unknown flow is an error value,
+//! and a refused event touches no flow. Every refusal is counted in
+//! [`Stats`].
+//!
+//! Two ways to address a flow:
+//!
+//! - by [`FlowHandle`], the slot [`Engine::start`] hands out: what a NIC
+//!   keeps in its queue-pair context and passes with every event, as
+//!   hardware passes a flow context to its congestion-control core. No
+//!   hashing: [`Engine::event`] indexes the slot and checks its generation,
+//!   so a handle kept past its flow's end is refused, never taken for the
+//!   flow that reuses the slot. This is the firmware's hot path.
+//! - by [`FlowId`] through [`Engine::handle`], for hosts that name flows by
+//!   a number of their own: a `heapless` FNV index map finds the slot.
 
 use heapless::index_map::FnvIndexMap;
+use heapless::Vec;
 
 use crate::controller::Controller;
-use crate::event::{Decision, Error, Event, EventKind, FlowId};
+use crate::event::{Decision, Error, Event, EventKind, FlowId, FlowParams};
 use crate::units::Instant;
 
-/// Counters of refused events, by reason.
+/// Counters of handled and refused events, by reason.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Stats {
     /// Events handled without error.
     pub handled: u64,
-    /// Events for flows not in the table.
+    /// Events for flows not in the table (or for a handle whose flow ended).
     pub unknown_flow: u32,
     /// Starts refused because the table was full.
     pub table_full: u32,
@@ -29,31 +41,104 @@ pub struct Stats {
     pub not_applicable: u32,
 }
 
+/// Where a flow lives in an [`Engine`]: its slot and the slot's generation
+/// when the flow started. Handed out by [`Engine::start`], valid until the
+/// flow ends; afterwards every use is refused with
+/// [`Error::UnknownFlow`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlowHandle {
+    index: u16,
+    generation: u16,
+}
+
+impl FlowHandle {
+    /// The slot, 0 ..= N − 1: an index for the NIC's own per-flow arrays.
+    pub const fn index(self) -> u16 {
+        self.index
+    }
+
+    /// The handle as one word (generation in the high half), for a queue
+    /// pair context or a message.
+    pub const fn to_bits(self) -> u32 {
+        (self.generation as u32) << 16 | self.index as u32
+    }
+
+    /// A handle from [`FlowHandle::to_bits`]. Any word is accepted; the
+    /// engine refuses one that names no live flow.
+    pub const fn from_bits(bits: u32) -> Self {
+        FlowHandle {
+            index: bits as u16,
+            generation: (bits >> 16) as u16,
+        }
+    }
+}
+
+/// One slot of the table.
+#[derive(Clone, Copy)]
+struct Slot<C> {
+    /// Bumped when the slot's flow ends.
+    generation: u16,
+    /// The id the flow was started with (to remove it from the index).
+    id: FlowId,
+    state: Option<C>,
+}
+
 /// The congestion-control engine: a config and a table of flows.
 pub struct Engine<C: Controller, const N: usize> {
     cfg: C::Config,
-    flows: FnvIndexMap<FlowId, C, N>,
+    slots: [Slot<C>; N],
+    /// Free slot indices, the next one to use last.
+    free: Vec<u16, N>,
+    ids: FnvIndexMap<FlowId, u16, N>,
     stats: Stats,
 }
 
 impl<C: Controller, const N: usize> Engine<C, N> {
+    const EMPTY: Slot<C> = Slot {
+        generation: 0,
+        id: FlowId(0),
+        state: None,
+    };
+
     /// An empty engine; `InvalidParams` if the config is out of range.
+    /// `N` must be a power of two (the index map's rule) of at most 65536.
     pub fn new(cfg: C::Config) -> Result<Self, Error> {
+        const { assert!(N <= 1 << 16, "an engine holds at most 65536 flows") };
         C::validate(&cfg)?;
-        Ok(Engine {
+        let mut e = Engine {
             cfg,
-            flows: FnvIndexMap::new(),
+            slots: [Self::EMPTY; N],
+            free: Vec::new(),
+            ids: FnvIndexMap::new(),
             stats: Stats::default(),
-        })
+        };
+        e.free_all();
+        Ok(e)
+    }
+
+    fn free_all(&mut self) {
+        self.free.clear();
+        // Slot 0 is handed out first. N ≤ 2^16, so every index fits u16.
+        for i in (0..N).rev() {
+            let _ = self.free.push(i as u16);
+        }
     }
 
     /// Replaces the configuration and empties the table and the counters,
     /// in place (a firmware need not hold a second table while it
     /// reconfigures). A config out of range is refused and changes nothing.
+    /// Handles of the old flows are refused from then on.
     pub fn reset(&mut self, cfg: C::Config) -> Result<(), Error> {
         C::validate(&cfg)?;
         self.cfg = cfg;
-        self.flows.clear();
+        for s in self.slots.iter_mut() {
+            if s.state.take().is_some() {
+                s.generation = s.generation.wrapping_add(1);
+            }
+        }
+        self.ids.clear();
+        self.free_all();
         self.stats = Stats::default();
         Ok(())
     }
@@ -63,41 +148,160 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         &self.cfg
     }
 
-    /// Refusal counters.
+    /// Event counters.
     pub fn stats(&self) -> Stats {
         self.stats
     }
 
     /// Flows in the table.
     pub fn len(&self) -> usize {
-        self.flows.len()
+        self.ids.len()
     }
 
     /// Whether the table is empty.
     pub fn is_empty(&self) -> bool {
-        self.flows.is_empty()
+        self.ids.is_empty()
+    }
+
+    /// The handle of the flow started with `id`.
+    pub fn lookup(&self, id: FlowId) -> Option<FlowHandle> {
+        let &index = self.ids.get(&id)?;
+        let slot = self.slots.get(index as usize)?;
+        Some(FlowHandle {
+            index,
+            generation: slot.generation,
+        })
+    }
+
+    fn slot(&self, flow: FlowHandle) -> Option<&C> {
+        let slot = self.slots.get(flow.index as usize)?;
+        if slot.generation != flow.generation {
+            return None;
+        }
+        slot.state.as_ref()
+    }
+
+    fn slot_mut(&mut self, flow: FlowHandle) -> Option<&mut C> {
+        let slot = self.slots.get_mut(flow.index as usize)?;
+        if slot.generation != flow.generation {
+            return None;
+        }
+        slot.state.as_mut()
     }
 
     /// A flow's state.
     pub fn flow(&self, id: FlowId) -> Option<&C> {
-        self.flows.get(&id)
+        self.slot(self.lookup(id)?)
     }
 
     /// A flow's state, mutably (to restore a checkpoint).
     pub fn flow_mut(&mut self, id: FlowId) -> Option<&mut C> {
-        self.flows.get_mut(&id)
+        let h = self.lookup(id)?;
+        self.slot_mut(h)
+    }
+
+    /// A flow's state by handle.
+    pub fn get(&self, flow: FlowHandle) -> Option<&C> {
+        self.slot(flow)
+    }
+
+    /// A flow's state by handle, mutably (to restore a checkpoint).
+    pub fn get_mut(&mut self, flow: FlowHandle) -> Option<&mut C> {
+        self.slot_mut(flow)
     }
 
     /// A flow's current decision: what stands after a refused event.
     pub fn decision(&self, id: FlowId) -> Option<Decision> {
-        self.flows.get(&id).map(|c| c.decision(&self.cfg))
+        self.flow(id).map(|c| c.decision(&self.cfg))
     }
 
-    /// Handles one event at `now`.
+    /// Starts flow `id` at `now`: its handle and first decision.
+    /// `FlowExists` if `id` is in the table, `TableFull`, or the
+    /// controller's refusal of the parameters.
+    pub fn start(&mut self, now: Instant, id: FlowId, params: &FlowParams) -> Result<(FlowHandle, Decision), Error> {
+        let r = self.start_flow(now, id, params);
+        self.count(r.map(|(_, d)| d)).map(|_| ())?;
+        r
+    }
+
+    fn start_flow(&mut self, now: Instant, id: FlowId, params: &FlowParams) -> Result<(FlowHandle, Decision), Error> {
+        if self.ids.contains_key(&id) {
+            return Err(Error::FlowExists);
+        }
+        let Some(&index) = self.free.last() else {
+            return Err(Error::TableFull);
+        };
+        let (state, d) = C::start(&self.cfg, now, params)?;
+        let slot = self.slots.get_mut(index as usize).ok_or(Error::TableFull)?;
+        self.ids.insert(id, index).map_err(|_| Error::TableFull)?;
+        self.free.pop();
+        slot.id = id;
+        slot.state = Some(state);
+        let handle = FlowHandle {
+            index,
+            generation: slot.generation,
+        };
+        Ok((handle, d))
+    }
+
+    /// Ends a flow: its state is dropped, its handle refused from now on.
+    /// The answer is its last decision.
+    pub fn end(&mut self, flow: FlowHandle) -> Result<Decision, Error> {
+        let r = self.end_flow(flow);
+        self.count(r)
+    }
+
+    fn end_flow(&mut self, flow: FlowHandle) -> Result<Decision, Error> {
+        let slot = self.slots.get_mut(flow.index as usize).ok_or(Error::UnknownFlow)?;
+        if slot.generation != flow.generation {
+            return Err(Error::UnknownFlow);
+        }
+        let state = slot.state.take().ok_or(Error::UnknownFlow)?;
+        slot.generation = slot.generation.wrapping_add(1);
+        self.ids.remove(&slot.id);
+        // The slot was taken from `free`, so there is room to give it back.
+        let _ = self.free.push(flow.index);
+        Ok(state.decision(&self.cfg))
+    }
+
+    /// One event for the flow at `flow`, at `now`: the hot path. `Start`
+    /// is refused here (`FlowExists`: use [`Engine::start`]); `End` ends
+    /// the flow.
+    #[inline]
+    pub fn event(&mut self, flow: FlowHandle, now: Instant, kind: &EventKind<'_>) -> Result<Decision, Error> {
+        let r = match kind {
+            EventKind::Start(_) => Err(Error::FlowExists),
+            EventKind::End => self.end_flow(flow),
+            _ => match self.slots.get_mut(flow.index as usize) {
+                // Each controller validates before it mutates, so an Err
+                // leaves the flow as it was (checked by the property tests).
+                Some(Slot {
+                    generation,
+                    state: Some(state),
+                    ..
+                }) if *generation == flow.generation => state.on_event(&self.cfg, now, kind),
+                _ => Err(Error::UnknownFlow),
+            },
+        };
+        self.count(r)
+    }
+
+    /// Handles one event addressed by flow id, at `now`.
     pub fn handle(&mut self, now: Instant, event: &Event<'_>) -> Result<Decision, Error> {
-        let r = self.dispatch(now, event);
+        match event.kind {
+            EventKind::Start(ref params) => self.start(now, event.flow, params).map(|(_, d)| d),
+            ref kind => match self.lookup(event.flow) {
+                Some(h) => self.event(h, now, kind),
+                None => self.count(Err(Error::UnknownFlow)),
+            },
+        }
+    }
+
+    /// Counts an answer in [`Stats`].
+    #[inline(always)]
+    fn count(&mut self, r: Result<Decision, Error>) -> Result<Decision, Error> {
         match r {
-            Ok(_) => self.stats.handled += 1,
+            Ok(_) => self.stats.handled = self.stats.handled.wrapping_add(1),
             Err(e) => {
                 let s = &mut self.stats;
                 let counter = match e {
@@ -112,32 +316,6 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         }
         r
     }
-
-    fn dispatch(&mut self, now: Instant, event: &Event<'_>) -> Result<Decision, Error> {
-        match event.kind {
-            EventKind::Start(ref params) => {
-                if self.flows.contains_key(&event.flow) {
-                    return Err(Error::FlowExists);
-                }
-                if self.flows.len() == N {
-                    return Err(Error::TableFull);
-                }
-                let (state, d) = C::start(&self.cfg, now, params)?;
-                self.flows.insert(event.flow, state).map_err(|_| Error::TableFull)?;
-                Ok(d)
-            }
-            EventKind::End => {
-                let state = self.flows.swap_remove(&event.flow).ok_or(Error::UnknownFlow)?;
-                Ok(state.decision(&self.cfg))
-            }
-            ref kind => {
-                let state = self.flows.get_mut(&event.flow).ok_or(Error::UnknownFlow)?;
-                // Each controller validates before it mutates, so an Err
-                // leaves the flow as it was (checked by the property tests).
-                state.on_event(&self.cfg, now, kind)
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -147,23 +325,19 @@ mod tests {
     use crate::ldcp::{Ldcp, LdcpConfig};
     use crate::units::{BaseRtt, Instant, LinkSpeed, Seq};
 
-    #[test]
-    fn reset_refuses_a_bad_config_and_otherwise_empties_the_table() {
-        let mut e: Engine<Ldcp, 4> = Engine::new(LdcpConfig::draft_default()).unwrap();
-        let p = FlowParams {
+    fn params() -> FlowParams {
+        FlowParams {
             algorithm: Algorithm::Ldcp,
             base_rtt: BaseRtt::from_nanos(8_000).unwrap(),
             line_rate: LinkSpeed::from_gbps(100),
             start_seq: Seq(0),
-        };
-        e.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(1),
-                kind: EventKind::Start(p),
-            },
-        )
-        .unwrap();
+        }
+    }
+
+    #[test]
+    fn reset_refuses_a_bad_config_and_otherwise_empties_the_table() {
+        let mut e: Engine<Ldcp, 4> = Engine::new(LdcpConfig::draft_default()).unwrap();
+        let (h, _) = e.start(Instant::ZERO, FlowId(1), &params()).unwrap();
         let mut bad = LdcpConfig::draft_default();
         bad.mtu = 0;
         assert_eq!(e.reset(bad), Err(Error::InvalidParams));
@@ -175,5 +349,51 @@ mod tests {
         assert!(e.is_empty());
         assert_eq!(e.config().mtu, 4096);
         assert_eq!(e.stats(), Stats::default());
+        // The old flow's handle names nothing now, even once its slot is
+        // taken again.
+        let (h2, _) = e.start(Instant::ZERO, FlowId(2), &params()).unwrap();
+        assert_eq!(h2.index(), h.index());
+        assert_eq!(e.event(h, Instant::ZERO, &EventKind::Timer), Err(Error::UnknownFlow));
+    }
+
+    /// A handle outlives its flow only as a refusal: the slot's next flow
+    /// has a new generation.
+    #[test]
+    fn a_handle_is_refused_once_its_flow_ends() {
+        let mut e: Engine<Ldcp, 2> = Engine::new(LdcpConfig::draft_default()).unwrap();
+        let (a, _) = e.start(Instant::ZERO, FlowId(10), &params()).unwrap();
+        let (b, _) = e.start(Instant::ZERO, FlowId(11), &params()).unwrap();
+        assert_ne!(a.index(), b.index());
+        assert_eq!(
+            e.start(Instant::ZERO, FlowId(12), &params()).map(|(h, _)| h),
+            Err(Error::TableFull)
+        );
+        assert_eq!(e.lookup(FlowId(10)), Some(a));
+        assert!(e.event(a, Instant::ZERO, &EventKind::End).is_ok());
+        assert_eq!(e.lookup(FlowId(10)), None);
+        assert_eq!(e.event(a, Instant::ZERO, &EventKind::Timer), Err(Error::UnknownFlow));
+        let (c, _) = e.start(Instant::ZERO, FlowId(12), &params()).unwrap();
+        assert_eq!(c.index(), a.index());
+        assert_ne!(c, a);
+        assert_eq!(e.event(a, Instant::ZERO, &EventKind::Timer), Err(Error::UnknownFlow));
+        assert!(e.event(c, Instant::ZERO, &EventKind::Timer).is_ok());
+        assert_eq!(FlowHandle::from_bits(c.to_bits()), c);
+        // Out of range and by id.
+        assert_eq!(
+            e.event(FlowHandle::from_bits(7), Instant::ZERO, &EventKind::Timer),
+            Err(Error::UnknownFlow)
+        );
+        assert!(e
+            .handle(
+                Instant::ZERO,
+                &Event {
+                    flow: FlowId(11),
+                    kind: EventKind::Timer
+                }
+            )
+            .is_ok());
+        let s = e.stats();
+        assert_eq!((s.unknown_flow, s.table_full), (3, 1));
+        assert_eq!(s.handled, 6);
     }
 }

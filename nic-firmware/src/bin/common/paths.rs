@@ -1,0 +1,159 @@
+//! The engine paths the benchmark measures and the profiler traces: each
+//! event kind as a firmware runs it, from [`Engine::event`] with the flow's
+//! handle (the NIC's flow context) to the decision. One definition, so the
+//! profile is of exactly the events the benchmark counts.
+
+use core::hint::black_box;
+
+use cc_core::engine::FlowHandle;
+use cc_core::prelude::*;
+
+use super::workload::{self, hpcc_ack, hpcc_params, ldcp_ack, ldcp_setup, Telemetry};
+
+/// One event kind's engine path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    LdcpAck,
+    LdcpTimer,
+    HpccAck1,
+    HpccAck5,
+    RxHpcc5,
+    ProbeResponse,
+}
+
+impl Path {
+    pub const ALL: [Path; 6] = [
+        Path::LdcpAck,
+        Path::LdcpTimer,
+        Path::HpccAck1,
+        Path::HpccAck5,
+        Path::RxHpcc5,
+        Path::ProbeResponse,
+    ];
+
+    /// The name the profiler is given.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Path::LdcpAck => "ldcp-ack",
+            Path::LdcpTimer => "ldcp-timer",
+            Path::HpccAck1 => "hpcc-ack-1",
+            Path::HpccAck5 => "hpcc-ack-5",
+            Path::RxHpcc5 => "rx-hpcc-5",
+            Path::ProbeResponse => "probe-response",
+        }
+    }
+
+    /// The benchmark table's row label.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Path::LdcpAck => "LDCP ACK (PAWA)",
+            Path::LdcpTimer => "LDCP timer (cw < 1)",
+            Path::HpccAck1 => "HPCC++ ACK, 1 hop",
+            Path::HpccAck5 => "HPCC++ ACK, 5 hops",
+            Path::RxHpcc5 => "Rx-HPCC telemetry, 5 hops",
+            Path::ProbeResponse => "HPCC++ probe response",
+        }
+    }
+
+    /// The instruction target for the engine path (DESIGN §8).
+    pub const fn target(self) -> u64 {
+        match self {
+            Path::LdcpAck | Path::LdcpTimer => 60,
+            Path::HpccAck1 | Path::ProbeResponse => 150,
+            Path::HpccAck5 | Path::RxHpcc5 => 400,
+        }
+    }
+
+    pub fn from_name(name: &[u8]) -> Option<Path> {
+        Path::ALL.into_iter().find(|p| p.name().as_bytes() == name)
+    }
+}
+
+/// What runs around each event: `prep` was built outside, `event` is the
+/// engine path to count.
+pub trait Bracket {
+    fn around<P>(&mut self, prep: P, event: impl FnOnce(&P));
+}
+
+/// An engine of `C` with flow 1 started: the engine and the flow's handle
+/// (exit status 3 if the parameters were refused).
+fn started<C: Controller>(cfg: C::Config, p: FlowParams) -> (Engine<C, 4>, FlowHandle) {
+    let Ok(mut eng) = Engine::new(cfg) else {
+        nic_firmware::exit(3)
+    };
+    let Ok((h, _)) = eng.start(Instant::ZERO, FlowId(1), &p) else {
+        nic_firmware::exit(3)
+    };
+    (eng, h)
+}
+
+/// Runs `events` events of `path` through `b`.
+pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
+    match path {
+        Path::LdcpAck => {
+            let (cfg, p, _) = ldcp_setup();
+            let (mut eng, h) = started::<Ldcp>(cfg, p);
+            // ACK n = i + 1 arrives at n · 100 ns.
+            for i in 0..events {
+                let now = Instant::from_nanos((i as u64 + 1) * 100);
+                b.around((now, EventKind::Ack(ldcp_ack(i + 1))), |(now, ev)| {
+                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, ev));
+                });
+            }
+        }
+        Path::LdcpTimer => {
+            let (cfg, p, _) = ldcp_setup();
+            let (mut eng, h) = started::<Ldcp>(cfg, p);
+            // cw = 1/4 packet: RTT/cw = 32 us, so every tick 32.016 us apart is due.
+            if let Some(l) = eng.get_mut(h) {
+                let _ = l.restore(&cfg, Instant::ZERO, Packets::from_bits(1 << 14));
+            }
+            for i in 0..events {
+                let now = Instant::from_nanos((i as u64 + 1) * 32_016);
+                b.around((now, EventKind::Timer), |(now, ev)| {
+                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, ev));
+                });
+            }
+        }
+        Path::HpccAck1 | Path::HpccAck5 => {
+            let hops = if path == Path::HpccAck1 { 1 } else { 5 };
+            let (mut eng, h) = started::<HpccSender<5>>(HpccConfig::draft_default(), hpcc_params(Algorithm::Hpcc));
+            let mut t = Telemetry::new();
+            for i in 0..events {
+                let now = Instant::from_nanos(i as u64 * 1000);
+                b.around((now, t.next()), |(now, tel)| {
+                    let ev = EventKind::Ack(hpcc_ack(i, &tel[..hops]));
+                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, &ev));
+                });
+            }
+        }
+        Path::RxHpcc5 => {
+            let p = hpcc_params(Algorithm::HpccReceiver);
+            let (mut eng, h) = started::<HpccReceiver<5>>(HpccConfig::draft_default(), p);
+            let mut t = Telemetry::new();
+            for i in 0..events {
+                let now = Instant::from_nanos(i as u64 * 1000);
+                b.around((now, t.next()), |(now, tel)| {
+                    let ev = EventKind::RxTelemetry { telemetry: &tel[..] };
+                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, &ev));
+                });
+            }
+        }
+        Path::ProbeResponse => {
+            let mut cfg = HpccConfig::draft_default();
+            cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+            let (mut eng, h) = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
+            // Data in flight and probe 1 out; each response to probe n asks for n+1.
+            if eng.event(h, Instant::ZERO, &workload::data_in_flight()).is_err() {
+                nic_firmware::exit(3)
+            }
+            let mut t = Telemetry::new();
+            for i in 0..events {
+                let now = Instant::from_nanos(i as u64 * 12_000);
+                b.around((now, workload::probe_response(i, t.next()[0]).kind), |(now, ev)| {
+                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, ev));
+                });
+            }
+        }
+    }
+}
