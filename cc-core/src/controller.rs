@@ -258,7 +258,7 @@ impl Controller for Ldcp {
         Ldcp::decision(self, cfg)
     }
 
-    #[inline]
+    #[inline(always)]
     fn ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
         Ok(self.on_ack(cfg, now, ack))
     }
@@ -278,7 +278,7 @@ impl Controller for Ldcp {
         Ok(self.on_loss(cfg, now, first_lost))
     }
 
-    #[inline]
+    #[inline(always)]
     fn timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Result<Decision, Error> {
         Ok(self.on_timer(cfg, now))
     }

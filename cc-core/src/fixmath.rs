@@ -173,10 +173,41 @@ pub(crate) fn ratio_q24(num: u64, den: u64) -> Option<u64> {
 /// ```text
 /// R [bit/s] = W [bytes] · 8 / T [ns] · 10^9 = W_raw / 16 · 8·10^9 / T = W_raw · 5·10^8 / T
 /// ```
-/// `W_raw < 2^32` and `5·10^8 < 2^29`, so the product stays below 2^61.
-/// Rounded down: the flow never paces faster than its window allows.
+/// With no 64-bit division, exactly rounded down for every window below
+/// 2^24 raw (1 MiB): with q, r the quotient and remainder of 5·10^8 / T,
+/// R = W_raw·q + ⌊W_raw·r / T⌋. The second term uses r/T to 24 fractional
+/// bits f, formed 12 at a time by 32-bit divides (each remainder < T ≤
+/// 2^20, so remainder·2^12 < 2^32), f rounded down:
+///
+/// ```text
+/// b = (W_raw · f) >> 24          ≤ ⌊W_raw·r/T⌋, short by less than W_raw·2^-24 + 1
+/// b + 1 when (b + 1)·T ≤ W_raw·r  one step up, exact when W_raw < 2^24
+/// ```
+/// Larger windows may be short by up to 256 bit/s (a relative 10^-10).
+/// Never above W·8/T: the flow never paces faster than its window allows,
+/// and a window of one BDP paces at exactly the line rate.
+/// W_raw·q < 2^32·2^23, W_raw·f < 2^56, (b + 1)·T ≤ 2^53. Five
+/// `divu`/`remu` on rv32.
+#[inline]
 pub(crate) fn window_rate(w: Window, t: BaseRtt) -> Rate {
-    Rate::from_bps(div_u64(w.to_bits() as u64 * 500_000_000, t.as_divisor()))
+    const NS_PER_S_OVER_2: u32 = 500_000_000;
+    let t = t.as_divisor32();
+    let (q, r) = (NS_PER_S_OVER_2 / t, NS_PER_S_OVER_2 % t);
+    let (f_hi, r2) = ((r << 12) / t, (r << 12) % t);
+    let f = (f_hi << 12) | ((r2 << 12) / t);
+    let w = w.to_bits() as u64;
+    let mut b = (w * f as u64) >> 24;
+    if (b + 1) * t.get() as u64 <= w * r as u64 {
+        b += 1;
+    }
+    Rate::from_bps(w * q as u64 + b)
+}
+
+/// `floor(a · b / 2^s)` for `a, b < 2^32`, `s < 64`: a 32×32 → 64-bit
+/// product (`mul` and `mulhu` on rv32) and a shift.
+#[inline(always)]
+pub(crate) const fn mul_shr(a: u32, b: u32, s: u32) -> u64 {
+    (a as u64 * b as u64) >> (s & 63)
 }
 
 #[cfg(test)]
@@ -271,6 +302,29 @@ mod tests {
     fn ratio_saturates() {
         assert_eq!(ratio_q24(u64::MAX, 1), Some(1 << 40));
         assert_eq!(ratio_q24(1 << 50, 1), Some(1 << 40));
+    }
+
+    /// The divide-free rate is W_raw·5·10^8/T rounded down, exactly below
+    /// 2^24 raw, and short by at most W_raw·2^-24 bit/s above.
+    #[test]
+    fn window_rate_matches_the_exact_quotient() {
+        for t in [100u32, 101, 999, 8_000, 12_000, 12_345, 65_535, 65_537, 300_000, 1 << 20] {
+            for w in [1u32, 16, 1_600, 150_000 * 16, (1 << 24) - 1, 999_999_937, u32::MAX] {
+                let exact = w as u64 * 500_000_000 / t as u64;
+                let got = window_rate(Window::from_bits(w), BaseRtt::from_nanos(t).unwrap()).as_bps();
+                assert!(got <= exact, "w {w} t {t}: {got} > {exact}");
+                assert!(exact - got <= (w as u64 >> 24), "w {w} t {t}: {got} vs {exact}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn window_rate_is_within_its_bound(w: u32, t in 100u32..=1 << 20) {
+            let exact = w as u64 * 500_000_000 / t as u64;
+            let got = window_rate(Window::from_bits(w), BaseRtt::from_nanos(t).unwrap()).as_bps();
+            prop_assert!(got <= exact && exact - got <= (w as u64 >> 24));
+        }
     }
 
     #[test]

@@ -87,8 +87,17 @@ impl BaseRtt {
         self.0
     }
 
-    /// T in nanoseconds as a divisor: dividing by a `NonZeroU64` has no
-    /// divide-by-zero branch, which the firmware's no-panic check relies on.
+    /// T in nanoseconds as a 32-bit divisor: dividing by a `NonZeroU32` has
+    /// no divide-by-zero branch, which the firmware's no-panic check relies on.
+    pub const fn as_divisor32(self) -> core::num::NonZeroU32 {
+        match core::num::NonZeroU32::new(self.0) {
+            Some(t) => t,
+            // Unreachable: from_nanos never builds T below MIN_NS.
+            None => core::num::NonZeroU32::MIN,
+        }
+    }
+
+    /// T as a 64-bit divisor.
     pub const fn as_divisor(self) -> NonZeroU64 {
         match NonZeroU64::new(self.0 as u64) {
             Some(t) => t,

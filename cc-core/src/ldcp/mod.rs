@@ -67,6 +67,14 @@ impl LdcpConfig {
         }
     }
 
+    /// The MTU as a 32-bit divisor (see [`LdcpConfig::mtu_divisor`]).
+    pub const fn mtu_divisor32(&self) -> core::num::NonZeroU32 {
+        match core::num::NonZeroU32::new(self.mtu) {
+            Some(m) => m,
+            None => core::num::NonZeroU32::MIN,
+        }
+    }
+
     /// Smallest accepted gamma, 2^-10: keeps RTT/cw below 2^30 ns.
     pub const MIN_GAMMA_BITS: u32 = 1 << (Fraction::FRAC_BITS - 10);
 

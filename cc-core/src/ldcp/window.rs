@@ -21,13 +21,13 @@
 //! samples ACKs carry: `srtt += (sample − srtt) / 8` (TCP's gain, RFC 6298),
 //! clamped to [`BaseRtt::MIN_NS`, `BaseRtt::MAX_NS`].
 
-use core::num::NonZeroU64;
+use core::num::{NonZeroU32, NonZeroU64};
 
 use bitfield_struct::bitfield;
 
 use super::{iw_packets, FastStart, LdcpConfig};
 use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
-use crate::fixmath::{div_u64, window_rate};
+use crate::fixmath::{div_u64, mul_shr, window_rate};
 use crate::units::{BaseRtt, Instant, Packets, Seq};
 
 /// Which stage of §2 a flow is in.
@@ -67,18 +67,95 @@ struct Status {
     phase: Phase,
     /// cw < 1 and the tick timer is armed for `tick16`.
     timer_armed: bool,
-    /// The additive increase below cw's resolution, in 2^-26 packets
+    /// The additive increase below cw's resolution, in 2^-25 packets
     /// (see `AI_EXTRA_BITS`).
-    #[bits(10)]
+    #[bits(9)]
     ai_carry: u16,
+    #[bits(1)]
+    __: u8,
 }
 
 /// Extra fractional bits of the additive increase: alpha/cw is computed in
-/// 2^-26 packets and the part below cw's 2^-16 is carried to the next ACK.
+/// 2^-25 packets and the part below cw's 2^-16 is carried to the next ACK.
 /// At cw = 48 000 with alpha = 1/4, alpha/cw is 0.34 of cw's last bit, so
-/// truncating it added nothing at all; in 2^-26 units it is 349.5, and the
-/// growth over an RTT of ACKs is within 0.2 % of alpha.
-const AI_EXTRA_BITS: u32 = 10;
+/// truncating it added nothing at all; in 2^-25 units it is 174.8, and the
+/// growth over an RTT of ACKs is within 0.6 % of alpha.
+const AI_EXTRA_BITS: u32 = 9;
+const AI_CARRY_MASK: u64 = (1 << AI_EXTRA_BITS) - 1;
+
+/// The LDCP scales: cw and n in 2^-16 packets ([`Packets::FRAC_BITS`]),
+/// alpha and beta in 2^-24 ([`crate::units::Fraction::FRAC_BITS`]).
+const FRACTION_BITS: u32 = crate::units::Fraction::FRAC_BITS;
+
+/// Newly acknowledged bytes as packets, n in eq. (2), in 2^-16 packets
+/// (at most 2^32 − 1: 65 535 packets per ACK):
+///
+/// ```text
+/// n = newly · 2^16 / MTU          rounded down
+/// ```
+/// One 32-bit `divu` while newly < 2^16 bytes (the numerator fits 32 bits:
+/// every per-packet or delayed ACK of a few jumbo frames); the 64-bit
+/// division above that.
+#[inline]
+fn acked_packets(cfg: &LdcpConfig, newly: u32) -> u32 {
+    if newly >> Packets::FRAC_BITS == 0 {
+        (newly << Packets::FRAC_BITS) / cfg.mtu_divisor32()
+    } else {
+        div_u64((newly as u64) << Packets::FRAC_BITS, cfg.mtu_divisor()).min(u32::MAX as u64) as u32
+    }
+}
+
+/// PAWA's increase, eq. (1)/(2) with ECE = 0 (draft-dai §2.2):
+///
+/// ```text
+/// cw = cw + n · alpha / cw
+/// ```
+/// in 2^-25 packets (`AI_EXTRA_BITS` below cw's 2^-16), for cw ≥ 1
+/// (cw_raw ≥ 2^16): with n_raw (2^-16), alpha_raw (2^-24), cw_raw (2^-16),
+/// the increase is `n_raw · alpha_raw · 2 / cw_raw` units of 2^-25.
+///
+/// Without a 64-bit division on the common path: X = n·alpha in 2^-19
+/// packets (`n_raw · alpha_raw >> 21`, short by less than 2^-19 packet, a
+/// relative 2^-9 at the smallest alpha of 2^-10 and 2^-19 at alpha = 1),
+/// and while X < 2^20 (n·alpha < 2 packets) X·2^12 fits 32 bits:
+///
+/// ```text
+/// cw_raw < 2^22 (cw < 64):  q = X·2^12 / cw_raw  (2^-15 packets), r its remainder,
+///                           increase = q·2^10 + r·2^10 / cw_raw      (r < 2^22: fits)
+/// cw_raw ≥ 2^22:            increase = X·2^12 / (cw_raw >> 10)      (divisor ≥ 2^12:
+///                           the shift costs under 2^-12 of the increase)
+/// ```
+/// Both rounded down. Larger n·alpha (a delayed ACK of two or more
+/// packets at alpha = 1) takes the exact 64-bit division.
+#[inline]
+fn pawa_increase(cfg: &LdcpConfig, n: u32, cw_raw: u32) -> u64 {
+    let alpha = cfg.alpha.to_bits();
+    let x = mul_shr(n, alpha, FRACTION_BITS - 3);
+    let Some(cw) = NonZeroU32::new(cw_raw) else {
+        return 0;
+    };
+    if x < 1 << 20 {
+        let x = (x as u32) << 12;
+        if cw_raw >> 22 == 0 {
+            let (q, r) = (x / cw, x % cw);
+            return ((q << 10) | ((r << 10) / cw)) as u64;
+        }
+        // cw_raw ≥ 2^22, so the shifted divisor is at least 2^12.
+        let Some(d) = NonZeroU32::new(cw_raw >> 10) else {
+            return 0;
+        };
+        return (x / d) as u64;
+    }
+    // n_raw·alpha_raw·2 < 2^32·2^25: fits u64.
+    div_u64((n as u64 * alpha as u64) << 1, NonZeroU64::from(cw))
+}
+
+/// PAWA's decrease, eq. (1)/(2) with ECE = 1: `n · beta` in 2^-16 packets,
+/// `n_raw · beta_raw >> 24`, rounded down.
+#[inline]
+fn pawa_decrease(cfg: &LdcpConfig, n: u32) -> u64 {
+    mul_shr(n, cfg.beta.to_bits(), FRACTION_BITS)
+}
 
 /// Next timer tick kept as ⌈ns / 16⌉ modulo 2^32: 4 bytes instead of 8.
 /// The full instant is rebuilt from `now`, which is unambiguous while the
@@ -189,6 +266,7 @@ impl Ldcp {
     /// Window = cw·MTU bytes (IW·MTU in fast start); rate = window/T capped
     /// at IW/T, the line rate. In timer mode, cw·MTU/T is one packet every
     /// RTT/cw: the same pace as the ticks.
+    #[inline]
     pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
         let iw = self.initial_window();
         let window = self.cw.to_window(cfg.mtu);
@@ -229,10 +307,10 @@ impl Ldcp {
     /// Stable stage, cw ≥ 1 — PAWA, eq. (2) with n = newly acked bytes / MTU
     /// (eq. (1) when n = 1):
     /// ```text
-    /// ECE = 0: cw = cw + n·alpha/cw      raw: (n·alpha << 2) (≤ 2^32·2^24·4) / cw_raw → 2^-26
-    /// ECE = 1: cw = cw − n·beta          raw: n·beta >> 24
+    /// ECE = 0: cw = cw + n·alpha/cw      pawa_increase, in 2^-25 packets
+    /// ECE = 1: cw = cw − n·beta          pawa_decrease: n·beta >> 24
     /// ```
-    /// Both round down; the increase keeps the 10 bits below cw's 2^-16 and
+    /// Both round down; the increase keeps the 9 bits below cw's 2^-16 and
     /// carries them to the next ACK (`AI_EXTRA_BITS`), so many small
     /// increases add up as they should. When eq. (1) takes cw below 1 the flow enters timer
     /// mode at max(gamma, cw − n·beta): "cw ≥ 1" in eq. (1) is read as the
@@ -246,6 +324,7 @@ impl Ldcp {
     /// ```
     /// Crossing 1 upwards disarms the tick timer; crossing downwards arms it
     /// at now + RTT/cw.
+    #[inline]
     pub fn on_ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Decision {
         if let (Some(sample), Phase::Stable) = (ack.rtt_ns, self.phase()) {
             self.srtt = smooth_rtt(self.srtt, sample.max(self.rtt_floor()));
@@ -262,27 +341,23 @@ impl Ldcp {
             }
             return self.decision(cfg);
         }
-        // n in 2^-16 packets, at most 2^32 − 1 (65535 packets per ACK).
-        let n = div_u64((newly as u64) << Packets::FRAC_BITS, cfg.mtu_divisor());
-        let n = n.min(u32::MAX as u64);
+        let n = acked_packets(cfg, newly);
         let old = self.cw;
         let gamma = cfg.gamma_packets();
-        let cw = old.to_bits() as u64;
+        let cw = old.to_bits();
         let new = if old >= Packets::ONE {
             match ack.ece {
-                // cw ≥ 2^16 raw here (so ≠ 0).
                 EcnEcho::NotMarked => {
-                    let inc = NonZeroU64::new(cw).map_or(0, |d| div_u64((n * cfg.alpha.to_bits() as u64) << 2, d));
-                    let inc = inc + self.status.ai_carry() as u64;
-                    self.status.set_ai_carry((inc & ((1 << AI_EXTRA_BITS) - 1)) as u16);
-                    cw + (inc >> AI_EXTRA_BITS)
+                    let inc = pawa_increase(cfg, n, cw) + self.status.ai_carry() as u64;
+                    self.status.set_ai_carry((inc & AI_CARRY_MASK) as u16);
+                    cw as u64 + (inc >> AI_EXTRA_BITS)
                 }
-                EcnEcho::Marked => cw.saturating_sub((n * cfg.beta.to_bits() as u64) >> 24),
+                EcnEcho::Marked => (cw as u64).saturating_sub(pawa_decrease(cfg, n)),
             }
         } else {
             match ack.ece {
-                EcnEcho::NotMarked => cw + gamma.to_bits() as u64,
-                EcnEcho::Marked => cw / 2,
+                EcnEcho::NotMarked => cw as u64 + gamma.to_bits() as u64,
+                EcnEcho::Marked => cw as u64 / 2,
             }
         };
         self.cw = Packets::from_bits_saturating(new).max(gamma);
@@ -291,6 +366,7 @@ impl Ldcp {
 
     /// Arms or disarms the tick timer when cw crosses one packet, and
     /// re-times the pending tick when cw changes below one packet.
+    #[inline]
     fn after_cw_change(&mut self, cfg: &LdcpConfig, now: Instant, old: Packets) -> Decision {
         let mut d = self.decision(cfg);
         let was_timed = old < Packets::ONE && self.status.timer_armed();
@@ -309,12 +385,26 @@ impl Ldcp {
     /// RTT/cw in ns (§2.2: "ticked out by a timer, whose timeout is set as
     /// RTT/cw"): srtt · 2^16 / cw_raw, rounded up. srtt ≤ 2^20 and
     /// cw_raw ≥ 64 (cw ≥ gamma ≥ 2^-10), so at most 2^30 ns.
+    ///
+    /// Timer-clocked windows are below one packet (cw_raw < 2^16), and then
+    /// the quotient is two 32-bit divides, 16 bits at a time: srtt / cw_raw,
+    /// and (remainder · 2^16 + cw_raw − 1) / cw_raw, whose dividend stays
+    /// below 2^32 since the remainder is below cw_raw < 2^16.
+    #[inline]
     fn tick_interval(&self, cw: Packets) -> u64 {
-        let cw = NonZeroU64::new(cw.to_bits() as u64).unwrap_or(NonZeroU64::MIN);
+        let srtt = self.srtt.as_nanos();
+        let Some(c) = NonZeroU32::new(cw.to_bits()) else {
+            return (srtt as u64) << Packets::FRAC_BITS;
+        };
+        if c.get() >> Packets::FRAC_BITS == 0 {
+            let (q, r) = (srtt / c, srtt % c);
+            let low = ((r << Packets::FRAC_BITS) + (c.get() - 1)) / c;
+            return ((q as u64) << Packets::FRAC_BITS) + low as u64;
+        }
         // Rounded up: (a + cw − 1) / cw, a ≤ 2^36 so the sum cannot overflow.
         div_u64(
-            ((self.srtt.as_nanos() as u64) << Packets::FRAC_BITS) + (cw.get() - 1),
-            cw,
+            ((srtt as u64) << Packets::FRAC_BITS) + (c.get() as u64 - 1),
+            NonZeroU64::from(c),
         )
     }
 
@@ -356,6 +446,7 @@ impl Ldcp {
     /// The tick timer fired. If the flow is timer-clocked and the tick is
     /// due, one packet is released and the next tick armed at now + RTT/cw.
     /// A timer event while ACK-clocked, or before the tick, is ignored.
+    #[inline]
     pub fn on_timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
         let mut d = self.decision(cfg);
         if !self.status.timer_armed() || self.cw >= Packets::ONE || now < self.tick_instant(now) {
@@ -659,6 +750,32 @@ mod tests {
             smooth_rtt(BaseRtt::from_nanos(1000).unwrap(), 0),
             BaseRtt::from_nanos(875).unwrap()
         );
+    }
+
+    /// The divide-free increase against the exact n·alpha·2/cw (2^-25
+    /// packets): within a relative 2^-12 (the shifted divisor at cw ≥ 64)
+    /// plus the 2^-19-packet truncation of n·alpha, and exact below cw = 64
+    /// when n·alpha has no bits below 2^-19.
+    #[test]
+    fn pawa_increase_against_the_exact_quotient() {
+        use proptest::prelude::*;
+        let mut runner = proptest::test_runner::TestRunner::default();
+        let strategy = (1u32..=1 << 24, 1u32..=8 << 16, 1u32 << 16..=u32::MAX);
+        runner
+            .run(&strategy, |(alpha, n, cw)| {
+                let mut cfg = LdcpConfig::draft_default();
+                cfg.alpha = Fraction::from_bits(alpha).unwrap();
+                let exact = (n as u64 * alpha as u64 * 2) / cw as u64;
+                let got = pawa_increase(&cfg, n, cw);
+                prop_assert!(got <= exact + exact / 4096 + 1, "{got} > {exact}");
+                // X's truncation: < 2^-19 packet = 64 units of 2^-25, scaled by 1/cw ≤ 1.
+                prop_assert!(exact <= got + 64 + exact / 4096 + 1, "{got} vs {exact}");
+                if cw < 1 << 22 && (n as u64 * alpha as u64) % (1 << 21) == 0 && (n as u64 * alpha as u64) >> 21 < 1 << 20 {
+                    prop_assert_eq!(got, exact);
+                }
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]
