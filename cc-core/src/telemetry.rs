@@ -122,18 +122,28 @@ pub(crate) enum TsInterval {
 /// round again; a reordered ACK (elapsed ≪ W/4, d near W) stays stale. The
 /// W/4 margin covers queueing differences (4.2 ms for 24-bit ns stamps).
 pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64) -> TsInterval {
-    let wrap = 1u64 << if bits > 32 { 32 } else { bits };
-    if elapsed_ns >= wrap {
+    let bits = if bits > 32 {
+        32
+    } else if bits == 0 {
+        1
+    } else {
+        bits as u32
+    };
+    if elapsed_ns >= 1u64 << bits {
         return TsInterval::Expired;
     }
-    let d = now.wrapping_sub(before) as u64 & (wrap - 1);
-    let reach = elapsed_ns + wrap / 4;
-    let reach = if reach < wrap - 1 { reach } else { wrap - 1 };
-    let limit = if reach > wrap / 2 { reach } else { wrap / 2 };
+    // From here on in 32 bits: elapsed < W ≤ 2^32, and W − 1 is the mask.
+    let mask = u32::MAX >> (32 - bits);
+    let d = now.wrapping_sub(before) & mask;
+    let quarter = ((1u64 << bits) >> 2) as u32;
+    let reach = (elapsed_ns as u32).saturating_add(quarter);
+    let reach = if reach < mask { reach } else { mask };
+    let half = 1u32 << (bits - 1);
+    let limit = if reach > half { reach } else { half };
     if d > limit {
         TsInterval::Stale
     } else {
-        TsInterval::Forward(d as u32)
+        TsInterval::Forward(d)
     }
 }
 
@@ -154,18 +164,25 @@ pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64
 /// without a division: dts·B < 2^32·2^23 = 2^55; 2^bits·unit·8000 <
 /// 2^48·2^13 = 2^61; Δ·8000 < 2^61; 2·dts·B + unit·8000 < 2^57.
 pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dts_ns: u32, b_mbps: u32) -> Option<u64> {
-    let bits = if w.tx_bits > 32 { 32 } else { w.tx_bits };
-    let unit = w.tx_unit_bytes as u64;
-    let wrap_units = 1u64 << bits;
+    let bits = if w.tx_bits > 32 {
+        32
+    } else if w.tx_bits == 0 {
+        1
+    } else {
+        w.tx_bits as u32
+    };
+    // unit·8000 < 2^16·2^13: fits 32 bits, and every product below is
+    // 32 × 32 → 64 bits (`mul` and `mulhu` on rv32).
+    let unit_x8000 = w.tx_unit_bytes as u32 * 8000;
     let most_x8000 = dts_ns as u64 * b_mbps as u64;
-    if most_x8000 >= wrap_units * unit * 8000 {
+    if most_x8000 >= (unit_x8000 as u64) << bits {
         return None;
     }
-    let delta = (now.wrapping_sub(before) as u64 & (wrap_units - 1)) * unit;
-    if delta * 8000 > 2 * most_x8000 + unit * 8000 {
+    let units = now.wrapping_sub(before) & (u32::MAX >> (32 - bits));
+    if units as u64 * unit_x8000 as u64 > 2 * most_x8000 + unit_x8000 as u64 {
         None
     } else {
-        Some(delta)
+        Some(units as u64 * w.tx_unit_bytes as u64)
     }
 }
 
@@ -184,14 +201,13 @@ pub(crate) fn path_signature(hops: &[HopSample], first_index: u8, tracked: u16) 
         .filter(|(i, _)| tracked >> (*i - first_index as u32) & 1 == 1)
     {
         let w = s.widths;
-        for word in [
-            idx,
-            s.id,
-            s.bandwidth.as_mbps(),
-            (w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32,
-        ] {
-            h = (h ^ word).wrapping_mul(0x0100_0193).rotate_left(5);
-        }
+        // One word a hop: each field alone changes it (xor of rotations is
+        // a bijection in any one field), then one FNV-style round.
+        let word = s.id
+            ^ s.bandwidth.as_mbps().rotate_left(11)
+            ^ ((w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32).rotate_left(22)
+            ^ idx.wrapping_mul(0x9E37_79B9);
+        h = (h ^ word).wrapping_mul(0x0100_0193).rotate_left(5);
     }
     (h ^ (h >> 20)) & SIGNATURE_MASK
 }

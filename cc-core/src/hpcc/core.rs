@@ -4,8 +4,6 @@
 //!
 //! State: 32 bytes plus 12 bytes per hop of history.
 
-use core::num::NonZeroU64;
-
 use bitfield_struct::bitfield;
 
 use super::{HpccConfig, QueueSignal};
@@ -571,12 +569,14 @@ impl<const H: usize> HpccCore<H> {
     /// 20:    return W
     /// ```
     ///
-    /// Line 13 in integers: `W_raw = (Wc_raw · eta_raw + U_raw/2) / U_raw +
-    /// W_ai_raw` (Wc_raw < 2^32, eta_raw ≤ 2^24: product < 2^56), rounded
-    /// to nearest: Wc is fed back into itself every RTT, and rounding down
-    /// made windows of a few dozen bytes drift 0.1 % low per RTT against the
-    /// reference. U = 0 (possible when maxStage = 0) is the
-    /// formula's limit, infinity, which the clamp turns into W_init. W is
+    /// Line 13 in integers: the factor eta/U in 2^-24 by [`ratio_q24`]
+    /// (32-bit divides, within a relative 2^-22), then
+    /// `W_raw = (Wc_raw · factor + 2^23) >> 24 + W_ai_raw` (Wc_raw < 2^32,
+    /// factor < 2^32: product < 2^64), rounded to nearest: Wc is fed back
+    /// into itself every RTT, and rounding down made windows of a few dozen
+    /// bytes drift 0.1 % low per RTT against the reference. U = 0 (possible
+    /// when maxStage = 0) is the formula's limit, infinity, and so is a
+    /// factor of 2^32 or more: the clamp turns either into W_init. W is
     /// clamped to [W_min, W_init] before it becomes Wc. incStage saturates
     /// at 15 (maxStage ≤ 15, so line 12's test is unaffected).
     pub fn compute_wind(&mut self, cfg: &HpccConfig, u: Utilization, update_wc: bool) -> Window {
@@ -585,10 +585,13 @@ impl<const H: usize> HpccCore<H> {
         let w_ai = self.w_ai.to_bits() as u64;
         let md = u.to_bits() >= cfg.eta.to_bits() as u64 || stage >= cfg.max_stage;
         let raw = if md {
-            let u_raw = u.to_bits();
-            let scaled = match NonZeroU64::new(u_raw) {
-                None => u64::MAX,
-                Some(d) => div_u64(wc * cfg.eta.to_bits() as u64 + u_raw / 2, d),
+            // eta/U in 2^-24 (U = 0 saturates it: the formula's infinity),
+            // then Wc · that, rounded to nearest.
+            let scale = ratio_q24(cfg.eta.to_bits() as u64, u.to_bits()).unwrap_or(1 << 40);
+            let scaled = if scale >> 32 != 0 {
+                u64::MAX
+            } else {
+                (wc * scale + (1 << 23)) >> 24
             };
             scaled.saturating_add(w_ai)
         } else {
