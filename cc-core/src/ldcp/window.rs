@@ -771,7 +771,7 @@ mod tests {
                 // X's truncation: < 2^-19 packet = 64 units of 2^-25, scaled by 1/cw ≤ 1.
                 prop_assert!(exact <= got + 64 + exact / 4096 + 1, "{got} vs {exact}");
                 if cw < 1 << 22
-                    && (n as u64 * alpha as u64) % (1 << 21) == 0
+                    && (n as u64 * alpha as u64).is_multiple_of(1 << 21)
                     && (n as u64 * alpha as u64) >> 21 < 1 << 20
                 {
                     prop_assert_eq!(got, exact);
