@@ -32,6 +32,13 @@ if ! command -v qemu-system-riscv32 >/dev/null 2>&1 || ! command -v qemu-system-
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-misc
 fi
 qemu-system-riscv32 --version | head -n 1
+# llvm-addr2line reads the firmware's inline chains for the profiler.
+if ! command -v llvm-addr2line >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends llvm
+fi
 
 step "defmt-print, which decodes the firmware's defmt logs (nic-firmware/scripts/qemu.sh)"
 command -v defmt-print >/dev/null 2>&1 || cargo install defmt-print --locked --version 1.2.0
@@ -76,6 +83,12 @@ for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
   # The stack bound must leave room in the 4 MiB RAM of the memory maps: limit 1 MiB.
   python3 nic-firmware/tools/stack_bound.py "$objdump" "nic-firmware/target/$target/release/replay" 1048576
 done
+
+step "nic-firmware: the profiler attributes an event's instructions to engine functions"
+prof=$(nic-firmware/scripts/profile.sh ldcp-ack 2>/dev/null)
+echo "$prof" | head -n 8
+echo "$prof" | grep -q "instructions per event" && echo "$prof" | grep -q "cc_core::ldcp::window::Ldcp::on_ack" \
+  || { echo "the profile of ldcp-ack names no LDCP function"; exit 1; }
 
 step "cc-core: no_std release builds for the soft cores"
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do

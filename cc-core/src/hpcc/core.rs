@@ -569,7 +569,7 @@ impl<const H: usize> HpccCore<H> {
     /// 20:    return W
     /// ```
     ///
-    /// Line 13 in integers: the factor eta/U in 2^-24 by [`ratio_q24`]
+    /// Line 13 in integers: the factor eta/U in 2^-24 by `ratio_q24`
     /// (32-bit divides, within a relative 2^-22), then
     /// `W_raw = (Wc_raw · factor + 2^23) >> 24 + W_ai_raw` (Wc_raw < 2^32,
     /// factor < 2^32: product < 2^64), rounded to nearest: Wc is fed back
