@@ -37,8 +37,10 @@ impl CounterWidths {
     };
 
     /// Whether the widths are usable (1 ..= 32 bits, unit ≥ 1).
+    #[inline]
     pub const fn is_valid(&self) -> bool {
-        self.ts_bits >= 1 && self.ts_bits <= 32 && self.tx_bits >= 1 && self.tx_bits <= 32 && self.tx_unit_bytes >= 1
+        // b − 1 < 32 for b in 1 ..= 32, and 0 − 1 wraps to 255.
+        (self.ts_bits.wrapping_sub(1) < 32) & (self.tx_bits.wrapping_sub(1) < 32) & (self.tx_unit_bytes != 0)
     }
 }
 
@@ -121,6 +123,7 @@ pub(crate) enum TsInterval {
 /// interval instead of being refused as stale until the timestamps come
 /// round again; a reordered ACK (elapsed ≪ W/4, d near W) stays stale. The
 /// W/4 margin covers queueing differences (4.2 ms for 24-bit ns stamps).
+#[inline]
 pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64) -> TsInterval {
     let bits = if bits > 32 {
         32
@@ -129,16 +132,17 @@ pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64
     } else {
         bits as u32
     };
-    if elapsed_ns >= 1u64 << bits {
+    // In 32 bits: the mask is W − 1, W/2 = mask/2 + 1, W/4 = mask/4 +
+    // (1 if W ≥ 4) (0 for a 1-bit stamp).
+    let mask = u32::MAX >> (32 - bits);
+    if elapsed_ns >> 32 != 0 || elapsed_ns as u32 > mask {
         return TsInterval::Expired;
     }
-    // From here on in 32 bits: elapsed < W ≤ 2^32, and W − 1 is the mask.
-    let mask = u32::MAX >> (32 - bits);
     let d = now.wrapping_sub(before) & mask;
-    let quarter = ((1u64 << bits) >> 2) as u32;
+    let quarter = (mask >> 2) + ((mask >> 1) & 1);
     let reach = (elapsed_ns as u32).saturating_add(quarter);
     let reach = if reach < mask { reach } else { mask };
-    let half = 1u32 << (bits - 1);
+    let half = (mask >> 1) + 1;
     let limit = if reach > half { reach } else { half };
     if d > limit {
         TsInterval::Stale
@@ -196,10 +200,11 @@ pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dt
 /// signature covers the hop count and the selected hops.
 pub(crate) fn path_signature(hops: &[HopSample], first_index: u8, tracked: u16) -> u32 {
     let mut h: u32 = 0x811C_9DC5 ^ hops.len() as u32;
-    for (idx, s) in (first_index as u32..)
-        .zip(hops)
-        .filter(|(i, _)| tracked >> (*i - first_index as u32) & 1 == 1)
-    {
+    for (i, s) in hops.iter().enumerate() {
+        if tracked >> (i & 15) & 1 == 0 {
+            continue;
+        }
+        let idx = first_index as u32 + i as u32;
         let w = s.widths;
         // One word a hop: each field alone changes it (xor of rotations is
         // a bijection in any one field), then one FNV-style round.

@@ -285,7 +285,13 @@ impl<const H: usize> HpccCore<H> {
     /// recorded at `now`.
     fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16, sig: u32) {
         self.set_recorded_at(now);
-        for (h, s) in self.hops.iter_mut().zip(selected(hops, tracked)) {
+        let mut rank = 0;
+        for (i, s) in hops.iter().enumerate() {
+            if tracked >> (i & 15) & 1 == 0 {
+                continue;
+            }
+            let Some(h) = self.hops.get_mut(rank) else { break };
+            rank += 1;
             *h = HopHistory {
                 ts: s.ts,
                 tx: s.tx,
@@ -352,6 +358,7 @@ impl<const H: usize> HpccCore<H> {
     /// more of local time → expired); the transmitted bytes by
     /// [`tx_bytes_between`] (an interval that could hold a counter wrap, or
     /// a counter reset → skip the hop).
+    #[inline(always)]
     fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> HopLoad {
         let dts = match ts_interval(s.ts, h.ts, s.widths.ts_bits, elapsed_ns) {
             TsInterval::Forward(d) => d,
@@ -517,7 +524,13 @@ impl<const H: usize> HpccCore<H> {
         let mut tau = 0u32;
         let mut dts_max = 0u32;
         let mut measured = false;
-        for (s, h) in selected(hops, mask).zip(self.hops.iter()) {
+        let mut rank = 0;
+        for (i, s) in hops.iter().enumerate() {
+            if mask >> (i & 15) & 1 == 0 {
+                continue;
+            }
+            let Some(h) = self.hops.get(rank) else { break };
+            rank += 1;
             match self.hop_load(cfg.queue_signal, s, h, elapsed) {
                 HopLoad::Stale => return Err(Error::StaleTelemetry),
                 HopLoad::Expired => {
@@ -616,15 +629,8 @@ impl<const H: usize> HpccCore<H> {
 /// in 4 bits.
 pub(crate) const MAX_STACK: usize = 15;
 
-/// The hops of `hops` whose bit is set in `tracked`, in path order.
-fn selected(hops: &[HopSample], tracked: u16) -> impl Iterator<Item = &HopSample> {
-    hops.iter()
-        .enumerate()
-        .filter(move |(i, _)| tracked >> i & 1 == 1)
-        .map(|(_, s)| s)
-}
-
 /// The queue signal a sample contributes under `signal`.
+#[inline(always)]
 fn queue_signal(signal: QueueSignal, s: &HopSample) -> u32 {
     match signal {
         QueueSignal::Length => s.qlen_bytes,
