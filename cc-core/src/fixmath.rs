@@ -324,23 +324,48 @@ mod tests {
     }
 
     proptest! {
-        /// Exact while the operands fit; within a relative 2^-22 and two
-        /// units when den sets the shift, 2^-14 when num does.
+        /// The error bound of `ratio_q24`, from its shifts: exact while the
+        /// operands fit (num < 2^32, den < 2^24); when den has at least 24
+        /// bits and num at most 8 more, the final divisor has at least 23
+        /// bits (relative error 2^-23, num's truncation under 2 units, the
+        /// floor 1); otherwise a non-saturating quotient leaves a divisor
+        /// of at least 15 bits (2^-15, under 2^9 units). The saturation at
+        /// 2^40 is approached within the same bounds.
         #[test]
         fn ratio_matches_the_exact_quotient(num: u64, den in 1u64..) {
-            let exact = ((num as u128) << 24) / den as u128;
-            let got = ratio_q24(num, den).unwrap();
+            const LIMIT: u128 = 1 << 40;
+            let exact = (((num as u128) << 24) / den as u128).min(LIMIT);
+            let got = ratio_q24(num, den).unwrap() as u128;
+            prop_assert!(got <= LIMIT);
             let bits = |x: u64| 64 - x.leading_zeros();
-            let den_sets_shift = bits(den) + 8 >= bits(num);
-            if exact >= 1 << 40 {
-                prop_assert!(got >= (1 << 40) - (1 << 27));
-            } else if num >> 32 == 0 && den >> 24 == 0 {
-                prop_assert_eq!(got as u128, exact);
+            let tol = if num >> 32 == 0 && den >> 24 == 0 {
+                0
+            } else if bits(den) >= 24 && bits(num) <= bits(den) + 8 {
+                3 + exact / (1 << 22)
             } else {
-                let tol = if den_sets_shift { 1u64 << 22 } else { 1 << 14 };
-                let err = (got as f64 - exact as f64).abs();
-                prop_assert!(err <= 2.0 + exact as f64 / tol as f64, "{} vs {}", got, exact);
-            }
+                (1 << 10) + exact / (1 << 14)
+            };
+            prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
+        }
+
+        /// The same bound where it is tight: operands of every size whose
+        /// quotient is anywhere up to past the saturation.
+        #[test]
+        fn ratio_bound_holds_across_sizes(den_bits in 1u32..64, den_low: u64, q in 0u64..1 << 41, jitter: u16) {
+            const LIMIT: u128 = 1 << 40;
+            let den = (den_low >> (64 - den_bits)) | 1 << (den_bits - 1);
+            let num = ((den as u128 * q as u128) >> 24).saturating_add(jitter as u128).min(u64::MAX as u128) as u64;
+            let exact = (((num as u128) << 24) / den as u128).min(LIMIT);
+            let got = ratio_q24(num, den).unwrap() as u128;
+            let bits = |x: u64| 64 - x.leading_zeros();
+            let tol = if num >> 32 == 0 && den >> 24 == 0 {
+                0
+            } else if bits(den) >= 24 && bits(num) <= bits(den) + 8 {
+                3 + exact / (1 << 22)
+            } else {
+                (1 << 10) + exact / (1 << 14)
+            };
+            prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
         }
     }
 
