@@ -93,7 +93,6 @@ fn bench_hpcc_ack(hops: usize) -> Row {
         for (i, t) in tel.iter().enumerate() {
             let seq = i as u32 * 1000;
             black_box(r.new_ack(seq as u64, seq, seq + 150_000, t));
-            black_box(r.rate_bps());
         }
         tel.len()
     });
@@ -228,7 +227,6 @@ fn bench_ldcp_ack() -> Row {
         let mut r = LdcpRef::new(rp, 0);
         for i in 1..=EVENTS as u32 {
             r.on_ack(i as f64 * 100.0, i * 1000, i % 8 == 0);
-            black_box(r.rate_bps());
         }
         EVENTS
     });

@@ -48,7 +48,7 @@ fn hpcc_two_to_one() {
                 },
             )
             .expect("start");
-        *r = d.rate.as_bps() as f64;
+        *r = d.rate().as_bps() as f64;
     }
     let cap_bytes_per_ns = LINK_GBPS as f64 / 8.0;
     let (mut queue, mut tx_total, mut sent_total) = (0f64, 0f64, [0f64; 2]);
@@ -101,7 +101,7 @@ fn hpcc_two_to_one() {
                         kind: EventKind::Ack(ack),
                     },
                 ) {
-                    Ok(d) => *r = d.rate.as_bps() as f64,
+                    Ok(d) => *r = d.rate().as_bps() as f64,
                     Err(e) => println!("  ACK refused: {e}"),
                 }
             }
@@ -163,7 +163,7 @@ fn ldcp_below_one_packet() {
             what,
             cw.to_fixed().to_num::<f64>(),
             d.window.bytes_floor(),
-            d.rate.as_bps() as f64 / 1e9,
+            d.rate().as_bps() as f64 / 1e9,
             timer,
             req
         );

@@ -6,7 +6,7 @@
 //!          (big-endian; the CRC covers magic through payload)
 //! kind 1   event:     now 8 | flow 4 | event tag 1 | fields (an optional RTT is a
 //!                     flag byte and 4 bytes)
-//! kind 2   decision:  flow 4 | window 4 | rate 8 | ecn 1 | timer tag 1 [at 8] | request tag 1 [fields]
+//! kind 2   decision:  flow 4 | window 4 | pacing bytes 4 | pacing per (ns) 4 | ecn 1 | timer tag 1 [at 8] | request tag 1 [fields]
 //! kind 3   refusal:   flow 4 | error code 1
 //! kind 4   config:    HPCC++: eta 4 | maxStage 1 | W_ai tag 1 (0: N 2, 1: bit/s 8) | W_min 4 |
 //!                     queue signal 1 | telemetry tag 1 [probe timeout 1]
@@ -27,8 +27,8 @@ use crc::{Crc, CRC_32_ISCSI};
 
 use crate::controller::AnyConfig;
 use crate::event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request,
-    TimerRequest,
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Pacing, ProbeId,
+    Request, TimerRequest,
 };
 use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, TelemetrySource};
 use crate::ldcp::{FastStart, LdcpConfig};
@@ -39,7 +39,7 @@ use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 /// Frame magic.
 pub const MAGIC: [u8; 2] = *b"CC";
 /// Codec version.
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// Header bytes (magic, version, kind, length).
 pub const HEADER_LEN: usize = 6;
 /// Trailer bytes (CRC-32C).
@@ -568,7 +568,8 @@ pub fn encode_answer(flow: FlowId, answer: &core::result::Result<Decision, Error
     let mut w = Writer::new(out, FrameKind::Decision)?;
     w.u32(flow.0)?;
     w.u32(d.window.to_bits())?;
-    w.u64(d.rate.as_bps())?;
+    w.u32(d.pacing.bytes.to_bits())?;
+    w.u32(d.pacing.per.as_nanos())?;
     w.u8((d.ecn == Ecn::Ect) as u8)?;
     match d.timer {
         TimerRequest::Keep => w.u8(TimerTag::Keep as u8)?,
@@ -612,7 +613,10 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
         FrameKind::Refusal => Err(*ERRORS.get(r.u8()? as usize).ok_or(WireError::UnknownType)?),
         FrameKind::Decision => {
             let window = Window::from_bits(r.u32()?);
-            let rate = Rate::from_bps(r.u64()?);
+            let pacing = Pacing {
+                bytes: Window::from_bits(r.u32()?),
+                per: BaseRtt::from_nanos(r.u32()?).ok_or(WireError::BadLength)?,
+            };
             let ecn = match r.u8()? {
                 0 => Ecn::NotEct,
                 1 => Ecn::Ect,
@@ -635,7 +639,7 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
             };
             Ok(Decision {
                 window,
-                rate,
+                pacing,
                 ecn,
                 timer,
                 request,
@@ -892,7 +896,10 @@ mod tests {
         ] {
             let d = Decision {
                 window: Window::from_bytes(1500),
-                rate: Rate::from_bps(1 << 40),
+                pacing: Pacing {
+                    bytes: Window::from_bytes(1 << 20),
+                    per: BaseRtt::from_nanos(BaseRtt::MAX_NS).unwrap(),
+                },
                 ecn: Ecn::NotEct,
                 timer,
                 request,

@@ -247,20 +247,51 @@ pub enum Request {
     },
 }
 
+/// How fast a flow may send, as both drafts state it: `bytes` every `per`
+/// (HPCC++ Figure 6, line 27: R = W/T; LDCP: rate = cw·MTU/RTT). A pacer
+/// that adds `bytes` of credit every `per` needs no division; one that is
+/// programmed in bit/s takes [`Pacing::rate`]. The engine leaves that
+/// division to whoever needs it: on a soft core it is a fifth of an
+/// LDCP ACK's instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Pacing {
+    /// Bytes the flow may send …
+    pub bytes: Window,
+    /// … every this long.
+    pub per: BaseRtt,
+}
+
+impl Pacing {
+    /// The rate in bit/s: `bytes · 8 / per`, rounded down (exactly for
+    /// windows below 1 MiB, short by at most 2^-24 of a raw window unit
+    /// per ns above; five 32-bit divides).
+    pub fn rate(self) -> Rate {
+        crate::fixmath::window_rate(self.bytes, self.per)
+    }
+}
+
 /// The engine's answer for one flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Decision {
     /// Most bytes in flight. Below one MTU only in LDCP's timer-clocked mode.
     pub window: Window,
-    /// Pacing rate.
-    pub rate: Rate,
+    /// Pacing: `bytes` every `per` ([`Decision::rate`] in bit/s).
+    pub pacing: Pacing,
     /// ECN codepoint for the packet of a `Sent` event, and the next ones.
     pub ecn: Ecn,
     /// The flow's timer.
     pub timer: TimerRequest,
     /// An action to take now.
     pub request: Request,
+}
+
+impl Decision {
+    /// The pacing rate in bit/s ([`Pacing::rate`]).
+    pub fn rate(&self) -> Rate {
+        self.pacing.rate()
+    }
 }
 
 /// Why the engine refused an event. The flow's state is unchanged and its

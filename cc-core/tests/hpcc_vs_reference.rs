@@ -307,11 +307,11 @@ proptest! {
         let wc_fix = w_bytes(s.core().reference_window());
         prop_assert!(within(wc_fix, r.wc, 1.0 + carried), "Wc {} vs {}", wc_fix, r.wc);
         prop_assert_eq!(s.core().inc_stage() as u32, r.inc_stage);
-        let r_fix = d.rate.as_bps() as f64;
+        let r_fix = d.rate().as_bps() as f64;
         let per_byte = 8e9 / c.t_ns as f64;
         prop_assert!(within(r_fix, r.rate_bps(), per_byte * (1.0 + carried)), "R {} vs {}", r_fix, r.rate_bps());
         note(2, (r_fix - r.rate_bps()).abs() / r.rate_bps());
-        prop_assert!(d.rate <= p.line_rate.to_rate());
+        prop_assert!(d.rate() <= p.line_rate.to_rate());
     }
 
     /// (b) A replayed trace of 10^4 ACKs over a bottleneck whose queue and

@@ -186,7 +186,7 @@ fn check(cfg: &AnyConfig, m: &Model, now: Instant, d: &Decision) -> Result<(), T
                 d.window,
                 bdp
             );
-            prop_assert!(d.rate <= p.line_rate.to_rate(), "R {} above line rate", d.rate);
+            prop_assert!(d.rate() <= p.line_rate.to_rate(), "R {} above line rate", d.rate());
         }
         Algorithm::Ldcp | Algorithm::LdcpRate => {
             let mtu = cfg.ldcp.mtu as u64;
@@ -194,9 +194,9 @@ fn check(cfg: &AnyConfig, m: &Model, now: Instant, d: &Decision) -> Result<(), T
             prop_assert!(d.window >= gamma_bytes, "window {} below gamma", d.window);
             let iw_bytes = bdp.div_ceil(mtu).max(1) * mtu;
             prop_assert!(
-                d.rate.as_bps() <= iw_bytes * 8_000_000_000 / t,
+                d.rate().as_bps() <= iw_bytes * 8_000_000_000 / t,
                 "rate {} above IW/T",
-                d.rate
+                d.rate()
             );
             if d.request == Request::ReleaseOne {
                 prop_assert!(

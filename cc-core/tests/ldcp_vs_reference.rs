@@ -225,7 +225,7 @@ proptest! {
                 }
                 d
             };
-            let rate = d.rate.as_bps() as f64;
+            let rate = d.rate().as_bps() as f64;
             // srtt truncates by < 1 ns per sample: 0.1 % or one byte per RTT.
             prop_assert!((rate - r.rate_bps()).abs() <= (r.rate_bps() * 1e-3).max(8e9 / r.srtt), "rate {} vs {}", rate, r.rate_bps());
         }

@@ -218,7 +218,7 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
                     "window {} outside clamps",
                     d.window
                 );
-                assert!(d.rate <= p.line_rate.to_rate(), "rate above line rate");
+                assert!(d.rate() <= p.line_rate.to_rate(), "rate above line rate");
             }
             Algorithm::Ldcp | Algorithm::LdcpRate => {
                 let mtu = cfg.ldcp.mtu as u64;
@@ -227,7 +227,7 @@ fuzz_target!(|input: (bool, Vec<Step>)| {
                     "cw below gamma"
                 );
                 assert!(
-                    d.rate.as_bps() <= bdp.div_ceil(mtu).max(1) * mtu * 8_000_000_000 / t_ns,
+                    d.rate().as_bps() <= bdp.div_ceil(mtu).max(1) * mtu * 8_000_000_000 / t_ns,
                     "rate above IW/T"
                 );
                 if d.request == Request::ReleaseOne {

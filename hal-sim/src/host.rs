@@ -97,7 +97,7 @@ impl World {
     pub(crate) fn apply(&mut self, flow: u32, d: &Decision) {
         let f = &mut self.flows[flow as usize];
         f.window_raw = d.window.to_bits();
-        let rate = d.rate.as_bps().max(1_000_000);
+        let rate = d.rate().as_bps().max(1_000_000);
         if rate != f.rate_bps && f.pace_wire > 0 {
             // The pacer re-times the gap after the last packet at the new
             // rate (as the SIGCOMM'19 simulator's NIC does): a flow whose
@@ -672,7 +672,11 @@ mod tests {
     fn decision(gbps: u64) -> Decision {
         Decision {
             window: Window::from_bytes(100_000),
-            rate: Rate::from_bps(gbps * 1_000_000_000),
+            // gbps Gb/s: gbps · 1000 bytes every 8 µs.
+            pacing: Pacing {
+                bytes: Window::from_bytes(gbps as u32 * 1000),
+                per: BaseRtt::from_nanos(8_000).unwrap(),
+            },
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,

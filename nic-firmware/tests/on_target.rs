@@ -83,7 +83,7 @@ mod tests {
         let d = handle(&mut e, 0, EventKind::Start(hpcc_params(Algorithm::Hpcc))).unwrap();
         assert_eq!(d.window.bytes_floor(), W_INIT);
         // R = W / T (HPCC++ §6.1): 150 000 B / 12 µs = 100 Gb/s.
-        assert_eq!(d.rate.as_bps(), 100_000_000_000);
+        assert_eq!(d.rate().as_bps(), 100_000_000_000);
     }
 
     #[test]
@@ -121,7 +121,7 @@ mod tests {
             high.window.bytes_floor()
         );
         assert!(high.window.bytes_floor() > low);
-        assert!(high.rate.as_bps() <= 100_000_000_000);
+        assert!(high.rate().as_bps() <= 100_000_000_000);
     }
 
     #[test]

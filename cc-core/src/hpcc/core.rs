@@ -7,8 +7,8 @@
 use bitfield_struct::bitfield;
 
 use super::{HpccConfig, QueueSignal};
-use crate::event::{Decision, Ecn, Error, Request, TimerRequest};
-use crate::fixmath::{div_u64, ratio_q24, window_rate};
+use crate::event::{Decision, Ecn, Error, Pacing, Request, TimerRequest};
+use crate::fixmath::{div_u64, ratio_q24};
 use crate::telemetry::{
     path_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK,
 };
@@ -154,7 +154,10 @@ impl<const H: usize> HpccCore<H> {
     pub fn decision(&self) -> Decision {
         Decision {
             window: self.w,
-            rate: window_rate(self.w, self.t),
+            pacing: Pacing {
+                bytes: self.w,
+                per: self.t,
+            },
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,

@@ -266,7 +266,7 @@ mod tests {
         let s = HpccSender::<5>::new(&cfg, &params()).unwrap();
         let d = s.decision();
         assert_eq!(d.window, Window::from_bytes(150_000));
-        assert_eq!(d.rate.as_bps(), 100_000_000_000);
+        assert_eq!(d.rate().as_bps(), 100_000_000_000);
     }
 
     #[test]
@@ -544,7 +544,7 @@ mod tests {
             Window::from_bytes(150_000)
         );
         let d = s.on_feedback(&cfg, Window::from_bytes(75_000));
-        assert_eq!(d.rate.as_bps(), 50_000_000_000);
+        assert_eq!(d.rate().as_bps(), 50_000_000_000);
     }
 
     /// Issue: W_ai rounded to 1/16 byte, so at 10 Gb/s × 1 µs a reported N

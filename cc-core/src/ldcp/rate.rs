@@ -23,8 +23,7 @@
 use bitfield_struct::bitfield;
 
 use super::{iw_packets, LdcpConfig};
-use crate::event::{Decision, Ecn, Error, FlowParams, ProbeId, Request, TimerRequest};
-use crate::fixmath::window_rate;
+use crate::event::{Decision, Ecn, Error, FlowParams, Pacing, ProbeId, Request, TimerRequest};
 use crate::units::{BaseRtt, Instant, Packets};
 
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
@@ -83,7 +82,10 @@ impl LdcpRate {
         let window = self.cw.to_window(cfg.mtu);
         Decision {
             window,
-            rate: window_rate(window, self.srtt),
+            pacing: Pacing {
+                bytes: window,
+                per: self.srtt,
+            },
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,
@@ -165,7 +167,7 @@ mod tests {
         let cfg = LdcpConfig::draft_default();
         let (s, d) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
         assert_eq!(s.cw(), Packets::from_int(100));
-        assert_eq!(d.rate.as_bps(), 100_000_000_000);
+        assert_eq!(d.rate().as_bps(), 100_000_000_000);
         assert_eq!(d.request, Request::Probe { id: ProbeId(1) });
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(32_000)));
     }
@@ -179,7 +181,7 @@ mod tests {
         }
         assert_eq!(s.cw(), Packets::from_int(98));
         // rate = 98 kB / 8 us = 98 Gb/s.
-        assert_eq!(s.decision(&cfg).rate.as_bps(), 98_000_000_000);
+        assert_eq!(s.decision(&cfg).rate().as_bps(), 98_000_000_000);
         let d = s.on_rtt_response(&cfg, Instant::from_nanos(8_000), ProbeId(1), None);
         assert_eq!(s.cw(), Packets::from_int(99));
         assert_eq!(d.request, Request::Probe { id: ProbeId(2) });

@@ -26,8 +26,8 @@ use core::num::{NonZeroU32, NonZeroU64};
 use bitfield_struct::bitfield;
 
 use super::{iw_packets, FastStart, LdcpConfig};
-use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
-use crate::fixmath::{div_u64, mul_shr, window_rate};
+use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
+use crate::fixmath::{div_u64, mul_shr};
 use crate::units::{BaseRtt, Instant, Packets, Seq};
 
 /// Which stage of §2 a flow is in.
@@ -272,7 +272,10 @@ impl Ldcp {
         let window = self.cw.to_window(cfg.mtu);
         Decision {
             window,
-            rate: window_rate(self.cw.min(iw).to_window(cfg.mtu), self.srtt),
+            pacing: Pacing {
+                bytes: self.cw.min(iw).to_window(cfg.mtu),
+                per: self.srtt,
+            },
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,
@@ -532,7 +535,7 @@ mod tests {
         assert_eq!(l.initial_window(), Packets::from_int(100));
         let d = l.decision(&cfg);
         assert_eq!(d.window.bytes_floor(), 100_000);
-        assert_eq!(d.rate.as_bps(), 100_000_000_000);
+        assert_eq!(d.rate().as_bps(), 100_000_000_000);
         assert_eq!(l.phase(), Phase::FastStart);
     }
 
@@ -713,7 +716,7 @@ mod tests {
             l.on_ack(&cfg, Instant::ZERO, &ack);
         }
         assert_eq!(l.srtt(), BaseRtt::from_nanos(T_NS).unwrap());
-        assert!(l.decision(&cfg).rate.as_bps() <= 100_000_000_000);
+        assert!(l.decision(&cfg).rate().as_bps() <= 100_000_000_000);
     }
 
     /// RTT samples stretch the ticks: RTT/cw uses the smoothed RTT.
@@ -887,7 +890,7 @@ mod tests {
         let l = Ldcp::new(&cfg, &p).unwrap();
         assert_eq!(l.initial_window(), Packets::from_bits(5 << 14)); // 1.25 packets
         let d = l.decision(&cfg);
-        assert_eq!(d.rate.as_bps(), 10_000_000_000);
+        assert_eq!(d.rate().as_bps(), 10_000_000_000);
         assert_eq!(d.window.bytes_floor(), 1_250);
     }
 

@@ -140,7 +140,6 @@ fn bench_hpcc_ack(o: u64, path: Path) -> Row {
         |_| t.next(),
         |i, tel| {
             black_box(black_box(&mut r).new_ack(i as u64 * 1000, i * 1000, i * 1000 + 150_000, &tel[..hops]));
-            black_box(r.rate_bps());
         },
     );
     Row {
@@ -229,7 +228,6 @@ fn bench_ldcp_ack(o: u64) -> Row {
         |i| i + 1,
         |_, &n| {
             black_box(&mut r).on_ack(n as f64 * 100.0, n * 1000, n.is_multiple_of(8));
-            black_box(r.rate_bps());
         },
     );
     Row {
