@@ -146,7 +146,14 @@ fn pawa_increase(cfg: &LdcpConfig, n: u32, cw_raw: u32) -> u64 {
         };
         return (x / d) as u64;
     }
-    // n_raw·alpha_raw·2 < 2^32·2^25: fits u64.
+    pawa_increase_wide(n, alpha, cw)
+}
+
+/// [`pawa_increase`] for n·alpha of two packets or more: one 64-bit
+/// division (n_raw·alpha_raw·2 < 2^32·2^25 fits u64).
+#[cold]
+#[inline(never)]
+fn pawa_increase_wide(n: u32, alpha: u32, cw: NonZeroU32) -> u64 {
     div_u64((n as u64 * alpha as u64) << 1, NonZeroU64::from(cw))
 }
 
@@ -270,10 +277,13 @@ impl Ldcp {
     pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
         let iw = self.initial_window();
         let window = self.cw.to_window(cfg.mtu);
+        // Paced at most at IW per RTT, the line rate: one conversion when
+        // cw is below IW, as it nearly always is.
+        let paced = if self.cw <= iw { window } else { iw.to_window(cfg.mtu) };
         Decision {
             window,
             pacing: Pacing {
-                bytes: self.cw.min(iw).to_window(cfg.mtu),
+                bytes: paced,
                 per: self.srtt,
             },
             ecn: Ecn::Ect,
@@ -329,6 +339,62 @@ impl Ldcp {
     /// at now + RTT/cw.
     #[inline]
     pub fn on_ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Decision {
+        if self.ack_clocked_ack(cfg, ack) {
+            // Built here rather than returned through an Option, which
+            // copied the decision with memcpy.
+            return self.decision(cfg);
+        }
+        self.any_ack(cfg, now, ack)
+    }
+
+    /// The common ACK, on its own so that the rest stays out of its way
+    /// (registers, prologue): the stable stage, ACK-clocked before and
+    /// after (cw ≥ 1, no tick pending), under 64 KiB newly acknowledged.
+    /// The same arithmetic as [`Ldcp::any_ack`], which takes every other
+    /// ACK; `false` leaves the state untouched for it.
+    #[inline(always)]
+    pub(crate) fn ack_clocked_ack(&mut self, cfg: &LdcpConfig, ack: &Ack<'_>) -> bool {
+        let status = self.status;
+        // Stable and no tick pending, in one test of the packed word.
+        const STABLE_UNARMED: u32 = Status::new().with_phase(Phase::Stable).into_bits();
+        const MASK: u32 = Status::new()
+            .with_phase(Phase::Stable)
+            .with_timer_armed(true)
+            .into_bits();
+        if status.into_bits() & MASK != STABLE_UNARMED || self.cw < Packets::ONE {
+            return false;
+        }
+        let newly = ack.cum_ack.bytes_since(self.snd_una);
+        if newly == 0 || newly >> Packets::FRAC_BITS != 0 {
+            return false;
+        }
+        let n = acked_packets(cfg, newly);
+        let cw = self.cw.to_bits();
+        let (new, carry) = match ack.ece {
+            EcnEcho::NotMarked => {
+                let inc = pawa_increase(cfg, n, cw) + status.ai_carry() as u64;
+                (cw as u64 + (inc >> AI_EXTRA_BITS), (inc & AI_CARRY_MASK) as u16)
+            }
+            EcnEcho::Marked => ((cw as u64).saturating_sub(pawa_decrease(cfg, n)), status.ai_carry()),
+        };
+        // Below one packet the tick timer starts: the general path.
+        if new < Packets::ONE.to_bits() as u64 || new > u32::MAX as u64 {
+            return false;
+        }
+        if let Some(sample) = ack.rtt_ns {
+            // Stable stage: aux is the RTT floor.
+            self.srtt = smooth_rtt(self.srtt, sample.max(self.aux));
+        }
+        self.snd_una = ack.cum_ack;
+        self.cw = Packets::from_bits(new as u32);
+        self.status.set_ai_carry(carry);
+        true
+    }
+
+    /// Any ACK: what [`Ldcp::on_ack`] says.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn any_ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Decision {
         if let (Some(sample), Phase::Stable) = (ack.rtt_ns, self.phase()) {
             self.srtt = smooth_rtt(self.srtt, sample.max(self.rtt_floor()));
         }
@@ -481,10 +547,14 @@ impl Ldcp {
 }
 
 /// `srtt + (sample − srtt) / 8`, truncated toward zero, clamped to the
-/// [`BaseRtt`] range. Operands fit i64 with room to spare.
+/// [`BaseRtt`] range. A sample of 2^24 ns or more gives at least
+/// (2^24 − 2^20)/8 > 2^20 = [`BaseRtt::MAX_NS`] whatever srtt is, so it is
+/// capped there first and the rest fits `i32`.
+#[inline]
 pub(crate) fn smooth_rtt(srtt: BaseRtt, sample_ns: u32) -> BaseRtt {
-    let s = srtt.as_nanos() as i64;
-    let next = (s + (sample_ns as i64 - s) / 8).clamp(BaseRtt::MIN_NS as i64, BaseRtt::MAX_NS as i64);
+    let s = srtt.as_nanos() as i32;
+    let x = sample_ns.min(1 << 24) as i32;
+    let next = (s + (x - s) / 8).clamp(BaseRtt::MIN_NS as i32, BaseRtt::MAX_NS as i32);
     BaseRtt::from_nanos(next as u32).unwrap_or(srtt)
 }
 
