@@ -108,7 +108,8 @@ impl<const H: usize> HpccSender<H> {
             self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
             return Ok(self.decision());
         }
-        HpccCore::<H>::check_stack(ack.telemetry)?;
+        // MeasureInflight checks the stack before it changes anything (an
+        // empty stack is valid and measures nothing).
         if !ack.telemetry.is_empty() {
             let update = ack.cum_ack.after(self.last_update_seq);
             self.apply_telemetry(cfg, now, ack.telemetry, update, ack.snd_nxt)?;
