@@ -1,24 +1,15 @@
 //! Invariants of the whole engine under arbitrary and hostile event
 //! sequences (DESIGN §4, §9), in the style of s2n-quic's `Operation` model
-//! tests:
-//!
-//! - nothing panics;
-//! - every decision's window is inside its algorithm's clamps: HPCC++
-//!   [W_min, W_init], LDCP ≥ gamma·MTU;
-//! - rate ≤ line rate (HPCC++), ≤ IW/T with IW rounded up to whole packets
-//!   (LDCP);
-//! - an armed timer is never in the past;
-//! - a packet is released by the timer only while the window is below one
-//!   packet;
-//! - a refused event leaves its flow bit-for-bit unchanged, and no event
-//!   touches another flow.
+//! tests. The model (operations, their events, the invariants) is
+//! `cc_core::testing::model`, shared with the fuzz target; this file
+//! generates the sequences. Nothing may panic either.
 
 use cc_core::prelude::*;
+use cc_core::testing::model::{self, Model, FLOW_IDS};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use std::collections::HashMap;
 
-type Eng = Engine<AnyController<5>, 8>;
+type Eng = model::ModelEngine;
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -141,7 +132,7 @@ fn hops() -> impl Strategy<Value = Vec<HopSample>> {
 fn op() -> impl Strategy<Value = Op> {
     // Ids 0..10 over a table of 8: most events find their flow, some do not,
     // and some starts meet a full table.
-    let flow = 0u32..10;
+    let flow = 0u32..FLOW_IDS;
     prop_oneof![
         4 => (flow.clone(), 0u8..4, prop_oneof![9 => 1_000u32..200_000, 1 => any::<u32>()], prop_oneof![4 => Just(100_000u32), 4 => 10_000u32..1_600_000, 1 => any::<u32>()], any::<u32>())
             .prop_map(|(flow, algo, t_ns, mbps, seq)| Op::Start { flow, algo, t_ns, mbps, seq }),
@@ -160,103 +151,33 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-#[derive(Clone, Copy)]
-struct Model {
-    params: FlowParams,
-}
-
-fn config(probe: bool) -> AnyConfig {
-    let mut c = AnyConfig::default();
-    if probe {
-        c.hpcc.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
-    }
-    c
-}
-
-fn check(cfg: &AnyConfig, m: &Model, now: Instant, d: &Decision) -> Result<(), TestCaseError> {
-    let p = m.params;
-    let t = p.base_rtt.as_nanos() as u64;
-    let bdp = p.line_rate.bdp_bytes(p.base_rtt);
-    match p.algorithm {
-        Algorithm::Hpcc | Algorithm::HpccReceiver => {
-            prop_assert!(d.window >= cfg.hpcc.w_min, "W {} below W_min", d.window);
-            prop_assert!(
-                d.window.bytes_floor() as u64 <= bdp,
-                "W {} above W_init {}",
-                d.window,
-                bdp
-            );
-            prop_assert!(d.rate() <= p.line_rate.to_rate(), "R {} above line rate", d.rate());
-        }
-        Algorithm::Ldcp | Algorithm::LdcpRate => {
-            let mtu = cfg.ldcp.mtu as u64;
-            let gamma_bytes = cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu);
-            prop_assert!(d.window >= gamma_bytes, "window {} below gamma", d.window);
-            let iw_bytes = bdp.div_ceil(mtu).max(1) * mtu;
-            prop_assert!(
-                d.rate().as_bps() <= iw_bytes * 8_000_000_000 / t,
-                "rate {} above IW/T",
-                d.rate()
-            );
-            if d.request == Request::ReleaseOne {
-                prop_assert!(
-                    (d.window.bytes_floor() as u64) < mtu,
-                    "released with window {}",
-                    d.window
-                );
-            }
-        }
-    }
-    if let TimerRequest::Arm(at) = d.timer {
-        prop_assert!(at >= now, "timer armed in the past: {:?} < {:?}", at, now);
-    }
-    Ok(())
-}
-
-/// Runs one sequence; returns how many events a live flow handled.
-fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
-    let cfg = config(probe);
-    let mut eng = Eng::new(cfg).unwrap();
-    let mut model: HashMap<u32, Model> = HashMap::new();
-    let mut latest_probe: HashMap<u32, ProbeId> = HashMap::new();
-    let mut now = 1_000_000u64;
-    for (dt, op) in ops {
-        now = now.saturating_add(*dt as u64);
-        let t = Instant::from_nanos(now);
-        let (flow, kind, start) = match op {
+impl Op {
+    /// The flow and the model's operation.
+    fn as_model(&self) -> (u32, model::Op<'_>) {
+        match self {
             Op::Start {
                 flow,
                 algo,
                 t_ns,
                 mbps,
                 seq,
-            } => {
-                let algorithm = [
-                    Algorithm::Hpcc,
-                    Algorithm::HpccReceiver,
-                    Algorithm::Ldcp,
-                    Algorithm::LdcpRate,
-                ][*algo as usize];
-                let Some(base_rtt) = BaseRtt::from_nanos(*t_ns) else {
-                    continue; // invalid T cannot even be expressed in FlowParams
-                };
-                let params = FlowParams {
-                    algorithm,
-                    base_rtt,
-                    line_rate: LinkSpeed::from_mbps(*mbps),
-                    start_seq: Seq(*seq),
-                };
-                (*flow, EventKind::Start(params), Some(params))
-            }
-            Op::End { flow } => (*flow, EventKind::End, None),
+            } => (
+                *flow,
+                model::Op::Start {
+                    algo: *algo,
+                    t_ns: *t_ns,
+                    mbps: *mbps,
+                    seq: *seq,
+                },
+            ),
+            Op::End { flow } => (*flow, model::Op::End),
             Op::Sent { flow, seq, len, last } => (
                 *flow,
-                EventKind::Sent {
-                    seq: Seq(*seq),
+                model::Op::Sent {
+                    seq: *seq,
                     len: *len,
-                    end: if *last { MessageEnd::Last } else { MessageEnd::More },
+                    last: *last,
                 },
-                None,
             ),
             Op::Ack {
                 flow,
@@ -267,102 +188,52 @@ fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
                 rtt,
             } => (
                 *flow,
-                EventKind::Ack(Ack {
-                    cum_ack: Seq(*cum),
-                    snd_nxt: Seq(*nxt),
-                    ece: if *ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
-                    telemetry: hops,
-                    rtt_ns: *rtt,
-                }),
-                None,
-            ),
-            Op::Loss { flow, seq } => (*flow, EventKind::Loss { first_lost: Seq(*seq) }, None),
-            Op::Cnp { flow } => (*flow, EventKind::Cnp, None),
-            Op::RttResponse { flow, rtt, probe } => {
-                let probe = probe.map_or_else(|| latest_probe.get(flow).copied().unwrap_or_default(), ProbeId);
-                (*flow, EventKind::RttResponse { probe, rtt_ns: *rtt }, None)
-            }
-            Op::ProbeResponse { flow, idx, hop, probe } => {
-                let probe = probe.map_or_else(|| latest_probe.get(flow).copied().unwrap_or_default(), ProbeId);
-                (
-                    *flow,
-                    EventKind::ProbeResponse {
-                        probe,
-                        hop_index: *idx,
-                        hop: *hop,
-                    },
-                    None,
-                )
-            }
-            Op::RxTelemetry { flow, hops } => (*flow, EventKind::RxTelemetry { telemetry: hops }, None),
-            Op::ProbeRequest { flow, hops } => (*flow, EventKind::ProbeRequest { telemetry: hops }, None),
-            Op::Feedback { flow, window } => (
-                *flow,
-                EventKind::Feedback {
-                    window: Window::from_bits(*window),
+                model::Op::Ack {
+                    cum: *cum,
+                    nxt: *nxt,
+                    ece: *ece,
+                    hops,
+                    rtt: *rtt,
                 },
-                None,
             ),
-            Op::FlowCount { flow, n } => (*flow, EventKind::FlowCount { flows: *n }, None),
-            Op::Timer { flow } => (*flow, EventKind::Timer, None),
-        };
-        let before: Vec<(u32, Option<AnyController<5>>)> = (0..10).map(|f| (f, eng.flow(FlowId(f)).copied())).collect();
-        let stats_before = eng.stats();
-        let r = eng.handle(
-            t,
-            &Event {
-                flow: FlowId(flow),
-                kind,
-            },
-        );
-        for (f, state) in &before {
-            if *f != flow {
-                prop_assert_eq!(
-                    eng.flow(FlowId(*f)).copied(),
-                    *state,
-                    "event for flow {} touched flow {}",
-                    flow,
-                    f
-                );
-            }
+            Op::Loss { flow, seq } => (*flow, model::Op::Loss { seq: *seq }),
+            Op::Cnp { flow } => (*flow, model::Op::Cnp),
+            Op::RttResponse { flow, rtt, probe } => (
+                *flow,
+                model::Op::RttResponse {
+                    rtt: *rtt,
+                    probe: *probe,
+                },
+            ),
+            Op::ProbeResponse { flow, idx, hop, probe } => (
+                *flow,
+                model::Op::ProbeResponse {
+                    idx: *idx,
+                    hop: *hop,
+                    probe: *probe,
+                },
+            ),
+            Op::RxTelemetry { flow, hops } => (*flow, model::Op::RxTelemetry { hops }),
+            Op::ProbeRequest { flow, hops } => (*flow, model::Op::ProbeRequest { hops }),
+            Op::Feedback { flow, window } => (*flow, model::Op::Feedback { window: *window }),
+            Op::FlowCount { flow, n } => (*flow, model::Op::FlowCount { n: *n }),
+            Op::Timer { flow } => (*flow, model::Op::Timer),
         }
-        match r {
-            Ok(d) => {
-                if let Request::Probe { id } = d.request {
-                    latest_probe.insert(flow, id);
-                }
-                match (&kind, start) {
-                    (EventKind::Start(_), Some(params)) => {
-                        model.insert(flow, Model { params });
-                    }
-                    (EventKind::End, _) => {
-                        let m = model.remove(&flow).expect("ended a flow the model knows");
-                        check(&cfg, &m, t, &d)?;
-                        continue;
-                    }
-                    _ => {}
-                }
-                let m = model.get(&flow).expect("Ok for a flow the model knows");
-                check(&cfg, m, t, &d)?;
-                prop_assert_eq!(eng.stats().handled, stats_before.handled + 1);
-            }
-            Err(e) => {
-                let was = before[flow as usize].1;
-                prop_assert_eq!(
-                    eng.flow(FlowId(flow)).copied(),
-                    was,
-                    "refused event ({}) changed the flow",
-                    e
-                );
-                prop_assert_eq!(eng.stats().handled, stats_before.handled);
-                if e == Error::UnknownFlow {
-                    prop_assert!(!model.contains_key(&flow));
-                }
-            }
-        }
-        prop_assert_eq!(eng.len(), model.len());
     }
-    Ok(eng.stats().handled)
+}
+
+/// Runs one sequence through the model; returns how many events a live
+/// flow handled.
+fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
+    let mut m = Model::new(probe);
+    let mut now = 1_000_000u64;
+    for (dt, op) in ops {
+        now = now.saturating_add(*dt as u64);
+        let (flow, op) = op.as_model();
+        m.step(Instant::from_nanos(now), flow, &op)
+            .map_err(|v| TestCaseError::fail(v.to_string()))?;
+    }
+    Ok(m.engine().stats().handled)
 }
 
 proptest! {

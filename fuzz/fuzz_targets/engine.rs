@@ -1,10 +1,13 @@
 //! The engine under arbitrary event sequences (DESIGN §4, §9): no panic,
-//! windows inside their clamps, rate within line rate (HPCC++) or IW/T
-//! (LDCP), no timer armed in the past, a refused event changes nothing, and
-//! no event touches another flow.
+//! and the invariants of `cc_core::testing::model` (windows inside their
+//! clamps, rate within line rate or IW/T, no timer armed in the past, a
+//! refused event changes nothing, no event touches another flow), the model
+//! the property tests share. This file only turns fuzzer bytes into
+//! operations.
 #![no_main]
 use arbitrary::Arbitrary;
 use cc_core::prelude::*;
+use cc_core::testing::model::{self, Model};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -98,145 +101,55 @@ struct Step {
 
 fuzz_target!(|input: (bool, Vec<Step>)| {
     let (probe, steps) = input;
-    let mut cfg = AnyConfig::default();
-    if probe {
-        cfg.hpcc.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
-    }
-    let mut eng: Engine<AnyController<5>, 8> = Engine::new(cfg).unwrap();
-    let mut params: [Option<FlowParams>; 10] = [None; 10];
+    let mut m = Model::new(probe);
     let mut now = 0u64;
     for step in steps.iter().take(512) {
         now = now.saturating_add(step.dt as u64);
-        let t = Instant::from_nanos(now);
-        let f = step.flow % 10;
-        let samples: Vec<HopSample>;
-        let kind = match &step.op {
-            Op::Start { algo, t_ns, mbps, seq } => {
-                let Some(base_rtt) = BaseRtt::from_nanos(*t_ns) else {
-                    continue;
-                };
-                let algorithm = [
-                    Algorithm::Hpcc,
-                    Algorithm::HpccReceiver,
-                    Algorithm::Ldcp,
-                    Algorithm::LdcpRate,
-                ][*algo as usize % 4];
-                EventKind::Start(FlowParams {
-                    algorithm,
-                    base_rtt,
-                    line_rate: LinkSpeed::from_mbps(*mbps),
-                    start_seq: Seq(*seq),
-                })
+        let samples: Vec<HopSample> = match &step.op {
+            Op::Ack { hops, .. } | Op::RxTelemetry { hops } | Op::ProbeRequest { hops } => {
+                hops.iter().map(Hop::sample).collect()
             }
-            Op::End => EventKind::End,
-            Op::Sent { seq, len, last } => EventKind::Sent {
-                seq: Seq(*seq),
+            _ => Vec::new(),
+        };
+        let op = match &step.op {
+            Op::Start { algo, t_ns, mbps, seq } => model::Op::Start {
+                algo: *algo,
+                t_ns: *t_ns,
+                mbps: *mbps,
+                seq: *seq,
+            },
+            Op::End => model::Op::End,
+            Op::Sent { seq, len, last } => model::Op::Sent {
+                seq: *seq,
                 len: *len,
-                end: if *last { MessageEnd::Last } else { MessageEnd::More },
+                last: *last,
             },
-            Op::Ack {
-                cum,
-                nxt,
-                ece,
-                hops,
-                rtt,
-            } => {
-                samples = hops.iter().map(Hop::sample).collect();
-                let ece = if *ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
-                EventKind::Ack(Ack {
-                    cum_ack: Seq(*cum),
-                    snd_nxt: Seq(*nxt),
-                    ece,
-                    telemetry: &samples,
-                    rtt_ns: *rtt,
-                })
-            }
-            Op::Loss { seq } => EventKind::Loss { first_lost: Seq(*seq) },
-            Op::Cnp => EventKind::Cnp,
-            Op::RttResponse { probe, rtt } => EventKind::RttResponse {
-                probe: ProbeId(*probe),
-                rtt_ns: *rtt,
+            Op::Ack { cum, nxt, ece, rtt, .. } => model::Op::Ack {
+                cum: *cum,
+                nxt: *nxt,
+                ece: *ece,
+                hops: &samples,
+                rtt: *rtt,
             },
-            Op::ProbeResponse { probe, idx, hop } => EventKind::ProbeResponse {
-                probe: ProbeId(*probe),
-                hop_index: *idx,
+            Op::Loss { seq } => model::Op::Loss { seq: *seq },
+            Op::Cnp => model::Op::Cnp,
+            Op::RttResponse { probe, rtt } => model::Op::RttResponse {
+                rtt: *rtt,
+                probe: Some(*probe),
+            },
+            Op::ProbeResponse { probe, idx, hop } => model::Op::ProbeResponse {
+                idx: *idx,
                 hop: hop.sample(),
+                probe: Some(*probe),
             },
-            Op::RxTelemetry { hops } => {
-                samples = hops.iter().map(Hop::sample).collect();
-                EventKind::RxTelemetry { telemetry: &samples }
-            }
-            Op::ProbeRequest { hops } => {
-                samples = hops.iter().map(Hop::sample).collect();
-                EventKind::ProbeRequest { telemetry: &samples }
-            }
-            Op::Feedback { window } => EventKind::Feedback {
-                window: Window::from_bits(*window),
-            },
-            Op::FlowCount { n } => EventKind::FlowCount { flows: *n },
-            Op::Timer => EventKind::Timer,
+            Op::RxTelemetry { .. } => model::Op::RxTelemetry { hops: &samples },
+            Op::ProbeRequest { .. } => model::Op::ProbeRequest { hops: &samples },
+            Op::Feedback { window } => model::Op::Feedback { window: *window },
+            Op::FlowCount { n } => model::Op::FlowCount { n: *n },
+            Op::Timer => model::Op::Timer,
         };
-        let before: Vec<Option<AnyController<5>>> = (0..10).map(|i| eng.flow(FlowId(i)).copied()).collect();
-        let r = eng.handle(
-            t,
-            &Event {
-                flow: FlowId(f as u32),
-                kind,
-            },
-        );
-        for i in 0..10u32 {
-            if i != f as u32 {
-                assert_eq!(eng.flow(FlowId(i)).copied(), before[i as usize], "touched another flow");
-            }
-        }
-        let d = match r {
-            Err(_) => {
-                assert_eq!(
-                    eng.flow(FlowId(f as u32)).copied(),
-                    before[f as usize],
-                    "refused event changed the flow"
-                );
-                continue;
-            }
-            Ok(d) => d,
-        };
-        match kind {
-            EventKind::Start(p) => params[f as usize] = Some(p),
-            EventKind::End => {
-                params[f as usize] = None;
-                continue;
-            }
-            _ => {}
-        }
-        let p = params[f as usize].expect("a handled event has a started flow");
-        let bdp = p.line_rate.bdp_bytes(p.base_rtt);
-        let t_ns = p.base_rtt.as_nanos() as u64;
-        match p.algorithm {
-            Algorithm::Hpcc | Algorithm::HpccReceiver => {
-                assert!(
-                    d.window >= cfg.hpcc.w_min && d.window.bytes_floor() as u64 <= bdp,
-                    "window {} outside clamps",
-                    d.window
-                );
-                assert!(d.rate() <= p.line_rate.to_rate(), "rate above line rate");
-            }
-            Algorithm::Ldcp | Algorithm::LdcpRate => {
-                let mtu = cfg.ldcp.mtu as u64;
-                assert!(
-                    d.window >= cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu),
-                    "cw below gamma"
-                );
-                assert!(
-                    d.rate().as_bps() <= bdp.div_ceil(mtu).max(1) * mtu * 8_000_000_000 / t_ns,
-                    "rate above IW/T"
-                );
-                if d.request == Request::ReleaseOne {
-                    assert!((d.window.bytes_floor() as u64) < mtu);
-                }
-            }
-        }
-        if let TimerRequest::Arm(at) = d.timer {
-            assert!(at >= t, "timer armed in the past");
+        if let Err(v) = m.step(Instant::from_nanos(now), step.flow as u32, &op) {
+            panic!("{v}");
         }
     }
 });

@@ -40,3 +40,5 @@ pub fn hop_of(id: u32, ts: u32, tx: u32, qlen: u32) -> HopSample {
 pub fn hop(ts: u32, tx: u32, qlen: u32) -> HopSample {
     hop_of(1, ts, tx, qlen)
 }
+
+pub mod model;

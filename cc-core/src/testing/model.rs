@@ -1,0 +1,329 @@
+//! One model of the engine for the property tests
+//! (`cc-core/tests/invariants.rs`) and the fuzz target
+//! (`fuzz/fuzz_targets/engine.rs`): the operations, their translation to
+//! events, and the invariants every answer keeps (DESIGN §4, §9). Each
+//! consumer only generates operations; one definition keeps the two from
+//! drifting apart.
+//!
+//! The invariants, checked after every step:
+//!
+//! - every decision's window is inside its algorithm's clamps: HPCC++
+//!   [W_min, W_init], LDCP ≥ gamma·MTU;
+//! - the pacing rate ≤ line rate (HPCC++), ≤ IW/T with IW rounded up to
+//!   whole packets (LDCP);
+//! - an armed timer is never in the past;
+//! - a packet is released by the timer only while the window is below one
+//!   packet;
+//! - a refused event leaves its flow bit for bit as it was and is not
+//!   counted as handled; a handled one is;
+//! - no event touches another flow;
+//! - the table holds exactly the flows the model started and did not end.
+
+use core::fmt;
+
+use crate::controller::{AnyConfig, AnyController};
+use crate::engine::Engine;
+use crate::event::{
+    Ack, Algorithm, Decision, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request,
+    TimerRequest,
+};
+use crate::hpcc::TelemetrySource;
+use crate::telemetry::HopSample;
+use crate::units::{BaseRtt, Instant, LinkSpeed, Seq, Window};
+
+/// Flow ids the operations address: more than the table holds, so some
+/// events find no flow and some starts meet a full table.
+pub const FLOW_IDS: u32 = 10;
+
+/// The table under test: 8 flows of any algorithm, 5 hops of history.
+pub type ModelEngine = Engine<AnyController<5>, 8>;
+
+/// One operation on one flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op<'a> {
+    /// Start with `ALGORITHMS[algo % 4]`; a T out of range is no event.
+    Start {
+        /// Index into [`ALGORITHMS`], modulo 4.
+        algo: u8,
+        /// Base RTT, ns.
+        t_ns: u32,
+        /// Line rate, Mb/s.
+        mbps: u32,
+        /// First sequence number.
+        seq: u32,
+    },
+    /// End the flow.
+    End,
+    /// The scheduler sends `[seq, seq + len)`.
+    Sent {
+        /// First byte.
+        seq: u32,
+        /// Length.
+        len: u32,
+        /// Last packet of its message.
+        last: bool,
+    },
+    /// An ACK.
+    Ack {
+        /// Cumulative ACK.
+        cum: u32,
+        /// snd_nxt.
+        nxt: u32,
+        /// ECN-Echo.
+        ece: bool,
+        /// Echoed telemetry.
+        hops: &'a [HopSample],
+        /// RTT sample.
+        rtt: Option<u32>,
+    },
+    /// A loss.
+    Loss {
+        /// First byte lost.
+        seq: u32,
+    },
+    /// A CNP.
+    Cnp,
+    /// An RTT response; `probe: None` answers the flow's latest request.
+    RttResponse {
+        /// RTT sample.
+        rtt: Option<u32>,
+        /// The request answered, or the latest.
+        probe: Option<u8>,
+    },
+    /// A probe response; `probe: None` answers the flow's latest probe.
+    ProbeResponse {
+        /// Hop index.
+        idx: u8,
+        /// The hop.
+        hop: HopSample,
+        /// The probe answered, or the latest.
+        probe: Option<u8>,
+    },
+    /// Telemetry at the receiver.
+    RxTelemetry {
+        /// The stack.
+        hops: &'a [HopSample],
+    },
+    /// A probe at the receiver.
+    ProbeRequest {
+        /// The stack.
+        hops: &'a [HopSample],
+    },
+    /// Rx-HPCC feedback, raw window.
+    Feedback {
+        /// Raw [`Window`] bits.
+        window: u32,
+    },
+    /// A flow count.
+    FlowCount {
+        /// N.
+        n: u16,
+    },
+    /// The flow's timer.
+    Timer,
+}
+
+/// The algorithms `Op::Start` picks from.
+pub const ALGORITHMS: [Algorithm; 4] = [
+    Algorithm::Hpcc,
+    Algorithm::HpccReceiver,
+    Algorithm::Ldcp,
+    Algorithm::LdcpRate,
+];
+
+/// An invariant that did not hold, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// What failed.
+    pub what: &'static str,
+    /// The flow id of the step.
+    pub flow: u32,
+    /// The step's time, ns.
+    pub now: u64,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (flow {}, at {} ns)", self.what, self.flow, self.now)
+    }
+}
+
+/// The engine under test beside what the model knows of it.
+pub struct Model {
+    cfg: AnyConfig,
+    eng: ModelEngine,
+    params: [Option<FlowParams>; FLOW_IDS as usize],
+    latest_probe: [ProbeId; FLOW_IDS as usize],
+}
+
+impl Model {
+    /// An empty table with the default configuration, HPCC++ telemetry from
+    /// probes if `probe_mode`.
+    pub fn new(probe_mode: bool) -> Self {
+        let mut cfg = AnyConfig::default();
+        if probe_mode {
+            cfg.hpcc.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+        }
+        Model {
+            cfg,
+            eng: Engine::new(cfg).unwrap_or_else(|_| panic!("the default configuration is valid")),
+            params: [None; FLOW_IDS as usize],
+            latest_probe: [ProbeId::default(); FLOW_IDS as usize],
+        }
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &ModelEngine {
+        &self.eng
+    }
+
+    /// `op` for flow `flow % FLOW_IDS` at `now`, through
+    /// [`Engine::handle`], with every invariant checked. The answer, or
+    /// `None` when the operation is no event (a start with T out of range).
+    pub fn step(&mut self, now: Instant, flow: u32, op: &Op<'_>) -> Result<Option<Result<Decision, Error>>, Violation> {
+        let f = flow % FLOW_IDS;
+        let fail = |what| Violation {
+            what,
+            flow: f,
+            now: now.as_nanos(),
+        };
+        let latest = self.latest_probe[f as usize];
+        let Some(kind) = event_kind(op, latest) else {
+            return Ok(None);
+        };
+        let before: [Option<AnyController<5>>; FLOW_IDS as usize] =
+            core::array::from_fn(|i| self.eng.flow(FlowId(i as u32)).copied());
+        let stats_before = self.eng.stats();
+        let r = self.eng.handle(now, &Event { flow: FlowId(f), kind });
+        for (i, state) in before.iter().enumerate() {
+            if i as u32 != f && self.eng.flow(FlowId(i as u32)).copied() != *state {
+                return Err(fail("an event touched another flow"));
+            }
+        }
+        match r {
+            Ok(d) => {
+                if self.eng.stats().handled != stats_before.handled + 1 {
+                    return Err(fail("a handled event was not counted"));
+                }
+                if let Request::Probe { id } = d.request {
+                    self.latest_probe[f as usize] = id;
+                }
+                let params = match kind {
+                    EventKind::Start(p) => {
+                        self.params[f as usize] = Some(p);
+                        p
+                    }
+                    EventKind::End => self.params[f as usize]
+                        .take()
+                        .ok_or(fail("ended a flow the model does not know"))?,
+                    _ => self.params[f as usize].ok_or(fail("a flow the model does not know answered"))?,
+                };
+                check_decision(&self.cfg, &params, now, &d).map_err(fail)?;
+            }
+            Err(e) => {
+                if self.eng.flow(FlowId(f)).copied() != before[f as usize] {
+                    return Err(fail("a refused event changed its flow"));
+                }
+                if self.eng.stats().handled != stats_before.handled {
+                    return Err(fail("a refused event was counted as handled"));
+                }
+                if e == Error::UnknownFlow && self.params[f as usize].is_some() {
+                    return Err(fail("a flow the model knows was unknown to the engine"));
+                }
+            }
+        }
+        if self.eng.len() != self.params.iter().filter(|p| p.is_some()).count() {
+            return Err(fail("the table and the model hold different flows"));
+        }
+        Ok(Some(r))
+    }
+}
+
+/// The event an operation stands for (`None`: a start with T out of
+/// range, which `FlowParams` cannot express). `latest` is the flow's latest
+/// probe number, for responses that answer it.
+pub fn event_kind<'a>(op: &Op<'a>, latest: ProbeId) -> Option<EventKind<'a>> {
+    Some(match *op {
+        Op::Start { algo, t_ns, mbps, seq } => EventKind::Start(FlowParams {
+            algorithm: ALGORITHMS[algo as usize % 4],
+            base_rtt: BaseRtt::from_nanos(t_ns)?,
+            line_rate: LinkSpeed::from_mbps(mbps),
+            start_seq: Seq(seq),
+        }),
+        Op::End => EventKind::End,
+        Op::Sent { seq, len, last } => EventKind::Sent {
+            seq: Seq(seq),
+            len,
+            end: if last { MessageEnd::Last } else { MessageEnd::More },
+        },
+        Op::Ack {
+            cum,
+            nxt,
+            ece,
+            hops,
+            rtt,
+        } => EventKind::Ack(Ack {
+            cum_ack: Seq(cum),
+            snd_nxt: Seq(nxt),
+            ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
+            telemetry: hops,
+            rtt_ns: rtt,
+        }),
+        Op::Loss { seq } => EventKind::Loss { first_lost: Seq(seq) },
+        Op::Cnp => EventKind::Cnp,
+        Op::RttResponse { rtt, probe } => EventKind::RttResponse {
+            probe: probe.map_or(latest, ProbeId),
+            rtt_ns: rtt,
+        },
+        Op::ProbeResponse { idx, hop, probe } => EventKind::ProbeResponse {
+            probe: probe.map_or(latest, ProbeId),
+            hop_index: idx,
+            hop,
+        },
+        Op::RxTelemetry { hops } => EventKind::RxTelemetry { telemetry: hops },
+        Op::ProbeRequest { hops } => EventKind::ProbeRequest { telemetry: hops },
+        Op::Feedback { window } => EventKind::Feedback {
+            window: Window::from_bits(window),
+        },
+        Op::FlowCount { n } => EventKind::FlowCount { flows: n },
+        Op::Timer => EventKind::Timer,
+    })
+}
+
+/// The invariants of one decision of a flow started with `p`, at `now`.
+pub fn check_decision(cfg: &AnyConfig, p: &FlowParams, now: Instant, d: &Decision) -> Result<(), &'static str> {
+    let t = p.base_rtt.as_nanos() as u64;
+    let bdp = p.line_rate.bdp_bytes(p.base_rtt);
+    match p.algorithm {
+        Algorithm::Hpcc | Algorithm::HpccReceiver => {
+            if d.window < cfg.hpcc.w_min {
+                return Err("HPCC++ window below W_min");
+            }
+            if d.window.bytes_floor() as u64 > bdp {
+                return Err("HPCC++ window above W_init");
+            }
+            if d.rate() > p.line_rate.to_rate() {
+                return Err("HPCC++ rate above the line rate");
+            }
+        }
+        Algorithm::Ldcp | Algorithm::LdcpRate => {
+            let mtu = cfg.ldcp.mtu as u64;
+            if d.window < cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu) {
+                return Err("LDCP window below gamma");
+            }
+            let iw_bytes = bdp.div_ceil(mtu).max(1) * mtu;
+            if d.rate().as_bps() > iw_bytes * 8_000_000_000 / t {
+                return Err("LDCP rate above IW/T");
+            }
+            if d.request == Request::ReleaseOne && d.window.bytes_floor() as u64 >= mtu {
+                return Err("a packet released by the timer with a window of a packet or more");
+            }
+        }
+    }
+    if let TimerRequest::Arm(at) = d.timer {
+        if at < now {
+            return Err("a timer armed in the past");
+        }
+    }
+    Ok(())
+}
