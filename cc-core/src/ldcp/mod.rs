@@ -23,8 +23,8 @@ mod window;
 pub use self::rate::LdcpRate;
 pub use self::window::{Ldcp, Phase};
 
-use crate::event::{Error, FlowParams};
-use crate::units::{Fraction, Packets};
+use crate::event::{Error, FlowParams, TimerRequest};
+use crate::units::{Fraction, Instant, Packets};
 
 /// Whether new flows use the zero-RTT fast start of §2.3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +118,7 @@ impl LdcpConfig {
     /// gamma as a window, the smallest cw: 2^-24 → 2^-16 packet, rounded to nearest (exact
     /// for 1/4, 1/8, 1/16); at least 64 raw since gamma ≥ 2^-10.
     pub fn gamma_packets(&self) -> Packets {
-        Packets::from_bits((self.gamma.to_bits() + 128) >> 8)
+        Packets::from_bits((self.gamma.to_bits() + (1 << (FRACTION_TO_PACKETS - 1))) >> FRACTION_TO_PACKETS)
     }
 
     /// IW = BDP / MTU (§2.3: "IW is set as BDP") in 1/16 packets, rounded
@@ -142,6 +142,47 @@ impl LdcpConfig {
         let bdp = p.line_rate.bdp_bytes(p.base_rtt);
         let iw16 = (bdp * 16 / self.mtu.max(1) as u64).clamp(16, IW16_MAX as u64);
         Ok(iw16 as u32)
+    }
+}
+
+/// From a [`Fraction`] (2^-24) to a [`Packets`] step (2^-16): alpha and
+/// beta of the rate variant, gamma as a window.
+pub(crate) const FRACTION_TO_PACKETS: u32 = Fraction::FRAC_BITS - Packets::FRAC_BITS;
+
+/// A timer deadline of either variant (the window variant's tick, the rate
+/// variant's probe timeout) kept as ⌈ns / 16⌉ modulo 2^32: 4 bytes a flow
+/// instead of 8. The full instant is rebuilt from `now`, which is
+/// unambiguous while the timer event comes within 2^35 ns (34 s) of its
+/// deadline; ticks are at most RTT/gamma ≤ 2^30 ns apart and probe
+/// timeouts at most 255 RTTs ≤ 2^28 ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Tick16(u32);
+
+impl Tick16 {
+    /// 16 ns units.
+    const SHIFT: u32 = 4;
+
+    /// A deadline at `at` rounded up to 16 ns, and the timer request that
+    /// arms it; near the end of time it saturates rather than wrapping to a
+    /// timer in the past.
+    pub(crate) fn arm(at: Instant) -> (Self, TimerRequest) {
+        let ticks = at.as_nanos().div_ceil(1 << Self::SHIFT);
+        let armed = Instant::from_nanos(ticks.saturating_mul(1 << Self::SHIFT));
+        (Tick16(ticks as u32), TimerRequest::Arm(armed))
+    }
+
+    /// The deadline as a full instant near `now`.
+    pub(crate) fn instant_near(self, now: Instant) -> Instant {
+        let now16 = now.as_nanos() >> Self::SHIFT;
+        let diff = self.0.wrapping_sub(now16 as u32) as i32 as i64;
+        Instant::from_nanos(((now16 as i64).saturating_add(diff).max(0) as u64) << Self::SHIFT)
+    }
+
+    /// Whether the deadline is at or before `now`.
+    pub(crate) fn due(self, now: Instant) -> bool {
+        let now16 = (now.as_nanos() >> Self::SHIFT) as u32;
+        self.0.wrapping_sub(now16) as i32 <= 0
     }
 }
 

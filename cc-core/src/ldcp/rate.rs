@@ -22,7 +22,7 @@
 
 use bitfield_struct::bitfield;
 
-use super::{iw_packets, LdcpConfig};
+use super::{iw_packets, LdcpConfig, Tick16, FRACTION_TO_PACKETS};
 use crate::event::{Decision, Ecn, Error, FlowParams, Pacing, ProbeId, Request, TimerRequest};
 use crate::units::{BaseRtt, Instant, Packets};
 
@@ -49,12 +49,10 @@ pub struct LdcpRate {
     srtt: BaseRtt,
     /// The path's base RTT: the floor of srtt.
     base: BaseRtt,
-    /// Probe timeout deadline, ⌈ns/16⌉ modulo 2^32 (see the window variant).
-    deadline16: u32,
+    /// Probe timeout deadline.
+    deadline: Tick16,
     status: Status,
 }
-
-const TICK_SHIFT: u32 = 4;
 
 impl LdcpRate {
     /// A flow at cw = IW = BDP (line rate). The first decision sends an RTT
@@ -65,7 +63,7 @@ impl LdcpRate {
             cw: iw_packets(iw16),
             srtt: p.base_rtt,
             base: p.base_rtt,
-            deadline16: 0,
+            deadline: Tick16::default(),
             status: Status::new().with_iw16(iw16 & 0xF_FFFF),
         };
         let d = s.send_probe(cfg, now);
@@ -94,22 +92,22 @@ impl LdcpRate {
 
     fn send_probe(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
         let timeout = cfg.probe_timeout_rtts as u64 * self.srtt.as_nanos() as u64;
-        let ticks = now.saturating_add_nanos(timeout).as_nanos().div_ceil(1 << TICK_SHIFT);
-        self.deadline16 = ticks as u32;
+        let (deadline, arm) = Tick16::arm(now.saturating_add_nanos(timeout));
+        self.deadline = deadline;
         let id = ProbeId(self.status.probe_id()).next();
         self.status.set_probe_id(id.0);
         self.status.set_probe_outstanding(true);
         let mut d = self.decision(cfg);
         d.request = Request::Probe { id };
         // Saturates near the end of time instead of wrapping into the past.
-        d.timer = TimerRequest::Arm(Instant::from_nanos(ticks.saturating_mul(1 << TICK_SHIFT)));
+        d.timer = arm;
         d
     }
 
     /// MD: cw = max(gamma, cw − beta) on every CNP.
     pub fn on_cnp(&mut self, cfg: &LdcpConfig) -> Decision {
         // beta ≤ 2^24 raw → ≤ 2^16 in cw units.
-        let beta = (cfg.beta.to_bits() >> 8) as u64;
+        let beta = (cfg.beta.to_bits() >> FRACTION_TO_PACKETS) as u64;
         let cw = (self.cw.to_bits() as u64).saturating_sub(beta);
         self.cw = Packets::from_bits_saturating(cw).max(cfg.gamma_packets());
         self.decision(cfg)
@@ -129,7 +127,7 @@ impl LdcpRate {
             let floor = self.base.as_nanos();
             self.srtt = super::window::smooth_rtt(self.srtt, sample.max(floor));
         }
-        let alpha = (cfg.alpha.to_bits() >> 8) as u64;
+        let alpha = (cfg.alpha.to_bits() >> FRACTION_TO_PACKETS) as u64;
         let cap = iw_packets(self.status.iw16());
         self.cw = Packets::from_bits_saturating(self.cw.to_bits() as u64 + alpha).min(cap);
         self.send_probe(cfg, now)
@@ -138,8 +136,7 @@ impl LdcpRate {
     /// The request timed out: send it again without AI. Early or unarmed
     /// firings are ignored.
     pub fn on_timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
-        let now16 = now.as_nanos() >> TICK_SHIFT;
-        let due = (self.deadline16.wrapping_sub(now16 as u32) as i32) <= 0;
+        let due = self.deadline.due(now);
         if !self.status.probe_outstanding() || !due {
             return self.decision(cfg);
         }

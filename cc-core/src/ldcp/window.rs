@@ -25,7 +25,7 @@ use core::num::{NonZeroU32, NonZeroU64};
 
 use bitfield_struct::bitfield;
 
-use super::{iw_packets, FastStart, LdcpConfig};
+use super::{iw_packets, FastStart, LdcpConfig, Tick16};
 use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::{div_u64, mul_shr};
 use crate::units::{BaseRtt, Instant, Packets, Seq};
@@ -65,7 +65,7 @@ struct Status {
     iw16: u32,
     #[bits(1)]
     phase: Phase,
-    /// cw < 1 and the tick timer is armed for `tick16`.
+    /// cw < 1 and the tick timer is armed for `tick`.
     timer_armed: bool,
     /// The additive increase below cw's resolution, in 2^-25 packets
     /// (see `AI_EXTRA_BITS`).
@@ -164,12 +164,6 @@ fn pawa_decrease(cfg: &LdcpConfig, n: u32) -> u64 {
     mul_shr(n, cfg.beta.to_bits(), FRACTION_BITS)
 }
 
-/// Next timer tick kept as ⌈ns / 16⌉ modulo 2^32: 4 bytes instead of 8.
-/// The full instant is rebuilt from `now`, which is unambiguous while the
-/// timer event comes within 2^35 ns (34 s) of its deadline; ticks are at
-/// most RTT/gamma ≤ 2^30 ns apart.
-const TICK_SHIFT: u32 = 4;
-
 /// LDCP window-variant state for one flow. 24 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -181,7 +175,7 @@ pub struct Ldcp {
     /// bogus sample can never pace faster than IW/T (the line rate).
     aux: u32,
     srtt: BaseRtt,
-    tick16: u32,
+    tick: Tick16,
     status: Status,
 }
 
@@ -202,7 +196,7 @@ impl Ldcp {
                 Phase::Stable => p.base_rtt.as_nanos(),
             },
             srtt: p.base_rtt,
-            tick16: 0,
+            tick: Tick16::default(),
             status: Status::new().with_iw16(iw16 & 0xF_FFFF).with_phase(phase),
         })
     }
@@ -481,10 +475,10 @@ impl Ldcp {
     /// Near the end of time the deadline saturates instead of wrapping to
     /// a timer in the past.
     fn set_tick(&mut self, at: Instant) -> TimerRequest {
-        let ticks = at.as_nanos().div_ceil(1 << TICK_SHIFT);
-        self.tick16 = ticks as u32;
+        let (tick, arm) = Tick16::arm(at);
+        self.tick = tick;
         self.status.set_timer_armed(true);
-        TimerRequest::Arm(Instant::from_nanos(ticks.saturating_mul(1 << TICK_SHIFT)))
+        arm
     }
 
     /// Arms the tick at now + RTT/cw.
@@ -507,9 +501,7 @@ impl Ldcp {
 
     /// The stored tick as a full instant near `now`.
     fn tick_instant(&self, now: Instant) -> Instant {
-        let now16 = now.as_nanos() >> TICK_SHIFT;
-        let diff = self.tick16.wrapping_sub(now16 as u32) as i32 as i64;
-        Instant::from_nanos(((now16 as i64).saturating_add(diff).max(0) as u64) << TICK_SHIFT)
+        self.tick.instant_near(now)
     }
 
     /// The tick timer fired. If the flow is timer-clocked and the tick is
