@@ -228,6 +228,44 @@ pub(crate) fn window_rate(w: Window, t: BaseRtt) -> Rate {
     Rate::from_bps(w * q as u64 + b)
 }
 
+/// Line 9 of HPCC++ Figure 4, `U + (tau/T)·(u − U)`, rounded to nearest,
+/// for U, u < 2^41 and tau ≤ T ≤ 2^20 (tau ≥ T gives u):
+///
+/// ```text
+/// f    = ⌊tau · 2^32 / T⌋             12 + 12 + 8 bits by 32-bit divides on the remainders
+///                                     (each remainder < T ≤ 2^20, shifted by at most 12)
+/// step = (|u − U| · f + 2^31) >> 32   |u − U| < 2^41: two 32×32 products
+/// U'   = U ± step
+/// ```
+/// Within |u − U|·2^-32 + 1/2 unit of the exact `(U·(T − tau) + u·tau)/T`:
+/// a relative 2^-32 of the step. No 64-bit division, no 64×64 product.
+#[inline]
+pub(crate) fn ewma(u_old: u64, u: u64, tau: u32, t: NonZeroU32) -> u64 {
+    if tau >= t.get() {
+        return u;
+    }
+    let a = tau << 12;
+    let (q1, r) = (a / t, a % t);
+    let a = r << 12;
+    let (q2, r) = (a / t, a % t);
+    let q3 = (r << 8) / t;
+    let f = (q1 << 20 | q2 << 8 | q3) as u64;
+    let (d, up) = if u >= u_old {
+        (u - u_old, true)
+    } else {
+        (u_old - u, false)
+    };
+    // d = hi·2^32 + lo with hi < 2^9: d·f = hi·f·2^32 + lo·f.
+    let lo = (d as u32 as u64) * f;
+    let hi = (d >> 32) * f;
+    let step = hi + ((lo + (1 << 31)) >> 32);
+    if up {
+        u_old + step
+    } else {
+        u_old - step.min(u_old)
+    }
+}
+
 /// `floor(a · b / 2^s)` for `a, b < 2^32`, `s < 64`: a 32×32 → 64-bit
 /// product (`mul` and `mulhu` on rv32) and a shift.
 #[inline(always)]
@@ -365,6 +403,20 @@ mod tests {
             } else {
                 (1 << 10) + exact / (1 << 14)
             };
+            prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
+        }
+    }
+
+    proptest! {
+        /// The EWMA step against the exact rounded quotient: within
+        /// |u − U|·2^-32 + 1 unit.
+        #[test]
+        fn ewma_matches_the_exact_weighted_mean(u_old in 0u64..1 << 41, u in 0u64..1 << 41, t in 100u32..=1 << 20, tau_frac: u32) {
+            let tau = (tau_frac as u64 * t as u64 >> 32) as u32;
+            let got = ewma(u_old, u, tau, NonZeroU32::new(t).unwrap());
+            let (tt, ta) = (t as u128, tau as u128);
+            let exact = ((u_old as u128 * (tt - ta) + u as u128 * ta + tt / 2) / tt) as u64;
+            let tol = (u.abs_diff(u_old) >> 32) + 1;
             prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
         }
     }

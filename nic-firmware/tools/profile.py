@@ -83,6 +83,9 @@ def count(trace, resume, pause):
     return counts
 
 
+where = {}
+
+
 def chains(addr2line, elf, pcs):
     """pc → inline chain of function names, innermost first."""
     out = subprocess.run(
@@ -90,6 +93,7 @@ def chains(addr2line, elf, pcs):
         capture_output=True, text=True, check=True,
     ).stdout.splitlines()
     result, cur, i = {}, None, 0
+    global where
     while i < len(out):
         line = out[i]
         if line.startswith("0x"):
@@ -98,7 +102,9 @@ def chains(addr2line, elf, pcs):
             i += 1
             continue
         # A frame: function name, then file:line.
+        loc = out[i + 1] if i + 1 < len(out) else "?"
         result[cur].append(line)
+        where.setdefault(cur, loc.rsplit("/", 1)[-1])
         i += 2
     return result
 
@@ -171,7 +177,8 @@ def show_detail(nm, elf, counts, owner, events, detail):
         m = re.match(r"\s*([0-9a-f]+):\s*(.*)", line)
         if m and int(m.group(1), 16) in want:
             pc = int(m.group(1), 16)
-            print("%8.1f  %08x  %-40s %s" % (counts[pc] / events, pc, m.group(2).strip(), owner[pc]))
+            print("%8.1f  %08x  %-36s %-28s %s" % (counts[pc] / events, pc, m.group(2).strip()[:36],
+                                                   where.get(pc, "?"), owner[pc]))
 
 
 if __name__ == "__main__":

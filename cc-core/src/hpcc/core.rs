@@ -8,7 +8,7 @@ use bitfield_struct::bitfield;
 
 use super::{HpccConfig, QueueSignal};
 use crate::event::{Decision, Ecn, Error, Pacing, Request, TimerRequest};
-use crate::fixmath::{div_u64, ratio_q24};
+use crate::fixmath::{ewma, ratio_q24};
 use crate::telemetry::{
     path_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK,
 };
@@ -501,9 +501,10 @@ impl<const H: usize> HpccCore<H> {
     /// integers:
     ///
     /// ```text
-    /// U = (U·(T − tau) + u·tau + T/2) / T     U, u < 2^41 (2^-28 units), T ≤ 2^20 → sum < 2^62
+    /// U = U + (tau/T)·(u − U)     U, u < 2^41 (2^-28 units), tau ≤ T ≤ 2^20
     /// ```
-    /// in 2^-28 units (`U_EXTRA_BITS`), rounded to nearest. The first sample, or one from a different path (hop
+    /// in 2^-28 units (`U_EXTRA_BITS`), rounded to nearest, by `fixmath::ewma`
+    /// (32-bit divides and products; within a relative 2^-32 of the step). The first sample, or one from a different path (hop
     /// count, identity, link speed or counter widths changed), is only
     /// recorded, and so is one that arrives a whole timestamp wrap or more
     /// after the history was recorded (`now` is the local clock: it tells a
@@ -558,13 +559,8 @@ impl<const H: usize> HpccCore<H> {
         if u_max == 0 {
             tau = dts_max;
         }
-        let t = self.t.as_nanos() as u64;
-        let tau = (tau as u64).min(t);
         let u_max28 = (u_max << U_EXTRA_BITS).min(U28_MAX);
-        self.set_u28(div_u64(
-            self.u28() * (t - tau) + u_max28 * tau + t / 2,
-            self.t.as_divisor(),
-        ));
+        self.set_u28(ewma(self.u28(), u_max28, tau, self.t.as_divisor32()));
         let u_new = self.utilization();
         self.record(cfg, now, hops, mask, sig);
         Ok(Measured::Updated(u_new))
