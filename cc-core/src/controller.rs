@@ -283,7 +283,7 @@ impl Controller for Ldcp {
         Ok(self.on_loss(cfg, now, first_lost))
     }
 
-    #[inline(always)]
+    #[inline]
     fn timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Result<Decision, Error> {
         Ok(self.on_timer(cfg, now))
     }

@@ -166,10 +166,18 @@ impl Tick16 {
     /// A deadline at `at` rounded up to 16 ns, and the timer request that
     /// arms it; near the end of time it saturates rather than wrapping to a
     /// timer in the past.
+    #[inline]
     pub(crate) fn arm(at: Instant) -> (Self, TimerRequest) {
-        let ticks = at.as_nanos().div_ceil(1 << Self::SHIFT);
-        let armed = Instant::from_nanos(ticks.saturating_mul(1 << Self::SHIFT));
-        (Tick16(ticks as u32), TimerRequest::Arm(armed))
+        let ns = at.as_nanos();
+        let ticks = (ns >> Self::SHIFT) + (ns & ((1 << Self::SHIFT) - 1) != 0) as u64;
+        // ticks < 2^60 but for the last 16 ns of time, where 2^60 ticks
+        // would wrap: the deadline saturates.
+        let armed = if ticks >> (64 - Self::SHIFT) != 0 {
+            u64::MAX
+        } else {
+            ticks << Self::SHIFT
+        };
+        (Tick16(ticks as u32), TimerRequest::Arm(Instant::from_nanos(armed)))
     }
 
     /// The deadline as a full instant near `now`.
@@ -180,6 +188,7 @@ impl Tick16 {
     }
 
     /// Whether the deadline is at or before `now`.
+    #[inline]
     pub(crate) fn due(self, now: Instant) -> bool {
         let now16 = (now.as_nanos() >> Self::SHIFT) as u32;
         self.0.wrapping_sub(now16) as i32 <= 0

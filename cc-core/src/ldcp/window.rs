@@ -510,7 +510,7 @@ impl Ldcp {
     #[inline]
     pub fn on_timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
         let mut d = self.decision(cfg);
-        if !self.status.timer_armed() || self.cw >= Packets::ONE || now < self.tick_instant(now) {
+        if !self.status.timer_armed() || self.cw >= Packets::ONE || !self.tick.due(now) {
             return d;
         }
         d.request = Request::ReleaseOne;
