@@ -412,7 +412,7 @@ mod tests {
         /// |u − U|·2^-32 + 1 unit.
         #[test]
         fn ewma_matches_the_exact_weighted_mean(u_old in 0u64..1 << 41, u in 0u64..1 << 41, t in 100u32..=1 << 20, tau_frac: u32) {
-            let tau = (tau_frac as u64 * t as u64 >> 32) as u32;
+            let tau = ((tau_frac as u64 * t as u64) >> 32) as u32;
             let got = ewma(u_old, u, tau, NonZeroU32::new(t).unwrap());
             let (tt, ta) = (t as u128, tau as u128);
             let exact = ((u_old as u128 * (tt - ta) + u as u128 * ta + tt / 2) / tt) as u64;

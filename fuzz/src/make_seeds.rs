@@ -234,7 +234,10 @@ fn codec() {
     }
     let d = Decision {
         window: Window::from_bytes(1000),
-        rate: Rate::from_bps(1),
+        pacing: Pacing {
+            bytes: Window::from_bytes(1000),
+            per: BaseRtt::from_nanos(8_000).unwrap(),
+        },
         ecn: Ecn::Ect,
         timer: TimerRequest::Cancel,
         request: Request::Probe { id: ProbeId(3) },
