@@ -88,8 +88,10 @@ struct Slot<C> {
 pub struct Engine<C: Controller, const N: usize> {
     cfg: C::Config,
     slots: [Slot<C>; N],
-    /// Free slot indices, the next one to use last.
+    /// Slots given back by ended flows, the next one to reuse last.
     free: Vec<u16, N>,
+    /// Slots `fresh..N` have never held a flow.
+    fresh: u32,
     ids: FnvIndexMap<FlowId, u16, N>,
     stats: Stats,
 }
@@ -104,24 +106,33 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     /// An empty engine; `InvalidParams` if the config is out of range.
     /// `N` must be a power of two (the index map's rule) of at most 65536.
     pub fn new(cfg: C::Config) -> Result<Self, Error> {
-        const { assert!(N <= 1 << 16, "an engine holds at most 65536 flows") };
         C::validate(&cfg)?;
-        let mut e = Engine {
+        Ok(Self::new_const(cfg))
+    }
+
+    /// An empty engine as a constant expression, for a table in a `static`
+    /// (a firmware's flow table is far too large to build on the stack and
+    /// copy: `static_cell::ConstStaticCell::new(Engine::new_const(cfg))`).
+    /// A `const fn` cannot call [`Controller::validate`], so the
+    /// configuration is not checked here: give one that [`Engine::new`]
+    /// accepts (the drafts' defaults are), or check it with
+    /// [`Engine::reset`] before the first event.
+    pub const fn new_const(cfg: C::Config) -> Self {
+        const { assert!(N <= 1 << 16, "an engine holds at most 65536 flows") };
+        Engine {
             cfg,
             slots: [Self::EMPTY; N],
             free: Vec::new(),
+            fresh: 0,
             ids: FnvIndexMap::new(),
-            stats: Stats::default(),
-        };
-        e.free_all();
-        Ok(e)
-    }
-
-    fn free_all(&mut self) {
-        self.free.clear();
-        // Slot 0 is handed out first. N ≤ 2^16, so every index fits u16.
-        for i in (0..N).rev() {
-            let _ = self.free.push(i as u16);
+            stats: Stats {
+                handled: 0,
+                unknown_flow: 0,
+                table_full: 0,
+                bad_start: 0,
+                bad_telemetry: 0,
+                not_applicable: 0,
+            },
         }
     }
 
@@ -138,7 +149,8 @@ impl<C: Controller, const N: usize> Engine<C, N> {
             }
         }
         self.ids.clear();
-        self.free_all();
+        self.free.clear();
+        self.fresh = 0;
         self.stats = Stats::default();
         Ok(())
     }
@@ -228,13 +240,20 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         if self.ids.contains_key(&id) {
             return Err(Error::FlowExists);
         }
-        let Some(&index) = self.free.last() else {
-            return Err(Error::TableFull);
+        // A slot given back, else one never used.
+        let (index, reused) = match self.free.last() {
+            Some(&i) => (i, true),
+            None if (self.fresh as usize) < N => (self.fresh as u16, false),
+            None => return Err(Error::TableFull),
         };
         let (state, d) = C::start(&self.cfg, now, params)?;
         let slot = self.slots.get_mut(index as usize).ok_or(Error::TableFull)?;
         self.ids.insert(id, index).map_err(|_| Error::TableFull)?;
-        self.free.pop();
+        if reused {
+            self.free.pop();
+        } else {
+            self.fresh += 1;
+        }
         slot.id = id;
         slot.state = Some(state);
         let handle = FlowHandle {

@@ -109,8 +109,12 @@ fn main() -> ExitCode {
     let sum = report::summary(&w, &s.name, wall);
     println!("{}", report::table(&sum));
     if let Some(fw) = w.cosim.take() {
+        let (rate, waited) = (fw.events_per_second(), fw.waited.as_secs_f64());
         match fw.finish() {
-            Ok(n) => println!("co-simulation: the firmware answered {n} events"),
+            Ok(n) => println!(
+                "co-simulation: the firmware answered {n} events in {waited:.2} s of round trips: \
+                 {rate:.0} events per second (target ≥ 20 000)"
+            ),
             Err(e) => {
                 eprintln!("error: co-simulation: {e}");
                 return ExitCode::FAILURE;

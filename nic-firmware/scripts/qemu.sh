@@ -3,7 +3,11 @@
 #   scripts/qemu.sh ELF            (cargo uses it as the runner)
 #
 # Streams:
-#   stdin/stdout  the UART (the event channel: codec frames in, answers out)
+#   stdin/stdout  the event channel (codec frames in, answers out): the UART,
+#                 or, for an image built with the semihosting channel (it
+#                 carries the text "nic-firmware:host-channel:stdio"),
+#                 QEMU's own stdin and fd 3, which the image reads and writes
+#                 through semihosting, a frame per call
 #   stderr        the image's defmt log, decoded by defmt-print
 # The image writes its defmt frames to the semihosting console, which QEMU
 # puts on its own stdout; that stdout is piped through defmt-print. The UART
@@ -21,6 +25,18 @@ case "$(od -An -tx1 -j4 -N1 "$elf" | tr -d ' ')" in
 esac
 command -v "$qemu" >/dev/null || { echo "qemu.sh: $qemu not found; install Debian's qemu-system-misc" >&2; exit 127; }
 command -v defmt-print >/dev/null || { echo "qemu.sh: defmt-print not found; cargo install defmt-print --locked" >&2; exit 127; }
+if grep -q -a "nic-firmware:host-channel:stdio" "$elf"; then
+  # The semihosting channel: QEMU reads our stdin itself and writes the
+  # answers to fd 3, our stdout. The UART is left unconnected.
+  exec 3>&1
+  timeout --foreground "${QEMU_TIMEOUT:-300}" "$qemu" -machine virt -cpu "$cpu" -bios none -m 64M \
+    -display none -monitor none -icount shift=0 -serial null \
+    -semihosting-config enable=on,target=native -kernel "$elf" \
+    | defmt-print --log-format '{t:>10} {L:<5} {s}' -e "$elf" stdin >&2
+  status=("${PIPESTATUS[@]}")
+  [ "${status[0]}" -ne 0 ] && exit "${status[0]}"
+  exit "${status[1]}"
+fi
 fifo=$(mktemp -d)
 mkfifo "$fifo/uart.in" "$fifo/uart.out"
 # Background jobs get /dev/null as stdin unless told otherwise.

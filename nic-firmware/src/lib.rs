@@ -15,6 +15,8 @@
 //! `.cargo/config.toml`) picks the level at build time.
 #![no_std]
 
+#[cfg(feature = "channel-semihosting")]
+pub mod host_channel;
 pub mod uart;
 
 // The runtime (reset handler, trap vector, .data/.bss set-up): linked into

@@ -1,16 +1,22 @@
-//! The firmware's event loop: codec frames in over the UART, the engine's
-//! answers out, one answer per event, in order.
+//! The firmware's event loop: codec frames in over the event channel, the
+//! engine's answers out, one answer per event, in order.
 //!
 //! ```text
-//! host ──UART──▶ [config] event event … halt
-//! host ◀──UART── [config echo] answer answer …
+//! host ──channel──▶ [config] event event … halt
+//! host ◀──channel── [config echo] answer answer …
 //! ```
+//!
+//! The channel is any `embedded_io::Read` and `embedded_io::Write`: under
+//! QEMU, semihosting file I/O (`nic_firmware::host_channel`, feature
+//! `channel-semihosting`, on by default); without that feature the UART
+//! (`nic_firmware::uart`), as on a board, where the board HAL's serial port
+//! takes its place.
 //!
 //! This is the same `cc-core` engine and flow table the simulator runs
 //! (`Engine<AnyController<8>, FLOWS>`), with the NIC side behind the HAL
-//! traits: `UartRx` is the event source (frames decoded from the UART),
-//! `UartTx` the scheduler port (answers encoded back), and `cc_core::hal::pump`
-//! the loop, as in the simulator.
+//! traits: `ChannelRx` is the event source (frames decoded from the
+//! channel), `ChannelTx` the scheduler port (answers encoded back), and
+//! `cc_core::hal::pump` the loop, as in the simulator.
 //!
 //! A configuration frame resets the engine in place (new parameters, no
 //! flows); a refused one
@@ -27,7 +33,9 @@
 use cc_core::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::prelude::*;
 use cc_core::wire::WireError;
-use nic_firmware::{exit, uart::Uart};
+use embedded_io::{Read, Write};
+use nic_firmware::exit;
+use static_cell::ConstStaticCell;
 
 /// Flows the table holds: 1024 × ~150 bytes stays well inside the image's
 /// 4 MiB (see memory-rv32.x).
@@ -35,9 +43,20 @@ const FLOWS: usize = 1024;
 
 type NicEngine = Engine<AnyController<8>, FLOWS>;
 
-/// The virtual NIC's receive side: event frames from the UART.
-struct UartRx {
-    uart: Uart,
+/// The drafts' defaults: what the engine runs until the host configures it.
+const DEFAULT_CONFIG: AnyConfig = AnyConfig {
+    hpcc: HpccConfig::draft_default(),
+    ldcp: LdcpConfig::draft_default(),
+};
+
+/// The flow table, in `.bss`/`.data` rather than on the stack (about
+/// 180 KiB: built on the stack it was copied, and the stack bound counted
+/// it twice).
+static ENGINE: ConstStaticCell<NicEngine> = ConstStaticCell::new(Engine::new_const(DEFAULT_CONFIG));
+
+/// The virtual NIC's receive side: event frames from the channel.
+struct ChannelRx<R> {
+    io: R,
     buf: [u8; MAX_FRAME],
     len: usize,
     bad_frames: u32,
@@ -55,12 +74,12 @@ enum Control {
     Halt,
 }
 
-/// The virtual NIC's transmit side: answers to the UART.
-struct UartTx {
-    uart: Uart,
+/// The virtual NIC's transmit side: answers to the channel.
+struct ChannelTx<W> {
+    io: W,
 }
 
-impl UartRx {
+impl<R: Read> ChannelRx<R> {
     /// Reads until a valid event or control frame is at the front of the
     /// buffer.
     fn next_frame(&mut self) -> Result<codec::EventBuf, Control> {
@@ -89,15 +108,18 @@ impl UartRx {
                     }
                 }
                 Err(WireError::Truncated) => {
-                    let b = self.uart.read_byte();
-                    match self.buf.get_mut(self.len) {
-                        Some(slot) => {
-                            *slot = b;
-                            self.len += 1;
-                        }
+                    // As much as the channel has, up to a frame's room.
+                    match self.buf.get_mut(self.len..) {
+                        Some(room) if !room.is_empty() => match self.io.read(room) {
+                            Ok(n) if n > 0 => self.len += n.min(room.len()),
+                            _ => {
+                                defmt::error!("the event channel closed before the halt frame");
+                                exit(1)
+                            }
+                        },
                         // Unreachable: read_frame refuses a length above
                         // MAX_FRAME before the buffer fills. Start over.
-                        None => {
+                        _ => {
                             self.bad_frames += 1;
                             self.len = 0;
                         }
@@ -134,7 +156,7 @@ impl UartRx {
     }
 }
 
-impl EventSource for UartRx {
+impl<R: Read> EventSource for ChannelRx<R> {
     fn next_event(&mut self) -> Option<(Instant, Event<'_>)> {
         match self.next_frame() {
             Ok(ev) => {
@@ -149,19 +171,26 @@ impl EventSource for UartRx {
     }
 }
 
-impl UartTx {
+impl<W: Write> ChannelTx<W> {
     fn send(&mut self, flow: FlowId, answer: &Result<Decision, Error>) {
         let mut out = [0u8; MAX_FRAME];
         if let Some(frame) = codec::encode_answer(flow, answer, &mut out)
             .ok()
             .and_then(|n| out.get(..n))
         {
-            self.uart.write_all(frame);
+            self.write(frame);
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if self.io.write_all(bytes).and_then(|_| self.io.flush()).is_err() {
+            defmt::error!("the event channel refused an answer");
+            exit(1)
         }
     }
 }
 
-impl SchedulerPort for UartTx {
+impl<W: Write> SchedulerPort for ChannelTx<W> {
     fn apply(&mut self, _now: Instant, flow: FlowId, decision: &Decision) {
         self.send(flow, &Ok(*decision));
     }
@@ -171,42 +200,68 @@ impl SchedulerPort for UartTx {
     }
 }
 
+/// The event channel: semihosting file I/O under QEMU.
+#[cfg(feature = "channel-semihosting")]
+fn channel() -> (impl Read, impl Write, &'static str) {
+    match nic_firmware::host_channel::open() {
+        Some((rx, tx)) => (rx, tx, "semihosting"),
+        None => {
+            defmt::error!("the host refused the semihosting channel's files");
+            exit(2)
+        }
+    }
+}
+
+/// The event channel: the UART.
+#[cfg(not(feature = "channel-semihosting"))]
+fn channel() -> (impl Read, impl Write, &'static str) {
+    (
+        nic_firmware::uart::Uart::take(),
+        nic_firmware::uart::Uart::take(),
+        "the UART",
+    )
+}
+
 #[riscv_rt::entry]
 fn main() -> ! {
-    let mut rx = UartRx {
-        uart: Uart::take(),
+    let (rx_io, tx_io, via) = channel();
+    run(rx_io, tx_io, via)
+}
+
+fn run(rx_io: impl Read, tx_io: impl Write, via: &str) -> ! {
+    let mut rx = ChannelRx {
+        io: rx_io,
         buf: [0; MAX_FRAME],
         len: 0,
         bad_frames: 0,
         current: None,
         control: None,
     };
-    let mut tx = UartTx { uart: Uart::take() };
-    let default = AnyConfig {
-        hpcc: HpccConfig::draft_default(),
-        ldcp: LdcpConfig::draft_default(),
+    let mut tx = ChannelTx { io: tx_io };
+    let Some(engine) = ENGINE.try_take() else {
+        defmt::error!("the flow table was taken twice");
+        exit(3)
     };
-    let mut engine: NicEngine = match Engine::new(default) {
-        Ok(e) => e,
-        Err(e) => {
-            defmt::error!("the default configuration was refused: {}", e);
-            exit(3)
-        }
-    };
+    // The constant table's configuration is checked here, as `new` would.
+    if let Err(e) = engine.reset(DEFAULT_CONFIG) {
+        defmt::error!("the default configuration was refused: {}", e);
+        exit(3)
+    }
     defmt::info!(
-        "replay: {=usize}-flow table, {=usize} bytes per flow state, waiting on the UART",
+        "replay: {=usize}-flow table, {=usize} bytes per flow state, waiting on {=str}",
         FLOWS,
-        core::mem::size_of::<AnyController<8>>()
+        core::mem::size_of::<AnyController<8>>(),
+        via
     );
     let mut events: u64 = 0;
     loop {
-        events += pump(&mut engine, &mut rx, &mut tx) as u64;
+        events += pump(engine, &mut rx, &mut tx) as u64;
         match rx.control.take() {
             Some(Control::Config(cfg, used)) => {
                 match engine.reset(cfg) {
                     Ok(()) => {
                         defmt::info!("configuration accepted after {=u64} events; flow table cleared", events);
-                        tx.uart.write_all(rx.buf.get(..used).unwrap_or(&[]))
+                        tx.write(rx.buf.get(..used).unwrap_or(&[]))
                     }
                     Err(e) => {
                         defmt::warn!("configuration refused: {}", e);
