@@ -371,40 +371,35 @@ mod tests {
         /// 2^40 is approached within the same bounds.
         #[test]
         fn ratio_matches_the_exact_quotient(num: u64, den in 1u64..) {
-            const LIMIT: u128 = 1 << 40;
-            let exact = (((num as u128) << 24) / den as u128).min(LIMIT);
-            let got = ratio_q24(num, den).unwrap() as u128;
-            prop_assert!(got <= LIMIT);
-            let bits = |x: u64| 64 - x.leading_zeros();
-            let tol = if num >> 32 == 0 && den >> 24 == 0 {
-                0
-            } else if bits(den) >= 24 && bits(num) <= bits(den) + 8 {
-                3 + exact / (1 << 22)
-            } else {
-                (1 << 10) + exact / (1 << 14)
-            };
-            prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
+            check_ratio(num, den)?;
         }
 
         /// The same bound where it is tight: operands of every size whose
         /// quotient is anywhere up to past the saturation.
         #[test]
         fn ratio_bound_holds_across_sizes(den_bits in 1u32..64, den_low: u64, q in 0u64..1 << 41, jitter: u16) {
-            const LIMIT: u128 = 1 << 40;
             let den = (den_low >> (64 - den_bits)) | 1 << (den_bits - 1);
             let num = ((den as u128 * q as u128) >> 24).saturating_add(jitter as u128).min(u64::MAX as u128) as u64;
-            let exact = (((num as u128) << 24) / den as u128).min(LIMIT);
-            let got = ratio_q24(num, den).unwrap() as u128;
-            let bits = |x: u64| 64 - x.leading_zeros();
-            let tol = if num >> 32 == 0 && den >> 24 == 0 {
-                0
-            } else if bits(den) >= 24 && bits(num) <= bits(den) + 8 {
-                3 + exact / (1 << 22)
-            } else {
-                (1 << 10) + exact / (1 << 14)
-            };
-            prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
+            check_ratio(num, den)?;
         }
+    }
+
+    /// `ratio_q24(num, den)` within the bound its shifts allow.
+    fn check_ratio(num: u64, den: u64) -> Result<(), TestCaseError> {
+        const LIMIT: u128 = 1 << 40;
+        let exact = (((num as u128) << 24) / den as u128).min(LIMIT);
+        let got = ratio_q24(num, den).unwrap() as u128;
+        prop_assert!(got <= LIMIT);
+        let bits = |x: u64| 64 - x.leading_zeros();
+        let tol = if num >> 32 == 0 && den >> 24 == 0 {
+            0
+        } else if bits(den) >= 24 && bits(num) <= bits(den) + 8 {
+            3 + exact / (1 << 22)
+        } else {
+            (1 << 10) + exact / (1 << 14)
+        };
+        prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
+        Ok(())
     }
 
     proptest! {
