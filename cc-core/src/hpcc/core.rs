@@ -361,7 +361,7 @@ impl<const H: usize> HpccCore<H> {
     /// more of local time → expired); the transmitted bytes by
     /// [`tx_bytes_between`] (an interval that could hold a counter wrap, or
     /// a counter reset → skip the hop).
-    #[inline(always)]
+    #[inline(never)]
     fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> HopLoad {
         let dts = match ts_interval(s.ts, h.ts, s.widths.ts_bits, elapsed_ns) {
             TsInterval::Forward(d) => d,
