@@ -1,6 +1,10 @@
-//! The NIC side of the engine as traits, so one event loop serves the
-//! RISC-V firmware's virtual NIC and the simulator's pipelines (DESIGN §3,
-//! HPCC++ §6.3.1 Figure 7).
+//! The NIC side of the engine as traits, and the event loop over them that
+//! a firmware runs (DESIGN §3, HPCC++ §6.3.1 Figure 7): the `replay` image
+//! of nic-firmware is `pump` over its event channel. The simulator does not
+//! use it: its NIC model hands the engine one event at a time from its own
+//! discrete-event queue, each answer acted on before the next event
+//! exists, so it calls [`Engine::handle`] directly; a source it could
+//! drain would be the whole simulation.
 //!
 //! ```text
 //!   EventSource (Rx pipeline, scheduler PktSend, timers) ──▶ Engine ──▶ SchedulerPort
@@ -38,7 +42,7 @@ pub trait SchedulerPort {
 }
 
 /// Drains `source` through `engine` into `port`; returns how many events
-/// were taken. The one event loop both firmware and simulator run.
+/// were taken. A firmware's event loop.
 pub fn pump<C, const N: usize>(
     engine: &mut Engine<C, N>,
     source: &mut impl EventSource,
