@@ -96,17 +96,18 @@ impl World {
     /// Applies the sender's decision.
     pub(crate) fn apply(&mut self, flow: u32, d: &Decision) {
         let f = &mut self.flows[flow as usize];
-        f.window_raw = d.window.to_bits();
-        let rate = d.rate().as_bps().max(1_000_000);
-        if rate != f.rate_bps && f.pace_wire > 0 {
+        f.window = d.window;
+        // At least 1 Mb/s: a pace the simulated pacer can time.
+        let rate = Rate::from_bps(d.rate().as_bps().max(1_000_000));
+        if rate != f.rate && f.pace_wire > 0 {
             // The pacer re-times the gap after the last packet at the new
             // rate (as the SIGCOMM'19 simulator's NIC does): a flow whose
             // rate rises need not wait out a gap set at the old one.
-            let gap = ser_ps(f.pace_wire, rate);
+            let gap = ser_ps(f.pace_wire, rate.as_bps());
             f.next_send_ps = f.next_send_ps - f.pace_gap_ps + gap;
             f.pace_gap_ps = gap;
         }
-        f.rate_bps = rate;
+        f.rate = rate;
         match d.timer {
             TimerRequest::Keep => {}
             TimerRequest::Arm(t) => {
@@ -172,11 +173,13 @@ impl World {
         if f.snd_nxt >= f.app_limit {
             return None;
         }
-        let sub_packet = self.cfg.algo == Algo::Ldcp && (f.window_raw as u64) < (self.cfg.payload as u64) << 4;
+        let sub_packet = self.cfg.algo == Algo::Ldcp && f.window < Window::from_bytes(self.cfg.payload);
         let ok = match self.cfg.algo {
             Algo::LdcpRate => true,
             _ if sub_packet => f.credits > 0,
-            _ => (f.snd_nxt - f.snd_una) << 4 < f.window_raw as u64,
+            // Bytes in flight under the window (which has 1/16-byte steps);
+            // from_bytes saturates far above any window.
+            _ => Window::from_bytes(u32::try_from(f.snd_nxt - f.snd_una).unwrap_or(u32::MAX)) < f.window,
         };
         ok.then_some(sub_packet)
     }
@@ -297,7 +300,7 @@ impl World {
             self.metrics.counters.timer_releases += 1;
         }
         f.pace_wire = wire;
-        f.pace_gap_ps = ser_ps(wire, f.rate_bps);
+        f.pace_gap_ps = ser_ps(wire, f.rate.as_bps());
         f.next_send_ps = f.next_send_ps.max(self.now) + f.pace_gap_ps;
         self.metrics.counters.data_packets += 1;
         if let Some(d) = d {
@@ -692,7 +695,7 @@ mod tests {
         {
             let f = &mut w.flows[0];
             f.pace_wire = 1000;
-            f.pace_gap_ps = ser_ps(1000, f.rate_bps);
+            f.pace_gap_ps = ser_ps(1000, f.rate.as_bps());
             f.next_send_ps = w.now + f.pace_gap_ps;
         }
         assert_eq!(w.flows[0].next_send_ps, 1_800_000);

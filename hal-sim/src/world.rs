@@ -69,14 +69,14 @@ pub struct Flow {
     pub snd_una: u64,
     /// Highest byte ever sent (retransmission accounting).
     pub max_sent: u64,
-    /// Window from the engine, raw (1/16 bytes).
-    pub window_raw: u32,
-    /// Pacing rate from the engine, bit/s.
-    pub rate_bps: u64,
+    /// Window from the engine.
+    pub window: Window,
+    /// Pacing rate from the engine (its decision's pacing, in bit/s).
+    pub rate: Rate,
     /// Earliest next data packet (pacer).
     pub next_send_ps: Ps,
     /// The pacer's gap after the last data packet, always
-    /// `ser_ps(pace_wire, rate_bps)`; kept so that re-timing it on a new
+    /// `ser_ps(pace_wire, rate)`; kept so that re-timing it on a new
     /// rate (every ACK may bring one) takes one division, not two.
     pub pace_gap_ps: Ps,
     /// Wire bytes of the last data packet.
@@ -344,8 +344,8 @@ impl World {
             snd_nxt: 0,
             snd_una: 0,
             max_sent: 0,
-            window_raw: 0,
-            rate_bps: 0,
+            window: Window::ZERO,
+            rate: Rate::ZERO,
             next_send_ps: 0,
             pace_gap_ps: 0,
             pace_wire: 0,
@@ -627,8 +627,8 @@ impl World {
             let f = &self.flows[tr.id as usize];
             if f.finish_ps.is_none() && now >= f.start_ps {
                 tr.t_ns.push(t);
-                tr.window.push(f.window_raw as f64 / 16.0);
-                tr.rate_gbps.push(f.rate_bps as f64 / 1e9);
+                tr.window.push(f.window.to_fixed().to_num::<f64>());
+                tr.rate_gbps.push(f.rate.as_bps() as f64 / 1e9);
             }
         }
         if now >= self.last_window_ps + self.cfg.window_ps {
