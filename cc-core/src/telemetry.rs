@@ -206,13 +206,15 @@ pub(crate) fn path_signature(hops: &[HopSample], first_index: u8, tracked: u16) 
         }
         let idx = first_index as u32 + i as u32;
         let w = s.widths;
-        // One word a hop: each field alone changes it (xor of rotations is
-        // a bijection in any one field), then one FNV-style round.
+        // One word a hop: each field alone changes it (a product by an odd
+        // constant is a bijection in any one field), then one FNV-style
+        // round. Multiplies, not rotations: rv32imac has no rotate.
         let word = s.id
-            ^ s.bandwidth.as_mbps().rotate_left(11)
-            ^ ((w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32).rotate_left(22)
+            ^ s.bandwidth.as_mbps().wrapping_mul(0x85EB_CA6B)
+            ^ ((w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32).wrapping_mul(0xC2B2_AE35)
             ^ idx.wrapping_mul(0x9E37_79B9);
-        h = (h ^ word).wrapping_mul(0x0100_0193).rotate_left(5);
+        h = (h ^ word).wrapping_mul(0x0100_0193);
+        h ^= h >> 15;
     }
     (h ^ (h >> 20)) & SIGNATURE_MASK
 }
