@@ -105,6 +105,21 @@ fn acked_packets(cfg: &LdcpConfig, newly: u32) -> u32 {
     }
 }
 
+/// PAWA, eq. (1)/(2), for cw ≥ 1, `carry` the increase carried below cw's
+/// resolution, n packets acknowledged: the new cw (raw, before any floor)
+/// and the new carry.
+#[inline(always)]
+fn pawa(cfg: &LdcpConfig, cw: Packets, carry: u16, n: u32, ece: EcnEcho) -> (u64, u16) {
+    let cw = cw.to_bits();
+    match ece {
+        EcnEcho::NotMarked => {
+            let inc = pawa_increase(cfg, n, cw) + carry as u64;
+            (cw as u64 + (inc >> AI_EXTRA_BITS), (inc & AI_CARRY_MASK) as u16)
+        }
+        EcnEcho::Marked => ((cw as u64).saturating_sub(pawa_decrease(cfg, n)), carry),
+    }
+}
+
 /// PAWA's increase, eq. (1)/(2) with ECE = 0 (draft-dai §2.2):
 ///
 /// ```text
@@ -363,14 +378,7 @@ impl Ldcp {
             return false;
         }
         let n = acked_packets(cfg, newly);
-        let cw = self.cw.to_bits();
-        let (new, carry) = match ack.ece {
-            EcnEcho::NotMarked => {
-                let inc = pawa_increase(cfg, n, cw) + status.ai_carry() as u64;
-                (cw as u64 + (inc >> AI_EXTRA_BITS), (inc & AI_CARRY_MASK) as u16)
-            }
-            EcnEcho::Marked => ((cw as u64).saturating_sub(pawa_decrease(cfg, n)), status.ai_carry()),
-        };
+        let (new, carry) = pawa(cfg, self.cw, status.ai_carry(), n, ack.ece);
         // Below one packet the tick timer starts: the general path.
         if new < Packets::ONE.to_bits() as u64 || new > u32::MAX as u64 {
             return false;
@@ -404,19 +412,13 @@ impl Ldcp {
             }
             return self.decision(cfg);
         }
-        let n = acked_packets(cfg, newly);
         let old = self.cw;
         let gamma = cfg.gamma_packets();
         let cw = old.to_bits();
         let new = if old >= Packets::ONE {
-            match ack.ece {
-                EcnEcho::NotMarked => {
-                    let inc = pawa_increase(cfg, n, cw) + self.status.ai_carry() as u64;
-                    self.status.set_ai_carry((inc & AI_CARRY_MASK) as u16);
-                    cw as u64 + (inc >> AI_EXTRA_BITS)
-                }
-                EcnEcho::Marked => (cw as u64).saturating_sub(pawa_decrease(cfg, n)),
-            }
+            let (new, carry) = pawa(cfg, old, self.status.ai_carry(), acked_packets(cfg, newly), ack.ece);
+            self.status.set_ai_carry(carry);
+            new
         } else {
             match ack.ece {
                 EcnEcho::NotMarked => cw as u64 + gamma.to_bits() as u64,
