@@ -84,6 +84,26 @@ struct Slot<C> {
     state: Option<C>,
 }
 
+impl<C> Slot<C> {
+    /// The slot's flow, if `flow` names it (the slot holds a flow and
+    /// `flow` has the slot's current generation).
+    fn live(&self, flow: FlowHandle) -> Option<&C> {
+        match self.state {
+            Some(ref c) if self.generation == flow.generation => Some(c),
+            _ => None,
+        }
+    }
+
+    /// [`Slot::live`], mutably.
+    #[inline(always)]
+    fn live_mut(&mut self, flow: FlowHandle) -> Option<&mut C> {
+        match self.state {
+            Some(ref mut c) if self.generation == flow.generation => Some(c),
+            _ => None,
+        }
+    }
+}
+
 /// The congestion-control engine: a config and a table of flows.
 pub struct Engine<C: Controller, const N: usize> {
     cfg: C::Config,
@@ -185,41 +205,25 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         })
     }
 
-    fn slot(&self, flow: FlowHandle) -> Option<&C> {
-        let slot = self.slots.get(flow.index as usize)?;
-        if slot.generation != flow.generation {
-            return None;
-        }
-        slot.state.as_ref()
-    }
-
-    fn slot_mut(&mut self, flow: FlowHandle) -> Option<&mut C> {
-        let slot = self.slots.get_mut(flow.index as usize)?;
-        if slot.generation != flow.generation {
-            return None;
-        }
-        slot.state.as_mut()
-    }
-
     /// A flow's state.
     pub fn flow(&self, id: FlowId) -> Option<&C> {
-        self.slot(self.lookup(id)?)
+        self.get(self.lookup(id)?)
     }
 
     /// A flow's state, mutably (to restore a checkpoint).
     pub fn flow_mut(&mut self, id: FlowId) -> Option<&mut C> {
         let h = self.lookup(id)?;
-        self.slot_mut(h)
+        self.get_mut(h)
     }
 
     /// A flow's state by handle.
     pub fn get(&self, flow: FlowHandle) -> Option<&C> {
-        self.slot(flow)
+        self.slots.get(flow.index as usize)?.live(flow)
     }
 
     /// A flow's state by handle, mutably (to restore a checkpoint).
     pub fn get_mut(&mut self, flow: FlowHandle) -> Option<&mut C> {
-        self.slot_mut(flow)
+        self.slots.get_mut(flow.index as usize)?.live_mut(flow)
     }
 
     /// A flow's current decision: what stands after a refused event.
@@ -232,7 +236,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     /// controller's refusal of the parameters.
     pub fn start(&mut self, now: Instant, id: FlowId, params: &FlowParams) -> Result<(FlowHandle, Decision), Error> {
         let r = self.start_flow(now, id, params);
-        self.count(r.map(|(_, d)| d)).map(|_| ())?;
+        let _ = self.count(r.map(|(_, d)| d));
         r
     }
 
@@ -272,13 +276,11 @@ impl<C: Controller, const N: usize> Engine<C, N> {
 
     fn end_flow(&mut self, flow: FlowHandle) -> Result<Decision, Error> {
         let slot = self.slots.get_mut(flow.index as usize).ok_or(Error::UnknownFlow)?;
-        if slot.generation != flow.generation {
-            return Err(Error::UnknownFlow);
-        }
+        slot.live(flow).ok_or(Error::UnknownFlow)?;
         let state = slot.state.take().ok_or(Error::UnknownFlow)?;
         slot.generation = slot.generation.wrapping_add(1);
         self.ids.remove(&slot.id);
-        // The slot was taken from `free`, so there is room to give it back.
+        // Ended slots plus live flows are at most N: there is room.
         let _ = self.free.push(flow.index);
         Ok(state.decision(&self.cfg))
     }
@@ -291,15 +293,11 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         let r = match kind {
             EventKind::Start(_) => Err(Error::FlowExists),
             EventKind::End => self.end_flow(flow),
-            _ => match self.slots.get_mut(flow.index as usize) {
-                // Each controller validates before it mutates, so an Err
-                // leaves the flow as it was (checked by the property tests).
-                Some(Slot {
-                    generation,
-                    state: Some(state),
-                    ..
-                }) if *generation == flow.generation => state.on_event(&self.cfg, now, kind),
-                _ => Err(Error::UnknownFlow),
+            // Each controller validates before it mutates, so an Err leaves
+            // the flow as it was (checked by the property tests).
+            _ => match self.slots.get_mut(flow.index as usize).and_then(|s| s.live_mut(flow)) {
+                Some(state) => state.on_event(&self.cfg, now, kind),
+                None => Err(Error::UnknownFlow),
             },
         };
         self.count(r)
