@@ -65,7 +65,6 @@ pub(crate) fn div_u64_narrow(n: u64, d: NonZeroU64) -> u64 {
 /// `x.leading_zeros()` for `x ≠ 0` by binary search: five compare-and-shift
 /// steps. rv32imac has no count-leading-zeros instruction (that is Zbb),
 /// and the compiler's branch-free expansion takes about twice as many.
-#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
 #[inline(always)]
 fn leading_zeros_nonzero(mut x: u32) -> u32 {
     let mut n = 0;

@@ -57,20 +57,11 @@ fn bracket_overhead() -> u64 {
 /// Runs `event(i)` for `i` in `0..EVENTS`; `prep(i)` runs outside the
 /// bracket and hands its result to `event`.
 fn measure<P>(overhead: u64, mut prep: impl FnMut(u32) -> P, mut event: impl FnMut(u32, &P)) -> Cost {
-    let (mut sum, mut max) = (0u64, 0u64);
+    let mut c = Counter::new(overhead);
     for i in 0..EVENTS {
-        let p = prep(i);
-        let a = instret();
-        event(i, black_box(&p));
-        let b = instret();
-        let n = (b - a).saturating_sub(overhead);
-        sum += n;
-        max = max.max(n);
+        c.around(prep(i), |p| event(i, p));
     }
-    Cost {
-        mean: sum / EVENTS as u64,
-        max,
-    }
+    c.cost()
 }
 
 /// Counts each event's instructions between two `minstret` reads.
@@ -79,6 +70,24 @@ struct Counter {
     sum: u64,
     max: u64,
     n: u64,
+}
+
+impl Counter {
+    fn new(overhead: u64) -> Self {
+        Counter {
+            overhead,
+            sum: 0,
+            max: 0,
+            n: 0,
+        }
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            mean: self.sum / self.n.max(1),
+            max: self.max,
+        }
+    }
 }
 
 impl Bracket for Counter {
@@ -95,17 +104,9 @@ impl Bracket for Counter {
 
 /// The engine path of `path`: event in through the flow's handle, decision out.
 fn engine_path(o: u64, path: Path) -> Cost {
-    let mut c = Counter {
-        overhead: o,
-        sum: 0,
-        max: 0,
-        n: 0,
-    };
+    let mut c = Counter::new(o);
     paths::run(path, EVENTS, &mut c);
-    Cost {
-        mean: c.sum / c.n.max(1),
-        max: c.max,
-    }
+    c.cost()
 }
 
 struct Row {
