@@ -29,31 +29,27 @@ if grep -q -a "nic-firmware:host-channel:stdio" "$elf"; then
   # The semihosting channel: QEMU reads our stdin itself and writes the
   # answers to fd 3, our stdout. The UART is left unconnected.
   exec 3>&1
-  timeout --foreground "${QEMU_TIMEOUT:-300}" "$qemu" -machine virt -cpu "$cpu" -bios none -m 64M \
-    -display none -monitor none -icount shift=0 -serial null \
-    -semihosting-config enable=on,target=native -kernel "$elf" \
-    | defmt-print --log-format '{t:>10} {L:<5} {s}' -e "$elf" stdin >&2
-  status=("${PIPESTATUS[@]}")
-  [ "${status[0]}" -ne 0 ] && exit "${status[0]}"
-  exit "${status[1]}"
+  serial=(-serial null)
+  drain=
+else
+  fifo=$(mktemp -d)
+  mkfifo "$fifo/uart.in" "$fifo/uart.out"
+  # Background jobs get /dev/null as stdin unless told otherwise.
+  exec 6<&0
+  cat <&6 >"$fifo/uart.in" &
+  feeder=$!
+  cat "$fifo/uart.out" &
+  drain=$!
+  trap 'kill "$feeder" "$drain" 2>/dev/null; rm -rf "$fifo"' EXIT
+  serial=(-chardev pipe,id=uart,path="$fifo/uart" -serial chardev:uart)
 fi
-fifo=$(mktemp -d)
-mkfifo "$fifo/uart.in" "$fifo/uart.out"
-# Background jobs get /dev/null as stdin unless told otherwise.
-exec 6<&0
-cat <&6 >"$fifo/uart.in" &
-feeder=$!
-cat "$fifo/uart.out" &
-drain=$!
-trap 'kill "$feeder" "$drain" 2>/dev/null; rm -rf "$fifo"' EXIT
 timeout --foreground "${QEMU_TIMEOUT:-300}" "$qemu" -machine virt -cpu "$cpu" -bios none -m 64M \
-  -display none -monitor none -icount shift=0 \
-  -chardev pipe,id=uart,path="$fifo/uart" -serial chardev:uart \
+  -display none -monitor none -icount shift=0 "${serial[@]}" \
   -semihosting-config enable=on,target=native -kernel "$elf" \
   | defmt-print --log-format '{t:>10} {L:<5} {s}' -e "$elf" stdin >&2
 status=("${PIPESTATUS[@]}")
 # Everything the UART sent is out once the drain sees QEMU's end close.
-wait "$drain" 2>/dev/null
+[ -n "$drain" ] && wait "$drain" 2>/dev/null
 # QEMU's verdict first; a decoder failure alone is still a failure.
 [ "${status[0]}" -ne 0 ] && exit "${status[0]}"
 exit "${status[1]}"
