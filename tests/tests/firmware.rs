@@ -30,23 +30,30 @@ fn firmware_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../nic-firmware")
 }
 
-/// Builds the replay image for both targets once per test run.
+/// Builds the replay image for `target` with `features` (`None`: the
+/// defaults) into `target_dir` under nic-firmware/, and returns its path.
+/// The folder is set explicitly, so the images go where the tests look
+/// whatever target folder the host build uses.
+fn build_replay(target: &str, features: Option<&str>, target_dir: &str) -> PathBuf {
+    let dir = firmware_dir().join(target_dir);
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo.args(["build", "--release", "--bin", "replay", "--target", target]);
+    if let Some(f) = features {
+        cargo.args(["--no-default-features", "--features", f]);
+    }
+    let status = cargo
+        .current_dir(firmware_dir())
+        .env("CARGO_TARGET_DIR", &dir)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building the {target} replay image failed");
+    dir.join(target).join("release/replay")
+}
+
+/// The replay image for both targets, built once per test run.
 fn images() -> &'static [PathBuf; 2] {
     static IMAGES: OnceLock<[PathBuf; 2]> = OnceLock::new();
-    IMAGES.get_or_init(|| {
-        TARGETS.map(|t| {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "--release", "--bin", "replay", "--target", t])
-                .current_dir(firmware_dir())
-                // The images go where this test looks for them, whatever
-                // target folder the host build uses.
-                .env_remove("CARGO_TARGET_DIR")
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the {t} replay image failed");
-            firmware_dir().join("target").join(t).join("release/replay")
-        })
-    })
+    IMAGES.get_or_init(|| TARGETS.map(|t| build_replay(t, None, "target")))
 }
 
 /// The riscv32 replay image with the UART as its event channel (no
@@ -54,18 +61,7 @@ fn images() -> &'static [PathBuf; 2] {
 /// folder of its own so it does not replace the default image.
 fn uart_image() -> &'static PathBuf {
     static IMAGE: OnceLock<PathBuf> = OnceLock::new();
-    IMAGE.get_or_init(|| {
-        let dir = firmware_dir().join("target/uart-channel");
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--bin", "replay", "--target", TARGETS[0]])
-            .args(["--no-default-features", "--features", "log-semihosting"])
-            .current_dir(firmware_dir())
-            .env("CARGO_TARGET_DIR", &dir)
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the UART replay image failed");
-        dir.join(TARGETS[0]).join("release/replay")
-    })
+    IMAGE.get_or_init(|| build_replay(TARGETS[0], Some("log-semihosting"), "target/uart-channel"))
 }
 
 /// Runs `trace` through the firmware image; returns its output (the
