@@ -5,8 +5,8 @@
 //! ```
 //!
 //! Each figure is the median of 7 runs over a pre-built trace of 2^16
-//! events, through `Engine::handle` (table lookup included), and for the
-//! `f64` reference on the same events. Instruction counts on the RISC-V
+//! events, through `Engine::event` with the flow's handle (as the firmware
+//! benchmark runs them), and for the `f64` reference on the same events. Instruction counts on the RISC-V
 //! core, which DESIGN §8 targets, are measured by the firmware benchmark;
 //! host nanoseconds are for the simulator's budget.
 
@@ -59,24 +59,12 @@ fn bench_hpcc_ack(hops: usize) -> Row {
     let tel = telemetry(hops, EVENTS);
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(1),
-                kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)),
-            },
-        )
-        .unwrap();
+        let (h, _) = eng
+            .start(Instant::ZERO, FlowId(1), &hpcc_params(Algorithm::Hpcc))
+            .unwrap();
         for (i, t) in tel.iter().enumerate() {
             let ack = hpcc_ack(i as u32, t);
-            black_box(eng.handle(
-                Instant::from_nanos(i as u64 * 1000),
-                &Event {
-                    flow: FlowId(1),
-                    kind: EventKind::Ack(ack),
-                },
-            ))
-            .ok();
+            black_box(eng.event(h, Instant::from_nanos(i as u64 * 1000), &EventKind::Ack(ack))).ok();
         }
         tel.len()
     });
@@ -113,20 +101,10 @@ fn bench_rx_hpcc() -> Row {
     let p = hpcc_params(Algorithm::HpccReceiver);
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccReceiver<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(1),
-                kind: EventKind::Start(p),
-            },
-        )
-        .unwrap();
+        let (h, _) = eng.start(Instant::ZERO, FlowId(1), &p).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            let ev = Event {
-                flow: FlowId(1),
-                kind: EventKind::RxTelemetry { telemetry: t },
-            };
-            black_box(eng.handle(Instant::from_nanos(i as u64 * 1000), &ev)).ok();
+            let ev = EventKind::RxTelemetry { telemetry: t };
+            black_box(eng.event(h, Instant::from_nanos(i as u64 * 1000), &ev)).ok();
         }
         tel.len()
     });
@@ -159,22 +137,13 @@ fn bench_probe_response() -> Row {
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<1>, 4> = Engine::new(cfg).unwrap();
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(1),
-                kind: EventKind::Start(hpcc_params(Algorithm::Hpcc)),
-            },
-        )
-        .unwrap();
-        let sent = Event {
-            flow: FlowId(1),
-            kind: workload::data_in_flight(),
-        };
-        eng.handle(Instant::ZERO, &sent).unwrap();
+        let (h, _) = eng
+            .start(Instant::ZERO, FlowId(1), &hpcc_params(Algorithm::Hpcc))
+            .unwrap();
+        eng.event(h, Instant::ZERO, &workload::data_in_flight()).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            let ev = workload::probe_response(i as u32, t[0]);
-            black_box(eng.handle(Instant::from_nanos(i as u64 * 12_000), &ev)).ok();
+            let ev = workload::probe_response(i as u32, t[0]).kind;
+            black_box(eng.event(h, Instant::from_nanos(i as u64 * 12_000), &ev)).ok();
         }
         tel.len()
     });
@@ -199,20 +168,10 @@ fn bench_ldcp_ack() -> Row {
     let (cfg, p, rp) = ldcp_setup();
     let fixed = time_per_event(|| {
         let mut eng: Engine<Ldcp, 4> = Engine::new(cfg).unwrap();
-        eng.handle(
-            Instant::ZERO,
-            &Event {
-                flow: FlowId(1),
-                kind: EventKind::Start(p),
-            },
-        )
-        .unwrap();
+        let (h, _) = eng.start(Instant::ZERO, FlowId(1), &p).unwrap();
         for i in 1..=EVENTS as u32 {
-            let ev = Event {
-                flow: FlowId(1),
-                kind: EventKind::Ack(ldcp_ack(i)),
-            };
-            black_box(eng.handle(Instant::from_nanos(i as u64 * 100), &ev)).ok();
+            let ev = EventKind::Ack(ldcp_ack(i));
+            black_box(eng.event(h, Instant::from_nanos(i as u64 * 100), &ev)).ok();
         }
         EVENTS
     });
@@ -332,6 +291,6 @@ fn main() {
     let table = std::mem::size_of::<Engine<Ldcp, 4096>>() as f64 / 4096.0;
     println!();
     println!(
-        "flow table overhead (heapless FnvIndexMap, key + hash + index): LDCP table of 4096 = {table:.1} bytes/flow"
+        "flow table per flow (state, slot generation and id, free list, id index): LDCP table of 4096 = {table:.1} bytes/flow"
     );
 }
