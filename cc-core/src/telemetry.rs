@@ -90,6 +90,19 @@ pub struct HopHistory {
     pub queue: u32,
 }
 
+/// A counter width as a shift, 1 ..= 32 (a width outside that range, which
+/// `CounterWidths::is_valid` refuses before any arithmetic, is clamped so
+/// that no shift can overflow).
+const fn counter_bits(bits: u8) -> u32 {
+    if bits > 32 {
+        32
+    } else if bits == 0 {
+        1
+    } else {
+        bits as u32
+    }
+}
+
 /// How a sample's timestamp stands to the stored one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TsInterval {
@@ -125,13 +138,7 @@ pub(crate) enum TsInterval {
 /// W/4 margin covers queueing differences (4.2 ms for 24-bit ns stamps).
 #[inline]
 pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64) -> TsInterval {
-    let bits = if bits > 32 {
-        32
-    } else if bits == 0 {
-        1
-    } else {
-        bits as u32
-    };
+    let bits = counter_bits(bits);
     // In 32 bits: the mask is W − 1, W/2 = mask/2 + 1, W/4 = mask/4 +
     // (1 if W ≥ 4) (0 for a 1-bit stamp).
     let mask = u32::MAX >> (32 - bits);
@@ -168,13 +175,7 @@ pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64
 /// without a division: dts·B < 2^32·2^23 = 2^55; 2^bits·unit·8000 <
 /// 2^48·2^13 = 2^61; Δ·8000 < 2^61; 2·dts·B + unit·8000 < 2^57.
 pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dts_ns: u32, b_mbps: u32) -> Option<u64> {
-    let bits = if w.tx_bits > 32 {
-        32
-    } else if w.tx_bits == 0 {
-        1
-    } else {
-        w.tx_bits as u32
-    };
+    let bits = counter_bits(w.tx_bits);
     // unit·8000 < 2^16·2^13: fits 32 bits, and every product below is
     // 32 × 32 → 64 bits (`mul` and `mulhu` on rv32).
     let unit_x8000 = w.tx_unit_bytes as u32 * 8000;

@@ -75,7 +75,6 @@ impl<const H: usize> HpccReceiver<H> {
     /// of a path only records its telemetry and sends nothing.
     pub fn new_int(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
         if telemetry.is_empty() {
-            HpccCore::<H>::check_stack(telemetry)?;
             return Ok(self.decision());
         }
         let Measured::Updated(u) = self.core.measure_inflight(cfg, now, telemetry, 0)? else {
