@@ -6,7 +6,7 @@
 //! algorithm's state: 24 bytes a flow for LDCP. A mixed table
 //! (`Engine<AnyController<H>, N>`) stores the largest variant plus a tag.
 
-use crate::event::{Ack, Algorithm, Decision, Error, EventKind, FlowParams, MessageEnd, ProbeId};
+use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, ProbeId};
 use crate::hpcc::{HpccConfig, HpccReceiver, HpccSender};
 use crate::ldcp::{Ldcp, LdcpConfig, LdcpRate};
 use crate::telemetry::HopSample;
@@ -16,12 +16,11 @@ use crate::units::{Instant, Seq, Window};
 ///
 /// An algorithm implements [`Controller::start`], [`Controller::decision`]
 /// and the hooks of the events it takes; every other event is refused with
-/// the hooks' default, `Err(NotApplicable)`. [`Controller::on_event`] is
-/// the one place that matches on an event and calls its hook: the engine
-/// calls it, and [`AnyController`] overrides it with one match on the
-/// algorithm (its own hooks are the defaults: drive it through
-/// `on_event`). `Start` and `End` are the table's business and never
-/// reach a controller. On `Err` the state is unchanged.
+/// the hooks' default, `Err(NotApplicable)`. The engine calls one hook per
+/// event: [`crate::engine::Engine::event`] is the one match on the event,
+/// and each of the engine's per-kind entries calls its hook directly.
+/// `Start` and `End` are the table's business and never reach a
+/// controller. On `Err` the state is unchanged.
 pub trait Controller: Sized {
     /// Parameters shared by every flow of an engine.
     type Config;
@@ -119,29 +118,6 @@ pub trait Controller: Sized {
     fn timer(&mut self, cfg: &Self::Config, now: Instant) -> Result<Decision, Error> {
         let _ = (cfg, now);
         Err(Error::NotApplicable)
-    }
-
-    /// One event: the match that routes each kind to its hook.
-    #[inline]
-    fn on_event(&mut self, cfg: &Self::Config, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
-        match *event {
-            EventKind::Ack(ref ack) => self.ack(cfg, now, ack),
-            EventKind::Sent { seq, len, end } => self.sent(cfg, now, seq, len, end),
-            EventKind::Loss { first_lost } => self.loss(cfg, now, first_lost),
-            EventKind::Cnp => self.cnp(cfg, now),
-            EventKind::RttResponse { probe, rtt_ns } => self.rtt_response(cfg, now, probe, rtt_ns),
-            EventKind::ProbeResponse {
-                probe,
-                hop_index,
-                ref hop,
-            } => self.probe_response(cfg, now, probe, hop_index, hop),
-            EventKind::RxTelemetry { telemetry } => self.rx_telemetry(cfg, now, telemetry),
-            EventKind::ProbeRequest { telemetry } => self.probe_request(cfg, now, telemetry),
-            EventKind::Feedback { window } => self.feedback(cfg, now, window),
-            EventKind::FlowCount { flows } => self.flow_count(cfg, now, flows),
-            EventKind::Timer => self.timer(cfg, now),
-            EventKind::Start(_) | EventKind::End => Err(Error::NotApplicable),
-        }
     }
 }
 
@@ -363,6 +339,32 @@ pub enum AnyController<const H: usize> {
     LdcpRate(LdcpRate),
 }
 
+/// The one dispatch on the algorithm: `$body` with `$s` the flow's
+/// controller and `$c` its algorithm's part of the [`AnyConfig`]. Every
+/// hook of [`AnyController`] is this match around the variant's own hook.
+macro_rules! each {
+    ($self:ident, $cfg:ident, |$s:ident, $c:ident| $body:expr) => {
+        match $self {
+            AnyController::Hpcc($s) => {
+                let $c = &$cfg.hpcc;
+                $body
+            }
+            AnyController::HpccReceiver($s) => {
+                let $c = &$cfg.hpcc;
+                $body
+            }
+            AnyController::Ldcp($s) => {
+                let $c = &$cfg.ldcp;
+                $body
+            }
+            AnyController::LdcpRate($s) => {
+                let $c = &$cfg.ldcp;
+                $body
+            }
+        }
+    };
+}
+
 impl<const H: usize> Controller for AnyController<H> {
     type Config = AnyConfig;
 
@@ -392,23 +394,64 @@ impl<const H: usize> Controller for AnyController<H> {
         })
     }
 
-    /// The one dispatch on the algorithm; the event is matched once, inside.
-    #[inline]
-    fn on_event(&mut self, cfg: &AnyConfig, now: Instant, event: &EventKind<'_>) -> Result<Decision, Error> {
-        match self {
-            AnyController::Hpcc(s) => s.on_event(&cfg.hpcc, now, event),
-            AnyController::HpccReceiver(s) => s.on_event(&cfg.hpcc, now, event),
-            AnyController::Ldcp(s) => s.on_event(&cfg.ldcp, now, event),
-            AnyController::LdcpRate(s) => s.on_event(&cfg.ldcp, now, event),
-        }
+    fn decision(&self, cfg: &AnyConfig) -> Decision {
+        each!(self, cfg, |s, c| Controller::decision(s, c))
     }
 
-    fn decision(&self, cfg: &AnyConfig) -> Decision {
-        match self {
-            AnyController::Hpcc(s) => Controller::decision(s, &cfg.hpcc),
-            AnyController::HpccReceiver(s) => Controller::decision(s, &cfg.hpcc),
-            AnyController::Ldcp(s) => Controller::decision(s, &cfg.ldcp),
-            AnyController::LdcpRate(s) => Controller::decision(s, &cfg.ldcp),
-        }
+    fn ack(&mut self, cfg: &AnyConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.ack(c, now, ack))
+    }
+
+    fn sent(&mut self, cfg: &AnyConfig, now: Instant, seq: Seq, len: u32, end: MessageEnd) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.sent(c, now, seq, len, end))
+    }
+
+    fn loss(&mut self, cfg: &AnyConfig, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.loss(c, now, first_lost))
+    }
+
+    fn cnp(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.cnp(c, now))
+    }
+
+    fn rtt_response(
+        &mut self,
+        cfg: &AnyConfig,
+        now: Instant,
+        probe: ProbeId,
+        rtt_ns: Option<u32>,
+    ) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.rtt_response(c, now, probe, rtt_ns))
+    }
+
+    fn probe_response(
+        &mut self,
+        cfg: &AnyConfig,
+        now: Instant,
+        probe: ProbeId,
+        hop_index: u8,
+        hop: &HopSample,
+    ) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.probe_response(c, now, probe, hop_index, hop))
+    }
+
+    fn rx_telemetry(&mut self, cfg: &AnyConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.rx_telemetry(c, now, telemetry))
+    }
+
+    fn probe_request(&mut self, cfg: &AnyConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.probe_request(c, now, telemetry))
+    }
+
+    fn feedback(&mut self, cfg: &AnyConfig, now: Instant, window: Window) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.feedback(c, now, window))
+    }
+
+    fn flow_count(&mut self, cfg: &AnyConfig, now: Instant, flows: u16) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.flow_count(c, now, flows))
+    }
+
+    fn timer(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.timer(c, now))
     }
 }

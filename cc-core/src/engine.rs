@@ -20,8 +20,9 @@ use heapless::index_map::FnvIndexMap;
 use heapless::Vec;
 
 use crate::controller::Controller;
-use crate::event::{Decision, Error, Event, EventKind, FlowId, FlowParams};
-use crate::units::Instant;
+use crate::event::{Ack, Decision, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId};
+use crate::telemetry::HopSample;
+use crate::units::{Instant, Seq, Window};
 
 /// Counters of handled and refused events, by reason.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -285,22 +286,142 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         Ok(state.decision(&self.cfg))
     }
 
-    /// One event for the flow at `flow`, at `now`: the hot path. `Start`
-    /// is refused here (`FlowExists`: use [`Engine::start`]); `End` ends
-    /// the flow.
-    #[inline]
+    /// One event for the flow at `flow`, at `now`. `Start` is refused
+    /// here (`FlowExists`: use [`Engine::start`]); `End` ends the flow;
+    /// every other kind goes to its entry below ([`Engine::ack`],
+    /// [`Engine::timer`], ...), which a firmware that knows the kind calls
+    /// directly, as a NIC's congestion-control core is handed one event
+    /// type at a time.
     pub fn event(&mut self, flow: FlowHandle, now: Instant, kind: &EventKind<'_>) -> Result<Decision, Error> {
-        let r = match kind {
-            EventKind::Start(_) => Err(Error::FlowExists),
-            EventKind::End => self.end_flow(flow),
-            // Each controller validates before it mutates, so an Err leaves
-            // the flow as it was (checked by the property tests).
-            _ => match self.slots.get_mut(flow.index as usize).and_then(|s| s.live_mut(flow)) {
-                Some(state) => state.on_event(&self.cfg, now, kind),
-                None => Err(Error::UnknownFlow),
-            },
+        match *kind {
+            EventKind::Start(_) => self.count(Err(Error::FlowExists)),
+            EventKind::End => self.end(flow),
+            EventKind::Ack(ref ack) => self.ack(flow, now, ack),
+            EventKind::Sent { seq, len, end } => self.sent(flow, now, seq, len, end),
+            EventKind::Loss { first_lost } => self.loss(flow, now, first_lost),
+            EventKind::Cnp => self.cnp(flow, now),
+            EventKind::RttResponse { probe, rtt_ns } => self.rtt_response(flow, now, probe, rtt_ns),
+            EventKind::ProbeResponse {
+                probe,
+                hop_index,
+                ref hop,
+            } => self.probe_response(flow, now, probe, hop_index, hop),
+            EventKind::RxTelemetry { telemetry } => self.rx_telemetry(flow, now, telemetry),
+            EventKind::ProbeRequest { telemetry } => self.probe_request(flow, now, telemetry),
+            EventKind::Feedback { window } => self.feedback(flow, now, window),
+            EventKind::FlowCount { flows } => self.flow_count(flow, now, flows),
+            EventKind::Timer => self.timer(flow, now),
+        }
+    }
+
+    /// The one path of every per-flow event: the slot by index, its
+    /// generation checked, the controller's hook, the answer counted. Each
+    /// entry below is its own function, so one event kind's code (and the
+    /// registers it needs) stays out of every other's way.
+    #[inline(always)]
+    fn apply(
+        &mut self,
+        flow: FlowHandle,
+        hook: impl FnOnce(&mut C, &C::Config) -> Result<Decision, Error>,
+    ) -> Result<Decision, Error> {
+        // Each controller validates before it mutates, so an Err leaves
+        // the flow as it was (checked by the property tests).
+        let r = match self.slots.get_mut(flow.index as usize).and_then(|s| s.live_mut(flow)) {
+            Some(state) => hook(state, &self.cfg),
+            None => Err(Error::UnknownFlow),
         };
         self.count(r)
+    }
+
+    /// [`EventKind::Ack`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn ack(&mut self, flow: FlowHandle, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.ack(cfg, now, ack))
+    }
+
+    /// [`EventKind::Sent`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn sent(
+        &mut self,
+        flow: FlowHandle,
+        now: Instant,
+        seq: Seq,
+        len: u32,
+        end: MessageEnd,
+    ) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.sent(cfg, now, seq, len, end))
+    }
+
+    /// [`EventKind::Loss`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn loss(&mut self, flow: FlowHandle, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.loss(cfg, now, first_lost))
+    }
+
+    /// [`EventKind::Cnp`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn cnp(&mut self, flow: FlowHandle, now: Instant) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.cnp(cfg, now))
+    }
+
+    /// [`EventKind::RttResponse`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn rtt_response(
+        &mut self,
+        flow: FlowHandle,
+        now: Instant,
+        probe: ProbeId,
+        rtt_ns: Option<u32>,
+    ) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.rtt_response(cfg, now, probe, rtt_ns))
+    }
+
+    /// [`EventKind::ProbeResponse`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn probe_response(
+        &mut self,
+        flow: FlowHandle,
+        now: Instant,
+        probe: ProbeId,
+        hop_index: u8,
+        hop: &HopSample,
+    ) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.probe_response(cfg, now, probe, hop_index, hop))
+    }
+
+    /// [`EventKind::RxTelemetry`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn rx_telemetry(&mut self, flow: FlowHandle, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.rx_telemetry(cfg, now, telemetry))
+    }
+
+    /// [`EventKind::ProbeRequest`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn probe_request(
+        &mut self,
+        flow: FlowHandle,
+        now: Instant,
+        telemetry: &[HopSample],
+    ) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.probe_request(cfg, now, telemetry))
+    }
+
+    /// [`EventKind::Feedback`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn feedback(&mut self, flow: FlowHandle, now: Instant, window: Window) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.feedback(cfg, now, window))
+    }
+
+    /// [`EventKind::FlowCount`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn flow_count(&mut self, flow: FlowHandle, now: Instant, flows: u16) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.flow_count(cfg, now, flows))
+    }
+
+    /// [`EventKind::Timer`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn timer(&mut self, flow: FlowHandle, now: Instant) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.timer(cfg, now))
     }
 
     /// Handles one event addressed by flow id, at `now`.

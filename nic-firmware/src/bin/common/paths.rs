@@ -96,8 +96,8 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
             // ACK n = i + 1 arrives at n · 100 ns.
             for i in 0..events {
                 let now = Instant::from_nanos((i as u64 + 1) * 100);
-                b.around((now, EventKind::Ack(ldcp_ack(i + 1))), |(now, ev)| {
-                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, ev));
+                b.around((now, ldcp_ack(i + 1)), |(now, ack)| {
+                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
                 });
             }
         }
@@ -110,8 +110,8 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
             }
             for i in 0..events {
                 let now = Instant::from_nanos((i as u64 + 1) * 32_016);
-                b.around((now, EventKind::Timer), |(now, ev)| {
-                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, ev));
+                b.around(now, |now| {
+                    let _ = black_box(black_box(&mut eng).timer(black_box(h), *now));
                 });
             }
         }
@@ -122,8 +122,8 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
             for i in 0..events {
                 let now = Instant::from_nanos(i as u64 * 1000);
                 b.around((now, t.next()), |(now, tel)| {
-                    let ev = EventKind::Ack(hpcc_ack(i, &tel[..hops]));
-                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, &ev));
+                    let ack = hpcc_ack(i, &tel[..hops]);
+                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, &ack));
                 });
             }
         }
@@ -134,8 +134,7 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
             for i in 0..events {
                 let now = Instant::from_nanos(i as u64 * 1000);
                 b.around((now, t.next()), |(now, tel)| {
-                    let ev = EventKind::RxTelemetry { telemetry: &tel[..] };
-                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, &ev));
+                    let _ = black_box(black_box(&mut eng).rx_telemetry(black_box(h), *now, &tel[..]));
                 });
             }
         }
@@ -150,8 +149,13 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
             let mut t = Telemetry::new();
             for i in 0..events {
                 let now = Instant::from_nanos(i as u64 * 12_000);
-                b.around((now, workload::probe_response(i, t.next()[0]).kind), |(now, ev)| {
-                    let _ = black_box(black_box(&mut eng).event(black_box(h), *now, ev));
+                let EventKind::ProbeResponse { probe, hop_index, hop } = workload::probe_response(i, t.next()[0]).kind
+                else {
+                    nic_firmware::exit(3)
+                };
+                b.around((now, probe, hop_index, hop), |(now, probe, hop_index, hop)| {
+                    let eng = black_box(&mut eng);
+                    let _ = black_box(eng.probe_response(black_box(h), *now, *probe, *hop_index, hop));
                 });
             }
         }
