@@ -163,21 +163,31 @@ impl Tick16 {
     /// 16 ns units.
     const SHIFT: u32 = 4;
 
-    /// A deadline at `at` rounded up to 16 ns, and the timer request that
-    /// arms it; near the end of time it saturates rather than wrapping to a
-    /// timer in the past.
+    /// A deadline `interval_ns` after `now`, rounded up to 16 ns, and the
+    /// timer request that arms it; near the end of time it saturates rather
+    /// than wrapping to a timer in the past.
+    ///
+    /// ```text
+    /// ticks = ⌈(now + interval) / 16⌉ = ⌊now / 16⌋ + ⌈(now mod 16 + interval) / 16⌉
+    /// ```
+    /// The second term in 32 bits (interval < 2^31 in every use: RTT/cw ≤
+    /// 2^30 ns, a probe timeout ≤ 255 RTTs < 2^28 ns; a longer one saturates
+    /// at 2^27 ticks, 2.1 s), one 64-bit add for the deadline.
     #[inline]
-    pub(crate) fn arm(at: Instant) -> (Self, TimerRequest) {
-        let ns = at.as_nanos();
-        let ticks = (ns >> Self::SHIFT) + (ns & ((1 << Self::SHIFT) - 1) != 0) as u64;
-        // ticks < 2^60 but for the last 16 ns of time, where 2^60 ticks
-        // would wrap: the deadline saturates.
-        let armed = if ticks >> (64 - Self::SHIFT) != 0 {
-            u64::MAX
-        } else {
-            ticks << Self::SHIFT
-        };
-        (Tick16(ticks as u32), TimerRequest::Arm(Instant::from_nanos(armed)))
+    pub(crate) fn after(now: Instant, interval_ns: u32) -> (Self, TimerRequest) {
+        let ns = now.as_nanos();
+        let part = (ns as u32 & ((1 << Self::SHIFT) - 1)) + interval_ns.min(1 << 31);
+        let ticks = (ns >> Self::SHIFT) + (part.div_ceil(1 << Self::SHIFT)) as u64;
+        // ticks < 2^60 but in the last 2^31 ns of time, where the deadline
+        // in ns would wrap: it saturates (and the stored tick is that of
+        // 2^60 ticks).
+        if ticks >> (64 - Self::SHIFT) != 0 {
+            return (Tick16(0), TimerRequest::Arm(Instant::from_nanos(u64::MAX)));
+        }
+        (
+            Tick16(ticks as u32),
+            TimerRequest::Arm(Instant::from_nanos(ticks << Self::SHIFT)),
+        )
     }
 
     /// The deadline as a full instant near `now`.
@@ -221,6 +231,39 @@ pub const fn ack_now(ce_marked: bool, unacked: u32, m: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The deadline against its definition in 128-bit integers:
+    /// ⌈(now + interval) / 16⌉ ticks, the instant 16 ns times that, the
+    /// stored tick its low 32 bits; past the end of time, saturated.
+    fn tick_by_definition(now: u64, interval: u32) -> (u32, u64) {
+        let ticks = (now as u128 + interval.min(1 << 31) as u128).div_ceil(16);
+        if ticks >= 1 << 60 {
+            (0, u64::MAX)
+        } else {
+            (ticks as u32, (ticks * 16) as u64)
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_tick_is_its_deadline_rounded_up_to_16_ns(now: u64, interval: u32, near_end: bool) {
+            // Half the cases in the last 2^32 ns of time, where the saturation is.
+            let now = if near_end { u64::MAX - (now >> 32) } else { now };
+            let (tick, arm) = Tick16::after(Instant::from_nanos(now), interval);
+            let (want_tick, want_at) = tick_by_definition(now, interval);
+            proptest::prop_assert_eq!(tick, Tick16(want_tick));
+            proptest::prop_assert_eq!(arm, TimerRequest::Arm(Instant::from_nanos(want_at)));
+        }
+    }
+
+    #[test]
+    fn a_tick_on_a_16_ns_boundary_is_not_rounded() {
+        let (tick, arm) = Tick16::after(Instant::from_nanos(160), 32);
+        assert_eq!(tick, Tick16(12));
+        assert_eq!(arm, TimerRequest::Arm(Instant::from_nanos(192)));
+        assert!(tick.due(Instant::from_nanos(192)));
+        assert!(!tick.due(Instant::from_nanos(191)));
+    }
 
     #[test]
     fn ce_is_acked_at_once() {

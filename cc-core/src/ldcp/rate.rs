@@ -91,8 +91,9 @@ impl LdcpRate {
     }
 
     fn send_probe(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
-        let timeout = cfg.probe_timeout_rtts as u64 * self.srtt.as_nanos() as u64;
-        let (deadline, arm) = Tick16::arm(now.saturating_add_nanos(timeout));
+        // At most 255 · 2^20 ns < 2^28: fits.
+        let timeout = (cfg.probe_timeout_rtts as u32).saturating_mul(self.srtt.as_nanos());
+        let (deadline, arm) = Tick16::after(now, timeout);
         self.deadline = deadline;
         let id = ProbeId(self.status.probe_id()).next();
         self.status.set_probe_id(id.0);

@@ -449,43 +449,48 @@ impl Ldcp {
 
     /// RTT/cw in ns (§2.2: "ticked out by a timer, whose timeout is set as
     /// RTT/cw"): srtt · 2^16 / cw_raw, rounded up. srtt ≤ 2^20 and
-    /// cw_raw ≥ 64 (cw ≥ gamma ≥ 2^-10), so at most 2^30 ns.
+    /// cw_raw ≥ 64 (cw ≥ gamma ≥ 2^-10), so at most 2^30 ns: a `u32`
+    /// (cw = 0, which the floor at gamma rules out, saturates).
     ///
     /// Timer-clocked windows are below one packet (cw_raw < 2^16), and then
     /// the quotient is two 32-bit divides, 16 bits at a time: srtt / cw_raw,
     /// and (remainder · 2^16 + cw_raw − 1) / cw_raw, whose dividend stays
-    /// below 2^32 since the remainder is below cw_raw < 2^16.
+    /// below 2^32 since the remainder is below cw_raw < 2^16; the first
+    /// quotient is at most 2^20 / 64, so shifted by 16 it stays below 2^31.
     #[inline]
-    fn tick_interval(&self, cw: Packets) -> u64 {
+    fn tick_interval(&self, cw: Packets) -> u32 {
         let srtt = self.srtt.as_nanos();
         let Some(c) = NonZeroU32::new(cw.to_bits()) else {
-            return (srtt as u64) << Packets::FRAC_BITS;
+            return u32::MAX;
         };
         if c.get() >> Packets::FRAC_BITS == 0 {
             let (q, r) = (srtt / c, srtt % c);
             let low = ((r << Packets::FRAC_BITS) + (c.get() - 1)) / c;
-            return ((q as u64) << Packets::FRAC_BITS) + low as u64;
+            return (q << Packets::FRAC_BITS).saturating_add(low);
         }
-        // Rounded up: (a + cw − 1) / cw, a ≤ 2^36 so the sum cannot overflow.
-        div_u64(
+        // cw ≥ 1: at most srtt. Rounded up: (a + cw − 1) / cw, a ≤ 2^36
+        // so the sum cannot overflow.
+        let ns = div_u64(
             ((srtt as u64) << Packets::FRAC_BITS) + (c.get() as u64 - 1),
             NonZeroU64::from(c),
-        )
+        );
+        ns.min(u32::MAX as u64) as u32
     }
 
-    /// Stores a tick at `at` (rounded up to 16 ns) and asks for the timer.
-    /// Near the end of time the deadline saturates instead of wrapping to
-    /// a timer in the past.
-    fn set_tick(&mut self, at: Instant) -> TimerRequest {
-        let (tick, arm) = Tick16::arm(at);
+    /// Stores the tick `interval_ns` after `now` (rounded up to 16 ns) and
+    /// asks for the timer.
+    #[inline]
+    fn set_tick(&mut self, now: Instant, interval_ns: u32) -> TimerRequest {
+        let (tick, arm) = Tick16::after(now, interval_ns);
         self.tick = tick;
         self.status.set_timer_armed(true);
         arm
     }
 
     /// Arms the tick at now + RTT/cw.
+    #[inline]
     fn arm_tick(&mut self, now: Instant) -> TimerRequest {
-        self.set_tick(now.saturating_add_nanos(self.tick_interval(self.cw)))
+        self.set_tick(now, self.tick_interval(self.cw))
     }
 
     /// cw rose while timer-clocked: the next release comes no later than
@@ -493,9 +498,9 @@ impl Ldcp {
     /// from 16 RTTs away to 2). A lower cw leaves the pending tick alone
     /// and takes effect from the next interval.
     fn retime_tick(&mut self, now: Instant) -> TimerRequest {
-        let sooner = now.saturating_add_nanos(self.tick_interval(self.cw));
-        if sooner < self.tick_instant(now) {
-            self.set_tick(sooner)
+        let interval = self.tick_interval(self.cw);
+        if now.saturating_add_nanos(interval as u64) < self.tick_instant(now) {
+            self.set_tick(now, interval)
         } else {
             TimerRequest::Keep
         }
