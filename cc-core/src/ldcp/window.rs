@@ -144,24 +144,33 @@ fn pawa(cfg: &LdcpConfig, cw: Packets, carry: u16, n: u32, ece: EcnEcho) -> (u64
 /// packets at alpha = 1) takes the exact 64-bit division.
 #[inline]
 fn pawa_increase(cfg: &LdcpConfig, n: u32, cw_raw: u32) -> u64 {
-    let alpha = cfg.alpha.to_bits();
-    let x = mul_shr(n, alpha, FRACTION_BITS - 3);
-    let Some(cw) = NonZeroU32::new(cw_raw) else {
-        return 0;
-    };
-    if x < 1 << 20 {
-        let x = (x as u32) << 12;
-        if cw_raw >> 22 == 0 {
-            let (q, r) = (x / cw, x % cw);
-            return ((q << 10) | ((r << 10) / cw)) as u64;
-        }
-        // cw_raw ≥ 2^22, so the shifted divisor is at least 2^12.
-        let Some(d) = NonZeroU32::new(cw_raw >> 10) else {
-            return 0;
-        };
-        return (x / d) as u64;
+    if let Some(inc) = pawa_increase_narrow(cfg, n, cw_raw) {
+        return inc as u64;
     }
-    pawa_increase_wide(n, alpha, cw)
+    match NonZeroU32::new(cw_raw) {
+        Some(cw) => pawa_increase_wide(n, cfg.alpha.to_bits(), cw),
+        None => 0,
+    }
+}
+
+/// [`pawa_increase`] while n·alpha < 2 packets and cw ≥ 1 (cw_raw ≥
+/// 2^16), in 32 bits: q < 2^32 / 2^16, so the increase is below 2^26 + 2^10.
+/// `None` outside that range (and for cw = 0).
+#[inline(always)]
+fn pawa_increase_narrow(cfg: &LdcpConfig, n: u32, cw_raw: u32) -> Option<u32> {
+    let x = mul_shr(n, cfg.alpha.to_bits(), FRACTION_BITS - 3);
+    if x >= 1 << 20 || cw_raw >> Packets::FRAC_BITS == 0 {
+        return None;
+    }
+    let cw = NonZeroU32::new(cw_raw)?;
+    let x = (x as u32) << 12;
+    if cw_raw >> 22 == 0 {
+        let (q, r) = (x / cw, x % cw);
+        return Some((q << 10) | ((r << 10) / cw));
+    }
+    // cw_raw ≥ 2^22, so the shifted divisor is at least 2^12.
+    let d = NonZeroU32::new(cw_raw >> 10)?;
+    Some(x / d)
 }
 
 /// [`pawa_increase`] for n·alpha of two packets or more: one 64-bit
@@ -378,9 +387,27 @@ impl Ldcp {
             return false;
         }
         let n = acked_packets(cfg, newly);
-        let (new, carry) = pawa(cfg, self.cw, status.ai_carry(), n, ack.ece);
+        // pawa() in 32 bits, for the range where it is exact in them; the
+        // rest (n·alpha of two packets or more, cw leaving [1, 2^16)) is
+        // the general path's.
+        let cw = self.cw.to_bits();
+        let (new, carry) = match ack.ece {
+            EcnEcho::NotMarked => {
+                let Some(inc) = pawa_increase_narrow(cfg, n, cw) else {
+                    return false;
+                };
+                // inc < 2^26 + 2^10 and the carry < 2^9: no overflow.
+                let inc = inc + status.ai_carry() as u32;
+                let Some(new) = cw.checked_add(inc >> AI_EXTRA_BITS) else {
+                    return false;
+                };
+                (new, (inc & AI_CARRY_MASK as u32) as u16)
+            }
+            // n·beta >> 24 < 2^32: fits.
+            EcnEcho::Marked => (cw.saturating_sub(pawa_decrease(cfg, n) as u32), status.ai_carry()),
+        };
         // Below one packet the tick timer starts: the general path.
-        if new < Packets::ONE.to_bits() as u64 || new > u32::MAX as u64 {
+        if new < Packets::ONE.to_bits() {
             return false;
         }
         if let Some(sample) = ack.rtt_ns {
@@ -388,7 +415,7 @@ impl Ldcp {
             self.srtt = smooth_rtt(self.srtt, sample.max(self.aux));
         }
         self.snd_una = ack.cum_ack;
-        self.cw = Packets::from_bits(new as u32);
+        self.cw = Packets::from_bits(new);
         self.status.set_ai_carry(carry);
         true
     }
@@ -595,6 +622,42 @@ mod tests {
         let mut l = Ldcp::new(&cfg, &params()).unwrap();
         l.cw = Packets::from_bits(cw_raw);
         (cfg, l)
+    }
+
+    proptest::proptest! {
+        /// The ACK-clocked fast path is the general path where it applies:
+        /// the same state and the same decision, for any window, carry,
+        /// valid alpha, beta and MTU, and ACK (delayed ACKs of jumbo
+        /// frames included).
+        #[test]
+        fn the_ack_clocked_path_is_the_general_path(
+            cw_raw in 1u32..=u32::MAX,
+            carry in 0u16..512,
+            newly in 1u32..(1 << 17),
+            marked: bool,
+            alpha in 1u32..=(1 << 24),
+            beta in 1u32..=(1 << 24),
+            mtu in 64u32..=65_535,
+            rtt in proptest::option::of(1u32..(1 << 22)),
+        ) {
+            let (mut cfg, mut fast) = stable(cw_raw);
+            cfg.alpha = Fraction::from_bits(alpha).unwrap();
+            cfg.beta = Fraction::from_bits(beta).unwrap();
+            proptest::prop_assume!(cfg.validate().is_ok());
+            cfg.mtu = mtu;
+            fast.status.set_ai_carry(carry);
+            let mut general = fast;
+            let mut a = ack(1_000_000u32.wrapping_add(newly), if marked { EcnEcho::Marked } else { EcnEcho::NotMarked });
+            a.rtt_ns = rtt;
+            if fast.ack_clocked_ack(&cfg, &a) {
+                let d = general.any_ack(&cfg, Instant::from_nanos(1_000), &a);
+                proptest::prop_assert_eq!(fast, general);
+                proptest::prop_assert_eq!(fast.decision(&cfg), d);
+            } else {
+                // Refused: untouched, for the general path to take.
+                proptest::prop_assert_eq!(fast, general);
+            }
+        }
     }
 
     #[test]
