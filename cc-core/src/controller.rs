@@ -6,6 +6,8 @@
 //! algorithm's state: 24 bytes a flow for LDCP. A mixed table
 //! (`Engine<AnyController<H>, N>`) stores the largest variant plus a tag.
 
+#[cfg(doc)]
+use crate::event::EventKind;
 use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, ProbeId};
 use crate::hpcc::{HpccConfig, HpccReceiver, HpccSender};
 use crate::ldcp::{Ldcp, LdcpConfig, LdcpRate};
