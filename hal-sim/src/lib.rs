@@ -15,12 +15,14 @@
 pub mod cc;
 pub mod cosim;
 pub mod event;
-mod host;
+pub mod flow;
 pub mod metrics;
 pub mod net;
+pub mod nic;
 pub mod packet;
 pub mod report;
 pub mod scenario;
+pub mod switch;
 pub mod telemetry;
 pub mod topo;
 pub mod trace;

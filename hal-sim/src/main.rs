@@ -108,7 +108,7 @@ fn main() -> ExitCode {
     bar.finish_and_clear();
     let sum = report::summary(&w, &s.name, wall);
     println!("{}", report::table(&sum));
-    if let Some(fw) = w.cosim.take() {
+    if let Some(fw) = w.tap.cosim.take() {
         let (rate, waited) = (fw.events_per_second(), fw.waited.as_secs_f64());
         match fw.finish() {
             Ok(n) => println!(
@@ -121,7 +121,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    if let (Some(file), Some(t)) = (&record, w.trace.take()) {
+    if let (Some(file), Some(t)) = (&record, w.tap.trace.take()) {
         let n = t.events();
         if let Err(e) = std::fs::write(file, t.finish()) {
             eprintln!("error: {}: {e}", file.display());

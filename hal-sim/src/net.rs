@@ -18,53 +18,17 @@ pub enum NodeKind {
     Switch,
 }
 
-/// One direction of a link, at its sending end.
-#[derive(Debug, Clone)]
-pub struct Port {
+/// One direction of a link, at its sending end: where it goes, how fast,
+/// how far. What waits to be sent on it belongs to the node that sends
+/// (a switch's egress queue, a NIC's scheduler).
+#[derive(Debug, Clone, Copy)]
+pub struct Link {
     /// The node and port at the other end.
     pub peer: (u32, u16),
-    /// Link bandwidth, bit/s.
+    /// Bandwidth, bit/s.
     pub bps: u64,
     /// Propagation delay.
     pub delay_ps: Ps,
-    /// Packets waiting (switch ports; hosts use their scheduler).
-    pub queue: VecDeque<u32>,
-    /// Bytes waiting in `queue`.
-    pub queued_bytes: u64,
-    /// When the packet being serialized is done.
-    pub busy_until: Ps,
-    /// A PortFree event is queued for this port (switches).
-    pub free_pending: bool,
-    /// Bytes transmitted since the start (the telemetry txBytes counter).
-    pub tx_bytes: u64,
-    /// Utilization estimate for INT-MD: EWMA of busy time, and when it was updated.
-    pub util: f64,
-    /// Last time `util` was updated.
-    pub util_t: Ps,
-    /// Index into the metrics' monitored ports, if monitored.
-    pub monitor: Option<usize>,
-    /// When the last packet sent on this port reaches the peer (host ports
-    /// with Tx jitter keep arrivals in order).
-    pub last_arrival: Ps,
-}
-
-impl Port {
-    fn new(peer: (u32, u16), bps: u64, delay_ps: Ps) -> Self {
-        Port {
-            peer,
-            bps,
-            delay_ps,
-            queue: VecDeque::new(),
-            queued_bytes: 0,
-            busy_until: 0,
-            free_pending: false,
-            tx_bytes: 0,
-            util: 0.0,
-            util_t: 0,
-            monitor: None,
-            last_arrival: 0,
-        }
-    }
 }
 
 /// A host or switch with its ports.
@@ -72,8 +36,8 @@ impl Port {
 pub struct Node {
     /// Host or switch.
     pub kind: NodeKind,
-    /// Ports, by index.
-    pub ports: Vec<Port>,
+    /// The link each port sends on, by port index.
+    pub ports: Vec<Link>,
 }
 
 /// The whole network.
@@ -112,8 +76,16 @@ impl Network {
     pub fn link(&mut self, a: u32, b: u32, bps: u64, delay_ps: Ps) {
         let pa = self.nodes[a as usize].ports.len() as u16;
         let pb = self.nodes[b as usize].ports.len() as u16;
-        self.nodes[a as usize].ports.push(Port::new((b, pb), bps, delay_ps));
-        self.nodes[b as usize].ports.push(Port::new((a, pa), bps, delay_ps));
+        self.nodes[a as usize].ports.push(Link {
+            peer: (b, pb),
+            bps,
+            delay_ps,
+        });
+        self.nodes[b as usize].ports.push(Link {
+            peer: (a, pa),
+            bps,
+            delay_ps,
+        });
     }
 
     /// Computes all shortest-path next hops towards every host (BFS from

@@ -82,6 +82,9 @@ pub struct Packet {
     pub kind: PktKind,
     /// The flow it belongs to.
     pub flow: u32,
+    /// The flow's ECMP hash (a switch hashes the header; the flow's
+    /// packets all hash alike).
+    pub hash: u32,
     /// Source and destination host node ids.
     pub src: u32,
     /// Destination host node.
@@ -120,11 +123,13 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// A packet of `kind` with everything else zero.
-    pub fn new(kind: PktKind, flow: u32, src: u32, dst: u32) -> Self {
+    /// A packet of `kind` of the flow `flow` hashing to `hash`, from host
+    /// node `src` to `dst`, with everything else zero.
+    pub fn new(kind: PktKind, flow: u32, hash: u32, src: u32, dst: u32) -> Self {
         Packet {
             kind,
             flow,
+            hash,
             src,
             dst,
             seq: 0,

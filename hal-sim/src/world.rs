@@ -1,121 +1,37 @@
-//! The simulated world: network, hosts, flows, the event loop, and the
-//! switches (output queues over a shared buffer, WRED/ECN and threshold
-//! drop per LDCP §2.1 eq. (3), telemetry written at dequeue, ECMP).
+//! The simulation loop: it owns the clock and the event queue, and moves
+//! each event to the component it is for — a [`Switch`] (`switch.rs`
+//! decides what a switch does with a packet), a [`Nic`] (`nic/scheduler.rs`
+//! decides when a NIC sends, `nic/rx.rs` what it does with what arrives) —
+//! lending it a [`Ctx`]: the clock, the queue to schedule into, the
+//! packets in flight, the run's settings and what the run measures.
+//!
+//! ```text
+//!  NIC scheduler+pacer ─▶ Tx pipeline ─▶ link ─▶ Switch (ECMP, queue, WRED/ECN, telemetry) ─▶ … ─▶ link
+//!        ▲                                                                                          │
+//!        └── cc-core engine ◀── NIC Rx pipeline (sender) ◀── … ◀── NIC Rx pipeline (receiver) ◀──────┘
+//! ```
 
 use std::path::Path;
 
 use cc_core::prelude::*;
-use cc_core::wire::auth::{FeedbackKey, ReplayGuard, Verifier};
+use cc_core::wire::auth::{FeedbackKey, Verifier};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::event::{ser_ps, Ev, EventQueue, Ps, PS_PER_NS};
+use crate::flow::FlowRecord;
 use crate::metrics::{Metrics, PortSeries};
 use crate::net::{flow_hash, Network, NodeKind};
-use crate::packet::{EcnBits, PktKind, Slab};
-use crate::scenario::{Algo, HpccMode, Scenario, ScenarioError};
-use crate::telemetry::{HopState, Telemetry};
+use crate::nic::{Nic, NicEngine, Profile};
+use crate::packet::Slab;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::switch::{Aqm, Switch};
+use crate::telemetry::{TelFormat, Telemetry};
 use crate::workload;
 
-/// Flows per host NIC's engine table.
-pub const FLOWS_PER_NIC: usize = 2048;
+pub use crate::nic::FLOWS_PER_NIC;
 
-/// The engine a NIC runs: any algorithm, 5 hops of HPCC++ history.
-pub type NicEngine = Engine<AnyController<8>, FLOWS_PER_NIC>;
-
-/// A host: its NIC's engine, scheduler state and control queue.
-pub struct Host {
-    /// Node id.
-    pub node: u32,
-    /// The cc-core engine (sender and receiver roles).
-    pub engine: Box<NicEngine>,
-    /// Flows with data to send from this host.
-    pub active: Vec<u32>,
-    /// Round-robin position in `active`.
-    pub rr: usize,
-    /// Control packets waiting for the uplink (served before data).
-    pub ctrl: std::collections::VecDeque<u32>,
-    /// When the pending wake-up fires.
-    pub wake_at: Option<Ps>,
-    /// Integrity checks of notifications arriving here.
-    pub verifier: Verifier,
-}
-
-/// A flow's sender and receiver state.
-#[derive(Clone, Debug)]
-pub struct Flow {
-    /// The flow's index in `World::flows` and its id in the engine's table.
-    pub id: u32,
-    /// Source host index.
-    pub src_host: u32,
-    /// Destination host index.
-    pub dst_host: u32,
-    /// Payload bytes the flow carries in all.
-    pub size: u64,
-    /// When the flow starts, ps.
-    pub start_ps: Ps,
-    /// The flow's hash that picks its path among equal-cost ones (ECMP).
-    pub hash: u32,
-    /// Base RTT of the path, ns.
-    pub base_rtt_ns: u32,
-    /// Slowest link on the path, bit/s.
-    pub bottleneck_bps: u64,
-    /// Switches on the path.
-    pub hops: usize,
-    // Sender.
-    /// Next byte to send.
-    pub snd_nxt: u64,
-    /// Cumulatively acknowledged bytes.
-    pub snd_una: u64,
-    /// Highest byte ever sent (retransmission accounting).
-    pub max_sent: u64,
-    /// Window from the engine.
-    pub window: Window,
-    /// Pacing rate from the engine (its decision's pacing, in bit/s).
-    pub rate: Rate,
-    /// Earliest next data packet (pacer).
-    pub next_send_ps: Ps,
-    /// The pacer's gap after the last data packet, always
-    /// `ser_ps(pace_wire, rate)`; kept so that re-timing it on a new
-    /// rate (every ACK may bring one) takes one division, not two.
-    pub pace_gap_ps: Ps,
-    /// Wire bytes of the last data packet.
-    pub pace_wire: u32,
-    /// Packets the LDCP timer released.
-    pub credits: u32,
-    /// Current CC timer generation.
-    pub cc_gen: u32,
-    /// Retransmission deadline (u64::MAX: none).
-    pub rto_deadline: Ps,
-    /// An Rto event is in the queue.
-    pub rto_pending: bool,
-    /// Finished (all bytes acknowledged).
-    pub finish_ps: Option<Ps>,
-    /// Data packets sent again.
-    pub retransmits: u64,
-    // Receiver.
-    /// Next byte expected.
-    pub rcv_nxt: u64,
-    /// Packets received since the last ACK.
-    pub unacked: u32,
-    /// A CE mark waits to be echoed.
-    pub ce_pending: bool,
-    /// rcv_nxt for which a NACK went out.
-    pub nack_for: Option<u64>,
-    /// Bytes delivered in order (fairness windows read deltas).
-    pub delivered: u64,
-    /// Bytes the application has handed over so far (`size` unless the
-    /// workload is on/off).
-    pub app_limit: u64,
-    /// An on/off flow waits for its next burst (one release queued).
-    pub app_waiting: bool,
-    /// Receiver: the number of the next window feedback it seals.
-    pub feedback_seq: u32,
-    /// Sender: the last feedback number accepted (replays are refused).
-    pub feedback_guard: ReplayGuard,
-}
-
-/// Run settings derived from the scenario.
+/// Run settings derived from the scenario, shared by every component.
 #[derive(Clone, Debug)]
 pub struct RunCfg {
     /// Payload per data packet.
@@ -128,27 +44,12 @@ pub struct RunCfg {
     pub ack_every: u32,
     /// Retransmission timeout.
     pub rto_ps: Ps,
-    /// Telemetry.
+    /// Telemetry format.
     pub tel: Telemetry,
     /// Tag and verify notifications.
     pub integrity: bool,
-    /// The algorithm.
-    pub algo: Algo,
-    /// HPCC++ placement.
-    pub mode: HpccMode,
-    /// Shared buffer per switch.
-    pub buffer: u64,
-    /// buf_max per port.
-    pub port_buffer: u64,
-    /// WRED/ECN: below this queue (bytes) no ECN-capable packet is marked.
-    pub kmin: u64,
     /// WRED/ECN: above this queue (bytes) every ECN-capable packet is marked.
     pub kmax: u64,
-    /// WRED/ECN: the marking probability at `kmax`, rising linearly from 0
-    /// at `kmin`.
-    pub pmax: f64,
-    /// Eq. (3) threshold for ECN-incapable packets.
-    pub drop_k: u64,
     /// The run ends at this simulated time, ps, whatever is unfinished.
     pub stop_ps: Ps,
     /// Metrics sampling period.
@@ -167,50 +68,89 @@ pub struct RunCfg {
     pub on_off: Option<(u64, Ps)>,
 }
 
+/// The run's random streams, one per use, so that turning one use on
+/// changes no other draw.
+pub struct Rngs {
+    /// WRED marking (after the workload's draws, from the same seed).
+    pub wred: ChaCha8Rng,
+    /// The NICs' Tx jitter.
+    pub jitter: ChaCha8Rng,
+    /// Probe-reply losses.
+    pub loss: ChaCha8Rng,
+}
+
+/// Where engine events can be copied to: a trace being recorded (see
+/// [`World::record`]) and firmware co-simulating some flows.
+#[derive(Default)]
+pub struct Tap {
+    /// Event trace being recorded, if any.
+    pub trace: Option<crate::trace::TraceRecorder>,
+    /// Firmware running some flows' congestion control.
+    pub cosim: Option<crate::cosim::Firmware>,
+}
+
+/// What a component may use while it handles one input.
+pub struct Ctx<'a> {
+    /// The time of the event being handled, ps.
+    pub now: Ps,
+    /// Where to schedule what follows.
+    pub q: &'a mut EventQueue,
+    /// Packets in flight.
+    pub pkts: &'a mut Slab,
+    /// The run's settings.
+    pub cfg: &'a RunCfg,
+    /// The network's shape and routes.
+    pub net: &'a Network,
+    /// Every flow: what it is, and its outcome so far.
+    pub flows: &'a mut [FlowRecord],
+    /// What the run measures.
+    pub metrics: &'a mut Metrics,
+    /// Random streams.
+    pub rng: &'a mut Rngs,
+    /// Trace and co-simulation.
+    pub tap: &'a mut Tap,
+    /// The notification key shared by all NICs.
+    pub key: FeedbackKey,
+    /// Flows that finished while handling this input (their receivers
+    /// close next).
+    pub finished: &'a mut Vec<u32>,
+}
+
 /// The simulated world.
 pub struct World {
     /// The simulated clock, ps: the time of the event being handled.
     pub now: Ps,
     /// Pending events.
     pub q: EventQueue,
-    /// Nodes, ports and links, and the routes between hosts.
+    /// Nodes, links, and the routes between hosts.
     pub net: Network,
-    /// Hosts, by host index.
-    pub hosts: Vec<Host>,
-    /// Flows, by id.
-    pub flows: Vec<Flow>,
+    /// The NICs, by host index.
+    pub nics: Vec<Nic>,
+    /// The switches; `switch_of[node]` is a switch node's index here.
+    pub switches: Vec<Switch>,
+    switch_of: Vec<u32>,
+    /// Every flow, by id.
+    pub flows: Vec<FlowRecord>,
     /// Packets in flight.
     pub pkts: Slab,
     /// The run's settings, derived from the scenario.
     pub cfg: RunCfg,
-    /// The seeded generator (WRED).
-    pub rng: ChaCha8Rng,
-    /// The NICs' Tx jitter, a stream of its own so that turning jitter on
-    /// changes no other draw.
-    pub jitter_rng: ChaCha8Rng,
-    /// Draws probe-reply losses (a stream of its own, so turning loss on
-    /// changes no other draw).
-    pub loss_rng: ChaCha8Rng,
+    /// Random streams.
+    pub rng: Rngs,
     /// What the run measures: counters, port series, flow traces.
     pub metrics: Metrics,
     /// The notification key shared by all NICs.
     pub key: FeedbackKey,
-    /// Bytes buffered per switch (shared buffer).
-    pub buffered: Vec<u64>,
+    /// Trace and co-simulation.
+    pub tap: Tap,
     /// Flows not yet finished.
     pub unfinished: usize,
+    finished: Vec<u32>,
     /// Delivered bytes per flow at the last fairness window.
-    pub(crate) last_delivered: Vec<u64>,
+    last_delivered: Vec<u64>,
     /// Last fairness window end.
-    pub(crate) last_window_ps: Ps,
-    /// Event trace being recorded, if any (see [`World::record`]).
-    pub trace: Option<crate::trace::TraceRecorder>,
-    /// Firmware running some flows' congestion control (co-simulation).
-    pub cosim: Option<crate::cosim::Firmware>,
+    last_window_ps: Ps,
 }
-
-/// Time constant of the switches' tx utilization estimate (INT-MD).
-const UTIL_TAU_PS: f64 = 10_000_000.0;
 
 impl World {
     /// Builds the world of a scenario; `dir` resolves relative paths.
@@ -231,12 +171,7 @@ impl World {
             LinkSpeed::from_mbps((uniform.unwrap_or(link_bps) / 1_000_000) as u32),
             s.nic.ioam_prealloc,
         );
-        if uniform.is_none()
-            && matches!(
-                s.nic.telemetry,
-                crate::telemetry::TelFormat::IntMd | crate::telemetry::TelFormat::Ioam
-            )
-        {
+        if uniform.is_none() && matches!(s.nic.telemetry, TelFormat::IntMd | TelFormat::Ioam) {
             return Err(err(
                 "nic.telemetry",
                 "INT-MD and IOAM carry no link speed and the units profile gives one; this topology has several".into(),
@@ -250,14 +185,7 @@ impl World {
             rto_ps: s.nic.rto_us.0 * 1_000 * PS_PER_NS,
             tel,
             integrity: s.nic.integrity,
-            algo: s.cc.algorithm,
-            mode: s.cc.mode,
-            buffer: s.switch.buffer_bytes.0,
-            port_buffer: s.switch.port_buffer_bytes.0,
-            kmin: s.switch.ecn_kmin_bytes.0,
             kmax: s.switch.ecn_kmax_bytes.0,
-            pmax: s.switch.ecn_pmax.0,
-            drop_k: s.switch.drop_k_bytes.0,
             stop_ps: (s.stop_ms.0 * 1e9) as Ps,
             sample_ps: s.metrics.sample_ns.0 * PS_PER_NS,
             window_ps: s.metrics.window_ns.0 * PS_PER_NS,
@@ -267,40 +195,53 @@ impl World {
             probe_loss: s.nic.probe_loss.0,
             on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, o.idle_ns.0 * PS_PER_NS)),
         };
+        let aqm = Aqm {
+            buffer: s.switch.buffer_bytes.0,
+            port_buffer: s.switch.port_buffer_bytes.0,
+            kmin: s.switch.ecn_kmin_bytes.0,
+            kmax: s.switch.ecn_kmax_bytes.0,
+            pmax: s.switch.ecn_pmax.0,
+            drop_k: s.switch.drop_k_bytes.0,
+        };
         let engine_cfg = crate::cc::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
+        let profile = Profile::of(&s.cc);
         let key = FeedbackKey::from_bytes(s.seed.to_le_bytes().repeat(2).try_into().unwrap_or([0; 16]));
-        let mut hosts = Vec::new();
-        for &node in &net.hosts {
+        let mut nics = Vec::new();
+        for (host, &node) in net.hosts.iter().enumerate() {
             let engine = Box::new(NicEngine::new(engine_cfg).map_err(|e| err("cc", e.to_string()))?);
-            hosts.push(Host {
-                node,
-                engine,
-                active: Vec::new(),
-                rr: 0,
-                ctrl: Default::default(),
-                wake_at: None,
-                verifier: Verifier::new(key),
-            });
+            let uplink = net.nodes[node as usize].ports[0];
+            nics.push(Nic::new(host as u32, node, uplink, engine, profile, Verifier::new(key)));
+        }
+        let mut switches = Vec::new();
+        let mut switch_of = vec![u32::MAX; net.nodes.len()];
+        for (node, n) in net.nodes.iter().enumerate() {
+            if n.kind == NodeKind::Switch {
+                switch_of[node] = switches.len() as u32;
+                switches.push(Switch::new(node as u32, &n.ports, aqm));
+            }
         }
         let mut w = World {
             now: 0,
             q: EventQueue::default(),
-            buffered: vec![0; net.nodes.len()],
             net,
-            hosts,
-            flows: Vec::new(),
+            nics,
+            switches,
+            switch_of,
+            flows: Vec::with_capacity(specs.len()),
             pkts: Slab::default(),
             cfg,
-            rng,
-            jitter_rng: ChaCha8Rng::seed_from_u64(s.seed ^ 0x6a09_e667_f3bc_c908),
-            loss_rng: ChaCha8Rng::seed_from_u64(s.seed ^ 0xbb67_ae85_84ca_a73b),
+            rng: Rngs {
+                wred: rng,
+                jitter: ChaCha8Rng::seed_from_u64(s.seed ^ 0x6a09_e667_f3bc_c908),
+                loss: ChaCha8Rng::seed_from_u64(s.seed ^ 0xbb67_ae85_84ca_a73b),
+            },
             metrics: Metrics::default(),
             key,
+            tap: Tap::default(),
             unfinished: specs.len(),
+            finished: Vec::new(),
             last_delivered: vec![0; specs.len()],
             last_window_ps: 0,
-            trace: None,
-            cosim: None,
         };
         for (i, f) in specs.iter().enumerate() {
             w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0));
@@ -320,18 +261,18 @@ impl World {
         let mut rtt_ps: Ps = 0;
         let mut bottleneck = u64::MAX;
         for &(n, p) in &path {
-            let port = &self.net.nodes[n as usize].ports[p as usize];
-            rtt_ps += port.delay_ps + ser_ps(mtu_wire, port.bps);
-            bottleneck = bottleneck.min(port.bps);
+            let link = &self.net.nodes[n as usize].ports[p as usize];
+            rtt_ps += link.delay_ps + ser_ps(mtu_wire, link.bps);
+            bottleneck = bottleneck.min(link.bps);
         }
         for &(n, p) in &back {
-            let port = &self.net.nodes[n as usize].ports[p as usize];
-            rtt_ps += port.delay_ps + ser_ps(ack_wire, port.bps);
+            let link = &self.net.nodes[n as usize].ports[p as usize];
+            rtt_ps += link.delay_ps + ser_ps(ack_wire, link.bps);
         }
         let base_rtt_ns = fixed_rtt_ns
             .unwrap_or(rtt_ps / PS_PER_NS)
             .clamp(BaseRtt::MIN_NS as u64, BaseRtt::MAX_NS as u64) as u32;
-        self.flows.push(Flow {
+        self.flows.push(FlowRecord {
             id,
             src_host: f.src,
             dst_host: f.dst,
@@ -341,32 +282,8 @@ impl World {
             base_rtt_ns,
             bottleneck_bps: bottleneck,
             hops: path.len().saturating_sub(1),
-            snd_nxt: 0,
-            snd_una: 0,
-            max_sent: 0,
-            window: Window::ZERO,
-            rate: Rate::ZERO,
-            next_send_ps: 0,
-            pace_gap_ps: 0,
-            pace_wire: 0,
-            credits: 0,
-            cc_gen: 0,
-            rto_deadline: u64::MAX,
-            rto_pending: false,
             finish_ps: None,
             retransmits: 0,
-            rcv_nxt: 0,
-            unacked: 0,
-            ce_pending: false,
-            nack_for: None,
-            delivered: 0,
-            app_limit: match self.cfg.on_off {
-                Some((burst, _)) => burst.min(f.bytes),
-                None => f.bytes,
-            },
-            app_waiting: false,
-            feedback_seq: 0,
-            feedback_guard: ReplayGuard::default(),
         });
         self.q.push(f.start_ns * PS_PER_NS, Ev::FlowStart { flow: id });
     }
@@ -384,11 +301,11 @@ impl World {
             }
         }
         for (n, p) in ports {
-            let port = &mut self.net.nodes[n as usize].ports[p as usize];
+            let port = &mut self.switches[self.switch_of[n as usize] as usize].ports[p as usize];
             port.monitor = Some(self.metrics.ports.len());
             self.metrics.ports.push(PortSeries {
-                name: format!("switch {n} port {p} → node {}", port.peer.0),
-                bps: port.bps,
+                name: format!("switch {n} port {p} → node {}", port.link.peer.0),
+                bps: port.link.bps,
                 ..Default::default()
             });
         }
@@ -400,19 +317,24 @@ impl World {
         }
     }
 
+    /// The engine configuration every NIC runs.
+    pub fn engine_config(&self) -> AnyConfig {
+        *self.nics[0].engine.config()
+    }
+
     /// Records the selected engine events from now on; take the trace with
-    /// `world.trace.take().map(TraceRecorder::finish)`.
+    /// `world.tap.trace.take().map(TraceRecorder::finish)`.
     pub fn record(&mut self, selection: crate::trace::Selection) {
-        let cfg = *self.hosts[0].engine.config();
-        self.trace = Some(crate::trace::TraceRecorder::new(&cfg, selection));
+        let cfg = self.engine_config();
+        self.tap.trace = Some(crate::trace::TraceRecorder::new(&cfg, selection));
     }
 
     /// Runs the selected flows' congestion control in the firmware image
     /// `elf` under `runner` (co-simulation); call before [`World::run`] and
-    /// take the firmware back with `world.cosim.take()` to finish it.
+    /// take the firmware back with `world.tap.cosim.take()` to finish it.
     pub fn cosimulate(&mut self, runner: &Path, elf: &Path, selection: crate::trace::Selection) -> Result<(), String> {
-        let cfg = *self.hosts[0].engine.config();
-        self.cosim = Some(crate::cosim::Firmware::spawn(runner, elf, &cfg, selection)?);
+        let cfg = self.engine_config();
+        self.tap.cosim = Some(crate::cosim::Firmware::spawn(runner, elf, &cfg, selection)?);
         Ok(())
     }
 
@@ -425,19 +347,7 @@ impl World {
                 break;
             }
             self.now = t;
-            match ev {
-                Ev::PortFree { node, port } => self.port_free(node, port),
-                Ev::Arrive { node, port, pkt } => self.arrive(node, port, pkt),
-                Ev::FlowStart { flow } => self.flow_start(flow),
-                Ev::AppData { flow } => self.app_data(flow),
-                Ev::CcTimer { flow, gen } => self.cc_timer(flow, gen),
-                Ev::Rto { flow } => self.rto(flow),
-                Ev::NicWake { host } => {
-                    self.hosts[host as usize].wake_at = None;
-                    self.try_send(host);
-                }
-                Ev::Sample => self.sample(),
-            }
+            self.handle(ev);
             n += 1;
             if n.is_multiple_of(1 << 16) {
                 progress(self.now);
@@ -449,186 +359,95 @@ impl World {
         progress(self.now);
     }
 
-    /// Starts serializing `pkt` on `node`'s `port`.
-    pub(crate) fn transmit(&mut self, node: u32, port: u16, pkt: u32, ingress_port: u16) {
-        let now = self.now;
-        let is_switch = self.net.nodes[node as usize].kind == NodeKind::Switch;
-        let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        let (packet, tel) = self.pkts.with_tel_mut(pkt);
-        if let Some(tel) = tel.filter(|_| is_switch && packet.kind.collects_telemetry()) {
-            let h = HopState {
-                ts_ns: now / PS_PER_NS,
-                ingress_ns: packet.ingress_ps / PS_PER_NS,
-                tx_bytes: p.tx_bytes,
-                qlen_bytes: p.queued_bytes,
-                bps: p.bps,
-                node,
-                ingress_port,
-                egress_port: port,
-                util: p.util,
-            };
-            let before = tel.len;
-            if self.cfg.tel.push_hop(tel, &h).is_ok() {
-                packet.wire = packet.wire + tel.len as u32 - before as u32;
-            }
+    /// The components and the context they are lent, as disjoint borrows.
+    pub(crate) fn parts(&mut self) -> (Ctx<'_>, &mut [Nic], &mut [Switch], &[u32]) {
+        let cx = Ctx {
+            now: self.now,
+            q: &mut self.q,
+            pkts: &mut self.pkts,
+            cfg: &self.cfg,
+            net: &self.net,
+            flows: &mut self.flows,
+            metrics: &mut self.metrics,
+            rng: &mut self.rng,
+            tap: &mut self.tap,
+            key: self.key,
+            finished: &mut self.finished,
+        };
+        (cx, &mut self.nics, &mut self.switches, &self.switch_of)
+    }
+
+    /// Moves one event to its component.
+    fn handle(&mut self, ev: Ev) {
+        if ev == Ev::Sample {
+            self.sample();
+            return;
         }
-        if self.cfg.tel.format == crate::telemetry::TelFormat::IntMd {
-            // Time-decayed tx rate: R ← R·e^(−Δt/τ) + bits/τ; util = R/B.
-            let dt = (now - p.util_t) as f64;
-            let decayed = p.util * (-dt / UTIL_TAU_PS).exp();
-            p.util = decayed + packet.wire as f64 * 8.0 * 1e12 / UTIL_TAU_PS / p.bps as f64;
-            p.util_t = now;
-        }
-        p.tx_bytes += packet.wire as u64;
-        if packet.kind == PktKind::Data {
-            if let Some(m) = p.monitor {
-                self.metrics.ports[m].last_data_ps = now;
-            }
-        }
-        let ser = ser_ps(packet.wire, p.bps);
-        p.busy_until = now + ser;
-        let peer = p.peer;
-        let mut arrival = now + ser + p.delay_ps;
-        if !is_switch && self.cfg.tx_jitter_ps > 0 {
-            // Tx path jitter: a later arrival, never ahead of the packet before.
-            arrival += rand_chacha::rand_core::Rng::next_u64(&mut self.jitter_rng) % self.cfg.tx_jitter_ps;
-            arrival = arrival.max(p.last_arrival);
-            p.last_arrival = arrival;
-        }
-        // A switch port needs a PortFree event only when a packet waits
-        // behind this one (enqueue and port_free arrange that); a host's
-        // NIC plans its own wake-up (plan_next).
-        self.q.push(
-            arrival,
-            Ev::Arrive {
-                node: peer.0,
-                port: peer.1,
-                pkt,
+        let (mut cx, nics, switches, switch_of) = self.parts();
+        let cx = &mut cx;
+        let src_of = |cx: &Ctx, flow: u32| cx.flows[flow as usize].src_host as usize;
+        match ev {
+            Ev::PortFree { node, port } => switches[switch_of[node as usize] as usize].port_free(cx, port),
+            Ev::Arrive { node, port, pkt } => match cx.net.nodes[node as usize].kind {
+                NodeKind::Host => nics[cx.net.host_index[node as usize] as usize].receive(cx, pkt),
+                NodeKind::Switch => switches[switch_of[node as usize] as usize].arrive(cx, port, pkt),
             },
-        );
-    }
-
-    fn port_free(&mut self, node: u32, port: u16) {
-        let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        p.free_pending = false;
-        if let Some(pkt) = p.queue.pop_front() {
-            let wire = self.pkts.get(pkt).wire as u64;
-            p.queued_bytes -= wire;
-            self.buffered[node as usize] -= wire;
-            let more = !p.queue.is_empty();
-            let ingress = self.pkts.get(pkt).ingress_port;
-            self.transmit(node, port, pkt, ingress);
-            if more {
-                self.schedule_free(node, port);
+            Ev::FlowStart { flow } => {
+                let (src, dst) = (src_of(cx, flow), cx.flows[flow as usize].dst_host as usize);
+                nics[src].start_sender(cx, flow);
+                nics[dst].open_receiver(cx, flow);
+                nics[src].active.push(flow);
+                nics[src].try_send(cx);
             }
+            Ev::AppData { flow } => nics[src_of(cx, flow)].app_data(cx, flow),
+            Ev::CcTimer { flow, gen } => nics[src_of(cx, flow)].cc_timer(cx, flow, gen),
+            Ev::Rto { flow } => nics[src_of(cx, flow)].rto(cx, flow),
+            Ev::NicWake { host } => nics[host as usize].woken(cx),
+            Ev::Sample => {}
         }
+        // Finished flows: their receiving sides close.
+        let done = std::mem::take(cx.finished);
+        for &flow in &done {
+            let dst = cx.flows[flow as usize].dst_host as usize;
+            nics[dst].close_receiver(cx, flow);
+        }
+        self.unfinished -= done.len();
     }
 
-    /// Queues the PortFree event of a switch port at its busy_until.
-    fn schedule_free(&mut self, node: u32, port: u16) {
-        let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        if !p.free_pending {
-            p.free_pending = true;
-            let t = p.busy_until;
-            self.q.push(t, Ev::PortFree { node, port });
+    /// Bytes of `flow` delivered in order so far.
+    fn delivered(&self, flow: &FlowRecord) -> u64 {
+        if flow.finish_ps.is_some() {
+            // Every byte was acknowledged, so every byte was delivered.
+            return flow.size;
         }
-    }
-
-    fn arrive(&mut self, node: u32, port: u16, pkt: u32) {
-        if self.net.nodes[node as usize].kind == NodeKind::Host {
-            let host = self.net.host_index[node as usize];
-            self.receive(host, pkt);
-            return;
-        }
-        let (dst, hash) = {
-            let p = self.pkts.get(pkt);
-            (p.dst, self.flows[p.flow as usize].hash)
-        };
-        let Some(egress) = self.net.next_port(node, dst, hash) else {
-            self.metrics.counters.drops += 1;
-            self.pkts.remove(pkt);
-            return;
-        };
-        let p = self.pkts.get_mut(pkt);
-        p.ingress_ps = self.now;
-        p.ingress_port = port;
-        self.enqueue(node, egress, pkt, port);
-    }
-
-    /// WRED/ECN (LDCP §2.1): ECN-capable packets are marked with
-    /// p = (q − K_min)/(K_max − K_min)·P_max between the thresholds and
-    /// always above K_max; ECN-incapable data is dropped at q ≥ K (eq. 3);
-    /// anything is dropped when the port passes buf_max or the shared
-    /// buffer is full.
-    fn enqueue(&mut self, node: u32, port: u16, pkt: u32, ingress: u16) {
-        let cfg = &self.cfg;
-        let p = &self.net.nodes[node as usize].ports[port as usize];
-        let q = p.queued_bytes;
-        let (wire, ecn, kind) = {
-            let x = self.pkts.get(pkt);
-            (x.wire as u64, x.ecn, x.kind)
-        };
-        let full = q + wire > cfg.port_buffer || self.buffered[node as usize] + wire > cfg.buffer;
-        let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && q >= cfg.drop_k;
-        if full || threshold_drop {
-            let c = &mut self.metrics.counters;
-            c.drops += 1;
-            if threshold_drop && !full {
-                c.drops_fast_start += 1;
-            } else if ecn != EcnBits::NotEct {
-                c.drops_stable += 1;
-            }
-            self.pkts.remove(pkt);
-            return;
-        }
-        if ecn == EcnBits::Ect {
-            let mark = if q >= cfg.kmax {
-                true
-            } else if q >= cfg.kmin && cfg.kmax > cfg.kmin {
-                let prob = (q - cfg.kmin) as f64 / (cfg.kmax - cfg.kmin) as f64 * cfg.pmax;
-                crate::workload::unit(&mut self.rng) < prob
-            } else {
-                false
-            };
-            if mark {
-                self.pkts.get_mut(pkt).ecn = EcnBits::Ce;
-                self.metrics.counters.ecn_marks += 1;
-            }
-        }
-        let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        if let Some(m) = p.monitor {
-            let s = &mut self.metrics.ports[m];
-            s.max_queue = s.max_queue.max(q + wire);
-        }
-        if self.now < p.busy_until || !p.queue.is_empty() {
-            p.queue.push_back(pkt);
-            p.queued_bytes += wire;
-            self.buffered[node as usize] += wire;
-            self.schedule_free(node, port);
-        } else {
-            self.transmit(node, port, pkt, ingress);
-        }
+        self.nics[flow.dst_host as usize]
+            .receivers
+            .get(&flow.id)
+            .map_or(0, |r| r.delivered)
     }
 
     fn sample(&mut self) {
         let now = self.now;
         let t = crate::metrics::ns(now);
-        for n in &self.net.nodes {
-            for p in &n.ports {
+        for s in &self.switches {
+            for p in &s.ports {
                 if let Some(m) = p.monitor {
-                    let s = &mut self.metrics.ports[m];
-                    s.t_ns.push(t);
-                    s.queue.push(p.queued_bytes);
-                    s.tx_bytes.push(p.tx_bytes);
+                    let series = &mut self.metrics.ports[m];
+                    series.t_ns.push(t);
+                    series.queue.push(p.queued_bytes);
+                    series.tx_bytes.push(p.tx_bytes);
                 }
             }
         }
         for tr in &mut self.metrics.traces {
             let f = &self.flows[tr.id as usize];
             if f.finish_ps.is_none() && now >= f.start_ps {
+                let Some(s) = self.nics[f.src_host as usize].senders.get(&f.id) else {
+                    continue;
+                };
                 tr.t_ns.push(t);
-                tr.window.push(f.window.to_fixed().to_num::<f64>());
-                tr.rate_gbps.push(f.rate.as_bps() as f64 / 1e9);
+                tr.window.push(s.window.to_fixed().to_num::<f64>());
+                tr.rate_gbps.push(s.rate.as_bps() as f64 / 1e9);
             }
         }
         if now >= self.last_window_ps + self.cfg.window_ps {
@@ -637,11 +456,11 @@ impl World {
                 let started = f.start_ps < now;
                 let active_all_window = f.start_ps <= self.last_window_ps && f.finish_ps.is_none_or(|e| e >= now);
                 if started && active_all_window {
-                    x.push((f.delivered - self.last_delivered[f.id as usize]) as f64);
+                    x.push((self.delivered(f) - self.last_delivered[f.id as usize]) as f64);
                 }
             }
             for f in &self.flows {
-                self.last_delivered[f.id as usize] = f.delivered;
+                self.last_delivered[f.id as usize] = self.delivered(f);
             }
             if x.len() >= 2 {
                 self.metrics.jain.push((t, crate::metrics::jain(&x), x.len()));

@@ -183,7 +183,7 @@ fn record(toml: &str, side: Side) -> Vec<u8> {
     };
     w.record(Selection { host, flows: None });
     w.run(|_| {});
-    w.trace.take().unwrap().finish()
+    w.tap.trace.take().unwrap().finish()
 }
 
 fn scenario_toml(senders: u32, stop_ms: f64, nic: &str, cc: &str, bytes: u64) -> String {
@@ -447,7 +447,7 @@ fn cosimulation_equals_the_in_process_run() {
                 .unwrap();
         }
         w.run(|_| {});
-        let events = w.cosim.take().map(|fw| fw.finish().unwrap());
+        let events = w.tap.cosim.take().map(|fw| fw.finish().unwrap());
         let mut sum = report::summary(&w, "cosim", 0.0);
         sum.wall_s = 0.0;
         sum.data_packets_per_s = 0.0;
@@ -501,8 +501,8 @@ fn cosimulating_a_whole_leaf_spine_host_equals_the_in_process_run() {
                 .unwrap();
         }
         w.run(|_| {});
-        let rate = w.cosim.as_ref().map(|fw| fw.events_per_second());
-        let events = w.cosim.take().map(|fw| fw.finish().unwrap());
+        let rate = w.tap.cosim.as_ref().map(|fw| fw.events_per_second());
+        let events = w.tap.cosim.take().map(|fw| fw.finish().unwrap());
         let mut sum = report::summary(&w, "cosim", 0.0);
         sum.wall_s = 0.0;
         sum.data_packets_per_s = 0.0;

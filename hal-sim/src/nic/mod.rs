@@ -1,0 +1,331 @@
+//! A host's NIC (HPCC++ §6.3, Figure 7): the cc-core engine, the state of
+//! the flows the host sends ([`Sender`]) and receives ([`Receiver`]), and
+//! the three parts of the data path:
+//!
+//! - [`scheduler`]: when the NIC sends — control packets first, then the
+//!   next flow round robin that its window (or timer credits) and pacer
+//!   allow — and the Tx pipeline that builds each packet (telemetry
+//!   header, the ECN codepoint the engine chose) and the go-back-N timer;
+//! - [`rx`]: the Rx pipelines — the receiver acknowledges, echoes
+//!   telemetry, answers probes and RTT requests, sends CNPs, NACKs and
+//!   window feedback; the sender hands every event to the engine;
+//! - this module: the engine's door — every event goes to it through
+//!   `Nic::engine`, and `Nic::apply` carries out its decision.
+//!
+//! What the NIC does for a flow comes from its [`Profile`] (capabilities),
+//! never from which algorithm runs.
+
+pub mod profile;
+pub mod rx;
+pub mod scheduler;
+
+use std::collections::VecDeque;
+
+use cc_core::prelude::*;
+use cc_core::wire::auth::Verifier;
+
+pub use self::profile::{Gate, ProbeKind, Profile};
+use crate::event::{ser_ps, Ev, Ps, PS_PER_NS};
+use crate::flow::{ById, Receiver, Sender};
+use crate::net::Link;
+use crate::packet::{EcnBits, PktKind};
+use crate::world::Ctx;
+
+/// Flows per NIC's engine table.
+pub const FLOWS_PER_NIC: usize = 2048;
+
+/// The engine a NIC runs: any algorithm, 8 hops of HPCC++ history.
+pub type NicEngine = Engine<AnyController<8>, FLOWS_PER_NIC>;
+
+/// The NIC's uplink: one link, one packet at a time.
+#[derive(Clone, Copy, Debug)]
+pub struct Uplink {
+    /// The link to the first switch.
+    pub link: Link,
+    /// When the packet being serialized is done.
+    pub busy_until: Ps,
+    /// When the last packet sent reaches the peer (Tx jitter keeps
+    /// arrivals in order).
+    pub last_arrival: Ps,
+}
+
+/// A host's NIC.
+pub struct Nic {
+    /// Host index.
+    pub host: u32,
+    /// Node id.
+    pub node: u32,
+    /// The cc-core engine (sender and receiver roles).
+    pub engine: Box<NicEngine>,
+    /// What it does for its flows.
+    pub profile: Profile,
+    /// The uplink.
+    pub uplink: Uplink,
+    /// Flows this host sends, by flow id.
+    pub senders: ById<Sender>,
+    /// Flows this host receives, by flow id.
+    pub receivers: ById<Receiver>,
+    /// Flows with data to send, in round-robin order.
+    pub active: Vec<u32>,
+    /// Round-robin position in `active`.
+    pub rr: usize,
+    /// Control packets waiting for the uplink (served before data).
+    pub ctrl: VecDeque<u32>,
+    /// When the pending wake-up fires.
+    pub wake_at: Option<Ps>,
+    /// Integrity checks of notifications arriving here.
+    pub verifier: Verifier,
+}
+
+impl Nic {
+    /// The NIC of host `host` (node `node`) on `uplink`.
+    pub fn new(
+        host: u32,
+        node: u32,
+        uplink: Link,
+        engine: Box<NicEngine>,
+        profile: Profile,
+        verifier: Verifier,
+    ) -> Self {
+        Nic {
+            host,
+            node,
+            engine,
+            profile,
+            uplink: Uplink {
+                link: uplink,
+                busy_until: 0,
+                last_arrival: 0,
+            },
+            senders: ById::default(),
+            receivers: ById::default(),
+            active: Vec::new(),
+            rr: 0,
+            ctrl: VecDeque::new(),
+            wake_at: None,
+            verifier,
+        }
+    }
+
+    /// Flow parameters for this NIC's engine: the flow's base RTT and the
+    /// uplink's speed.
+    fn params(&self, cx: &Ctx, flow: u32, algorithm: Algorithm) -> FlowParams {
+        FlowParams {
+            algorithm,
+            base_rtt: BaseRtt::from_nanos(cx.flows[flow as usize].base_rtt_ns)
+                .unwrap_or(BaseRtt::from_nanos(BaseRtt::MAX_NS).expect("in range")),
+            line_rate: LinkSpeed::from_mbps((self.uplink.link.bps / 1_000_000) as u32),
+            start_seq: Seq(0),
+        }
+    }
+
+    /// Hands an event to the engine (or to the firmware co-simulating
+    /// it); a refusal is counted.
+    pub(crate) fn engine(&mut self, cx: &mut Ctx, flow: u32, kind: EventKind<'_>) -> Option<Decision> {
+        let now = Instant::from_nanos(cx.now / PS_PER_NS);
+        let event = Event {
+            flow: FlowId(flow),
+            kind,
+        };
+        let host = self.host;
+        if let Some(t) = cx.tap.trace.as_mut().filter(|t| t.selection.wants(host, flow)) {
+            t.record(now, &event);
+        }
+        let answer = match cx
+            .tap
+            .cosim
+            .as_mut()
+            .filter(|f| f.failure.is_none() && f.selection.wants(host, flow))
+        {
+            Some(fw) => fw.handle(now, &event).unwrap_or_else(|e| {
+                fw.failure = Some(e);
+                Err(Error::NotApplicable)
+            }),
+            None => self.engine.handle(now, &event),
+        };
+        match answer {
+            Ok(d) => Some(d),
+            Err(_) => {
+                cx.metrics.counters.engine_refusals += 1;
+                None
+            }
+        }
+    }
+
+    /// Opens the receiving side of `flow`: its state, and its receiver
+    /// engine if the profile has one.
+    pub fn open_receiver(&mut self, cx: &mut Ctx, flow: u32) {
+        self.receivers
+            .insert(flow, Receiver::new(cx.flows[flow as usize].src_host));
+        if let Some(algorithm) = self.profile.receiver {
+            let p = self.params(cx, flow, algorithm);
+            self.engine(cx, flow, EventKind::Start(p));
+        }
+    }
+
+    /// Closes the receiving side of a finished flow.
+    pub fn close_receiver(&mut self, cx: &mut Ctx, flow: u32) {
+        self.receivers.remove(&flow);
+        if self.profile.receiver.is_some() {
+            self.engine(cx, flow, EventKind::End);
+        }
+    }
+
+    /// Starts sending `flow`.
+    pub fn start_sender(&mut self, cx: &mut Ctx, flow: u32) {
+        let f = &cx.flows[flow as usize];
+        let app_limit = match cx.cfg.on_off {
+            Some((burst, _)) => burst.min(f.size),
+            None => f.size,
+        };
+        self.senders.insert(flow, Sender::new(f.dst_host, f.size, app_limit));
+        let p = self.params(cx, flow, self.profile.sender);
+        if let Some(d) = self.engine(cx, flow, EventKind::Start(p)) {
+            self.apply(cx, flow, &d);
+        }
+    }
+
+    /// Every byte of `flow` is acknowledged: its sender state and engine
+    /// entry go, and the world is told (the receiver closes its side).
+    fn finish(&mut self, cx: &mut Ctx, flow: u32) {
+        let Some(s) = self.senders.remove(&flow) else { return };
+        let _ = s;
+        cx.flows[flow as usize].finish_ps = Some(cx.now);
+        self.engine(cx, flow, EventKind::End);
+        self.active.retain(|&x| x != flow);
+        cx.finished.push(flow);
+    }
+
+    /// Carries out the engine's decision for a flow this NIC sends.
+    pub(crate) fn apply(&mut self, cx: &mut Ctx, flow: u32, d: &Decision) {
+        let Some(f) = self.senders.get_mut(&flow) else { return };
+        f.window = d.window;
+        // At least 1 Mb/s: a pace the simulated pacer can time.
+        let rate = Rate::from_bps(d.rate().as_bps().max(1_000_000));
+        if rate != f.rate && f.pacer.wire > 0 {
+            // The pacer re-times the gap after the last packet at the new
+            // rate (as the SIGCOMM'19 simulator's NIC does): a flow whose
+            // rate rises need not wait out a gap set at the old one.
+            let gap = ser_ps(f.pacer.wire, rate.as_bps());
+            f.pacer.next_send_ps = f.pacer.next_send_ps - f.pacer.gap_ps + gap;
+            f.pacer.gap_ps = gap;
+        }
+        f.rate = rate;
+        match d.timer {
+            TimerRequest::Keep => {}
+            TimerRequest::Arm(t) => {
+                f.cc_gen = f.cc_gen.wrapping_add(1);
+                let at = (t.as_nanos() * PS_PER_NS).max(cx.now);
+                cx.q.push(at, Ev::CcTimer { flow, gen: f.cc_gen });
+            }
+            TimerRequest::Cancel => f.cc_gen = f.cc_gen.wrapping_add(1),
+        }
+        match d.request {
+            Request::ReleaseOne => f.credits = f.credits.saturating_add(1),
+            Request::GoBackN { from } => {
+                let from = from.0 as u64;
+                if from < f.snd_nxt {
+                    f.snd_nxt = from.max(f.snd_una);
+                }
+            }
+            Request::Probe { id } => {
+                let probe = self.profile.probe;
+                let kind = match probe {
+                    ProbeKind::Rtt => PktKind::RttReq,
+                    ProbeKind::Telemetry => PktKind::Probe,
+                };
+                let dst = f.dst_host;
+                self.send_ctrl(cx, dst, flow, kind, |cx, p| {
+                    p.ts_ps = cx.now;
+                    p.probe = id;
+                    if probe == ProbeKind::Telemetry {
+                        scheduler::attach_telemetry(cx, p);
+                        p.ecn = EcnBits::Ect;
+                    }
+                });
+            }
+            Request::None | Request::Feedback { .. } | Request::ProbeReply { .. } => {}
+        }
+    }
+
+    /// The engine's timer for `flow` fired (void if `gen` is stale).
+    pub fn cc_timer(&mut self, cx: &mut Ctx, flow: u32, gen: u32) {
+        let Some(f) = self.senders.get(&flow) else { return };
+        if f.cc_gen != gen {
+            return;
+        }
+        if let Some(d) = self.engine(cx, flow, EventKind::Timer) {
+            self.apply(cx, flow, &d);
+        }
+        self.try_send(cx);
+    }
+
+    /// An on/off flow's next burst: the application hands it over and the
+    /// scheduler may send again.
+    pub fn app_data(&mut self, cx: &mut Ctx, flow: u32) {
+        let Some((burst, _)) = cx.cfg.on_off else { return };
+        if let Some(f) = self.senders.get_mut(&flow) {
+            f.app_waiting = false;
+            f.app_limit = (f.app_limit + burst).min(f.size);
+        }
+        self.try_send(cx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::Sender;
+    use crate::world::World;
+
+    fn world() -> World {
+        let text = "name = \"p\"\nstop_ms = 1.0\n[topology]\nkind = \"incast\"\nsenders = 1\nlink_gbps = 100\nlink_delay_ns = 1000\n[cc]\nalgorithm = \"hpcc\"\n[workload]\nkind = \"incast\"\nbytes = 100000\n";
+        let s = crate::scenario::parse(text, "p.toml").unwrap();
+        World::new(&s, std::path::Path::new("."), "p.toml").unwrap()
+    }
+
+    fn decision(gbps: u64) -> Decision {
+        Decision {
+            window: Window::from_bytes(100_000),
+            // gbps Gb/s: gbps · 1000 bytes every 8 µs.
+            pacing: Pacing {
+                bytes: Window::from_bytes(gbps as u32 * 1000),
+                per: BaseRtt::from_nanos(8_000).unwrap(),
+            },
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
+    /// Applies `d` to flow 0 at `now` ns and returns its pacer's next send time.
+    fn apply_at(w: &mut World, now_ns: u64, d: &Decision) -> Ps {
+        w.now = now_ns * PS_PER_NS;
+        let src = w.flows[0].src_host as usize;
+        let (mut cx, nics, _, _) = w.parts();
+        nics[src].apply(&mut cx, 0, d);
+        nics[src].senders[&0].pacer.next_send_ps
+    }
+
+    #[test]
+    fn a_new_rate_retimes_the_gap_after_the_last_packet() {
+        let mut w = world();
+        let src = w.flows[0].src_host as usize;
+        w.nics[src].senders.insert(0, Sender::new(0, 100_000, 100_000));
+        apply_at(&mut w, 1_000, &decision(10));
+        // A 1000-byte packet sent at 1 µs at 10 Gb/s: next one at 1.8 µs.
+        {
+            let f = w.nics[src].senders.get_mut(&0).unwrap();
+            f.pacer.wire = 1000;
+            f.pacer.gap_ps = ser_ps(1000, f.rate.as_bps());
+            f.pacer.next_send_ps = 1_000_000 + f.pacer.gap_ps;
+            assert_eq!(f.pacer.next_send_ps, 1_800_000);
+        }
+        // The rate doubles 100 ns later: the gap is now 400 ns from the send.
+        assert_eq!(apply_at(&mut w, 1_100, &decision(20)), 1_400_000);
+        // It falls to 1 Gb/s: 8 µs after the send.
+        assert_eq!(apply_at(&mut w, 1_100, &decision(1)), 9_000_000);
+        // Unchanged rate, unchanged plan.
+        assert_eq!(apply_at(&mut w, 1_100, &decision(1)), 9_000_000);
+    }
+}

@@ -1,0 +1,94 @@
+//! What a NIC must do for a flow, as capabilities: the datapath asks these,
+//! never which algorithm runs. [`Profile::of`] is the one place that turns
+//! an algorithm and its placement into them, so a new algorithm adds a
+//! case there and no branch to the datapath.
+
+use cc_core::prelude::*;
+
+use crate::scenario::{Algo, CcCfg, HpccMode};
+
+/// When the scheduler may send a flow's next data packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// While the bytes in flight are below the window (and the pacer allows).
+    Window,
+    /// As `Window`; below one packet of window, only when the engine's
+    /// timer has released a packet (`Request::ReleaseOne`).
+    WindowOrTicks,
+    /// Whenever the pacer allows: the window is not enforced.
+    Rate,
+}
+
+/// What a `Request::Probe` from the engine becomes on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeKind {
+    /// A packet that collects telemetry on its way (HPCC++ §6.2.1); the
+    /// receiver's engine picks one hop to send back.
+    Telemetry,
+    /// An RTT request, answered by the receiver NIC at once.
+    Rtt,
+}
+
+/// A flow's capabilities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// The sender engine's algorithm.
+    pub sender: Algorithm,
+    /// The receiver's engine, if the receiver runs one (Rx-HPCC feedback,
+    /// the probe responder).
+    pub receiver: Option<Algorithm>,
+    /// Data packets carry a telemetry header.
+    pub data_telemetry: bool,
+    /// The receiver echoes the data's telemetry on its ACKs.
+    pub echo_telemetry: bool,
+    /// The receiver hands the data's telemetry to its engine (whose
+    /// decision may ask for window feedback).
+    pub rx_telemetry: bool,
+    /// The receiver sends a CNP for every CE-marked data packet.
+    pub cnp_on_ce: bool,
+    /// When data may go.
+    pub gate: Gate,
+    /// What a probe is.
+    pub probe: ProbeKind,
+}
+
+impl Profile {
+    /// The capabilities of the scenario's congestion control.
+    pub fn of(cc: &CcCfg) -> Profile {
+        match cc.algorithm {
+            Algo::Hpcc => Profile {
+                sender: Algorithm::Hpcc,
+                receiver: match cc.mode {
+                    HpccMode::Sender => None,
+                    HpccMode::RxHpcc | HpccMode::Probe => Some(Algorithm::HpccReceiver),
+                },
+                data_telemetry: cc.mode != HpccMode::Probe,
+                echo_telemetry: cc.mode == HpccMode::Sender,
+                rx_telemetry: cc.mode == HpccMode::RxHpcc,
+                cnp_on_ce: false,
+                gate: Gate::Window,
+                probe: ProbeKind::Telemetry,
+            },
+            Algo::Ldcp => Profile {
+                sender: Algorithm::Ldcp,
+                receiver: None,
+                data_telemetry: false,
+                echo_telemetry: false,
+                rx_telemetry: false,
+                cnp_on_ce: false,
+                gate: Gate::WindowOrTicks,
+                probe: ProbeKind::Telemetry,
+            },
+            Algo::LdcpRate => Profile {
+                sender: Algorithm::LdcpRate,
+                receiver: None,
+                data_telemetry: false,
+                echo_telemetry: false,
+                rx_telemetry: false,
+                cnp_on_ce: true,
+                gate: Gate::Rate,
+                probe: ProbeKind::Rtt,
+            },
+        }
+    }
+}

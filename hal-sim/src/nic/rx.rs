@@ -1,0 +1,353 @@
+//! The NIC's Rx pipelines.
+//!
+//! As a receiver: data is delivered in order (a gap asks for go-back-N
+//! once, with a NACK), acknowledged per packet or every n (a CE mark at
+//! once, LDCP §2.2), with the data's telemetry echoed and sealed when the
+//! profile asks; a CE mark may bring a CNP; Rx-HPCC hands the telemetry to
+//! the receiver engine, whose decision may send window feedback; probes
+//! go to the responder engine, RTT requests are answered at once.
+//!
+//! As a sender: every notification (ACK, NACK, probe reply, feedback,
+//! CNP, RTT response) is checked (integrity tag, replay) and parsed, and
+//! goes to the engine as its event; the decision is applied and the
+//! scheduler runs.
+
+use cc_core::prelude::*;
+use cc_core::wire::auth::{self, TAG_LEN};
+use cc_core::wire::WireError;
+
+use super::Nic;
+use crate::event::{Ev, PS_PER_NS};
+use crate::flow::Receiver;
+use crate::packet::{EcnBits, Packet, PktKind, NO_TEL, TEL_CAP};
+use crate::world::Ctx;
+
+/// Largest notification an integrity tag covers: telemetry plus a sequence.
+const SEAL_CAP: usize = TEL_CAP + 8 + TAG_LEN;
+
+impl Nic {
+    /// A packet reached this host.
+    pub fn receive(&mut self, cx: &mut Ctx, pkt: u32) {
+        let p = cx.pkts.get(pkt).clone();
+        self.dispatch(cx, pkt, &p);
+        cx.pkts.remove(pkt);
+    }
+
+    /// Hands packet `pkt` (a copy of it in `p`; its telemetry stays in the
+    /// slab until the caller removes it) to its pipeline. Once a flow has
+    /// finished, only late copies of its data are still answered.
+    fn dispatch(&mut self, cx: &mut Ctx, pkt: u32, p: &Packet) {
+        if cx.flows[p.flow as usize].finish_ps.is_some() && p.kind != PktKind::Data {
+            return;
+        }
+        match p.kind {
+            PktKind::Data => self.on_data(cx, pkt, p),
+            PktKind::Ack => self.on_ack(cx, p),
+            PktKind::Nack => self.on_nack(cx, p),
+            PktKind::Probe => self.on_probe(cx, p),
+            PktKind::ProbeReply => {
+                // A lossy path (nic.probe_loss) drops some replies.
+                let lost = cx.cfg.probe_loss > 0.0
+                    && (rand_chacha::rand_core::Rng::next_u64(&mut cx.rng.loss) as f64)
+                        < cx.cfg.probe_loss * u64::MAX as f64;
+                if lost {
+                    cx.metrics.counters.probes_lost += 1;
+                    return;
+                }
+                cx.metrics.counters.probe_replies += 1;
+                if let Some((hop_index, hop)) = p.hop {
+                    let kind = EventKind::ProbeResponse {
+                        probe: p.probe,
+                        hop_index,
+                        hop,
+                    };
+                    self.sender_event(cx, p.flow, kind);
+                }
+            }
+            PktKind::Feedback => self.on_feedback(cx, p),
+            PktKind::Cnp => self.sender_event(cx, p.flow, EventKind::Cnp),
+            PktKind::RttReq => {
+                let (to, ts, probe) = (cx.flows[p.flow as usize].src_host, p.ts_ps, p.probe);
+                self.send_ctrl(cx, to, p.flow, PktKind::RttResp, |_, q| {
+                    q.ts_ps = ts;
+                    q.probe = probe;
+                });
+            }
+            PktKind::RttResp => {
+                let rtt_ns = Some(((cx.now - p.ts_ps) / PS_PER_NS).min(u32::MAX as u64) as u32);
+                self.sender_event(cx, p.flow, EventKind::RttResponse { probe: p.probe, rtt_ns })
+            }
+        }
+    }
+
+    /// A sender-side event: the engine, its decision, the scheduler.
+    fn sender_event(&mut self, cx: &mut Ctx, flow: u32, kind: EventKind<'_>) {
+        if let Some(d) = self.engine(cx, flow, kind) {
+            self.apply(cx, flow, &d);
+        }
+        self.try_send(cx);
+    }
+
+    /// The receiver's Rx pipeline for a data packet.
+    fn on_data(&mut self, cx: &mut Ctx, pkt: u32, p: &Packet) {
+        let flow = p.flow;
+        let rec = &cx.flows[flow as usize];
+        // A finished flow's receiving side is closed; a late copy of its
+        // data is answered as the open side would have answered it.
+        let mut r = match self.receivers.get(&flow) {
+            Some(r) => *r,
+            None if rec.finish_ps.is_some() => Receiver::finished(rec.src_host, rec.size),
+            None => return,
+        };
+        let (src, size) = (r.src_host, rec.size);
+        let ce = p.ecn == EcnBits::Ce;
+        if ce && self.profile.cnp_on_ce {
+            self.send_ctrl(cx, src, flow, PktKind::Cnp, |_, _| {});
+        }
+        if self.profile.rx_telemetry && !cx.pkts.tel(p).is_empty() {
+            self.rx_telemetry(cx, flow, src, p, &mut r);
+        }
+        if ce {
+            r.ce_pending = true;
+        }
+        let in_order = p.seq == r.rcv_nxt;
+        if in_order {
+            r.rcv_nxt += p.len as u64;
+            r.delivered += p.len as u64;
+            r.unacked += 1;
+            r.nack_for = None;
+        } else if p.seq > r.rcv_nxt {
+            // A gap: go-back-N asks once per gap, the packet is discarded.
+            let ask = r.nack_for != Some(r.rcv_nxt);
+            r.nack_for = Some(r.rcv_nxt);
+            self.store(flow, r);
+            if ask {
+                let cum = r.rcv_nxt;
+                self.send_ctrl(cx, src, flow, PktKind::Nack, |_, q| q.seq = cum);
+            }
+            return;
+        }
+        let done = r.rcv_nxt >= size;
+        if !in_order || done || cc_core::ldcp::ack_now(r.ce_pending, r.unacked, cx.cfg.ack_every) {
+            self.send_ack(cx, flow, pkt, p, &mut r);
+        }
+        self.store(flow, r);
+    }
+
+    /// Keeps a receiver's state if its side is still open.
+    fn store(&mut self, flow: u32, r: Receiver) {
+        if let Some(x) = self.receivers.get_mut(&flow) {
+            *x = r;
+        }
+    }
+
+    /// Rx-HPCC: the data's telemetry to the receiver engine, and the
+    /// window feedback its decision asks for, sealed.
+    fn rx_telemetry(&mut self, cx: &mut Ctx, flow: u32, src: u32, p: &Packet, r: &mut Receiver) {
+        let Ok(hops) = cx.cfg.tel.samples(cx.pkts.tel(p)) else {
+            return;
+        };
+        let Some(d) = self.engine(cx, flow, EventKind::RxTelemetry { telemetry: &hops }) else {
+            return;
+        };
+        if let Request::Feedback { window } = d.request {
+            let (key, bits) = (cx.key, window.to_bits());
+            let seq = r.feedback_seq;
+            r.feedback_seq = seq.wrapping_add(1);
+            self.store(flow, *r);
+            self.send_ctrl(cx, src, flow, PktKind::Feedback, |_, q| {
+                q.window_bits = bits;
+                q.seq = seq as u64;
+                let mut sealed = [0u8; 4 + auth::SEQ_LEN + TAG_LEN];
+                if auth::seal_sequenced(&key, FlowId(flow), seq, &bits.to_be_bytes(), &mut sealed).is_ok() {
+                    q.tag.copy_from_slice(&sealed[4 + auth::SEQ_LEN..]);
+                }
+            });
+        }
+    }
+
+    /// Acknowledges up to the receiver's `rcv_nxt` (data packet `pkt`); an
+    /// echo takes over the data's telemetry buffer.
+    fn send_ack(&mut self, cx: &mut Ctx, flow: u32, pkt: u32, data: &Packet, r: &mut Receiver) {
+        let echo = self.profile.echo_telemetry && data.tel != NO_TEL;
+        let (cum, ece, n, src) = (r.rcv_nxt, r.ce_pending, r.unacked, r.src_host);
+        r.unacked = 0;
+        r.ce_pending = false;
+        self.store(flow, *r);
+        let (key, integrity) = (cx.key, cx.cfg.integrity);
+        let ts = data.ts_ps;
+        self.send_ctrl(cx, src, flow, PktKind::Ack, |cx, q| {
+            q.ts_ps = ts;
+            q.seq = cum;
+            q.ece = ece;
+            q.acked_pkts = n;
+            if echo {
+                q.tel = cx.pkts.take_tel(pkt);
+                let t = cx.pkts.tel(q);
+                q.wire += t.len() as u32;
+                if integrity {
+                    let mut msg = [0u8; SEAL_CAP];
+                    msg[..t.len()].copy_from_slice(t);
+                    msg[t.len()..t.len() + 8].copy_from_slice(&cum.to_be_bytes());
+                    q.tag = auth::tag(&key, FlowId(flow), &msg[..t.len() + 8]);
+                }
+            }
+        });
+    }
+
+    /// The sender's Rx pipeline for an ACK: check the tag, parse the
+    /// echoed telemetry, hand the ACK to the engine.
+    fn on_ack(&mut self, cx: &mut Ctx, p: &Packet) {
+        let flow = p.flow;
+        let mut hops = cc_core::wire::Hops::new();
+        if !cx.pkts.tel(p).is_empty() {
+            if cx.cfg.integrity {
+                let t = cx.pkts.tel(p);
+                let mut sealed = [0u8; SEAL_CAP];
+                sealed[..t.len()].copy_from_slice(t);
+                sealed[t.len()..t.len() + 8].copy_from_slice(&p.seq.to_be_bytes());
+                sealed[t.len() + 8..t.len() + 8 + TAG_LEN].copy_from_slice(&p.tag);
+                if self
+                    .verifier
+                    .open(FlowId(flow), &sealed[..t.len() + 8 + TAG_LEN])
+                    .is_err()
+                {
+                    cx.metrics.counters.bad_tags += 1;
+                    return;
+                }
+            }
+            match cx.cfg.tel.samples(cx.pkts.tel(p)) {
+                Ok(h) => hops = h,
+                Err(_) => cx.metrics.counters.bad_telemetry += 1,
+            }
+        }
+        let Some(f) = self.senders.get_mut(&flow) else { return };
+        if p.seq > f.snd_una {
+            f.snd_una = p.seq.min(f.size);
+            f.snd_nxt = f.snd_nxt.max(f.snd_una);
+        }
+        let (una, nxt) = (f.snd_una, f.snd_nxt);
+        let ece = if p.ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
+        let rtt_ns = Some(((cx.now - p.ts_ps) / PS_PER_NS).min(u32::MAX as u64) as u32);
+        let ack = Ack {
+            cum_ack: Seq(una as u32),
+            snd_nxt: Seq(nxt as u32),
+            ece,
+            telemetry: &hops,
+            rtt_ns,
+        };
+        if let Some(d) = self.engine(cx, flow, EventKind::Ack(ack)) {
+            self.apply(cx, flow, &d);
+        }
+        let f = &self.senders[&flow];
+        if f.snd_una >= f.size {
+            self.finish(cx, flow);
+        } else if f.snd_una < f.snd_nxt {
+            self.arm_rto(cx, flow);
+        } else if f.snd_una >= f.app_limit && !f.app_waiting {
+            // An on/off burst is acknowledged: the next after the idle time.
+            if let Some((_, idle_ps)) = cx.cfg.on_off {
+                if let Some(f) = self.senders.get_mut(&flow) {
+                    f.app_waiting = true;
+                }
+                cx.q.push(cx.now + idle_ps, Ev::AppData { flow });
+            }
+        }
+        self.try_send(cx);
+    }
+
+    /// A NACK: go back to its sequence number.
+    fn on_nack(&mut self, cx: &mut Ctx, p: &Packet) {
+        let Some(f) = self.senders.get_mut(&p.flow) else { return };
+        let from = p.seq.max(f.snd_una);
+        f.snd_una = from;
+        f.snd_nxt = from;
+        let kind = EventKind::Loss {
+            first_lost: Seq(from as u32),
+        };
+        self.sender_event(cx, p.flow, kind);
+    }
+
+    /// Window feedback from the receiver (Rx-HPCC): its seal and sequence
+    /// checked, then to the engine.
+    fn on_feedback(&mut self, cx: &mut Ctx, p: &Packet) {
+        let mut sealed = [0u8; 4 + auth::SEQ_LEN + TAG_LEN];
+        sealed[..4].copy_from_slice(&p.window_bits.to_be_bytes());
+        sealed[4..4 + auth::SEQ_LEN].copy_from_slice(&(p.seq as u32).to_be_bytes());
+        sealed[4 + auth::SEQ_LEN..].copy_from_slice(&p.tag);
+        if cx.cfg.integrity {
+            let Some(f) = self.senders.get_mut(&p.flow) else { return };
+            match self
+                .verifier
+                .open_sequenced(FlowId(p.flow), &mut f.feedback_guard, &sealed)
+            {
+                Ok(_) => {}
+                Err(WireError::Replayed) => {
+                    cx.metrics.counters.replayed_feedback += 1;
+                    return;
+                }
+                Err(_) => {
+                    cx.metrics.counters.bad_tags += 1;
+                    return;
+                }
+            }
+        }
+        let kind = EventKind::Feedback {
+            window: Window::from_bits(p.window_bits),
+        };
+        self.sender_event(cx, p.flow, kind);
+    }
+
+    /// The probe responder (HPCC++ §7.1): the receiver's engine picks the
+    /// hop with the highest inflight; only that hop goes back.
+    fn on_probe(&mut self, cx: &mut Ctx, p: &Packet) {
+        let flow = p.flow;
+        let Ok(hops) = cx.cfg.tel.samples(cx.pkts.tel(p)) else {
+            cx.metrics.counters.bad_telemetry += 1;
+            return;
+        };
+        let Some(d) = self.engine(cx, flow, EventKind::ProbeRequest { telemetry: &hops }) else {
+            return;
+        };
+        if let Request::ProbeReply { hop_index } = d.request {
+            let Some(hop) = hops.get(hop_index as usize).copied() else {
+                return;
+            };
+            let (src, probe) = (cx.flows[flow as usize].src_host, p.probe);
+            self.send_ctrl(cx, src, flow, PktKind::ProbeReply, |_, q| {
+                q.hop = Some((hop_index, hop));
+                q.probe = probe;
+                q.wire += cc_core::codec::HOP_LEN as u32;
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::packet::{Packet, PktKind};
+    use crate::world::World;
+
+    /// A finished flow's receiving side is closed, and a late copy of its
+    /// data is still acknowledged (as go-back-N's copies in flight are),
+    /// without opening it again.
+    #[test]
+    fn a_late_copy_of_a_finished_flows_data_is_acknowledged() {
+        let text = "name = \"p\"\nstop_ms = 1.0\n[topology]\nkind = \"incast\"\nsenders = 1\nlink_gbps = 100\nlink_delay_ns = 1000\n[cc]\nalgorithm = \"hpcc\"\n[workload]\nkind = \"incast\"\nbytes = 100000\n";
+        let s = crate::scenario::parse(text, "p.toml").unwrap();
+        let mut w = World::new(&s, std::path::Path::new("."), "p.toml").unwrap();
+        w.run(|_| {});
+        assert!(w.flows[0].finish_ps.is_some());
+        let (src, dst) = (w.flows[0].src_host as usize, w.flows[0].dst_host as usize);
+        assert!(w.nics[dst].receivers.is_empty() && w.nics[src].senders.is_empty());
+        let acks = w.metrics.counters.ctrl_packets;
+        let (mut cx, nics, _, _) = w.parts();
+        let mut p = Packet::new(PktKind::Data, 0, cx.flows[0].hash, nics[src].node, nics[dst].node);
+        p.len = 1000;
+        p.wire = 1048;
+        let id = cx.pkts.insert(p);
+        nics[dst].receive(&mut cx, id);
+        assert_eq!(cx.metrics.counters.ctrl_packets, acks + 1);
+        assert!(nics[dst].receivers.is_empty());
+    }
+}

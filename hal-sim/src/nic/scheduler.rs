@@ -1,0 +1,246 @@
+//! When a NIC sends: the scheduler and pacer, and the Tx pipeline.
+//!
+//! The uplink serves control packets first, then the flows round robin:
+//! a flow is eligible when its [`Gate`] allows (bytes in flight below the
+//! window, a timer credit below one packet of window, or always for a
+//! rate-gated flow) and its pacer's next send time has come. After each
+//! packet the NIC plans one wake-up at the earliest instant something can
+//! go; a flow that waits for an ACK needs none (the ACK calls the
+//! scheduler). The Tx pipeline asks the engine for the packet's ECN
+//! codepoint (`Sent`), adds the telemetry header the profile asks for, and
+//! arms the go-back-N timer.
+
+use cc_core::prelude::*;
+
+use super::{Gate, Nic};
+use crate::event::{ser_ps, Ev, Ps};
+use crate::packet::{EcnBits, Packet, PktKind};
+use crate::world::Ctx;
+
+/// Gives a packet being built an empty telemetry header of the run's
+/// format, counted in its wire bytes.
+pub(crate) fn attach_telemetry(cx: &mut Ctx, p: &mut Packet) {
+    p.tel = cx.pkts.new_tel();
+    let t = cx.pkts.tel_buf_mut(p.tel);
+    cx.cfg.tel.init(t);
+    p.wire += t.len as u32;
+}
+
+impl Nic {
+    /// Whether `flow` may send now as far as its window goes, and whether
+    /// it would use a timer credit to do so.
+    fn window_allows(&self, cx: &Ctx, flow: u32) -> Option<bool> {
+        let f = self.senders.get(&flow)?;
+        if f.snd_nxt >= f.app_limit {
+            return None;
+        }
+        let sub_packet = self.profile.gate == Gate::WindowOrTicks && f.window < Window::from_bytes(cx.cfg.payload);
+        let ok = match self.profile.gate {
+            Gate::Rate => true,
+            _ if sub_packet => f.credits > 0,
+            // Bytes in flight under the window (which has 1/16-byte steps);
+            // from_bytes saturates far above any window.
+            _ => Window::from_bytes(u32::try_from(f.snd_nxt - f.snd_una).unwrap_or(u32::MAX)) < f.window,
+        };
+        ok.then_some(sub_packet)
+    }
+
+    /// Makes sure the NIC wakes at `t` (or earlier).
+    fn wake(&mut self, cx: &mut Ctx, t: Ps) {
+        if self.wake_at.is_none_or(|w| w > t) {
+            self.wake_at = Some(t);
+            cx.q.wake(self.host, t);
+        }
+    }
+
+    /// The pending wake-up fired.
+    pub fn woken(&mut self, cx: &mut Ctx) {
+        self.wake_at = None;
+        self.try_send(cx);
+    }
+
+    /// After a transmission: one wake-up at the earliest instant something
+    /// can go (control packets when the port frees; a flow when the port
+    /// frees and its pacer allows). Nothing if every flow waits for an ACK.
+    fn plan_next(&mut self, cx: &mut Ctx) {
+        let free = self.uplink.busy_until;
+        if !self.ctrl.is_empty() {
+            self.wake(cx, free);
+            return;
+        }
+        let mut earliest: Option<Ps> = None;
+        for &flow in &self.active {
+            if self.window_allows(cx, flow).is_some() {
+                let t = self.senders[&flow].pacer.next_send_ps.max(free);
+                earliest = Some(earliest.map_or(t, |e: Ps| e.min(t)));
+            }
+        }
+        if let Some(t) = earliest {
+            self.wake(cx, t);
+        }
+    }
+
+    /// The uplink: control first, then the next eligible flow round robin;
+    /// then plan the next wake-up.
+    pub(crate) fn try_send(&mut self, cx: &mut Ctx) {
+        let free = self.uplink.busy_until;
+        if cx.now < free {
+            self.wake(cx, free);
+            return;
+        }
+        if let Some(p) = self.ctrl.pop_front() {
+            self.transmit(cx, p);
+            self.plan_next(cx);
+            return;
+        }
+        let n = self.active.len();
+        for i in 0..n {
+            let idx = (self.rr + i) % n;
+            let flow = self.active[idx];
+            let Some(sub_packet) = self.window_allows(cx, flow) else {
+                continue;
+            };
+            if self.senders[&flow].pacer.next_send_ps > cx.now {
+                continue;
+            }
+            self.rr = (idx + 1) % n;
+            self.send_data(cx, flow, sub_packet);
+            self.plan_next(cx);
+            return;
+        }
+        self.plan_next(cx);
+    }
+
+    /// Starts serializing `pkt` on the uplink; it reaches the far end
+    /// after serialization, propagation and any Tx jitter.
+    fn transmit(&mut self, cx: &mut Ctx, pkt: u32) {
+        let u = &mut self.uplink;
+        let ser = ser_ps(cx.pkts.get(pkt).wire, u.link.bps);
+        u.busy_until = cx.now + ser;
+        let mut arrival = cx.now + ser + u.link.delay_ps;
+        if cx.cfg.tx_jitter_ps > 0 {
+            // Tx path jitter: a later arrival, never ahead of the packet before.
+            arrival += rand_chacha::rand_core::Rng::next_u64(&mut cx.rng.jitter) % cx.cfg.tx_jitter_ps;
+            arrival = arrival.max(u.last_arrival);
+            u.last_arrival = arrival;
+        }
+        let (node, port) = u.link.peer;
+        cx.q.push(arrival, Ev::Arrive { node, port, pkt });
+    }
+
+    /// Queues a control packet for host `to` on the uplink (ahead of data).
+    pub(crate) fn send_ctrl(
+        &mut self,
+        cx: &mut Ctx,
+        to: u32,
+        flow: u32,
+        kind: PktKind,
+        fill: impl FnOnce(&mut Ctx, &mut Packet),
+    ) {
+        let (hash, dst) = (cx.flows[flow as usize].hash, cx.net.hosts[to as usize]);
+        let mut p = Packet::new(kind, flow, hash, self.node, dst);
+        p.wire = cx.cfg.ack_bytes;
+        fill(cx, &mut p);
+        let id = cx.pkts.insert(p);
+        cx.metrics.counters.ctrl_packets += 1;
+        self.ctrl.push_back(id);
+        self.try_send(cx);
+    }
+
+    /// The Tx pipeline for the next data packet of `flow`.
+    fn send_data(&mut self, cx: &mut Ctx, flow: u32, sub_packet: bool) {
+        let (seq, len, last, dst) = {
+            let f = &self.senders[&flow];
+            // A message ends where the application's bytes end (the flow,
+            // or an on/off burst).
+            let len = (f.app_limit - f.snd_nxt).min(cx.cfg.payload as u64) as u32;
+            (f.snd_nxt, len, f.snd_nxt + len as u64 == f.app_limit, f.dst_host)
+        };
+        let end = if last { MessageEnd::Last } else { MessageEnd::More };
+        let d = self.engine(
+            cx,
+            flow,
+            EventKind::Sent {
+                seq: Seq(seq as u32),
+                len,
+                end,
+            },
+        );
+        let ecn = match d.map(|d| d.ecn) {
+            Some(Ecn::NotEct) => EcnBits::NotEct,
+            _ => EcnBits::Ect,
+        };
+        let hash = cx.flows[flow as usize].hash;
+        let mut p = Packet::new(PktKind::Data, flow, hash, self.node, cx.net.hosts[dst as usize]);
+        p.seq = seq;
+        p.len = len;
+        p.ecn = ecn;
+        p.ts_ps = cx.now;
+        p.wire = cx.cfg.header + len;
+        if self.profile.data_telemetry {
+            attach_telemetry(cx, &mut p);
+        }
+        let wire = p.wire;
+        let id = cx.pkts.insert(p);
+        let Some(f) = self.senders.get_mut(&flow) else { return };
+        if seq < f.max_sent {
+            cx.flows[flow as usize].retransmits += 1;
+            cx.metrics.counters.retransmits += 1;
+        }
+        f.snd_nxt = seq + len as u64;
+        f.max_sent = f.max_sent.max(f.snd_nxt);
+        if sub_packet {
+            f.credits = f.credits.saturating_sub(1);
+            cx.metrics.counters.timer_releases += 1;
+        }
+        f.pacer.wire = wire;
+        f.pacer.gap_ps = ser_ps(wire, f.rate.as_bps());
+        f.pacer.next_send_ps = f.pacer.next_send_ps.max(cx.now) + f.pacer.gap_ps;
+        cx.metrics.counters.data_packets += 1;
+        if let Some(d) = d {
+            self.apply(cx, flow, &d);
+        }
+        self.arm_rto(cx, flow);
+        self.transmit(cx, id);
+    }
+
+    /// Sets the go-back-N deadline to now + RTO. At most one Rto event per
+    /// flow is queued; when it fires early (the deadline moved) it requeues
+    /// itself at the deadline.
+    pub(crate) fn arm_rto(&mut self, cx: &mut Ctx, flow: u32) {
+        let Some(f) = self.senders.get_mut(&flow) else { return };
+        f.rto_deadline = cx.now + cx.cfg.rto_ps;
+        if !f.rto_pending {
+            f.rto_pending = true;
+            cx.q.push(f.rto_deadline, Ev::Rto { flow });
+        }
+    }
+
+    /// The go-back-N timer of `flow` may have expired.
+    pub fn rto(&mut self, cx: &mut Ctx, flow: u32) {
+        let Some(f) = self.senders.get_mut(&flow) else { return };
+        f.rto_pending = false;
+        if f.rto_deadline == u64::MAX || f.snd_una >= f.snd_nxt {
+            return;
+        }
+        if cx.now < f.rto_deadline {
+            f.rto_pending = true;
+            cx.q.push(f.rto_deadline, Ev::Rto { flow });
+            return;
+        }
+        cx.metrics.counters.timeouts += 1;
+        let una = f.snd_una;
+        f.snd_nxt = una;
+        if let Some(d) = self.engine(
+            cx,
+            flow,
+            EventKind::Loss {
+                first_lost: Seq(una as u32),
+            },
+        ) {
+            self.apply(cx, flow, &d);
+        }
+        self.arm_rto(cx, flow);
+        self.try_send(cx);
+    }
+}

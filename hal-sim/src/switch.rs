@@ -1,0 +1,246 @@
+//! What a switch does with a packet: pick the egress port among equal-cost
+//! ones (ECMP by the packet's flow hash), admit it to the port's queue
+//! over the shared buffer or drop it, mark it (WRED/ECN, LDCP §2.1), and
+//! when the port sends it, write the port's telemetry into it (HPCC++
+//! §6.1: a snapshot at dequeue).
+//!
+//! ```text
+//! Arrive ─▶ ECMP ─▶ admit: full buffer → drop; Not-ECT data at q ≥ K → drop (eq. 3)
+//!                          ECT: mark CE with p = (q − K_min)/(K_max − K_min)·P_max
+//!              ─▶ idle port: send now │ busy: queue, PortFree when it frees
+//!   send: telemetry hop, tx counter, INT utilization ─▶ Arrive at the peer after
+//!         serialization + propagation
+//! ```
+
+use std::collections::VecDeque;
+
+use crate::event::{ser_ps, Ev, Ps, PS_PER_NS};
+use crate::net::Link;
+use crate::packet::{EcnBits, PktKind};
+use crate::telemetry::{HopState, TelFormat};
+use crate::world::Ctx;
+
+/// Buffer sizes and marking (LDCP §2.1).
+#[derive(Clone, Copy, Debug)]
+pub struct Aqm {
+    /// Shared buffer of the switch, bytes.
+    pub buffer: u64,
+    /// buf_max per port: tail drop above this queue.
+    pub port_buffer: u64,
+    /// WRED/ECN: below this queue (bytes) no ECN-capable packet is marked.
+    pub kmin: u64,
+    /// WRED/ECN: above this queue (bytes) every ECN-capable packet is marked.
+    pub kmax: u64,
+    /// WRED/ECN: the marking probability at `kmax`, rising linearly from 0
+    /// at `kmin`.
+    pub pmax: f64,
+    /// Eq. (3) threshold for ECN-incapable packets.
+    pub drop_k: u64,
+}
+
+/// One egress port: its link and what waits for it.
+#[derive(Clone, Debug)]
+pub struct EgressPort {
+    /// The link it sends on.
+    pub link: Link,
+    /// Packets waiting.
+    pub queue: VecDeque<u32>,
+    /// Bytes waiting in `queue`.
+    pub queued_bytes: u64,
+    /// When the packet being serialized is done.
+    pub busy_until: Ps,
+    /// A PortFree event is queued.
+    pub free_pending: bool,
+    /// Bytes transmitted since the start (the telemetry txBytes counter).
+    pub tx_bytes: u64,
+    /// Utilization estimate for INT-MD (time-decayed tx rate / B).
+    pub util: f64,
+    /// Last time `util` was updated.
+    pub util_t: Ps,
+    /// Index into the metrics' monitored ports, if monitored.
+    pub monitor: Option<usize>,
+}
+
+impl EgressPort {
+    fn new(link: Link) -> Self {
+        EgressPort {
+            link,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            busy_until: 0,
+            free_pending: false,
+            tx_bytes: 0,
+            util: 0.0,
+            util_t: 0,
+            monitor: None,
+        }
+    }
+}
+
+/// Time constant of the ports' tx utilization estimate (INT-MD).
+const UTIL_TAU_PS: f64 = 10_000_000.0;
+
+/// An output-queued switch.
+#[derive(Clone, Debug)]
+pub struct Switch {
+    /// Its node id.
+    pub node: u32,
+    /// Egress ports, by port index.
+    pub ports: Vec<EgressPort>,
+    /// Bytes queued over all ports (the shared buffer's use).
+    pub buffered: u64,
+    /// Buffers and marking.
+    pub aqm: Aqm,
+}
+
+impl Switch {
+    /// A switch at `node` with a port on each of `links`.
+    pub fn new(node: u32, links: &[Link], aqm: Aqm) -> Self {
+        Switch {
+            node,
+            ports: links.iter().copied().map(EgressPort::new).collect(),
+            buffered: 0,
+            aqm,
+        }
+    }
+
+    /// A packet arrived whole on port `ingress`.
+    pub fn arrive(&mut self, cx: &mut Ctx, ingress: u16, pkt: u32) {
+        let (dst, hash) = {
+            let p = cx.pkts.get(pkt);
+            (p.dst, p.hash)
+        };
+        let Some(egress) = cx.net.next_port(self.node, dst, hash) else {
+            cx.metrics.counters.drops += 1;
+            cx.pkts.remove(pkt);
+            return;
+        };
+        let p = cx.pkts.get_mut(pkt);
+        p.ingress_ps = cx.now;
+        p.ingress_port = ingress;
+        self.enqueue(cx, egress, pkt, ingress);
+    }
+
+    /// Admission and marking (LDCP §2.1): ECN-capable packets are marked
+    /// with p = (q − K_min)/(K_max − K_min)·P_max between the thresholds
+    /// and always above K_max; ECN-incapable data is dropped at q ≥ K
+    /// (eq. 3); anything is dropped when the port passes buf_max or the
+    /// shared buffer is full.
+    fn enqueue(&mut self, cx: &mut Ctx, port: u16, pkt: u32, ingress: u16) {
+        let aqm = self.aqm;
+        let q = self.ports[port as usize].queued_bytes;
+        let (wire, ecn, kind) = {
+            let x = cx.pkts.get(pkt);
+            (x.wire as u64, x.ecn, x.kind)
+        };
+        let full = q + wire > aqm.port_buffer || self.buffered + wire > aqm.buffer;
+        let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && q >= aqm.drop_k;
+        if full || threshold_drop {
+            let c = &mut cx.metrics.counters;
+            c.drops += 1;
+            if threshold_drop && !full {
+                c.drops_fast_start += 1;
+            } else if ecn != EcnBits::NotEct {
+                c.drops_stable += 1;
+            }
+            cx.pkts.remove(pkt);
+            return;
+        }
+        if ecn == EcnBits::Ect {
+            let mark = if q >= aqm.kmax {
+                true
+            } else if q >= aqm.kmin && aqm.kmax > aqm.kmin {
+                let prob = (q - aqm.kmin) as f64 / (aqm.kmax - aqm.kmin) as f64 * aqm.pmax;
+                crate::workload::unit(&mut cx.rng.wred) < prob
+            } else {
+                false
+            };
+            if mark {
+                cx.pkts.get_mut(pkt).ecn = EcnBits::Ce;
+                cx.metrics.counters.ecn_marks += 1;
+            }
+        }
+        let p = &mut self.ports[port as usize];
+        if let Some(m) = p.monitor {
+            let s = &mut cx.metrics.ports[m];
+            s.max_queue = s.max_queue.max(q + wire);
+        }
+        if cx.now < p.busy_until || !p.queue.is_empty() {
+            p.queue.push_back(pkt);
+            p.queued_bytes += wire;
+            self.buffered += wire;
+            self.schedule_free(cx, port);
+        } else {
+            self.transmit(cx, port, pkt, ingress);
+        }
+    }
+
+    /// Port `port` finished a packet: the next one in its queue goes.
+    pub fn port_free(&mut self, cx: &mut Ctx, port: u16) {
+        let p = &mut self.ports[port as usize];
+        p.free_pending = false;
+        if let Some(pkt) = p.queue.pop_front() {
+            let wire = cx.pkts.get(pkt).wire as u64;
+            p.queued_bytes -= wire;
+            self.buffered -= wire;
+            let more = !p.queue.is_empty();
+            let ingress = cx.pkts.get(pkt).ingress_port;
+            self.transmit(cx, port, pkt, ingress);
+            if more {
+                self.schedule_free(cx, port);
+            }
+        }
+    }
+
+    /// Queues the PortFree event of a port at its busy_until. A port needs
+    /// one only when a packet waits behind the one it is sending.
+    fn schedule_free(&mut self, cx: &mut Ctx, port: u16) {
+        let p = &mut self.ports[port as usize];
+        if !p.free_pending {
+            p.free_pending = true;
+            cx.q.push(p.busy_until, Ev::PortFree { node: self.node, port });
+        }
+    }
+
+    /// Sends `pkt` on `port`: its telemetry hop (HPCC++ §6.1, at dequeue),
+    /// the port's counters, and its arrival at the far end.
+    fn transmit(&mut self, cx: &mut Ctx, port: u16, pkt: u32, ingress_port: u16) {
+        let now = cx.now;
+        let p = &mut self.ports[port as usize];
+        let (packet, tel) = cx.pkts.with_tel_mut(pkt);
+        if let Some(tel) = tel.filter(|_| packet.kind.collects_telemetry()) {
+            let h = HopState {
+                ts_ns: now / PS_PER_NS,
+                ingress_ns: packet.ingress_ps / PS_PER_NS,
+                tx_bytes: p.tx_bytes,
+                qlen_bytes: p.queued_bytes,
+                bps: p.link.bps,
+                node: self.node,
+                ingress_port,
+                egress_port: port,
+                util: p.util,
+            };
+            let before = tel.len;
+            if cx.cfg.tel.push_hop(tel, &h).is_ok() {
+                packet.wire = packet.wire + tel.len as u32 - before as u32;
+            }
+        }
+        if cx.cfg.tel.format == TelFormat::IntMd {
+            // Time-decayed tx rate: R ← R·e^(−Δt/τ) + bits/τ; util = R/B.
+            let dt = (now - p.util_t) as f64;
+            let decayed = p.util * (-dt / UTIL_TAU_PS).exp();
+            p.util = decayed + packet.wire as f64 * 8.0 * 1e12 / UTIL_TAU_PS / p.link.bps as f64;
+            p.util_t = now;
+        }
+        p.tx_bytes += packet.wire as u64;
+        if packet.kind == PktKind::Data {
+            if let Some(m) = p.monitor {
+                cx.metrics.ports[m].last_data_ps = now;
+            }
+        }
+        let ser = ser_ps(packet.wire, p.link.bps);
+        p.busy_until = now + ser;
+        let (node, port) = p.link.peer;
+        cx.q.push(now + ser + p.link.delay_ps, Ev::Arrive { node, port, pkt });
+    }
+}
