@@ -2,39 +2,45 @@
 
 use cc_core::prelude::*;
 
-use crate::scenario::{CcCfg, HpccMode};
+use crate::scenario::{Cc, CcCfg, HpccCfg, HpccMode, LdcpCfg, Wai};
 
 /// cc-core's configuration for every NIC; `mtu` is the data payload, the
-/// unit LDCP counts its window in.
+/// unit LDCP counts its window in. The algorithm not chosen keeps its
+/// defaults (a NIC's mixed table holds both), and so does the fast start
+/// of the rate variant, which has none.
 pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
+    let (h, l, fast_start) = match &c.algorithm {
+        Cc::Hpcc(h) => (h.clone(), LdcpCfg::default(), true),
+        Cc::Ldcp { params, fast_start } => (HpccCfg::default(), params.clone(), *fast_start),
+        Cc::LdcpRate(l) => (HpccCfg::default(), l.clone(), true),
+    };
     let ratio = |x: f64| {
         Fraction::from_bits((x * (1u64 << 24) as f64).round() as u32).ok_or_else(|| format!("{x} is not in [0, 1]"))
     };
     let hpcc = HpccConfig {
-        eta: ratio(c.eta.0)?,
-        max_stage: c.max_stage.0,
-        additive_increase: match (c.wai_mbps, c.wai_flows) {
-            (Some(m), _) => AdditiveIncrease::RateTimesRtt(Rate::from_bps(m as u64 * 1_000_000)),
-            (None, Some(n)) => AdditiveIncrease::PerFlows { n },
-            (None, None) => AdditiveIncrease::PerFlows { n: 64 },
+        eta: ratio(h.eta.0)?,
+        max_stage: h.max_stage.0,
+        additive_increase: match h.additive_increase {
+            Wai::RateMbps(m) => AdditiveIncrease::RateTimesRtt(Rate::from_bps(m as u64 * 1_000_000)),
+            Wai::Flows(n) => AdditiveIncrease::PerFlows { n },
         },
-        w_min: Window::from_bytes(c.w_min_bytes.max(1)),
-        queue_signal: if c.sojourn {
+        w_min: Window::from_bytes(h.w_min_bytes.max(1)),
+        queue_signal: if h.sojourn {
             QueueSignal::Sojourn
         } else {
             QueueSignal::Length
         },
-        telemetry: match c.mode {
+        telemetry: match h.mode {
             HpccMode::Probe => TelemetrySource::Probe { timeout_rtts: 4 },
             HpccMode::Sender | HpccMode::RxHpcc => TelemetrySource::Inband,
         },
     };
     let ldcp = LdcpConfig {
         mtu,
-        alpha: ratio(c.alpha.0)?,
-        beta: ratio(c.beta.0)?,
-        gamma: ratio(c.gamma.0)?,
-        fast_start: if c.fast_start {
+        alpha: ratio(l.alpha.0)?,
+        beta: ratio(l.beta.0)?,
+        gamma: ratio(l.gamma.0)?,
+        fast_start: if fast_start {
             FastStart::Enabled
         } else {
             FastStart::Disabled

@@ -2,7 +2,7 @@
 
 use crate::event::PS_PER_NS;
 use crate::net::{Network, NodeKind};
-use crate::scenario::{TopoKind, Topology};
+use crate::scenario::{Count, Gbps, Shape, Topology};
 
 /// Builds the network of a topology and computes its routes. Host index i
 /// is the i-th host created; in an incast, host 0 is the receiver.
@@ -10,13 +10,12 @@ pub fn build(t: &Topology) -> Network {
     let mut n = Network::default();
     let bps = t.link_gbps.0 as u64 * 1_000_000_000;
     let delay = t.link_delay_ns.0 * PS_PER_NS;
-    let count = |c: Option<crate::scenario::Count>| c.map_or(1, |c| c.0);
-    match t.kind {
-        TopoKind::Star | TopoKind::Incast => {
-            let hosts = if t.kind == TopoKind::Star {
-                count(t.hosts)
-            } else {
-                count(t.senders) + 1
+    let gbps = |g: Option<Gbps>| g.map_or(bps, |g| g.0 as u64 * 1_000_000_000);
+    match t.shape {
+        Shape::Star { hosts: Count(hosts) } | Shape::Incast { senders: Count(hosts) } => {
+            let hosts = match t.shape {
+                Shape::Incast { .. } => hosts + 1,
+                _ => hosts,
             };
             let h: Vec<u32> = (0..hosts).map(|_| n.add_node(NodeKind::Host)).collect();
             let s = n.add_node(NodeKind::Switch);
@@ -24,9 +23,13 @@ pub fn build(t: &Topology) -> Network {
                 n.link(x, s, bps, delay);
             }
         }
-        TopoKind::Dumbbell => {
-            let left: Vec<u32> = (0..count(t.left)).map(|_| n.add_node(NodeKind::Host)).collect();
-            let right: Vec<u32> = (0..count(t.right)).map(|_| n.add_node(NodeKind::Host)).collect();
+        Shape::Dumbbell {
+            left,
+            right,
+            bottleneck_gbps,
+        } => {
+            let left: Vec<u32> = (0..left.0).map(|_| n.add_node(NodeKind::Host)).collect();
+            let right: Vec<u32> = (0..right.0).map(|_| n.add_node(NodeKind::Host)).collect();
             let (a, b) = (n.add_node(NodeKind::Switch), n.add_node(NodeKind::Switch));
             for x in left {
                 n.link(x, a, bps, delay);
@@ -34,12 +37,16 @@ pub fn build(t: &Topology) -> Network {
             for x in right {
                 n.link(x, b, bps, delay);
             }
-            let mid = t.bottleneck_gbps.map_or(bps, |g| g.0 as u64 * 1_000_000_000);
-            n.link(a, b, mid, delay);
+            n.link(a, b, gbps(bottleneck_gbps), delay);
         }
-        TopoKind::LeafSpine => {
-            let fabric = t.fabric_gbps.map_or(bps, |g| g.0 as u64 * 1_000_000_000);
-            let (leaves, spines, per) = (count(t.leaves), count(t.spines), count(t.hosts_per_leaf));
+        Shape::LeafSpine {
+            leaves,
+            spines,
+            hosts_per_leaf,
+            fabric_gbps,
+        } => {
+            let fabric = gbps(fabric_gbps);
+            let (leaves, spines, per) = (leaves.0, spines.0, hosts_per_leaf.0);
             let hosts: Vec<Vec<u32>> = (0..leaves)
                 .map(|_| (0..per).map(|_| n.add_node(NodeKind::Host)).collect())
                 .collect();

@@ -6,7 +6,7 @@ use std::path::Path;
 use rand_chacha::rand_core::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::scenario::{Distribution, FlowSpec, ScenarioError, WorkKind, Workload};
+use crate::scenario::{Distribution, FlowSpec, Flows, ScenarioError, Workload};
 
 const WEBSEARCH: &str = include_str!("../data/websearch_flow_sizes.csv");
 const FB_HADOOP: &str = include_str!("../data/fb_hadoop_flow_sizes.csv");
@@ -109,23 +109,23 @@ pub fn flows(
         }
         Ok(())
     };
-    let out = match w.kind {
-        WorkKind::List => w.flows.clone(),
-        WorkKind::Incast => {
-            let bytes = w.bytes.map_or(0, |b| b.0);
-            (0..hosts)
-                .filter(|&h| h != w.receiver)
-                .map(|src| FlowSpec {
-                    src,
-                    dst: w.receiver,
-                    bytes,
-                    start_ns: w.start_ns,
-                })
-                .collect()
-        }
-        WorkKind::Csv => {
-            let rel = w.path.clone().unwrap_or_default();
-            let path = scenario_dir.join(&rel);
+    let out = match w.flows {
+        Flows::List(ref flows) => flows.clone(),
+        Flows::Incast {
+            receiver,
+            bytes,
+            start_ns,
+        } => (0..hosts)
+            .filter(|&h| h != receiver)
+            .map(|src| FlowSpec {
+                src,
+                dst: receiver,
+                bytes: bytes.0,
+                start_ns,
+            })
+            .collect(),
+        Flows::Csv { ref path } => {
+            let path = scenario_dir.join(path);
             let text =
                 std::fs::read_to_string(&path).map_err(|e| err("workload.path", format!("{}: {e}", path.display())))?;
             let mut v = Vec::new();
@@ -164,10 +164,14 @@ pub fn flows(
             }
             v
         }
-        WorkKind::Cdf => {
-            let cdf = SizeCdf::builtin(w.distribution.unwrap_or(Distribution::Websearch));
-            let load = w.load.map_or(0.3, |l| l.0).max(1e-6);
-            let n = w.count.map_or(1, |c| c.0);
+        Flows::Cdf {
+            distribution,
+            load,
+            count,
+        } => {
+            let cdf = SizeCdf::builtin(distribution);
+            let load = load.0.max(1e-6);
+            let n = count.0;
             // Each host link offered `load`: aggregate arrival rate
             // λ = load · hosts · link_bps / (8 · mean size), in flows per ns.
             let lambda = load * hosts as f64 * link_bps as f64 / 8.0 / cdf.mean() / 1e9;
@@ -215,15 +219,11 @@ mod tests {
     fn poisson_load_matches_target() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let w = Workload {
-            kind: WorkKind::Cdf,
-            flows: vec![],
-            receiver: 0,
-            bytes: None,
-            start_ns: 0,
-            distribution: Some(Distribution::Websearch),
-            load: Some(crate::scenario::Prob(0.5)),
-            count: Some(crate::scenario::Count(20_000)),
-            path: None,
+            flows: Flows::Cdf {
+                distribution: Distribution::Websearch,
+                load: crate::scenario::Prob(0.5),
+                count: crate::scenario::Count(20_000),
+            },
             on_off: None,
         };
         let f = flows(&w, 16, 100_000_000_000, &mut rng, Path::new("."), "t").unwrap();

@@ -17,7 +17,7 @@ fn tmp(name: &str) -> PathBuf {
 
 /// A 5 ms HPCC++ 2-to-1 of 2 MB flows.
 fn small() -> String {
-    common::incast(2, 2_000_000, 5.0, 0, "", "")
+    common::incast_text(2, 2_000_000, 5.0, 0, "", "")
 }
 
 #[test]

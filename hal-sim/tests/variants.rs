@@ -5,9 +5,21 @@
 mod common;
 
 use hal_sim::report;
+use hal_sim::scenario::{HpccCfg, HpccMode, Scenario};
+use hal_sim::telemetry::TelFormat;
 
-fn run(extra_nic: &str, extra_cc: &str) -> report::Summary {
-    common::run(&common::incast(2, 20_000_000, 10.0, 200_000, extra_nic, extra_cc)).1
+fn two_to_one() -> Scenario {
+    common::incast(2, 20_000_000, 10.0, 200_000)
+}
+
+fn run(s: &Scenario) -> report::Summary {
+    common::run(s).1
+}
+
+fn with_hpcc(change: impl FnOnce(&mut HpccCfg)) -> Scenario {
+    let mut s = two_to_one();
+    change(common::hpcc(&mut s));
+    s
 }
 
 fn check(s: &report::Summary, what: &str, min_util: f64) {
@@ -24,14 +36,16 @@ fn check(s: &report::Summary, what: &str, min_util: f64) {
 
 #[test]
 fn every_telemetry_format_drives_hpcc() {
-    for f in ["compact", "int_md", "ioam", "ifa"] {
-        check(&run(&format!("telemetry = \"{f}\""), ""), f, 0.9);
+    for f in [TelFormat::Compact, TelFormat::IntMd, TelFormat::Ioam, TelFormat::Ifa] {
+        let mut s = two_to_one();
+        s.nic.telemetry = f;
+        check(&run(&s), &format!("{f:?}"), 0.9);
     }
 }
 
 #[test]
 fn rx_hpcc_and_probe_mode_drive_hpcc() {
-    check(&run("", "mode = \"rx_hpcc\""), "rx_hpcc", 0.85);
-    check(&run("", "mode = \"probe\""), "probe", 0.85);
-    check(&run("", "sojourn = true"), "sojourn", 0.85);
+    check(&run(&with_hpcc(|h| h.mode = HpccMode::RxHpcc)), "rx_hpcc", 0.85);
+    check(&run(&with_hpcc(|h| h.mode = HpccMode::Probe)), "probe", 0.85);
+    check(&run(&with_hpcc(|h| h.sojourn = true)), "sojourn", 0.85);
 }

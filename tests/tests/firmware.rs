@@ -21,8 +21,10 @@ use std::sync::OnceLock;
 
 use cc_core::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::prelude::*;
+use hal_sim::scenario::{self, *};
+use hal_sim::telemetry::TelFormat;
 use hal_sim::trace::Selection;
-use hal_sim::{report, scenario, world::World};
+use hal_sim::{report, world::World};
 
 const TARGETS: [&str; 2] = ["riscv32imac-unknown-none-elf", "riscv64imac-unknown-none-elf"];
 
@@ -171,11 +173,9 @@ enum Side {
 }
 
 /// Records every event one host's engine handles in a short run of a
-/// scenario given as TOML: the host sending flow 0, the one receiving it,
-/// or all senders.
-fn record(toml: &str, side: Side) -> Vec<u8> {
-    let s = scenario::parse(toml, "trace.toml").unwrap_or_else(|e| panic!("{e}"));
-    let mut w = World::new(&s, Path::new("."), "trace.toml").unwrap();
+/// scenario: the host sending flow 0, the one receiving it, or all senders.
+fn record(s: &Scenario, side: Side) -> Vec<u8> {
+    let mut w = World::new(s, Path::new("."), "trace").unwrap();
     let host = match side {
         Side::Sender => Some(w.flows[0].src_host),
         Side::Receiver => Some(w.flows[0].dst_host),
@@ -186,29 +186,56 @@ fn record(toml: &str, side: Side) -> Vec<u8> {
     w.tap.trace.take().unwrap().finish()
 }
 
-fn scenario_toml(senders: u32, stop_ms: f64, nic: &str, cc: &str, bytes: u64) -> String {
-    format!(
-        r#"name = "trace"
-stop_ms = {stop_ms}
-[topology]
-kind = "incast"
-senders = {senders}
-link_gbps = 100
-link_delay_ns = 1000
-[switch]
-ecn_kmin_bytes = 5000
-ecn_kmax_bytes = 40000
-ecn_pmax = 0.2
-drop_k_bytes = 20000
-[nic]
-{nic}
-[cc]
-{cc}
-[workload]
-kind = "incast"
-bytes = {bytes}
-"#
-    )
+/// The trace runs: `senders` into one receiver at 100 Gb/s over 1 µs
+/// links, `bytes` each, WRED/ECN between 5 and 40 KB and ECN-incapable data
+/// dropped at 20 KB; telemetry (compact) only for HPCC++.
+fn incast(senders: u32, stop_ms: f64, algorithm: Cc, bytes: u64) -> Scenario {
+    let topology = Topology {
+        shape: Shape::Incast {
+            senders: Count(senders),
+        },
+        link_gbps: Gbps(100),
+        link_delay_ns: DelayNs(1000),
+    };
+    let workload = Workload {
+        flows: Flows::Incast {
+            receiver: 0,
+            bytes: Bytes(bytes),
+            start_ns: 0,
+        },
+        on_off: None,
+    };
+    let hpcc = matches!(algorithm, Cc::Hpcc(_));
+    let cc = CcCfg {
+        algorithm,
+        base_rtt_ns: None,
+    };
+    let mut s = Scenario::new("trace", stop_ms, topology, cc, workload);
+    s.switch.ecn_kmin_bytes = Bytes(5000);
+    s.switch.ecn_kmax_bytes = Bytes(40_000);
+    s.switch.ecn_pmax = Prob(0.2);
+    s.switch.drop_k_bytes = Bytes(20_000);
+    if !hpcc {
+        s.nic.telemetry = TelFormat::None;
+    }
+    s
+}
+
+/// HPCC++ as the SIGCOMM'19 simulator ran it (maxStage 0, W_ai from 50 Mb/s).
+fn hpcc_sigcomm() -> Cc {
+    Cc::Hpcc(HpccCfg {
+        max_stage: Stage(0),
+        additive_increase: Wai::RateMbps(50),
+        ..HpccCfg::default()
+    })
+}
+
+/// HPCC++ at its defaults, placed by `mode`.
+fn hpcc_mode(mode: HpccMode) -> Cc {
+    Cc::Hpcc(HpccCfg {
+        mode,
+        ..HpccCfg::default()
+    })
 }
 
 fn count(answers: &[Answer], f: impl Fn(&Decision) -> bool) -> usize {
@@ -217,16 +244,7 @@ fn count(answers: &[Answer], f: impl Fn(&Decision) -> bool) -> usize {
 
 #[test]
 fn hpcc_one_hop_inband() {
-    let trace = record(
-        &scenario_toml(
-            2,
-            0.3,
-            "",
-            "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50",
-            1_000_000,
-        ),
-        Side::Sender,
-    );
+    let trace = record(&incast(2, 0.3, hpcc_sigcomm(), 1_000_000), Side::Sender);
     let a = equivalent("HPCC++ 1 hop", &trace);
     assert!(a.len() > 500);
     assert!(a.iter().all(|(_, d)| d.is_ok()), "the sender takes every event");
@@ -243,16 +261,7 @@ fn hpcc_one_hop_inband() {
 /// A short trace: the UART moves about 500 events a second under QEMU.
 #[test]
 fn the_uart_channel_answers_as_the_host_engine_does() {
-    let trace = record(
-        &scenario_toml(
-            1,
-            0.02,
-            "",
-            "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50",
-            100_000,
-        ),
-        Side::Sender,
-    );
+    let trace = record(&incast(1, 0.02, hpcc_sigcomm(), 100_000), Side::Sender);
     let (expected, answers) = host_answers(&trace);
     assert!(answers.len() > 20, "{} events", answers.len());
     let got = run_firmware(uart_image(), &trace);
@@ -269,13 +278,13 @@ fn the_uart_channel_answers_as_the_host_engine_does() {
 
 #[test]
 fn hpcc_probe_mode() {
-    let toml = scenario_toml(2, 0.3, "", "algorithm = \"hpcc\"\nmode = \"probe\"", 1_000_000);
-    let a = equivalent("HPCC++ probe mode, sender", &record(&toml, Side::Sender));
+    let s = incast(2, 0.3, hpcc_mode(HpccMode::Probe), 1_000_000);
+    let a = equivalent("HPCC++ probe mode, sender", &record(&s, Side::Sender));
     assert!(
         count(&a, |d| matches!(d.request, Request::Probe { .. })) > 10,
         "probe requests"
     );
-    let a = equivalent("HPCC++ probe mode, responder", &record(&toml, Side::Receiver));
+    let a = equivalent("HPCC++ probe mode, responder", &record(&s, Side::Receiver));
     assert!(
         count(&a, |d| matches!(d.request, Request::ProbeReply { .. })) > 10,
         "probe replies"
@@ -284,26 +293,36 @@ fn hpcc_probe_mode() {
 
 #[test]
 fn rx_hpcc() {
-    let toml = scenario_toml(2, 0.3, "", "algorithm = \"hpcc\"\nmode = \"rx_hpcc\"", 1_000_000);
-    let a = equivalent("Rx-HPCC, receiver", &record(&toml, Side::Receiver));
+    let s = incast(2, 0.3, hpcc_mode(HpccMode::RxHpcc), 1_000_000);
+    let a = equivalent("Rx-HPCC, receiver", &record(&s, Side::Receiver));
     assert!(
         count(&a, |d| matches!(d.request, Request::Feedback { .. })) > 10,
         "receiver feedback"
     );
-    let a = equivalent("Rx-HPCC, sender", &record(&toml, Side::Sender));
+    let a = equivalent("Rx-HPCC, sender", &record(&s, Side::Sender));
     assert!(a.iter().all(|(_, d)| d.is_ok()), "the sender takes every event");
 }
 
-/// The LDCP `[cc]` settings of the LDCP traces (the draft's constants).
-const LDCP_CC: &str = "alpha = 1.0\nbeta = 0.5\ngamma = 0.125\nfast_start = true";
+/// LDCP's parameters, the draft's constants (alpha 1, beta 1/2, gamma 1/8).
+fn ldcp() -> LdcpCfg {
+    LdcpCfg {
+        alpha: Prob(1.0),
+        beta: Prob(0.5),
+        gamma: Gamma(0.125),
+    }
+}
+
+/// LDCP's window variant with fast start.
+fn ldcp_window() -> Cc {
+    Cc::Ldcp {
+        params: ldcp(),
+        fast_start: true,
+    }
+}
 
 #[test]
 fn ldcp_pawa_and_fast_start() {
-    let cc = format!("algorithm = \"ldcp\"\n{LDCP_CC}");
-    let trace = record(
-        &scenario_toml(2, 0.5, "telemetry = \"none\"", &cc, 2_000_000),
-        Side::Sender,
-    );
+    let trace = record(&incast(2, 0.5, ldcp_window(), 2_000_000), Side::Sender);
     let a = equivalent("LDCP 2-to-1", &trace);
     // Fast start: first-RTT packets Not-ECT, later ones ECN-capable.
     assert!(count(&a, |d| d.ecn == Ecn::NotEct) > 10);
@@ -312,11 +331,7 @@ fn ldcp_pawa_and_fast_start() {
 
 #[test]
 fn ldcp_below_one_packet() {
-    let cc = format!("algorithm = \"ldcp\"\n{LDCP_CC}");
-    let trace = record(
-        &scenario_toml(200, 0.4, "telemetry = \"none\"", &cc, 100_000),
-        Side::AllSenders,
-    );
+    let trace = record(&incast(200, 0.4, ldcp_window(), 100_000), Side::AllSenders);
     let a = equivalent("LDCP 200-to-1", &trace);
     assert!(
         count(&a, |d| d.request == Request::ReleaseOne) > 100,
@@ -330,11 +345,7 @@ fn ldcp_below_one_packet() {
 
 #[test]
 fn ldcp_cnp_variant() {
-    let cc = format!("algorithm = \"ldcp_rate\"\n{LDCP_CC}");
-    let trace = record(
-        &scenario_toml(4, 0.4, "telemetry = \"none\"", &cc, 1_000_000),
-        Side::Sender,
-    );
+    let trace = record(&incast(4, 0.4, Cc::LdcpRate(ldcp()), 1_000_000), Side::Sender);
     let a = equivalent("LDCP CNP variant", &trace);
     assert!(
         count(&a, |d| matches!(d.request, Request::Probe { .. })) > 10,
@@ -428,14 +439,7 @@ fn hpcc_five_hops() {
 /// in-process run's.
 #[test]
 fn cosimulation_equals_the_in_process_run() {
-    let toml = scenario_toml(
-        2,
-        0.4,
-        "",
-        "algorithm = \"hpcc\"\nmax_stage = 0\nwai_mbps = 50",
-        400_000,
-    );
-    let s = scenario::parse(&toml, "cosim.toml").unwrap();
+    let s = incast(2, 0.4, hpcc_sigcomm(), 400_000);
     let run = |cosim: bool| {
         let mut w = World::new(&s, Path::new("."), "cosim.toml").unwrap();
         if cosim {

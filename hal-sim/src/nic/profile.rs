@@ -5,7 +5,7 @@
 
 use cc_core::prelude::*;
 
-use crate::scenario::{Algo, CcCfg, HpccMode};
+use crate::scenario::{Cc, CcCfg, HpccMode};
 
 /// When the scheduler may send a flow's next data packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,21 +55,21 @@ pub struct Profile {
 impl Profile {
     /// The capabilities of the scenario's congestion control.
     pub fn of(cc: &CcCfg) -> Profile {
-        match cc.algorithm {
-            Algo::Hpcc => Profile {
+        match &cc.algorithm {
+            Cc::Hpcc(h) => Profile {
                 sender: Algorithm::Hpcc,
-                receiver: match cc.mode {
+                receiver: match h.mode {
                     HpccMode::Sender => None,
                     HpccMode::RxHpcc | HpccMode::Probe => Some(Algorithm::HpccReceiver),
                 },
-                data_telemetry: cc.mode != HpccMode::Probe,
-                echo_telemetry: cc.mode == HpccMode::Sender,
-                rx_telemetry: cc.mode == HpccMode::RxHpcc,
+                data_telemetry: h.mode != HpccMode::Probe,
+                echo_telemetry: h.mode == HpccMode::Sender,
+                rx_telemetry: h.mode == HpccMode::RxHpcc,
                 cnp_on_ce: false,
                 gate: Gate::Window,
                 probe: ProbeKind::Telemetry,
             },
-            Algo::Ldcp => Profile {
+            Cc::Ldcp { .. } => Profile {
                 sender: Algorithm::Ldcp,
                 receiver: None,
                 data_telemetry: false,
@@ -79,7 +79,7 @@ impl Profile {
                 gate: Gate::WindowOrTicks,
                 probe: ProbeKind::Telemetry,
             },
-            Algo::LdcpRate => Profile {
+            Cc::LdcpRate(_) => Profile {
                 sender: Algorithm::LdcpRate,
                 receiver: None,
                 data_telemetry: false,

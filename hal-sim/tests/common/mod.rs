@@ -1,15 +1,55 @@
 //! The scenario the hal-sim integration tests build on: HPCC++ as the
 //! SIGCOMM'19 simulator ran it, N senders into one receiver at 100 Gb/s
-//! over 1 µs links, with room for extra `[nic]` and `[cc]` fields.
+//! over 1 µs links; as a value ([`incast`]) and, for the tests of the file
+//! format, as text with room for extra `[nic]` and `[cc]` fields.
 // Each test file compiles this module and uses only part of it.
 #![allow(dead_code)]
 
 use std::path::Path;
 
-use hal_sim::{report, scenario, world::World};
+use hal_sim::scenario::*;
+use hal_sim::{report, world::World};
 
-/// Scenario text; `topology.link_gbps` is on line 6.
-pub fn incast(senders: u32, bytes: u64, stop_ms: f64, warmup_ns: u64, nic: &str, cc: &str) -> String {
+/// The scenario.
+pub fn incast(senders: u32, bytes: u64, stop_ms: f64, warmup_ns: u64) -> Scenario {
+    let topology = Topology {
+        shape: Shape::Incast {
+            senders: Count(senders),
+        },
+        link_gbps: Gbps(100),
+        link_delay_ns: DelayNs(1000),
+    };
+    let cc = CcCfg {
+        algorithm: Cc::Hpcc(HpccCfg {
+            max_stage: Stage(0),
+            additive_increase: Wai::RateMbps(50),
+            ..HpccCfg::default()
+        }),
+        base_rtt_ns: None,
+    };
+    let workload = Workload {
+        flows: Flows::Incast {
+            receiver: 0,
+            bytes: Bytes(bytes),
+            start_ns: 0,
+        },
+        on_off: None,
+    };
+    let mut s = Scenario::new("test", stop_ms, topology, cc, workload);
+    s.metrics.warmup_ns = warmup_ns;
+    s
+}
+
+/// A scenario's HPCC++ parameters.
+pub fn hpcc(s: &mut Scenario) -> &mut HpccCfg {
+    match &mut s.cc.algorithm {
+        Cc::Hpcc(h) => h,
+        other => panic!("not HPCC++: {other:?}"),
+    }
+}
+
+/// The scenario as text; `topology.link_gbps` is on line 6.
+pub fn incast_text(senders: u32, bytes: u64, stop_ms: f64, warmup_ns: u64, nic: &str, cc: &str) -> String {
     format!(
         r#"name = "test"
 stop_ms = {stop_ms:?}
@@ -34,10 +74,9 @@ warmup_ns = {warmup_ns}
     )
 }
 
-/// Runs scenario text to the end.
-pub fn run(text: &str) -> (World, report::Summary) {
-    let s = scenario::parse(text, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    let mut w = World::new(&s, Path::new("."), "test.toml").unwrap();
+/// Runs a scenario to the end.
+pub fn run(s: &Scenario) -> (World, report::Summary) {
+    let mut w = World::new(s, Path::new("."), "test").unwrap();
     w.run(|_| {});
     let sum = report::summary(&w, "test", 1.0);
     (w, sum)

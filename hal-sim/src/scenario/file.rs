@@ -1,0 +1,485 @@
+//! The file format: TOML read into flat tables (so every error keeps its
+//! line and field), then turned into the typed [`Scenario`], refusing any
+//! field that does not apply to the kind chosen and any required one that
+//! is missing.
+
+use serde::Deserialize;
+
+use super::*;
+
+/// A scenario file as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "one")]
+    seed: u64,
+    stop_ms: TimeMs,
+    topology: RawTopology,
+    #[serde(default)]
+    switch: SwitchCfg,
+    #[serde(default)]
+    nic: NicCfg,
+    cc: RawCc,
+    workload: RawWorkload,
+    #[serde(default)]
+    metrics: MetricsCfg,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum TopoKind {
+    Star,
+    Incast,
+    Dumbbell,
+    LeafSpine,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTopology {
+    kind: TopoKind,
+    hosts: Option<Count>,
+    senders: Option<Count>,
+    left: Option<Count>,
+    right: Option<Count>,
+    leaves: Option<Count>,
+    spines: Option<Count>,
+    hosts_per_leaf: Option<Count>,
+    link_gbps: Gbps,
+    bottleneck_gbps: Option<Gbps>,
+    fabric_gbps: Option<Gbps>,
+    link_delay_ns: DelayNs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Algo {
+    Hpcc,
+    Ldcp,
+    LdcpRate,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCc {
+    algorithm: Algo,
+    base_rtt_ns: Option<TimeNs>,
+    eta: Option<Prob>,
+    max_stage: Option<Stage>,
+    wai_mbps: Option<u32>,
+    wai_flows: Option<u16>,
+    w_min_bytes: Option<u32>,
+    mode: Option<HpccMode>,
+    sojourn: Option<bool>,
+    alpha: Option<Prob>,
+    beta: Option<Prob>,
+    gamma: Option<Gamma>,
+    fast_start: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum WorkKind {
+    List,
+    Incast,
+    Cdf,
+    Csv,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWorkload {
+    kind: WorkKind,
+    flows: Option<Vec<FlowSpec>>,
+    receiver: Option<u32>,
+    bytes: Option<Bytes>,
+    start_ns: Option<u64>,
+    distribution: Option<Distribution>,
+    load: Option<Prob>,
+    count: Option<Count>,
+    path: Option<String>,
+    on_off: Option<OnOff>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// The line of `key = …` in table `[table]` (or a dotted `table.key`), if
+/// written.
+fn line_of_key(text: &str, table: &str, key: &str) -> Option<usize> {
+    let mut in_table = false;
+    for (i, l) in text.lines().enumerate() {
+        let l = l.trim_start();
+        if let Some(h) = l.strip_prefix('[') {
+            in_table = h.trim_start_matches('[').split(']').next().map(str::trim) == Some(table);
+            continue;
+        }
+        let name = if in_table {
+            l
+        } else if let Some(rest) = l.strip_prefix(table).and_then(|r| r.strip_prefix('.')) {
+            rest
+        } else {
+            continue;
+        };
+        if name.strip_prefix(key).is_some_and(|r| r.trim_start().starts_with('=')) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// Parses scenario text; `file` names it in errors.
+pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError {
+        file: file.into(),
+        line: e.span().map(|s| line_of(text, s.start)),
+        field: String::new(),
+        message: e.message().trim().to_string(),
+    })?;
+    let f: File = serde_path_to_error::deserialize(de).map_err(|e| {
+        let field = e.path().to_string();
+        let inner = e.into_inner();
+        ScenarioError {
+            file: file.into(),
+            line: inner.span().map(|s| line_of(text, s.start)),
+            field: if field == "." { String::new() } else { field },
+            message: inner.message().trim().to_string(),
+        }
+    })?;
+    let err = |field: &str, message: String| {
+        let (table, key) = field.rsplit_once('.').unwrap_or(("", field));
+        ScenarioError {
+            file: file.into(),
+            line: line_of_key(text, table, key),
+            field: field.into(),
+            message,
+        }
+    };
+    let s = Scenario {
+        name: f.name,
+        description: f.description,
+        seed: f.seed,
+        stop_ms: f.stop_ms,
+        topology: topology(f.topology).map_err(|(k, m)| err(&format!("topology.{k}"), m))?,
+        switch: f.switch,
+        nic: f.nic,
+        cc: cc(f.cc).map_err(|(k, m)| err(&format!("cc.{k}"), m))?,
+        workload: workload(f.workload).map_err(|(k, m)| err(&format!("workload.{k}"), m))?,
+        metrics: f.metrics,
+    };
+    validate(&s).map_err(|(k, m)| err(k, m))?;
+    Ok(s)
+}
+
+/// A field error: the field's name in its table, and what is wrong.
+type FieldError = (&'static str, String);
+
+/// Refuses the first of `given` (field, written) that `kind` has no use for.
+fn only(kind: &str, given: &[(&'static str, bool)], applies: &[&str]) -> Result<(), FieldError> {
+    match given.iter().find(|(k, written)| *written && !applies.contains(k)) {
+        Some((k, _)) => Err((k, format!("does not apply to kind = \"{kind}\""))),
+        None => Ok(()),
+    }
+}
+
+/// A field `kind` requires.
+fn need<T>(v: Option<T>, key: &'static str, kind: &str) -> Result<T, FieldError> {
+    v.ok_or_else(|| (key, format!("required for kind = \"{kind}\"")))
+}
+
+fn topology(t: RawTopology) -> Result<Topology, FieldError> {
+    let given = [
+        ("hosts", t.hosts.is_some()),
+        ("senders", t.senders.is_some()),
+        ("left", t.left.is_some()),
+        ("right", t.right.is_some()),
+        ("leaves", t.leaves.is_some()),
+        ("spines", t.spines.is_some()),
+        ("hosts_per_leaf", t.hosts_per_leaf.is_some()),
+        ("bottleneck_gbps", t.bottleneck_gbps.is_some()),
+        ("fabric_gbps", t.fabric_gbps.is_some()),
+    ];
+    let shape = match t.kind {
+        TopoKind::Star => {
+            only("star", &given, &["hosts"])?;
+            Shape::Star {
+                hosts: need(t.hosts, "hosts", "star")?,
+            }
+        }
+        TopoKind::Incast => {
+            only("incast", &given, &["senders"])?;
+            Shape::Incast {
+                senders: need(t.senders, "senders", "incast")?,
+            }
+        }
+        TopoKind::Dumbbell => {
+            only("dumbbell", &given, &["left", "right", "bottleneck_gbps"])?;
+            Shape::Dumbbell {
+                left: need(t.left, "left", "dumbbell")?,
+                right: need(t.right, "right", "dumbbell")?,
+                bottleneck_gbps: t.bottleneck_gbps,
+            }
+        }
+        TopoKind::LeafSpine => {
+            only(
+                "leaf_spine",
+                &given,
+                &["leaves", "spines", "hosts_per_leaf", "fabric_gbps"],
+            )?;
+            Shape::LeafSpine {
+                leaves: need(t.leaves, "leaves", "leaf_spine")?,
+                spines: need(t.spines, "spines", "leaf_spine")?,
+                hosts_per_leaf: need(t.hosts_per_leaf, "hosts_per_leaf", "leaf_spine")?,
+                fabric_gbps: t.fabric_gbps,
+            }
+        }
+    };
+    Ok(Topology {
+        shape,
+        link_gbps: t.link_gbps,
+        link_delay_ns: t.link_delay_ns,
+    })
+}
+
+fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
+    let given = [
+        ("eta", c.eta.is_some()),
+        ("max_stage", c.max_stage.is_some()),
+        ("wai_mbps", c.wai_mbps.is_some()),
+        ("wai_flows", c.wai_flows.is_some()),
+        ("w_min_bytes", c.w_min_bytes.is_some()),
+        ("mode", c.mode.is_some()),
+        ("sojourn", c.sojourn.is_some()),
+        ("alpha", c.alpha.is_some()),
+        ("beta", c.beta.is_some()),
+        ("gamma", c.gamma.is_some()),
+        ("fast_start", c.fast_start.is_some()),
+    ];
+    const HPCC: &[&str] = &[
+        "eta",
+        "max_stage",
+        "wai_mbps",
+        "wai_flows",
+        "w_min_bytes",
+        "mode",
+        "sojourn",
+    ];
+    let ldcp = |kind: &str, applies: &[&str]| -> Result<LdcpCfg, FieldError> {
+        only(kind, &given, applies)?;
+        let d = LdcpCfg::default();
+        Ok(LdcpCfg {
+            alpha: c.alpha.unwrap_or(d.alpha),
+            beta: c.beta.unwrap_or(d.beta),
+            gamma: c.gamma.unwrap_or(d.gamma),
+        })
+    };
+    let algorithm = match c.algorithm {
+        Algo::Hpcc => {
+            only("hpcc", &given, HPCC)?;
+            let d = HpccCfg::default();
+            Cc::Hpcc(HpccCfg {
+                eta: c.eta.unwrap_or(d.eta),
+                max_stage: c.max_stage.unwrap_or(d.max_stage),
+                additive_increase: match (c.wai_mbps, c.wai_flows) {
+                    (Some(_), Some(_)) => return Err(("wai_flows", "give wai_mbps or wai_flows, not both".into())),
+                    (Some(m), None) => Wai::RateMbps(m),
+                    (None, Some(n)) => Wai::Flows(n),
+                    (None, None) => d.additive_increase,
+                },
+                w_min_bytes: c.w_min_bytes.unwrap_or(d.w_min_bytes),
+                mode: c.mode.unwrap_or(d.mode),
+                sojourn: c.sojourn.unwrap_or(d.sojourn),
+            })
+        }
+        Algo::Ldcp => Cc::Ldcp {
+            params: ldcp("ldcp", &["alpha", "beta", "gamma", "fast_start"])?,
+            fast_start: c.fast_start.unwrap_or(true),
+        },
+        // The rate variant has no fast start (its first RTT is the NIC's).
+        Algo::LdcpRate => Cc::LdcpRate(ldcp("ldcp_rate", &["alpha", "beta", "gamma"])?),
+    };
+    Ok(CcCfg {
+        algorithm,
+        base_rtt_ns: c.base_rtt_ns,
+    })
+}
+
+fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
+    let given = [
+        ("flows", w.flows.is_some()),
+        ("receiver", w.receiver.is_some()),
+        ("bytes", w.bytes.is_some()),
+        ("start_ns", w.start_ns.is_some()),
+        ("distribution", w.distribution.is_some()),
+        ("load", w.load.is_some()),
+        ("count", w.count.is_some()),
+        ("path", w.path.is_some()),
+    ];
+    let flows = match w.kind {
+        WorkKind::List => {
+            only("list", &given, &["flows"])?;
+            let flows = need(w.flows, "flows", "list")?;
+            if flows.is_empty() {
+                return Err(("flows", "required for kind = \"list\"".into()));
+            }
+            Flows::List(flows)
+        }
+        WorkKind::Incast => {
+            only("incast", &given, &["receiver", "bytes", "start_ns"])?;
+            Flows::Incast {
+                receiver: w.receiver.unwrap_or(0),
+                bytes: need(w.bytes, "bytes", "incast")?,
+                start_ns: w.start_ns.unwrap_or(0),
+            }
+        }
+        WorkKind::Cdf => {
+            only("cdf", &given, &["distribution", "load", "count"])?;
+            Flows::Cdf {
+                distribution: need(w.distribution, "distribution", "cdf")?,
+                load: need(w.load, "load", "cdf")?,
+                count: need(w.count, "count", "cdf")?,
+            }
+        }
+        WorkKind::Csv => {
+            only("csv", &given, &["path"])?;
+            Flows::Csv {
+                path: need(w.path, "path", "csv")?,
+            }
+        }
+    };
+    if w.on_off.is_some_and(|o| o.burst_bytes.0 == 0) {
+        return Err(("on_off.burst_bytes", "a burst needs at least one byte".into()));
+    }
+    Ok(Workload {
+        flows,
+        on_off: w.on_off,
+    })
+}
+
+/// Checks across tables.
+fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
+    if matches!(s.cc.algorithm, Cc::Hpcc(_)) && s.nic.telemetry == TelFormat::None {
+        return Err((
+            "nic.telemetry",
+            "HPCC++ needs in-band telemetry: compact, int_md, ioam or ifa".into(),
+        ));
+    }
+    if s.switch.ecn_kmin_bytes > s.switch.ecn_kmax_bytes {
+        return Err(("switch.ecn_kmin_bytes", "must not exceed ecn_kmax_bytes".into()));
+    }
+    if !(1..=8).contains(&s.nic.ioam_prealloc) {
+        return Err((
+            "nic.ioam_prealloc",
+            format!("must be in 1 ..= 8 (got {})", s.nic.ioam_prealloc),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+stop_ms = 1.0
+[topology]
+kind = "incast"
+senders = 2
+link_gbps = 100
+link_delay_ns = 1000
+[cc]
+algorithm = "hpcc"
+[workload]
+kind = "incast"
+bytes = 1000000
+"#;
+
+    #[test]
+    fn a_good_file_parses() {
+        let s = parse(GOOD, "good.toml").unwrap();
+        assert_eq!(s.topology.shape, Shape::Incast { senders: Count(2) });
+        assert_eq!(s.cc.algorithm, Cc::Hpcc(HpccCfg::default()));
+        assert_eq!(
+            s.workload.flows,
+            Flows::Incast {
+                receiver: 0,
+                bytes: Bytes(1_000_000),
+                start_ns: 0
+            }
+        );
+    }
+
+    #[test]
+    fn a_field_of_another_kind_is_refused_at_its_line() {
+        let e = parse(&GOOD.replace("senders = 2", "senders = 2\nhosts = 4"), "x.toml").unwrap_err();
+        assert_eq!((e.field.as_str(), e.line), ("topology.hosts", Some(7)), "{e}");
+        assert!(e.message.contains("does not apply to kind = \"incast\""), "{e}");
+
+        let e = parse(
+            &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"hpcc\"\ngamma = 0.25"),
+            "x.toml",
+        )
+        .unwrap_err();
+        assert_eq!((e.field.as_str(), e.line), ("cc.gamma", Some(11)), "{e}");
+
+        let e = parse(
+            &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"ldcp\"\neta = 0.9"),
+            "x.toml",
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "cc.eta", "{e}");
+
+        let e = parse(
+            &GOOD.replace("bytes = 1000000", "bytes = 1000000\nload = 0.3"),
+            "x.toml",
+        )
+        .unwrap_err();
+        assert_eq!((e.field.as_str(), e.line), ("workload.load", Some(14)), "{e}");
+    }
+
+    #[test]
+    fn errors_name_file_line_and_field() {
+        let bad = GOOD.replace("link_gbps = 100", "link_gbps = 0");
+        let e = parse(&bad, "bad.toml").unwrap_err();
+        assert_eq!(e.line, Some(7), "{e}");
+        assert_eq!(e.field, "topology.link_gbps", "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("bad.toml:7: topology.link_gbps: must be in 1 ..= 1600"),
+            "{e}"
+        );
+
+        let e = parse(&GOOD.replace("senders = 2", "senders = 2\nsendrs = 3"), "typo.toml").unwrap_err();
+        assert_eq!(e.line, Some(7), "{e}");
+        assert!(e.message.contains("sendrs"), "{e}");
+
+        let e = parse(&GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"dctcp\""), "x.toml").unwrap_err();
+        assert_eq!(e.field, "cc.algorithm", "{e}");
+
+        let e = parse("name = \"t\"\nstop_ms = [", "syntax.toml").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+
+        let e = parse(&GOOD.replace("senders = 2\n", ""), "missing.toml").unwrap_err();
+        assert_eq!(e.field, "topology.senders", "{e}");
+
+        let e = parse(
+            &GOOD.replace(
+                "[cc]\nalgorithm = \"hpcc\"",
+                "[cc]\nalgorithm = \"hpcc\"\nwai_mbps = 50\nwai_flows = 4",
+            ),
+            "both.toml",
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "cc.wai_flows", "{e}");
+        assert!(e.line.is_some());
+    }
+}

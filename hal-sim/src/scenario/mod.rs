@@ -1,0 +1,464 @@
+//! Scenarios: what a run simulates, as typed values. A topology, a
+//! workload and a congestion control are enums, so a field that does not
+//! apply to the kind chosen cannot be written; tests build `Scenario`
+//! values directly, files go through [`parse`] and [`load`].
+//!
+//! A file is TOML. Every field is checked while it is read, so a bad file
+//! is refused with its path, line and field:
+//!
+//! ```text
+//! scenarios/x.toml:7: topology.link_gbps: must be in 1 ..= 1600 (got 0)
+//! scenarios/x.toml:8: topology.hosts: does not apply to kind = "incast"
+//! ```
+
+mod file;
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+
+pub use self::file::parse;
+use crate::telemetry::TelFormat;
+
+/// A number that must lie in a range; refused while parsing otherwise.
+macro_rules! ranged {
+    ($name:ident, $t:ty, $lo:expr, $hi:expr, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, serde::Serialize)]
+        pub struct $name(pub $t);
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let v = <$t>::deserialize(d)?;
+                if !(($lo as $t)..=($hi as $t)).contains(&v) {
+                    return Err(serde::de::Error::custom(format!(
+                        "must be in {} ..= {} (got {})",
+                        $lo as $t, $hi as $t, v
+                    )));
+                }
+                Ok($name(v))
+            }
+        }
+    };
+}
+
+ranged!(Gbps, u32, 1, 1600, "Link speed in Gb/s.");
+ranged!(DelayNs, u64, 0, 1_000_000_000, "A propagation delay in ns.");
+ranged!(Count, u32, 1, 100_000, "A count of hosts, switches or flows.");
+ranged!(Bytes, u64, 0, 1u64 << 40, "A byte count.");
+ranged!(Prob, f64, 0.0, 1.0, "A probability or ratio in [0, 1].");
+ranged!(Payload, u32, 64, 9000, "Payload bytes per packet.");
+ranged!(Stage, u8, 0, 15, "HPCC++ maxStage.");
+ranged!(Gamma, f64, 0.0009765625, 0.5, "LDCP gamma (2^-10 ..= 1/2).");
+ranged!(TimeMs, f64, 0.001, 100_000.0, "A simulated time in ms.");
+ranged!(TimeNs, u64, 1, 1_000_000_000_000, "A simulated time in ns.");
+
+/// A whole scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Name shown in reports.
+    pub name: String,
+    /// What it shows.
+    pub description: String,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Simulated time after which the run stops even if flows remain.
+    pub stop_ms: TimeMs,
+    /// The network.
+    pub topology: Topology,
+    /// Switch buffers and AQM.
+    pub switch: SwitchCfg,
+    /// NIC behaviour.
+    pub nic: NicCfg,
+    /// Congestion control.
+    pub cc: CcCfg,
+    /// The flows.
+    pub workload: Workload,
+    /// What to measure.
+    pub metrics: MetricsCfg,
+}
+
+impl Scenario {
+    /// A scenario of `topology`, `cc` and `workload`, everything else at
+    /// its default (seed 1), stopping after `stop_ms`.
+    pub fn new(name: &str, stop_ms: f64, topology: Topology, cc: CcCfg, workload: Workload) -> Self {
+        Scenario {
+            name: name.into(),
+            description: String::new(),
+            seed: 1,
+            stop_ms: TimeMs(stop_ms),
+            topology,
+            switch: SwitchCfg::default(),
+            nic: NicCfg::default(),
+            cc,
+            workload,
+            metrics: MetricsCfg::default(),
+        }
+    }
+}
+
+/// The network: a shape, and the speed and delay of its host links.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Topology {
+    /// The shape.
+    pub shape: Shape,
+    /// Host link speed.
+    pub link_gbps: Gbps,
+    /// Per-link propagation delay.
+    pub link_delay_ns: DelayNs,
+}
+
+/// A topology's shape (`kind` in a file).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// `hosts` hosts on one switch.
+    Star {
+        /// Hosts.
+        hosts: Count,
+    },
+    /// `senders` hosts and one receiver (host 0) on one switch.
+    Incast {
+        /// Senders.
+        senders: Count,
+    },
+    /// `left` hosts on one switch, `right` on another, one link between.
+    Dumbbell {
+        /// Hosts on the left switch.
+        left: Count,
+        /// Hosts on the right switch.
+        right: Count,
+        /// Switch-to-switch speed (default: the host link speed).
+        bottleneck_gbps: Option<Gbps>,
+    },
+    /// Two tiers: every leaf to every spine.
+    LeafSpine {
+        /// Leaves.
+        leaves: Count,
+        /// Spines.
+        spines: Count,
+        /// Hosts per leaf.
+        hosts_per_leaf: Count,
+        /// Leaf-to-spine speed (default: the host link speed).
+        fabric_gbps: Option<Gbps>,
+    },
+}
+
+/// Switch buffers and marking (LDCP §2.1).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchCfg {
+    /// Shared buffer per switch.
+    pub buffer_bytes: Bytes,
+    /// buf_max: tail drop above this per-port queue.
+    pub port_buffer_bytes: Bytes,
+    /// WRED/ECN K_min (ECN-capable packets).
+    pub ecn_kmin_bytes: Bytes,
+    /// WRED/ECN K_max.
+    pub ecn_kmax_bytes: Bytes,
+    /// WRED/ECN P_max.
+    pub ecn_pmax: Prob,
+    /// K of eq. (3): ECN-incapable packets are dropped at or above it.
+    pub drop_k_bytes: Bytes,
+}
+
+impl Default for SwitchCfg {
+    fn default() -> Self {
+        SwitchCfg {
+            buffer_bytes: Bytes(32 << 20),
+            port_buffer_bytes: Bytes(8 << 20),
+            ecn_kmin_bytes: Bytes(u64::MAX >> 24),
+            ecn_kmax_bytes: Bytes(u64::MAX >> 24),
+            ecn_pmax: Prob(0.0),
+            drop_k_bytes: Bytes(u64::MAX >> 24),
+        }
+    }
+}
+
+/// NIC behaviour.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicCfg {
+    /// Payload per data packet.
+    pub payload_bytes: Payload,
+    /// Header bytes per data packet (Ethernet, IP, UDP, transport).
+    pub header_bytes: u32,
+    /// ACK/control packet size before telemetry.
+    pub ack_bytes: u32,
+    /// Acknowledge every n packets (a CE mark is acknowledged at once).
+    pub ack_every: Count,
+    /// Retransmission timeout (go-back-N), µs.
+    pub rto_us: TimeNs,
+    /// Telemetry header the Tx pipeline requests.
+    pub telemetry: TelFormat,
+    /// IOAM nodes the sender pre-allocates.
+    pub ioam_prealloc: u8,
+    /// Tag notifications with SipHash (HPCC++ §9.1) and verify them.
+    pub integrity: bool,
+    /// Latency variation of the NIC's Tx path (DMA, PCIe, PHY), ns: each
+    /// packet a host sends reaches the far end of its link up to this much
+    /// later, uniformly drawn, in order. 0 makes every host a perfect clock.
+    pub tx_jitter_ns: DelayNs,
+    /// Probe replies lost on the way back, as a probability (HPCC++ probe
+    /// mode), drawn from a random stream of its own. 0: none.
+    pub probe_loss: Prob,
+}
+
+impl Default for NicCfg {
+    fn default() -> Self {
+        NicCfg {
+            payload_bytes: Payload(1000),
+            header_bytes: 48,
+            ack_bytes: 64,
+            ack_every: Count(1),
+            rto_us: TimeNs(200),
+            telemetry: TelFormat::Compact,
+            ioam_prealloc: 5,
+            integrity: true,
+            tx_jitter_ns: DelayNs(0),
+            probe_loss: Prob(0.0),
+        }
+    }
+}
+
+/// Congestion control: the algorithm with its parameters, and the base RTT.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcCfg {
+    /// The algorithm (`algorithm` in a file) and its parameters.
+    pub algorithm: Cc,
+    /// Base RTT T for every flow; default: each flow's path base RTT.
+    pub base_rtt_ns: Option<TimeNs>,
+}
+
+/// An algorithm and its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cc {
+    /// HPCC++.
+    Hpcc(HpccCfg),
+    /// LDCP, window-based (programmable NIC).
+    Ldcp {
+        /// alpha, beta, gamma.
+        params: LdcpCfg,
+        /// Zero-RTT fast start (§2.3).
+        fast_start: bool,
+    },
+    /// LDCP, rate-based (commercial NIC): CNP and RTT probes.
+    LdcpRate(LdcpCfg),
+}
+
+/// HPCC++ parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HpccCfg {
+    /// eta.
+    pub eta: Prob,
+    /// maxStage.
+    pub max_stage: Stage,
+    /// W_ai.
+    pub additive_increase: Wai,
+    /// W_min in bytes.
+    pub w_min_bytes: u32,
+    /// Placement and telemetry source.
+    pub mode: HpccMode,
+    /// Sojourn time instead of queue length (§9.3).
+    pub sojourn: bool,
+}
+
+impl Default for HpccCfg {
+    fn default() -> Self {
+        HpccCfg {
+            eta: Prob(0.95),
+            max_stage: Stage(5),
+            additive_increase: Wai::Flows(64),
+            w_min_bytes: 16,
+            mode: HpccMode::Sender,
+            sojourn: false,
+        }
+    }
+}
+
+/// HPCC++'s additive increase W_ai.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wai {
+    /// W_ai = rate · T, the rate in Mb/s (`wai_mbps`; SIGCOMM'19: 50).
+    RateMbps(u32),
+    /// W_ai = W_init·(1 − eta)/N (`wai_flows`).
+    Flows(u16),
+}
+
+/// HPCC++ placement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HpccMode {
+    /// Sender-based, telemetry on every data packet, echoed on ACKs.
+    #[default]
+    Sender,
+    /// Receiver-based Rx-HPCC: window feedback once per T.
+    RxHpcc,
+    /// Sender-based with one probe per RTT; the responder reports one hop.
+    Probe,
+}
+
+/// LDCP parameters (both variants).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LdcpCfg {
+    /// alpha.
+    pub alpha: Prob,
+    /// beta.
+    pub beta: Prob,
+    /// gamma.
+    pub gamma: Gamma,
+}
+
+impl Default for LdcpCfg {
+    fn default() -> Self {
+        LdcpCfg {
+            alpha: Prob(1.0),
+            beta: Prob(0.5),
+            gamma: Gamma(0.125),
+        }
+    }
+}
+
+/// Where flows come from, and how their applications hand bytes over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// The flows (`kind` in a file).
+    pub flows: Flows,
+    /// Each flow's application hands over its bytes in bursts, the next one
+    /// an idle time after the previous is acknowledged.
+    pub on_off: Option<OnOff>,
+}
+
+/// The flows of a workload.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Flows {
+    /// An explicit list.
+    List(Vec<FlowSpec>),
+    /// Every host but `receiver` sends `bytes` to it at `start_ns`.
+    Incast {
+        /// The receiving host.
+        receiver: u32,
+        /// Bytes per sender.
+        bytes: Bytes,
+        /// Start time.
+        start_ns: u64,
+    },
+    /// Poisson arrivals between random host pairs, sizes from
+    /// `distribution`, at `load` of the host links, `count` of them.
+    Cdf {
+        /// The size distribution.
+        distribution: Distribution,
+        /// Offered load of each host link, payload only.
+        load: Prob,
+        /// Number of flows.
+        count: Count,
+    },
+    /// Flows from the CSV file `path` (src,dst,bytes,start_ns; relative to
+    /// the scenario).
+    Csv {
+        /// The file.
+        path: String,
+    },
+}
+
+/// Bursts with idle time between them: a flow's sender has `burst_bytes`
+/// to send, then waits `idle_ns` after all of it is acknowledged before the
+/// next burst (a request-response application, or a flow that goes quiet
+/// longer than its telemetry's timestamps take to wrap).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OnOff {
+    /// Bytes per burst.
+    pub burst_bytes: Bytes,
+    /// Idle time after a burst is acknowledged, ns.
+    pub idle_ns: DelayNs,
+}
+
+/// One flow.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Source host index.
+    pub src: u32,
+    /// Destination host index.
+    pub dst: u32,
+    /// Bytes to send.
+    pub bytes: u64,
+    /// Start time.
+    #[serde(default)]
+    pub start_ns: u64,
+}
+
+/// Flow-size distributions of the HPCC evaluation.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Distribution {
+    /// DCTCP's WebSearch.
+    Websearch,
+    /// Facebook Hadoop.
+    FbHadoop,
+}
+
+/// Measurement settings.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsCfg {
+    /// Queue and rate sampling period.
+    pub sample_ns: TimeNs,
+    /// Figures "after the first …" start here.
+    pub warmup_ns: u64,
+    /// Window for Jain fairness and utilization series.
+    pub window_ns: TimeNs,
+    /// Flows whose window/rate is recorded over time (first n).
+    pub trace_flows: u32,
+}
+
+impl Default for MetricsCfg {
+    fn default() -> Self {
+        MetricsCfg {
+            sample_ns: TimeNs(1_000),
+            warmup_ns: 1_000_000,
+            window_ns: TimeNs(100_000),
+            trace_flows: 4,
+        }
+    }
+}
+
+/// A scenario file that could not be used.
+#[derive(Debug)]
+pub struct ScenarioError {
+    /// The file.
+    pub file: String,
+    /// 1-based line, if known.
+    pub line: Option<usize>,
+    /// Dotted path of the field, if known.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: ", self.file, l)?,
+            None => write!(f, "{}: ", self.file)?,
+        }
+        if !self.field.is_empty() {
+            write!(f, "{}: ", self.field)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Reads and parses a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: None,
+        field: String::new(),
+        message: e.to_string(),
+    })?;
+    parse(&text, &file)
+}
