@@ -14,8 +14,9 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         Cc::Ldcp { params, fast_start } => (HpccCfg::default(), params.clone(), *fast_start),
         Cc::LdcpRate(l) => (HpccCfg::default(), l.clone(), true),
     };
+    // The scenario's decimal ratios, to a billionth, rounded to nearest.
     let ratio = |x: f64| {
-        Fraction::from_bits((x * (1u64 << 24) as f64).round() as u32).ok_or_else(|| format!("{x} is not in [0, 1]"))
+        Fraction::ratio((x * 1e9).round() as u32, 1_000_000_000).ok_or_else(|| format!("{x} is not in [0, 1]"))
     };
     let hpcc = HpccConfig {
         eta: ratio(h.eta.0)?,

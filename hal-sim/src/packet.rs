@@ -1,6 +1,7 @@
 //! Packets and the slab that owns them while they are in the network.
 
 use cc_core::telemetry::HopSample;
+use cc_core::units::Window;
 use cc_core::ProbeId;
 
 /// What a packet is.
@@ -113,8 +114,8 @@ pub struct Packet {
     /// Probes and RTT requests: the engine's number for them, echoed by
     /// their replies.
     pub probe: ProbeId,
-    /// Feedback: the window (raw `Window` bits) and its integrity tag.
-    pub window_bits: u32,
+    /// Feedback (Rx-HPCC): the window the receiver asks for; `tag` seals it.
+    pub feedback: Window,
     /// Integrity tag over the notification (acks with telemetry, feedback).
     pub tag: [u8; 8],
     /// Sender's transmit timestamp (data, RTT requests), echoed by the
@@ -143,7 +144,7 @@ impl Packet {
             probe: ProbeId(0),
             tel: NO_TEL,
             hop: None,
-            window_bits: 0,
+            feedback: Window::ZERO,
             tag: [0; 8],
             ts_ps: 0,
         }

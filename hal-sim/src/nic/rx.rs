@@ -151,12 +151,14 @@ impl Nic {
             return;
         };
         if let Request::Feedback { window } = d.request {
+            // On the wire: the window's raw bits, big-endian, sealed with
+            // the sequence number.
             let (key, bits) = (cx.key, window.to_bits());
             let seq = r.feedback_seq;
             r.feedback_seq = seq.wrapping_add(1);
             self.store(flow, *r);
             self.send_ctrl(cx, src, flow, PktKind::Feedback, |_, q| {
-                q.window_bits = bits;
+                q.feedback = window;
                 q.seq = seq as u64;
                 let mut sealed = [0u8; 4 + auth::SEQ_LEN + TAG_LEN];
                 if auth::seal_sequenced(&key, FlowId(flow), seq, &bits.to_be_bytes(), &mut sealed).is_ok() {
@@ -272,7 +274,7 @@ impl Nic {
     /// checked, then to the engine.
     fn on_feedback(&mut self, cx: &mut Ctx, p: &Packet) {
         let mut sealed = [0u8; 4 + auth::SEQ_LEN + TAG_LEN];
-        sealed[..4].copy_from_slice(&p.window_bits.to_be_bytes());
+        sealed[..4].copy_from_slice(&p.feedback.to_bits().to_be_bytes());
         sealed[4..4 + auth::SEQ_LEN].copy_from_slice(&(p.seq as u32).to_be_bytes());
         sealed[4 + auth::SEQ_LEN..].copy_from_slice(&p.tag);
         if cx.cfg.integrity {
@@ -293,7 +295,7 @@ impl Nic {
             }
         }
         let kind = EventKind::Feedback {
-            window: Window::from_bits(p.window_bits),
+            window: p.feedback,
         };
         self.sender_event(cx, p.flow, kind);
     }
