@@ -11,7 +11,7 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     println!(
         "sim end {:.1} us, wall {:.2} s, events {}, {:?}",
-        w.now as f64 / 1e6,
+        w.now.as_ns_f64() / 1e3,
         wall,
         w.q.handled(),
         w.metrics.counters
@@ -21,7 +21,7 @@ fn main() {
             "flow {} {}B fct {:?} us rtt {} ns retx {}",
             f.id,
             f.size,
-            f.finish_ps.map(|t| (t - f.start_ps) as f64 / 1e6),
+            f.finish_ps.map(|t| (t - f.start_ps).as_ns_f64() / 1e3),
             f.base_rtt_ns,
             f.retransmits
         );

@@ -4,16 +4,93 @@
 
 use std::collections::BinaryHeap;
 
-/// Simulated time in picoseconds (2^64 ps ≈ 213 days). Picoseconds keep a
-/// 1.6 Tb/s link's per-byte time (5 ps) exact.
-pub type Ps = u64;
+/// Simulated time in picoseconds, an instant since the run began or a span
+/// between two (2^64 ps ≈ 213 days). Picoseconds keep a 1.6 Tb/s link's
+/// per-byte time (5 ps) exact. Sums and differences stay `Ps`; a span
+/// leaves the type only through [`Ps::as_ns`] and friends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ps(u64);
 
 /// Picoseconds per nanosecond.
 pub const PS_PER_NS: u64 = 1_000;
 
+impl Ps {
+    /// The start of the run, or no time at all.
+    pub const ZERO: Ps = Ps(0);
+    /// Later than any event: "never".
+    pub const NEVER: Ps = Ps(u64::MAX);
+
+    /// `ps` picoseconds.
+    pub const fn from_ps(ps: u64) -> Ps {
+        Ps(ps)
+    }
+
+    /// `ns` nanoseconds (saturating at [`Ps::NEVER`]).
+    pub const fn from_ns(ns: u64) -> Ps {
+        Ps(ns.saturating_mul(PS_PER_NS))
+    }
+
+    /// `ms` milliseconds, to the picosecond.
+    pub fn from_ms_f64(ms: f64) -> Ps {
+        Ps((ms * 1e9) as u64)
+    }
+
+    /// In picoseconds.
+    pub const fn as_ps(self) -> u64 {
+        self.0
+    }
+
+    /// In whole nanoseconds, rounded down.
+    pub const fn as_ns(self) -> u64 {
+        self.0 / PS_PER_NS
+    }
+
+    /// In nanoseconds, for reports.
+    pub fn as_ns_f64(self) -> f64 {
+        self.0 as f64 / PS_PER_NS as f64
+    }
+
+    /// `self − earlier`, or zero if `earlier` is later.
+    pub const fn saturating_sub(self, earlier: Ps) -> Ps {
+        Ps(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl std::fmt::Display for Ps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ps", self.0)
+    }
+}
+
+impl std::ops::Add for Ps {
+    type Output = Ps;
+    fn add(self, o: Ps) -> Ps {
+        Ps(self.0 + o.0)
+    }
+}
+
+impl std::ops::AddAssign for Ps {
+    fn add_assign(&mut self, o: Ps) {
+        self.0 += o.0;
+    }
+}
+
+impl std::ops::Sub for Ps {
+    type Output = Ps;
+    fn sub(self, o: Ps) -> Ps {
+        Ps(self.0 - o.0)
+    }
+}
+
+impl std::ops::SubAssign for Ps {
+    fn sub_assign(&mut self, o: Ps) {
+        self.0 -= o.0;
+    }
+}
+
 /// Serialization time of `bytes` on a link of `bps` bit/s, rounded up.
 pub fn ser_ps(bytes: u32, bps: u64) -> Ps {
-    (bytes as u64 * 8 * 1_000_000_000_000).div_ceil(bps.max(1))
+    Ps((bytes as u64 * 8 * 1_000_000_000_000).div_ceil(bps.max(1)))
 }
 
 /// What happens at an instant.
@@ -247,18 +324,18 @@ mod tests {
     #[test]
     fn time_then_insertion_order() {
         let mut q = EventQueue::default();
-        q.push(20, Ev::Sample);
-        q.push(10, Ev::FlowStart { flow: 1 });
-        q.push(10, Ev::FlowStart { flow: 2 });
-        q.push(5, Ev::FlowStart { flow: 3 });
+        q.push(Ps(20), Ev::Sample);
+        q.push(Ps(10), Ev::FlowStart { flow: 1 });
+        q.push(Ps(10), Ev::FlowStart { flow: 2 });
+        q.push(Ps(5), Ev::FlowStart { flow: 3 });
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (5, Ev::FlowStart { flow: 3 }),
-                (10, Ev::FlowStart { flow: 1 }),
-                (10, Ev::FlowStart { flow: 2 }),
-                (20, Ev::Sample)
+                (Ps(5), Ev::FlowStart { flow: 3 }),
+                (Ps(10), Ev::FlowStart { flow: 1 }),
+                (Ps(10), Ev::FlowStart { flow: 2 }),
+                (Ps(20), Ev::Sample)
             ]
         );
         assert_eq!(q.handled(), 4);
@@ -267,23 +344,23 @@ mod tests {
     #[test]
     fn a_wake_up_is_moved_in_place_and_keeps_call_order() {
         let mut q = EventQueue::default();
-        q.push(10, Ev::FlowStart { flow: 1 });
-        q.wake(7, 30);
-        q.wake(8, 20);
-        q.wake(7, 10); // moved earlier: after FlowStart 1 (called later)
-        q.push(10, Ev::FlowStart { flow: 2 });
-        q.wake(8, 40); // moved later
-        q.wake(9, 40);
+        q.push(Ps(10), Ev::FlowStart { flow: 1 });
+        q.wake(7, Ps(30));
+        q.wake(8, Ps(20));
+        q.wake(7, Ps(10)); // moved earlier: after FlowStart 1 (called later)
+        q.push(Ps(10), Ev::FlowStart { flow: 2 });
+        q.wake(8, Ps(40)); // moved later
+        q.wake(9, Ps(40));
         assert_eq!(q.len(), 5);
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (10, Ev::FlowStart { flow: 1 }),
-                (10, Ev::NicWake { host: 7 }),
-                (10, Ev::FlowStart { flow: 2 }),
-                (40, Ev::NicWake { host: 8 }),
-                (40, Ev::NicWake { host: 9 }),
+                (Ps(10), Ev::FlowStart { flow: 1 }),
+                (Ps(10), Ev::NicWake { host: 7 }),
+                (Ps(10), Ev::FlowStart { flow: 2 }),
+                (Ps(40), Ev::NicWake { host: 8 }),
+                (Ps(40), Ev::NicWake { host: 9 }),
             ]
         );
         assert!(q.is_empty());
@@ -294,11 +371,11 @@ mod tests {
     fn many_wake_ups_come_out_in_time_order() {
         let mut q = EventQueue::default();
         let mut x = 12345u64;
-        let mut last = vec![0u64; 64];
+        let mut last = vec![Ps::ZERO; 64];
         for _ in 0..2000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let host = (x >> 58) as u32;
-            let t = (x >> 20) % 1000;
+            let t = Ps((x >> 20) % 1000);
             q.wake(host, t);
             last[host as usize] = t;
         }
@@ -313,8 +390,8 @@ mod tests {
 
     #[test]
     fn serialization_times() {
-        assert_eq!(ser_ps(1000, 100_000_000_000), 80_000);
-        assert_eq!(ser_ps(1, 1_600_000_000_000), 5);
-        assert_eq!(ser_ps(1048, 100_000_000_000), 83_840);
+        assert_eq!(ser_ps(1000, 100_000_000_000), Ps(80_000));
+        assert_eq!(ser_ps(1, 1_600_000_000_000), Ps(5));
+        assert_eq!(ser_ps(1048, 100_000_000_000), Ps(83_840));
     }
 }

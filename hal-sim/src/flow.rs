@@ -75,7 +75,7 @@ pub struct Sender {
     pub credits: u32,
     /// Current engine-timer generation (older timer events are void).
     pub cc_gen: u32,
-    /// Retransmission deadline (u64::MAX: none).
+    /// Retransmission deadline ([`Ps::NEVER`]: none).
     pub rto_deadline: Ps,
     /// An Rto event is in the queue.
     pub rto_pending: bool,
@@ -103,7 +103,7 @@ impl Sender {
             pacer: Pacer::default(),
             credits: 0,
             cc_gen: 0,
-            rto_deadline: u64::MAX,
+            rto_deadline: Ps::NEVER,
             rto_pending: false,
             app_limit,
             app_waiting: false,

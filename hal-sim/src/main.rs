@@ -95,7 +95,7 @@ fn main() -> ExitCode {
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(stop / 1_000)
+        ProgressBar::new(stop.as_ns())
     };
     bar.set_style(
         ProgressStyle::with_template("{spinner} simulated {pos}/{len} ns [{bar:40}] {elapsed_precise}")
@@ -103,7 +103,7 @@ fn main() -> ExitCode {
             .progress_chars("=> "),
     );
     let t0 = Instant::now();
-    w.run(|now| bar.set_position(now / 1_000));
+    w.run(|now| bar.set_position(now.as_ns()));
     let wall = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let sum = report::summary(&w, &s.name, wall);

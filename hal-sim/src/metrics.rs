@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::event::{Ps, PS_PER_NS};
+use crate::event::Ps;
 
 /// Event counters.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -133,7 +133,7 @@ pub fn jain(x: &[f64]) -> f64 {
 
 /// ns from ps, as f64 for reports.
 pub fn ns(t: Ps) -> f64 {
-    t as f64 / PS_PER_NS as f64
+    t.as_ns_f64()
 }
 
 #[cfg(test)]

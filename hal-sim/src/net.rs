@@ -168,9 +168,9 @@ mod tests {
         let b = n.add_node(NodeKind::Host);
         let s1 = n.add_node(NodeKind::Switch);
         let s2 = n.add_node(NodeKind::Switch);
-        n.link(a, s1, 100, 1);
-        n.link(s1, s2, 100, 1);
-        n.link(s2, b, 100, 1);
+        n.link(a, s1, 100, Ps::from_ps(1));
+        n.link(s1, s2, 100, Ps::from_ps(1));
+        n.link(s2, b, 100, Ps::from_ps(1));
         n.compute_routes();
         let path = n.path(a, b, 7);
         assert_eq!(path, vec![(a, 0), (s1, 1), (s2, 1)]);
@@ -186,11 +186,11 @@ mod tests {
         let l2 = n.add_node(NodeKind::Switch);
         let s1 = n.add_node(NodeKind::Switch);
         let s2 = n.add_node(NodeKind::Switch);
-        n.link(a, l1, 1, 1);
-        n.link(b, l2, 1, 1);
+        n.link(a, l1, 1, Ps::from_ps(1));
+        n.link(b, l2, 1, Ps::from_ps(1));
         for s in [s1, s2] {
-            n.link(l1, s, 1, 1);
-            n.link(l2, s, 1, 1);
+            n.link(l1, s, 1, Ps::from_ps(1));
+            n.link(l2, s, 1, Ps::from_ps(1));
         }
         n.compute_routes();
         assert_eq!(n.routes[l1 as usize][1].len(), 2);

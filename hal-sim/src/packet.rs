@@ -2,6 +2,8 @@
 
 use cc_core::telemetry::HopSample;
 use cc_core::units::Window;
+
+use crate::event::Ps;
 use cc_core::ProbeId;
 
 /// What a packet is.
@@ -103,7 +105,7 @@ pub struct Packet {
     /// Packets this ACK covers (acks).
     pub acked_pkts: u32,
     /// When it entered the current switch (for hop latency / sojourn).
-    pub ingress_ps: u64,
+    pub ingress_ps: Ps,
     /// The port it entered the current switch by.
     pub ingress_port: u16,
     /// Telemetry header and stack (data, probes; echoed on acks), kept in
@@ -120,7 +122,7 @@ pub struct Packet {
     pub tag: [u8; 8],
     /// Sender's transmit timestamp (data, RTT requests), echoed by the
     /// receiver (acks, RTT responses): the NIC's RTT measurement.
-    pub ts_ps: u64,
+    pub ts_ps: Ps,
 }
 
 impl Packet {
@@ -139,14 +141,14 @@ impl Packet {
             ecn: EcnBits::NotEct,
             ece: false,
             acked_pkts: 0,
-            ingress_ps: 0,
+            ingress_ps: Ps::ZERO,
             ingress_port: 0,
             probe: ProbeId(0),
             tel: NO_TEL,
             hop: None,
             feedback: Window::ZERO,
             tag: [0; 8],
-            ts_ps: 0,
+            ts_ps: Ps::ZERO,
         }
     }
 }

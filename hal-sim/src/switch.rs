@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use crate::event::{ser_ps, Ev, Ps, PS_PER_NS};
+use crate::event::{ser_ps, Ev, Ps};
 use crate::net::Link;
 use crate::packet::{EcnBits, PktKind};
 use crate::telemetry::{HopState, TelFormat};
@@ -67,11 +67,11 @@ impl EgressPort {
             link,
             queue: VecDeque::new(),
             queued_bytes: 0,
-            busy_until: 0,
+            busy_until: Ps::ZERO,
             free_pending: false,
             tx_bytes: 0,
             util: 0.0,
-            util_t: 0,
+            util_t: Ps::ZERO,
             monitor: None,
         }
     }
@@ -210,8 +210,8 @@ impl Switch {
         let (packet, tel) = cx.pkts.with_tel_mut(pkt);
         if let Some(tel) = tel.filter(|_| packet.kind.collects_telemetry()) {
             let h = HopState {
-                ts_ns: now / PS_PER_NS,
-                ingress_ns: packet.ingress_ps / PS_PER_NS,
+                ts_ns: now.as_ns(),
+                ingress_ns: packet.ingress_ps.as_ns(),
                 tx_bytes: p.tx_bytes,
                 qlen_bytes: p.queued_bytes,
                 bps: p.link.bps,
@@ -227,7 +227,7 @@ impl Switch {
         }
         if cx.cfg.tel.format == TelFormat::IntMd {
             // Time-decayed tx rate: R ← R·e^(−Δt/τ) + bits/τ; util = R/B.
-            let dt = (now - p.util_t) as f64;
+            let dt = (now - p.util_t).as_ps() as f64;
             let decayed = p.util * (-dt / UTIL_TAU_PS).exp();
             p.util = decayed + packet.wire as f64 * 8.0 * 1e12 / UTIL_TAU_PS / p.link.bps as f64;
             p.util_t = now;

@@ -1,6 +1,6 @@
 //! Topologies: star, N-to-1 incast, dumbbell, leaf-spine.
 
-use crate::event::PS_PER_NS;
+use crate::event::Ps;
 use crate::net::{Network, NodeKind};
 use crate::scenario::{Count, Gbps, Shape, Topology};
 
@@ -9,7 +9,7 @@ use crate::scenario::{Count, Gbps, Shape, Topology};
 pub fn build(t: &Topology) -> Network {
     let mut n = Network::default();
     let bps = t.link_gbps.0 as u64 * 1_000_000_000;
-    let delay = t.link_delay_ns.0 * PS_PER_NS;
+    let delay = Ps::from_ns(t.link_delay_ns.0);
     let gbps = |g: Option<Gbps>| g.map_or(bps, |g| g.0 as u64 * 1_000_000_000);
     match t.shape {
         Shape::Star { hosts: Count(hosts) } | Shape::Incast { senders: Count(hosts) } => {

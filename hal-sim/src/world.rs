@@ -18,7 +18,7 @@ use cc_core::wire::auth::{FeedbackKey, Verifier};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::event::{ser_ps, Ev, EventQueue, Ps, PS_PER_NS};
+use crate::event::{ser_ps, Ev, EventQueue, Ps};
 use crate::flow::FlowRecord;
 use crate::metrics::{Metrics, PortSeries};
 use crate::net::{flow_hash, Network, NodeKind};
@@ -182,18 +182,18 @@ impl World {
             header: s.nic.header_bytes,
             ack_bytes: s.nic.ack_bytes,
             ack_every: s.nic.ack_every.0,
-            rto_ps: s.nic.rto_us.0 * 1_000 * PS_PER_NS,
+            rto_ps: Ps::from_ns(s.nic.rto_us.0 * 1_000),
             tel,
             integrity: s.nic.integrity,
             kmax: s.switch.ecn_kmax_bytes.0,
-            stop_ps: (s.stop_ms.0 * 1e9) as Ps,
-            sample_ps: s.metrics.sample_ns.0 * PS_PER_NS,
-            window_ps: s.metrics.window_ns.0 * PS_PER_NS,
-            warmup_ps: s.metrics.warmup_ns * PS_PER_NS,
+            stop_ps: Ps::from_ms_f64(s.stop_ms.0),
+            sample_ps: Ps::from_ns(s.metrics.sample_ns.0),
+            window_ps: Ps::from_ns(s.metrics.window_ns.0),
+            warmup_ps: Ps::from_ns(s.metrics.warmup_ns),
             trace_flows: s.metrics.trace_flows,
-            tx_jitter_ps: s.nic.tx_jitter_ns.0 * PS_PER_NS,
+            tx_jitter_ps: Ps::from_ns(s.nic.tx_jitter_ns.0),
             probe_loss: s.nic.probe_loss.0,
-            on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, o.idle_ns.0 * PS_PER_NS)),
+            on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, Ps::from_ns(o.idle_ns.0))),
         };
         let aqm = Aqm {
             buffer: s.switch.buffer_bytes.0,
@@ -221,7 +221,7 @@ impl World {
             }
         }
         let mut w = World {
-            now: 0,
+            now: Ps::ZERO,
             q: EventQueue::default(),
             net,
             nics,
@@ -241,13 +241,13 @@ impl World {
             unfinished: specs.len(),
             finished: Vec::new(),
             last_delivered: vec![0; specs.len()],
-            last_window_ps: 0,
+            last_window_ps: Ps::ZERO,
         };
         for (i, f) in specs.iter().enumerate() {
             w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0));
         }
         w.monitor_ports();
-        w.q.push(0, Ev::Sample);
+        w.q.push(Ps::ZERO, Ev::Sample);
         Ok(w)
     }
 
@@ -258,7 +258,7 @@ impl World {
         let back = self.net.path(dst, src, hash);
         let mtu_wire = self.cfg.payload + self.cfg.header + self.cfg.tel.wire_bytes(path.len());
         let ack_wire = self.cfg.ack_bytes + self.cfg.tel.wire_bytes(path.len());
-        let mut rtt_ps: Ps = 0;
+        let mut rtt_ps = Ps::ZERO;
         let mut bottleneck = u64::MAX;
         for &(n, p) in &path {
             let link = &self.net.nodes[n as usize].ports[p as usize];
@@ -270,14 +270,14 @@ impl World {
             rtt_ps += link.delay_ps + ser_ps(ack_wire, link.bps);
         }
         let base_rtt_ns = fixed_rtt_ns
-            .unwrap_or(rtt_ps / PS_PER_NS)
+            .unwrap_or(rtt_ps.as_ns())
             .clamp(BaseRtt::MIN_NS as u64, BaseRtt::MAX_NS as u64) as u32;
         self.flows.push(FlowRecord {
             id,
             src_host: f.src,
             dst_host: f.dst,
             size: f.bytes,
-            start_ps: f.start_ns * PS_PER_NS,
+            start_ps: Ps::from_ns(f.start_ns),
             hash,
             base_rtt_ns,
             bottleneck_bps: bottleneck,
@@ -285,7 +285,7 @@ impl World {
             finish_ps: None,
             retransmits: 0,
         });
-        self.q.push(f.start_ns * PS_PER_NS, Ev::FlowStart { flow: id });
+        self.q.push(Ps::from_ns(f.start_ns), Ev::FlowStart { flow: id });
     }
 
     /// Monitors every switch port that is the last hop to a flow's

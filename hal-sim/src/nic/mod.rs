@@ -25,7 +25,7 @@ use cc_core::prelude::*;
 use cc_core::wire::auth::Verifier;
 
 pub use self::profile::{Gate, ProbeKind, Profile};
-use crate::event::{ser_ps, Ev, Ps, PS_PER_NS};
+use crate::event::{ser_ps, Ev, Ps};
 use crate::flow::{ById, Receiver, Sender};
 use crate::net::Link;
 use crate::packet::{EcnBits, PktKind};
@@ -94,8 +94,8 @@ impl Nic {
             profile,
             uplink: Uplink {
                 link: uplink,
-                busy_until: 0,
-                last_arrival: 0,
+                busy_until: Ps::ZERO,
+                last_arrival: Ps::ZERO,
             },
             senders: ById::default(),
             receivers: ById::default(),
@@ -122,7 +122,7 @@ impl Nic {
     /// Hands an event to the engine (or to the firmware co-simulating
     /// it); a refusal is counted.
     pub(crate) fn engine(&mut self, cx: &mut Ctx, flow: u32, kind: EventKind<'_>) -> Option<Decision> {
-        let now = Instant::from_nanos(cx.now / PS_PER_NS);
+        let now = Instant::from_nanos(cx.now.as_ns());
         let event = Event {
             flow: FlowId(flow),
             kind,
@@ -215,7 +215,7 @@ impl Nic {
             TimerRequest::Keep => {}
             TimerRequest::Arm(t) => {
                 f.cc_gen = f.cc_gen.wrapping_add(1);
-                let at = (t.as_nanos() * PS_PER_NS).max(cx.now);
+                let at = Ps::from_ns(t.as_nanos()).max(cx.now);
                 cx.q.push(at, Ev::CcTimer { flow, gen: f.cc_gen });
             }
             TimerRequest::Cancel => f.cc_gen = f.cc_gen.wrapping_add(1),
@@ -300,7 +300,7 @@ mod tests {
 
     /// Applies `d` to flow 0 at `now` ns and returns its pacer's next send time.
     fn apply_at(w: &mut World, now_ns: u64, d: &Decision) -> Ps {
-        w.now = now_ns * PS_PER_NS;
+        w.now = Ps::from_ns(now_ns);
         let src = w.flows[0].src_host as usize;
         let (mut cx, nics, _, _) = w.parts();
         nics[src].apply(&mut cx, 0, d);
@@ -318,14 +318,14 @@ mod tests {
             let f = w.nics[src].senders.get_mut(&0).unwrap();
             f.pacer.wire = 1000;
             f.pacer.gap_ps = ser_ps(1000, f.rate.as_bps());
-            f.pacer.next_send_ps = 1_000_000 + f.pacer.gap_ps;
-            assert_eq!(f.pacer.next_send_ps, 1_800_000);
+            f.pacer.next_send_ps = Ps::from_ns(1_000) + f.pacer.gap_ps;
+            assert_eq!(f.pacer.next_send_ps, Ps::from_ns(1_800));
         }
         // The rate doubles 100 ns later: the gap is now 400 ns from the send.
-        assert_eq!(apply_at(&mut w, 1_100, &decision(20)), 1_400_000);
+        assert_eq!(apply_at(&mut w, 1_100, &decision(20)), Ps::from_ns(1_400));
         // It falls to 1 Gb/s: 8 µs after the send.
-        assert_eq!(apply_at(&mut w, 1_100, &decision(1)), 9_000_000);
+        assert_eq!(apply_at(&mut w, 1_100, &decision(1)), Ps::from_ns(9_000));
         // Unchanged rate, unchanged plan.
-        assert_eq!(apply_at(&mut w, 1_100, &decision(1)), 9_000_000);
+        assert_eq!(apply_at(&mut w, 1_100, &decision(1)), Ps::from_ns(9_000));
     }
 }

@@ -17,7 +17,7 @@ use cc_core::wire::auth::{self, TAG_LEN};
 use cc_core::wire::WireError;
 
 use super::Nic;
-use crate::event::{Ev, PS_PER_NS};
+use crate::event::Ev;
 use crate::flow::Receiver;
 use crate::packet::{EcnBits, Packet, PktKind, NO_TEL, TEL_CAP};
 use crate::world::Ctx;
@@ -74,7 +74,7 @@ impl Nic {
                 });
             }
             PktKind::RttResp => {
-                let rtt_ns = Some(((cx.now - p.ts_ps) / PS_PER_NS).min(u32::MAX as u64) as u32);
+                let rtt_ns = Some((cx.now - p.ts_ps).as_ns().min(u32::MAX as u64) as u32);
                 self.sender_event(cx, p.flow, EventKind::RttResponse { probe: p.probe, rtt_ns })
             }
         }
@@ -230,7 +230,7 @@ impl Nic {
         }
         let (una, nxt) = (f.snd_una, f.snd_nxt);
         let ece = if p.ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
-        let rtt_ns = Some(((cx.now - p.ts_ps) / PS_PER_NS).min(u32::MAX as u64) as u32);
+        let rtt_ns = Some((cx.now - p.ts_ps).as_ns().min(u32::MAX as u64) as u32);
         let ack = Ack {
             cum_ack: Seq(una as u32),
             snd_nxt: Seq(nxt as u32),
@@ -294,9 +294,7 @@ impl Nic {
                 }
             }
         }
-        let kind = EventKind::Feedback {
-            window: p.feedback,
-        };
+        let kind = EventKind::Feedback { window: p.feedback };
         self.sender_event(cx, p.flow, kind);
     }
 

@@ -118,9 +118,10 @@ impl Nic {
         let ser = ser_ps(cx.pkts.get(pkt).wire, u.link.bps);
         u.busy_until = cx.now + ser;
         let mut arrival = cx.now + ser + u.link.delay_ps;
-        if cx.cfg.tx_jitter_ps > 0 {
+        if cx.cfg.tx_jitter_ps > Ps::ZERO {
             // Tx path jitter: a later arrival, never ahead of the packet before.
-            arrival += rand_chacha::rand_core::Rng::next_u64(&mut cx.rng.jitter) % cx.cfg.tx_jitter_ps;
+            let jitter = rand_chacha::rand_core::Rng::next_u64(&mut cx.rng.jitter) % cx.cfg.tx_jitter_ps.as_ps();
+            arrival += Ps::from_ps(jitter);
             arrival = arrival.max(u.last_arrival);
             u.last_arrival = arrival;
         }
@@ -220,7 +221,7 @@ impl Nic {
     pub fn rto(&mut self, cx: &mut Ctx, flow: u32) {
         let Some(f) = self.senders.get_mut(&flow) else { return };
         f.rto_pending = false;
-        if f.rto_deadline == u64::MAX || f.snd_una >= f.snd_nxt {
+        if f.rto_deadline == Ps::NEVER || f.snd_una >= f.snd_nxt {
             return;
         }
         if cx.now < f.rto_deadline {
