@@ -27,8 +27,12 @@ pub struct FlowRecord {
     /// The flow's hash that picks its path among equal-cost ones (ECMP);
     /// its packets carry it, as real packets carry their 5-tuple.
     pub hash: u32,
-    /// Base RTT of the path, ns.
+    /// The base RTT T the flow's engine uses, ns: the path's, or the
+    /// scenario's `cc.base_rtt_ns` for every flow.
     pub base_rtt_ns: u32,
+    /// The path's own base RTT, ns (propagation, and one data packet's and
+    /// one ACK's serialization on every link): what the ideal FCT counts.
+    pub path_rtt_ns: u32,
     /// Slowest link on the path, bit/s.
     pub bottleneck_bps: u64,
     /// Switches on the path.

@@ -56,9 +56,12 @@ pub struct FlowResult {
     pub start_ns: f64,
     /// Completion time, ns (None: did not finish).
     pub fct_ns: Option<f64>,
-    /// FCT / (base RTT + bytes with headers / bottleneck bandwidth), ≥ 1.
+    /// The ideal FCT: the path's base RTT plus the bytes with headers at the
+    /// bottleneck's speed, ns.
+    pub ideal_fct_ns: f64,
+    /// FCT / ideal FCT, ≥ 1.
     pub slowdown: Option<f64>,
-    /// Path base RTT, ns.
+    /// The path's base RTT, ns.
     pub base_rtt_ns: f64,
     /// Data packets sent again.
     pub retransmits: u64,

@@ -126,14 +126,19 @@ impl Network {
         }
     }
 
-    /// The egress port at `node` towards host `dst` for a flow hashing to `hash`.
+    /// The egress port at `node` towards host `dst` for a flow hashing to
+    /// `hash`. Each switch hashes with a seed of its own, as real switches
+    /// do: with one hash everywhere, a choice at one tier would fix the
+    /// choice at the next (a fat-tree's aggregation switch j would only
+    /// ever use core j of its group: ECMP polarization).
     pub fn next_port(&self, node: u32, dst: u32, hash: u32) -> Option<u16> {
         let hi = self.host_index[dst as usize];
         let c = self.routes[node as usize].get(hi as usize)?;
-        if c.is_empty() {
-            return None;
+        match c.len() {
+            0 => None,
+            1 => Some(c[0]),
+            n => Some(c[switch_hash(hash, node) as usize % n]),
         }
-        Some(c[hash as usize % c.len()])
     }
 
     /// The path a flow's packets take from `src` to `dst`: (node, egress port) pairs.
@@ -147,6 +152,15 @@ impl Network {
         }
         out
     }
+}
+
+/// A flow's hash as switch `node` sees it: the flow's hash mixed with the
+/// switch's seed.
+fn switch_hash(hash: u32, node: u32) -> u32 {
+    let mut x = hash ^ node.wrapping_mul(0x9E37_79B9);
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x85EB_CA6B);
+    x ^ (x >> 13)
 }
 
 /// A flow's ECMP hash (fixed per flow).

@@ -58,6 +58,8 @@ pub struct Summary {
     pub queue_bytes: Pcts,
     /// FCT slowdown over finished flows.
     pub fct_slowdown: Pcts,
+    /// FCT slowdown by flow size.
+    pub slowdown_by_size: Vec<SizeBucket>,
     /// Mean Jain index over windows after the warm-up.
     pub jain_fairness: f64,
     /// Drops, all causes.
@@ -72,7 +74,9 @@ pub struct Summary {
     pub counters: Counters,
 }
 
-/// Per-flow results.
+/// Per-flow results. The ideal FCT is the path's own base RTT (whatever T
+/// the engine was given) plus the flow's bytes with their headers and
+/// telemetry at the bottleneck's speed.
 pub fn flow_results(w: &World) -> Vec<FlowResult> {
     w.flows
         .iter()
@@ -80,7 +84,7 @@ pub fn flow_results(w: &World) -> Vec<FlowResult> {
             let fct = f.finish_ps.map(|e| ns(e - f.start_ps));
             let pkts = f.size.div_ceil(w.cfg.payload as u64);
             let wire = f.size + pkts * (w.cfg.header as u64 + w.cfg.tel.wire_bytes(f.hops + 1) as u64);
-            let ideal = f.base_rtt_ns as f64 + wire as f64 * 8.0 / f.bottleneck_bps as f64 * 1e9;
+            let ideal = f.path_rtt_ns as f64 + wire as f64 * 8.0 / f.bottleneck_bps as f64 * 1e9;
             FlowResult {
                 id: f.id,
                 src: f.src_host,
@@ -88,12 +92,61 @@ pub fn flow_results(w: &World) -> Vec<FlowResult> {
                 bytes: f.size,
                 start_ns: ns(f.start_ps),
                 fct_ns: fct,
+                ideal_fct_ns: ideal,
                 slowdown: fct.map(|x| (x / ideal).max(1.0)),
-                base_rtt_ns: f.base_rtt_ns as f64,
+                base_rtt_ns: f.path_rtt_ns as f64,
                 retransmits: f.retransmits,
             }
         })
         .collect()
+}
+
+/// Upper edges of the flow-size buckets, bytes: the published comparisons'
+/// "short flows" (≤ 7 kB for FB_Hadoop, < 10 kB for WebSearch) fall on
+/// edges, then half-decades up to 10 MB; the last bucket is open.
+pub const SIZE_EDGES: [u64; 9] = [
+    3_000, 7_000, 10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000,
+];
+
+/// FCT slowdown of the finished flows of one size bucket.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SizeBucket {
+    /// Flows larger than this, bytes.
+    pub from_bytes: u64,
+    /// Flows up to this size, bytes (none: no upper edge).
+    pub upto_bytes: Option<u64>,
+    /// Finished flows in the bucket.
+    pub flows: usize,
+    /// Median slowdown (0 without flows).
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+/// Slowdown percentiles per [`SIZE_EDGES`] bucket.
+pub fn slowdown_by_size(flows: &[FlowResult]) -> Vec<SizeBucket> {
+    let mut from = 0;
+    let mut out = Vec::new();
+    for upto in SIZE_EDGES.iter().copied().map(Some).chain([None]) {
+        let v: Vec<f64> = flows
+            .iter()
+            .filter(|f| f.bytes > from && upto.is_none_or(|u| f.bytes <= u))
+            .filter_map(|f| f.slowdown)
+            .collect();
+        let p = pcts(&v);
+        out.push(SizeBucket {
+            from_bytes: from,
+            upto_bytes: upto,
+            flows: v.len(),
+            p50: p.p50,
+            p95: p.p95,
+            p99: p.p99,
+        });
+        from = upto.unwrap_or(from);
+    }
+    out
 }
 
 fn pcts(v: &[f64]) -> Pcts {
@@ -156,6 +209,7 @@ pub fn summary(w: &World, name: &str, wall_s: f64) -> Summary {
         link_utilization: w.metrics.ports.iter().filter_map(|p| utilization(p, warm)).collect(),
         queue_bytes: pcts(&queue),
         fct_slowdown: pcts(&slow),
+        slowdown_by_size: slowdown_by_size(&flows),
         jain_fairness: if jain.is_empty() {
             1.0
         } else {
@@ -166,6 +220,15 @@ pub fn summary(w: &World, name: &str, wall_s: f64) -> Summary {
         flows_finished: flows.iter().filter(|f| f.fct_ns.is_some()).count(),
         flows: flows.len(),
         counters: c,
+    }
+}
+
+/// A byte count as kB or MB.
+fn bytes(b: u64) -> String {
+    if b >= 1_000_000 {
+        format!("{} MB", b / 1_000_000)
+    } else {
+        format!("{} kB", b / 1_000)
     }
 }
 
@@ -216,6 +279,16 @@ pub fn table(s: &Summary) -> String {
         "FCT slowdown p50/p95/p99",
         format!("{:.2} / {:.2} / {:.2}", f.p50, f.p95, f.p99),
     );
+    for b in s.slowdown_by_size.iter().filter(|b| b.flows > 0) {
+        let size = match b.upto_bytes {
+            Some(u) => format!("≤ {}", bytes(u)),
+            None => format!("> {}", bytes(b.from_bytes)),
+        };
+        row(
+            &format!("  flows {size}"),
+            format!("{:.2} / {:.2} / {:.2}  ({} flows)", b.p50, b.p95, b.p99, b.flows),
+        );
+    }
     row("Jain fairness (mean)", format!("{:.3}", s.jain_fairness));
     row("ECN marks", s.counters.ecn_marks.to_string());
     row(
@@ -254,14 +327,17 @@ pub fn table(s: &Summary) -> String {
 /// Writes the per-flow CSV.
 pub fn write_csv(w: &World, path: &Path) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(f, "flow,src,dst,bytes,start_ns,fct_ns,slowdown,base_rtt_ns,retransmits")?;
+    writeln!(
+        f,
+        "flow,src,dst,bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,base_rtt_ns,retransmits"
+    )?;
     for r in flow_results(w) {
         let fct = r.fct_ns.map_or(String::new(), |x| format!("{x:.1}"));
         let sd = r.slowdown.map_or(String::new(), |x| format!("{x:.4}"));
         writeln!(
             f,
-            "{},{},{},{},{:.1},{},{},{:.1},{}",
-            r.id, r.src, r.dst, r.bytes, r.start_ns, fct, sd, r.base_rtt_ns, r.retransmits
+            "{},{},{},{},{:.1},{},{:.1},{},{:.1},{}",
+            r.id, r.src, r.dst, r.bytes, r.start_ns, fct, r.ideal_fct_ns, sd, r.base_rtt_ns, r.retransmits
         )?;
     }
     f.flush()
@@ -290,6 +366,45 @@ fn line_plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<(f6
             .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
             .label(name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// A line plot with a logarithmic x axis.
+fn log_x_plot(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> PlotResult {
+    let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let all = series.iter().flat_map(|(_, p)| p.iter());
+    let (xmin, xmax, ymax) = all.fold((f64::MAX, 1.0f64, 1.0f64), |(a, b, c), p| {
+        (a.min(p.0), b.max(p.0), c.max(p.1))
+    });
+    let xmin = xmin.min(xmax * 0.5).max(1.0);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((xmin * 0.7..xmax * 1.5).log_scale(), 0.0..ymax * 1.1)?;
+    chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
     }
     chart
         .configure_series_labels()
@@ -352,30 +467,63 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
         "window (KB)",
         &windows,
     )?;
-    // FCT slowdown by flow size (log x).
-    let pts: Vec<(f64, f64)> = flow_results(w)
-        .iter()
-        .filter_map(|f| Some((f.bytes as f64, f.slowdown?)))
-        .collect();
-    let fct_path = dir.join("fct_slowdown.svg");
-    let root = SVGBackend::new(&fct_path, (900, 480)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let (xmin, xmax) = pts
-        .iter()
-        .fold((f64::MAX, 1.0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
-    let ymax = pts.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("FCT slowdown by flow size", ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d((xmin.min(xmax * 0.5).max(1.0)..xmax * 1.5).log_scale(), 0.0..ymax)?;
-    chart
-        .configure_mesh()
-        .x_desc("flow size (bytes)")
-        .y_desc("slowdown")
-        .draw()?;
-    chart.draw_series(pts.iter().map(|p| Circle::new(*p, 3, BLUE.filled())))?;
-    root.present()?;
+    // FCT slowdown percentiles by flow size (log x), as the HPCC paper
+    // draws them: one line per percentile, a point per size bucket.
+    let buckets = slowdown_by_size(&flow_results(w));
+    let line = |label: &str, pick: fn(&SizeBucket) -> f64| {
+        let pts = buckets
+            .iter()
+            .filter(|b| b.flows > 0)
+            .map(|b| (b.upto_bytes.map_or(b.from_bytes as f64 * 3.0, |u| u as f64), pick(b)))
+            .collect::<Vec<_>>();
+        (label.to_string(), pts)
+    };
+    let lines = [line("p50", |b| b.p50), line("p95", |b| b.p95), line("p99", |b| b.p99)];
+    log_x_plot(
+        &dir.join("fct_slowdown.svg"),
+        "FCT slowdown by flow size",
+        "flow size (bytes, bucket's upper edge)",
+        "slowdown",
+        &lines,
+    )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(bytes: u64, slowdown: f64) -> FlowResult {
+        FlowResult {
+            id: 0,
+            src: 0,
+            dst: 1,
+            bytes,
+            start_ns: 0.0,
+            fct_ns: Some(1.0),
+            ideal_fct_ns: 1.0,
+            slowdown: Some(slowdown),
+            base_rtt_ns: 1.0,
+            retransmits: 0,
+        }
+    }
+
+    /// A bucket holds the flows up to its edge, edge included; the last
+    /// holds everything above 10 MB; unfinished flows count nowhere.
+    #[test]
+    fn size_buckets_include_their_upper_edge() {
+        let mut flows = vec![flow(7_000, 2.0), flow(7_001, 3.0), flow(20_000_000, 5.0), flow(1, 1.5)];
+        flows.push(FlowResult {
+            slowdown: None,
+            ..flow(5_000, 9.0)
+        });
+        let b = slowdown_by_size(&flows);
+        assert_eq!(b.len(), SIZE_EDGES.len() + 1);
+        let at = |upto: Option<u64>| b.iter().find(|x| x.upto_bytes == upto).unwrap();
+        assert_eq!((at(Some(3_000)).flows, at(Some(3_000)).p99), (1, 1.5));
+        assert_eq!((at(Some(7_000)).flows, at(Some(7_000)).p50), (1, 2.0));
+        assert_eq!((at(Some(10_000)).flows, at(Some(10_000)).p50), (1, 3.0));
+        assert_eq!((at(None).flows, at(None).from_bytes, at(None).p95), (1, 10_000_000, 5.0));
+        assert_eq!(b.iter().map(|x| x.flows).sum::<usize>(), 4);
+    }
 }

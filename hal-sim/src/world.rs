@@ -269,9 +269,9 @@ impl World {
             let link = &self.net.nodes[n as usize].ports[p as usize];
             rtt_ps += link.delay_ps + ser_ps(ack_wire, link.bps);
         }
-        let base_rtt_ns = fixed_rtt_ns
-            .unwrap_or(rtt_ps.as_ns())
-            .clamp(BaseRtt::MIN_NS as u64, BaseRtt::MAX_NS as u64) as u32;
+        let clamp = |ns: u64| ns.clamp(BaseRtt::MIN_NS as u64, BaseRtt::MAX_NS as u64) as u32;
+        let path_rtt_ns = clamp(rtt_ps.as_ns());
+        let base_rtt_ns = fixed_rtt_ns.map_or(path_rtt_ns, clamp);
         self.flows.push(FlowRecord {
             id,
             src_host: f.src,
@@ -280,6 +280,7 @@ impl World {
             start_ps: Ps::from_ns(f.start_ns),
             hash,
             base_rtt_ns,
+            path_rtt_ns,
             bottleneck_bps: bottleneck,
             hops: path.len().saturating_sub(1),
             finish_ps: None,

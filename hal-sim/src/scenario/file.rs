@@ -39,6 +39,8 @@ enum TopoKind {
     Incast,
     Dumbbell,
     LeafSpine,
+    FatTree,
+    KAryFatTree,
 }
 
 #[derive(Deserialize)]
@@ -52,6 +54,12 @@ struct RawTopology {
     leaves: Option<Count>,
     spines: Option<Count>,
     hosts_per_leaf: Option<Count>,
+    pods: Option<Count>,
+    tors_per_pod: Option<Count>,
+    hosts_per_tor: Option<Count>,
+    aggs_per_pod: Option<Count>,
+    cores_per_agg: Option<Count>,
+    k: Option<Count>,
     link_gbps: Gbps,
     bottleneck_gbps: Option<Gbps>,
     fabric_gbps: Option<Gbps>,
@@ -204,6 +212,12 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
         ("leaves", t.leaves.is_some()),
         ("spines", t.spines.is_some()),
         ("hosts_per_leaf", t.hosts_per_leaf.is_some()),
+        ("pods", t.pods.is_some()),
+        ("tors_per_pod", t.tors_per_pod.is_some()),
+        ("hosts_per_tor", t.hosts_per_tor.is_some()),
+        ("aggs_per_pod", t.aggs_per_pod.is_some()),
+        ("cores_per_agg", t.cores_per_agg.is_some()),
+        ("k", t.k.is_some()),
         ("bottleneck_gbps", t.bottleneck_gbps.is_some()),
         ("fabric_gbps", t.fabric_gbps.is_some()),
     ];
@@ -238,6 +252,41 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
                 leaves: need(t.leaves, "leaves", "leaf_spine")?,
                 spines: need(t.spines, "spines", "leaf_spine")?,
                 hosts_per_leaf: need(t.hosts_per_leaf, "hosts_per_leaf", "leaf_spine")?,
+                fabric_gbps: t.fabric_gbps,
+            }
+        }
+        TopoKind::FatTree => {
+            const FIELDS: &[&str] = &[
+                "pods",
+                "tors_per_pod",
+                "hosts_per_tor",
+                "aggs_per_pod",
+                "cores_per_agg",
+                "fabric_gbps",
+            ];
+            only("fat_tree", &given, FIELDS)?;
+            Shape::FatTree {
+                pods: need(t.pods, "pods", "fat_tree")?,
+                tors_per_pod: need(t.tors_per_pod, "tors_per_pod", "fat_tree")?,
+                hosts_per_tor: need(t.hosts_per_tor, "hosts_per_tor", "fat_tree")?,
+                aggs_per_pod: need(t.aggs_per_pod, "aggs_per_pod", "fat_tree")?,
+                cores_per_agg: need(t.cores_per_agg, "cores_per_agg", "fat_tree")?,
+                fabric_gbps: t.fabric_gbps,
+            }
+        }
+        TopoKind::KAryFatTree => {
+            only("k_ary_fat_tree", &given, &["k", "fabric_gbps"])?;
+            let k = need(t.k, "k", "k_ary_fat_tree")?.0;
+            if k % 2 != 0 || k < 2 {
+                return Err(("k", format!("must be even and at least 2 (got {k})")));
+            }
+            let half = Count(k / 2);
+            Shape::FatTree {
+                pods: Count(k),
+                tors_per_pod: half,
+                hosts_per_tor: half,
+                aggs_per_pod: half,
+                cores_per_agg: half,
                 fabric_gbps: t.fabric_gbps,
             }
         }
@@ -416,6 +465,26 @@ bytes = 1000000
                 start_ns: 0
             }
         );
+    }
+
+    #[test]
+    fn a_k_ary_fat_tree_is_a_fat_tree_of_k_pods() {
+        let text = GOOD.replace("kind = \"incast\"\nsenders = 2", "kind = \"k_ary_fat_tree\"\nk = 4");
+        let s = parse(&text, "k.toml").unwrap();
+        let four_halves = Count(2);
+        assert_eq!(
+            s.topology.shape,
+            Shape::FatTree {
+                pods: Count(4),
+                tors_per_pod: four_halves,
+                hosts_per_tor: four_halves,
+                aggs_per_pod: four_halves,
+                cores_per_agg: four_halves,
+                fabric_gbps: None
+            }
+        );
+        let e = parse(&text.replace("k = 4", "k = 5"), "k.toml").unwrap_err();
+        assert_eq!((e.field.as_str(), e.line), ("topology.k", Some(6)), "{e}");
     }
 
     #[test]

@@ -141,6 +141,27 @@ pub enum Shape {
         /// Leaf-to-spine speed (default: the host link speed).
         fabric_gbps: Option<Gbps>,
     },
+    /// Three tiers: `pods` pods of `tors_per_pod` ToRs with
+    /// `hosts_per_tor` hosts each; every ToR to the `aggs_per_pod`
+    /// aggregation switches of its pod; aggregation switch j of every pod
+    /// to its own group of `cores_per_agg` cores (`aggs_per_pod ·
+    /// cores_per_agg` cores). A k-ary fat-tree is `pods = k` and k/2 of
+    /// each of the others (`kind = "k_ary_fat_tree"`, `k = …` in a file).
+    FatTree {
+        /// Pods.
+        pods: Count,
+        /// ToR switches per pod.
+        tors_per_pod: Count,
+        /// Hosts per ToR.
+        hosts_per_tor: Count,
+        /// Aggregation switches per pod.
+        aggs_per_pod: Count,
+        /// Core switches each aggregation switch links to.
+        cores_per_agg: Count,
+        /// Speed of every switch-to-switch link (default: the host link
+        /// speed).
+        fabric_gbps: Option<Gbps>,
+    },
 }
 
 /// Switch buffers and marking (LDCP §2.1).
