@@ -37,6 +37,8 @@ pub struct FlowRecord {
     pub bottleneck_bps: u64,
     /// Switches on the path.
     pub hops: usize,
+    /// Destination port (for the ns-3 FCT file).
+    pub dport: u16,
     /// When every byte was acknowledged.
     pub finish_ps: Option<Ps>,
     /// Data packets sent again.

@@ -1,4 +1,4 @@
-//! `hal-sim run SCENARIO.toml [--json FILE] [--out DIR] [--record FILE] [--cosim ELF]`
+//! `hal-sim run SCENARIO.toml [--json FILE] [--out DIR] [--fct FILE] [--record FILE] [--cosim ELF]`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +30,11 @@ enum Cmd {
         /// Write flows.csv and the plots into this directory.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Write the finished flows in the HPCC reference simulator's (ns-3)
+        /// FCT file format here: sip dip sport dport bytes start_ns fct_ns
+        /// standalone_ns.
+        #[arg(long, value_name = "FILE")]
+        fct: Option<PathBuf>,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         scenario: path,
         json,
         out,
+        fct,
         quiet,
         record,
         cosim,
@@ -135,6 +141,13 @@ fn main() -> ExitCode {
             eprintln!("error: {}: {e}", j.display());
             return ExitCode::FAILURE;
         }
+    }
+    if let Some(f) = fct {
+        if let Err(e) = report::write_ns3_fct(&w, &f) {
+            eprintln!("error: {}: {e}", f.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote the FCT file {}", f.display());
     }
     if let Some(o) = out {
         let result = std::fs::create_dir_all(&o)

@@ -75,15 +75,16 @@ pub struct Summary {
 }
 
 /// Per-flow results. The ideal FCT is the path's own base RTT (whatever T
-/// the engine was given) plus the flow's bytes with their headers and
-/// telemetry at the bottleneck's speed.
+/// the engine was given) plus the flow's bytes with their headers, not
+/// their telemetry, at the bottleneck's speed: the HPCC reference
+/// simulator's "standalone" FCT, so slowdowns compare with its.
 pub fn flow_results(w: &World) -> Vec<FlowResult> {
     w.flows
         .iter()
         .map(|f| {
             let fct = f.finish_ps.map(|e| ns(e - f.start_ps));
             let pkts = f.size.div_ceil(w.cfg.payload as u64);
-            let wire = f.size + pkts * (w.cfg.header as u64 + w.cfg.tel.wire_bytes(f.hops + 1) as u64);
+            let wire = f.size + pkts * w.cfg.header as u64;
             let ideal = f.path_rtt_ns as f64 + wire as f64 * 8.0 / f.bottleneck_bps as f64 * 1e9;
             FlowResult {
                 id: f.id,
@@ -324,6 +325,47 @@ pub fn table(s: &Summary) -> String {
     out
 }
 
+/// Writes the finished flows in the HPCC reference simulator's FCT file
+/// format, in the order they finished: `sip dip sport dport bytes
+/// start_ns fct_ns standalone_ns`, the addresses in hex as the reference
+/// numbers its nodes (0x0b000001 + (id / 256)·2^16 + (id mod 256)·2^8, host
+/// index = node id), the source port 10000 + the flow's rank among its
+/// source's flows (as the reference hands them out), and the standalone
+/// FCT the ideal of [`flow_results`].
+pub fn write_ns3_fct(w: &World, path: &Path) -> std::io::Result<()> {
+    let ip = |host: u32| 0x0b00_0001u32 + (host / 256) * 0x0001_0000 + (host % 256) * 0x0000_0100;
+    let results = flow_results(w);
+    let mut rank = std::collections::HashMap::new();
+    let sport: Vec<u32> = w
+        .flows
+        .iter()
+        .map(|f| {
+            let r = rank.entry(f.src_host).or_insert(0u32);
+            *r += 1;
+            10_000 + *r - 1
+        })
+        .collect();
+    let mut done: Vec<_> = w.flows.iter().filter_map(|f| Some((f.finish_ps?, f.id))).collect();
+    done.sort();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for (end, id) in done {
+        let (f, r) = (&w.flows[id as usize], &results[id as usize]);
+        writeln!(
+            out,
+            "{:08x} {:08x} {} {} {} {} {} {}",
+            ip(f.src_host),
+            ip(f.dst_host),
+            sport[id as usize],
+            f.dport,
+            f.size,
+            f.start_ps.as_ns(),
+            (end - f.start_ps).as_ns(),
+            r.ideal_fct_ns.round() as u64
+        )?;
+    }
+    out.flush()
+}
+
 /// Writes the per-flow CSV.
 pub fn write_csv(w: &World, path: &Path) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
@@ -523,7 +565,10 @@ mod tests {
         assert_eq!((at(Some(3_000)).flows, at(Some(3_000)).p99), (1, 1.5));
         assert_eq!((at(Some(7_000)).flows, at(Some(7_000)).p50), (1, 2.0));
         assert_eq!((at(Some(10_000)).flows, at(Some(10_000)).p50), (1, 3.0));
-        assert_eq!((at(None).flows, at(None).from_bytes, at(None).p95), (1, 10_000_000, 5.0));
+        assert_eq!(
+            (at(None).flows, at(None).from_bytes, at(None).p95),
+            (1, 10_000_000, 5.0)
+        );
         assert_eq!(b.iter().map(|x| x.flows).sum::<usize>(), 4);
     }
 }

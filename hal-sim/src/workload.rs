@@ -122,8 +122,10 @@ pub fn flows(
                 dst: receiver,
                 bytes: bytes.0,
                 start_ns,
+                dport: 100,
             })
             .collect(),
+        Flows::Ns3 { ref path } => ns3_flows(&scenario_dir.join(path), &check)?,
         Flows::Csv { ref path } => {
             let path = scenario_dir.join(path);
             let text =
@@ -154,6 +156,7 @@ pub fn flows(
                     dst,
                     bytes,
                     start_ns,
+                    dport: 100,
                 };
                 check(&f).map_err(|e| ScenarioError {
                     file: path.display().to_string(),
@@ -189,6 +192,7 @@ pub fn flows(
                     dst,
                     bytes: cdf.sample(unit(rng)).min((1 << 31) - 1),
                     start_ns: t as u64,
+                    dport: 100,
                 });
             }
             v
@@ -196,6 +200,76 @@ pub fn flows(
     };
     out.iter().try_for_each(check)?;
     Ok(out)
+}
+
+/// Reads a flow file of the HPCC reference simulator: the flow count N on
+/// the first line, then N lines `src dst pg dport bytes start_s` (start in
+/// seconds). Errors name the file and line.
+fn ns3_flows(
+    path: &Path,
+    check: &dyn Fn(&FlowSpec) -> Result<(), ScenarioError>,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let file = path.display().to_string();
+    let at = |line: usize, message: String| ScenarioError {
+        file: file.clone(),
+        line: Some(line),
+        field: "src dst pg dport bytes start_s".into(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: None,
+        field: "workload.path".into(),
+        message: e.to_string(),
+    })?;
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let Some((i, first)) = lines.next() else {
+        return Err(at(1, "empty file: the first line is the flow count".into()));
+    };
+    let n: usize = first
+        .trim()
+        .parse()
+        .map_err(|_| at(i + 1, format!("the first line is the flow count, got {first:?}")))?;
+    let mut v = Vec::with_capacity(n.min(1 << 24));
+    for (i, l) in lines.by_ref().take(n) {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let bad = || at(i + 1, format!("expected src dst pg dport bytes start_s, got {l:?}"));
+        let [src, dst, _pg, dport, bytes, start] = f[..] else {
+            return Err(bad());
+        };
+        let (Ok(src), Ok(dst), Ok(dport), Ok(bytes), Ok(start)) = (
+            src.parse(),
+            dst.parse(),
+            dport.parse(),
+            bytes.parse(),
+            start.parse::<f64>(),
+        ) else {
+            return Err(bad());
+        };
+        if !(start.is_finite() && start >= 0.0) {
+            return Err(bad());
+        }
+        let spec = FlowSpec {
+            src,
+            dst,
+            bytes,
+            start_ns: (start * 1e9).round() as u64,
+            dport,
+        };
+        check(&spec).map_err(|e| ScenarioError {
+            file: file.clone(),
+            line: Some(i + 1),
+            ..e
+        })?;
+        v.push(spec);
+    }
+    if v.len() < n {
+        return Err(at(
+            text.lines().count(),
+            format!("the file announces {n} flows and has {}", v.len()),
+        ));
+    }
+    Ok(v)
 }
 
 #[cfg(test)]

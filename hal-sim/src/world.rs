@@ -283,6 +283,7 @@ impl World {
             path_rtt_ns,
             bottleneck_bps: bottleneck,
             hops: path.len().saturating_sub(1),
+            dport: f.dport,
             finish_ps: None,
             retransmits: 0,
         });

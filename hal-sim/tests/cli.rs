@@ -117,3 +117,60 @@ fn the_same_seed_gives_the_same_run() {
     };
     assert_eq!(run(), run());
 }
+
+/// A flow file of the HPCC reference simulator in, its FCT file out: the
+/// flow count, then `src dst pg dport bytes start_s` per flow (the
+/// reference's traffic generator writes pg 3 and dport 100); back come
+/// `sip dip sport dport bytes start_ns fct_ns standalone_ns` lines, the
+/// addresses as the reference numbers its nodes (node n: 0x0b000001 +
+/// (n / 256)·0x10000 + (n mod 256)·0x100), source ports from 10000 per
+/// source.
+#[test]
+fn an_ns3_flow_file_in_and_its_fct_file_out() {
+    let d = tmp("ns3");
+    std::fs::write(
+        d.join("flows.txt"),
+        "3\n1 0 3 100 200000 0.000001\n2 0 3 100 100000 0.000002\n1 0 3 7 5000 0.000003\n",
+    )
+    .unwrap();
+    let text = small().replace(
+        "kind = \"incast\"\nbytes = 2000000",
+        "kind = \"ns3\"\npath = \"flows.txt\"",
+    );
+    assert!(text.contains("kind = \"ns3\""), "{text}");
+    let f = d.join("ns3.toml");
+    std::fs::write(&f, text).unwrap();
+    let fct = d.join("fct.txt");
+    let out = bin()
+        .args(["run", f.to_str().unwrap(), "--quiet", "--fct", fct.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Vec<String>> = std::fs::read_to_string(&fct)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(' ').map(String::from).collect())
+        .collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let by_size = |bytes: &str| lines.iter().find(|l| l[4] == bytes).unwrap();
+    let (a, b, c) = (by_size("200000"), by_size("100000"), by_size("5000"));
+    // Host 1 → host 0, host 2 → host 0.
+    assert_eq!((a[0].as_str(), a[1].as_str()), ("0b000101", "0b000001"));
+    assert_eq!(b[0], "0b000201");
+    // Source ports in each source's order; destination ports as given.
+    assert_eq!(
+        (a[2].as_str(), c[2].as_str(), b[2].as_str()),
+        ("10000", "10001", "10000")
+    );
+    assert_eq!((a[3].as_str(), c[3].as_str()), ("100", "7"));
+    assert_eq!((a[5].as_str(), b[5].as_str(), c[5].as_str()), ("1000", "2000", "3000"));
+    for l in &lines {
+        let (fct, ideal): (u64, u64) = (l[6].parse().unwrap(), l[7].parse().unwrap());
+        assert!(fct >= ideal && ideal > 4_000, "{l:?}");
+    }
+    // A malformed line is refused with the flow file's name and line.
+    std::fs::write(d.join("flows.txt"), "2\n1 0 3 100 200000 0.000001\n1 0 3 100 x 0\n").unwrap();
+    let out = bin().args(["run", f.to_str().unwrap(), "--quiet"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("flows.txt:3"), "{err}");
+}

@@ -99,6 +99,7 @@ enum WorkKind {
     Incast,
     Cdf,
     Csv,
+    Ns3,
 }
 
 #[derive(Deserialize)]
@@ -401,6 +402,12 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
             only("csv", &given, &["path"])?;
             Flows::Csv {
                 path: need(w.path, "path", "csv")?,
+            }
+        }
+        WorkKind::Ns3 => {
+            only("ns3", &given, &["path"])?;
+            Flows::Ns3 {
+                path: need(w.path, "path", "ns3")?,
             }
         }
     };

@@ -379,6 +379,15 @@ pub enum Flows {
         /// The file.
         path: String,
     },
+    /// Flows from a flow file of the HPCC reference simulator (ns-3): a
+    /// first line with the count N, then N lines `src dst pg dport bytes
+    /// start_s`, src and dst being ns-3 node ids, which are host indices
+    /// here (the reference's topologies number their hosts first). `pg` is
+    /// ignored (one priority class).
+    Ns3 {
+        /// The file (relative to the scenario).
+        path: String,
+    },
 }
 
 /// Bursts with idle time between them: a flow's sender has `burst_bytes`
@@ -407,6 +416,14 @@ pub struct FlowSpec {
     /// Start time.
     #[serde(default)]
     pub start_ns: u64,
+    /// Destination port, for the ns-3 FCT file (100 unless the flow came
+    /// from an ns-3 flow file).
+    #[serde(default = "default_dport")]
+    pub dport: u16,
+}
+
+fn default_dport() -> u16 {
+    100
 }
 
 /// Flow-size distributions of the HPCC evaluation.
