@@ -14,6 +14,7 @@
 
 pub mod cc;
 pub mod cosim;
+pub mod cpu;
 pub mod event;
 pub mod flow;
 pub mod metrics;
@@ -37,8 +38,8 @@ pub fn run_file(path: &Path) -> Result<(world::World, report::Summary), scenario
     let s = scenario::load(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut w = world::World::new(&s, dir, &path.display().to_string())?;
-    let t0 = std::time::Instant::now();
+    let t0 = cpu::Stopwatch::start();
     w.run(|_| {});
-    let sum = report::summary(&w, &s.name, t0.elapsed().as_secs_f64());
+    let sum = report::summary(&w, &s.name, &t0);
     Ok((w, sum))
 }

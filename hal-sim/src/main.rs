@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use hal_sim::trace::Selection;
@@ -97,22 +96,25 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let stop = w.cfg.stop_ps;
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(stop.as_ns())
+        ProgressBar::new(w.flows.len() as u64)
     };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} simulated {pos}/{len} ns [{bar:40}] {elapsed_precise}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{spinner} flows finished {pos}/{len} [{bar:40}] {msg} elapsed {elapsed_precise}, ETA {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
-    let t0 = Instant::now();
-    w.run(|now| bar.set_position(now.as_ns()));
-    let wall = t0.elapsed().as_secs_f64();
+    let t0 = hal_sim::cpu::Stopwatch::start();
+    w.run(|p| {
+        bar.set_position(p.finished as u64);
+        bar.set_message(format!("at {:.3} ms simulated", p.now.as_ns_f64() / 1e6));
+    });
     bar.finish_and_clear();
-    let sum = report::summary(&w, &s.name, wall);
+    let sum = report::summary(&w, &s.name, &t0);
     println!("{}", report::table(&sum));
     if let Some(fw) = w.tap.cosim.take() {
         let (rate, waited) = (fw.events_per_second(), fw.waited.as_secs_f64());

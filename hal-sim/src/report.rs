@@ -46,6 +46,8 @@ pub struct Summary {
     pub sim_ns: f64,
     /// Wall-clock seconds of the simulation loop.
     pub wall_s: f64,
+    /// CPU seconds of the simulation loop.
+    pub cpu_s: f64,
     /// Events handled.
     pub events: u64,
     /// Data packets sent.
@@ -177,7 +179,8 @@ fn utilization(p: &PortSeries, warmup_ns: f64) -> Option<PortUtil> {
 }
 
 /// The summary of a finished run.
-pub fn summary(w: &World, name: &str, wall_s: f64) -> Summary {
+pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
+    let (wall_s, cpu_s) = (time.wall_s(), time.cpu_s());
     let warm = ns(w.cfg.warmup_ps);
     let mut queue = Vec::new();
     for p in &w.metrics.ports {
@@ -204,9 +207,10 @@ pub fn summary(w: &World, name: &str, wall_s: f64) -> Summary {
         scenario: name.into(),
         sim_ns: ns(w.now),
         wall_s,
+        cpu_s,
         events: w.q.handled(),
         data_packets: c.data_packets,
-        data_packets_per_s: c.data_packets as f64 / wall_s.max(1e-9),
+        data_packets_per_s: c.data_packets as f64 / cpu_s.max(1e-9),
         link_utilization: w.metrics.ports.iter().filter_map(|p| utilization(p, warm)).collect(),
         queue_bytes: pcts(&queue),
         fct_slowdown: pcts(&slow),
@@ -317,8 +321,9 @@ pub fn table(s: &Summary) -> String {
     row(
         "speed",
         format!(
-            "{:.2} M data packets per CPU-second ({:.2} s)",
+            "{:.2} M data packets per CPU-second ({:.2} s CPU, {:.2} s wall)",
             s.data_packets_per_s / 1e6,
+            s.cpu_s,
             s.wall_s
         ),
     );
@@ -459,11 +464,13 @@ fn log_x_plot(
 
 /// Writes queue.svg, window_rate.svg and fct_slowdown.svg into `dir`.
 pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
-    let queues: Vec<(String, Vec<(f64, f64)>)> = w
-        .metrics
-        .ports
+    // The busiest ports (largest queue seen), at most six: a plot of
+    // hundreds of lines would show none.
+    let mut busiest: Vec<&PortSeries> = w.metrics.ports.iter().collect();
+    busiest.sort_by_key(|p| std::cmp::Reverse(p.max_queue));
+    busiest.truncate(6);
+    let queues: Vec<(String, Vec<(f64, f64)>)> = busiest
         .iter()
-        .take(6)
         .map(|p| {
             (
                 p.name.clone(),
@@ -477,7 +484,15 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
         .collect();
     line_plot(
         &dir.join("queue.svg"),
-        "Queue at monitored ports",
+        &if w.metrics.ports.len() > busiest.len() {
+            format!(
+                "Queue at the {} of {} monitored ports with the largest queue",
+                busiest.len(),
+                w.metrics.ports.len()
+            )
+        } else {
+            "Queue at monitored ports".to_string()
+        },
         "queue (KB)",
         &queues,
     )?;

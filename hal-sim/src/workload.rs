@@ -296,7 +296,7 @@ mod tests {
             flows: Flows::Cdf {
                 distribution: Distribution::Websearch,
                 load: crate::scenario::Prob(0.5),
-                count: crate::scenario::Count(20_000),
+                count: crate::scenario::FlowCount(20_000),
             },
             on_off: None,
         };

@@ -116,6 +116,17 @@ pub struct Ctx<'a> {
     pub finished: &'a mut Vec<u32>,
 }
 
+/// How far a run has come.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// The simulated time.
+    pub now: Ps,
+    /// Flows finished.
+    pub finished: usize,
+    /// All flows.
+    pub flows: usize,
+}
+
 /// The simulated world.
 pub struct World {
     /// The simulated clock, ps: the time of the event being handled.
@@ -340,11 +351,18 @@ impl World {
         Ok(())
     }
 
-    /// Runs to completion or the stop time; `progress` is called with the
-    /// simulated time now and then.
-    pub fn run(&mut self, mut progress: impl FnMut(Ps)) {
+    /// Runs until every flow has finished (the simulated time ends at the
+    /// last completion, not at timers left behind) or the stop time;
+    /// `progress` is called now and then.
+    pub fn run(&mut self, mut progress: impl FnMut(&Progress)) {
         let mut n = 0u64;
-        while let Some((t, ev)) = self.q.pop() {
+        let report = |w: &World| Progress {
+            now: w.now,
+            finished: w.flows.len() - w.unfinished,
+            flows: w.flows.len(),
+        };
+        while self.unfinished > 0 {
+            let Some((t, ev)) = self.q.pop() else { break };
             if t > self.cfg.stop_ps {
                 break;
             }
@@ -352,13 +370,10 @@ impl World {
             self.handle(ev);
             n += 1;
             if n.is_multiple_of(1 << 16) {
-                progress(self.now);
-            }
-            if self.unfinished == 0 && self.q.is_empty() {
-                break;
+                progress(&report(self));
             }
         }
-        progress(self.now);
+        progress(&report(self));
     }
 
     /// The components and the context they are lent, as disjoint borrows.

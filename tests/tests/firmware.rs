@@ -452,8 +452,9 @@ fn cosimulation_equals_the_in_process_run() {
         }
         w.run(|_| {});
         let events = w.tap.cosim.take().map(|fw| fw.finish().unwrap());
-        let mut sum = report::summary(&w, "cosim", 0.0);
+        let mut sum = report::summary(&w, "cosim", &hal_sim::cpu::Stopwatch::start());
         sum.wall_s = 0.0;
+        sum.cpu_s = 0.0;
         sum.data_packets_per_s = 0.0;
         (format!("{sum:?}"), format!("{:?}", report::flow_results(&w)), events)
     };
@@ -507,8 +508,9 @@ fn cosimulating_a_whole_leaf_spine_host_equals_the_in_process_run() {
         w.run(|_| {});
         let rate = w.tap.cosim.as_ref().map(|fw| fw.events_per_second());
         let events = w.tap.cosim.take().map(|fw| fw.finish().unwrap());
-        let mut sum = report::summary(&w, "cosim", 0.0);
+        let mut sum = report::summary(&w, "cosim", &hal_sim::cpu::Stopwatch::start());
         sum.wall_s = 0.0;
+        sum.cpu_s = 0.0;
         sum.data_packets_per_s = 0.0;
         (
             format!("{sum:?}"),

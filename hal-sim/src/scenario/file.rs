@@ -112,7 +112,7 @@ struct RawWorkload {
     start_ns: Option<u64>,
     distribution: Option<Distribution>,
     load: Option<Prob>,
-    count: Option<Count>,
+    count: Option<FlowCount>,
     path: Option<String>,
     on_off: Option<OnOff>,
 }

@@ -44,7 +44,14 @@ macro_rules! ranged {
 
 ranged!(Gbps, u32, 1, 1600, "Link speed in Gb/s.");
 ranged!(DelayNs, u64, 0, 1_000_000_000, "A propagation delay in ns.");
-ranged!(Count, u32, 1, 100_000, "A count of hosts, switches or flows.");
+ranged!(Count, u32, 1, 100_000, "A count of hosts or switches.");
+ranged!(
+    FlowCount,
+    u32,
+    1,
+    100_000_000,
+    "A count of flows (a 100 ms FB_Hadoop run on 320 hosts has about a million)."
+);
 ranged!(Bytes, u64, 0, 1u64 << 40, "A byte count.");
 ranged!(Prob, f64, 0.0, 1.0, "A probability or ratio in [0, 1].");
 ranged!(Payload, u32, 64, 9000, "Payload bytes per packet.");
@@ -371,7 +378,7 @@ pub enum Flows {
         /// Offered load of each host link, payload only.
         load: Prob,
         /// Number of flows.
-        count: Count,
+        count: FlowCount,
     },
     /// Flows from the CSV file `path` (src,dst,bytes,start_ns; relative to
     /// the scenario).

@@ -78,6 +78,6 @@ warmup_ns = {warmup_ns}
 pub fn run(s: &Scenario) -> (World, report::Summary) {
     let mut w = World::new(s, Path::new("."), "test").unwrap();
     w.run(|_| {});
-    let sum = report::summary(&w, "test", 1.0);
+    let sum = report::summary(&w, "test", &hal_sim::cpu::Stopwatch::start());
     (w, sum)
 }
