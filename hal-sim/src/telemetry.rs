@@ -84,6 +84,28 @@ pub struct HopState {
     pub util: f64,
 }
 
+/// Link speed by (node id as the telemetry writes it, egress port): the
+/// per-port table a NIC reading INT-MD or IOAM needs on a fabric whose
+/// links differ in speed.
+pub type PortSpeeds = std::collections::HashMap<(u64, u32), LinkSpeed>;
+
+/// The speed of every switch port of `net`, by the node id INT-MD writes
+/// (the node) and IOAM writes (its low 24 bits; equal below 2^24 nodes).
+pub fn port_speeds(net: &crate::net::Network) -> PortSpeeds {
+    let mut m = PortSpeeds::new();
+    for (node, n) in net.nodes.iter().enumerate() {
+        if n.kind != crate::net::NodeKind::Switch {
+            continue;
+        }
+        for (port, link) in n.ports.iter().enumerate() {
+            let speed = LinkSpeed::from_mbps((link.bps / 1_000_000) as u32);
+            m.insert((node as u64, port as u32), speed);
+            m.insert(((node & 0xFF_FFFF) as u64, port as u32), speed);
+        }
+    }
+    m
+}
+
 /// The telemetry configuration of a run.
 #[derive(Clone, Copy, Debug)]
 pub struct Telemetry {
@@ -295,16 +317,21 @@ impl Telemetry {
     }
 
     /// The engine's hop samples from echoed telemetry, first hop first.
-    pub fn samples(&self, bytes: &[u8]) -> Result<Hops, WireError> {
+    /// INT-MD and IOAM carry no link speed: `speeds` gives each (node,
+    /// egress port) its own, as a NIC's configuration would.
+    pub fn samples(&self, bytes: &[u8], speeds: &PortSpeeds) -> Result<Hops, WireError> {
+        let by_port = |node: u64, port: u32| speeds.get(&(node, port)).copied();
         match self.format {
             TelFormat::None => Ok(Hops::new()),
             TelFormat::Compact => {
                 Ok(CompactRepr::parse(&CompactStack::new_checked(bytes)?)?.hop_samples(&COMPACT_UNITS))
             }
-            TelFormat::IntMd => IntMdRepr::parse(&IntMdPacket::new_checked(bytes)?)?.hop_samples(&self.profile),
+            TelFormat::IntMd => {
+                IntMdRepr::parse(&IntMdPacket::new_checked(bytes)?)?.hop_samples_by_port(&self.profile, by_port)
+            }
             TelFormat::Ioam => {
                 let opt = IoamOption::new_checked(bytes)?;
-                IoamRepr::parse(&opt)?.hop_samples(&self.profile)
+                IoamRepr::parse(&opt)?.hop_samples_by_port(&self.profile, by_port)
             }
             TelFormat::Ifa => {
                 let p = Self::ifa_profiles();
@@ -342,7 +369,9 @@ mod tests {
             t.init(&mut buf);
             t.push_hop(&mut buf, &hop(1)).unwrap();
             t.push_hop(&mut buf, &hop(2)).unwrap();
-            let s = t.samples(buf.bytes()).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+            let s = t
+                .samples(buf.bytes(), &PortSpeeds::new())
+                .unwrap_or_else(|e| panic!("{f:?}: {e}"));
             assert_eq!(s.len(), 2, "{f:?}");
             assert_eq!(s[0].bandwidth, LinkSpeed::from_gbps(100), "{f:?}");
             assert!(s[0].ts < s[1].ts, "{f:?}: first hop first");

@@ -26,7 +26,7 @@ use crate::nic::{Nic, NicEngine, Profile};
 use crate::packet::Slab;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::switch::{Aqm, Switch};
-use crate::telemetry::{TelFormat, Telemetry};
+use crate::telemetry::{PortSpeeds, Telemetry};
 use crate::workload;
 
 pub use crate::nic::FLOWS_PER_NIC;
@@ -46,6 +46,8 @@ pub struct RunCfg {
     pub rto_ps: Ps,
     /// Telemetry format.
     pub tel: Telemetry,
+    /// Link speed of every switch port, for telemetry that carries none.
+    pub port_speeds: PortSpeeds,
     /// Tag and verify notifications.
     pub integrity: bool,
     /// WRED/ECN: above this queue (bytes) every ECN-capable packet is marked.
@@ -182,12 +184,6 @@ impl World {
             LinkSpeed::from_mbps((uniform.unwrap_or(link_bps) / 1_000_000) as u32),
             s.nic.ioam_prealloc,
         );
-        if uniform.is_none() && matches!(s.nic.telemetry, TelFormat::IntMd | TelFormat::Ioam) {
-            return Err(err(
-                "nic.telemetry",
-                "INT-MD and IOAM carry no link speed and the units profile gives one; this topology has several".into(),
-            ));
-        }
         let cfg = RunCfg {
             payload: s.nic.payload_bytes.0,
             header: s.nic.header_bytes,
@@ -195,6 +191,7 @@ impl World {
             ack_every: s.nic.ack_every.0,
             rto_ps: Ps::from_ns(s.nic.rto_us.0 * 1_000),
             tel,
+            port_speeds: crate::telemetry::port_speeds(&net),
             integrity: s.nic.integrity,
             kmax: s.switch.ecn_kmax_bytes.0,
             stop_ps: Ps::from_ms_f64(s.stop_ms.0),

@@ -54,6 +54,7 @@
 
 use super::{be, fold_identity, Hops, Result, UnitsProfile, WireError, MAX_HOPS};
 use crate::telemetry::{CounterWidths, HopSample};
+use crate::units::LinkSpeed;
 
 /// Shim header bytes.
 pub const SHIM_LEN: usize = 4;
@@ -482,6 +483,18 @@ impl IntMdRepr {
     /// gives the queue, hop latency (bit 2) the sojourn time, node id and
     /// level-1 egress port the identity, the profile the link speed.
     pub fn hop_samples(&self, profile: &UnitsProfile) -> Result<Hops> {
+        self.hop_samples_by_port(profile, |_, _| None)
+    }
+
+    /// [`IntMdRepr::hop_samples`] on a fabric whose links differ in speed
+    /// (INT-MD carries none): `speed(node_id, l1_egress)` gives each hop's
+    /// egress link speed, as the device's configuration knows it; `None`
+    /// falls back to the profile's.
+    pub fn hop_samples_by_port(
+        &self,
+        profile: &UnitsProfile,
+        speed: impl Fn(u64, u32) -> Option<LinkSpeed>,
+    ) -> Result<Hops> {
         let has = |m: u16| self.instructions & m != 0;
         if !(has(instr::EGRESS_TS) || has(instr::INGRESS_TS)) || !has(instr::TX_UTIL) {
             return Err(WireError::MissingField);
@@ -504,7 +517,7 @@ impl IntMdRepr {
                 tx: 0,
                 qlen_bytes: profile.queue_bytes(h.queue_occupancy),
                 sojourn_ns: h.hop_latency,
-                bandwidth: profile.link_speed,
+                bandwidth: speed(h.node_id as u64, h.l1_egress as u32).unwrap_or(profile.link_speed),
                 id: fold_identity(h.node_id as u64, h.l1_egress as u32),
                 widths: CounterWidths::FULL,
                 tx_utilization: profile.utilization(h.tx_util),
@@ -734,6 +747,34 @@ mod tests {
             ds_flags: 0,
             hops,
         }
+    }
+
+    /// INT-MD carries no link speed: on a fabric of mixed speeds the
+    /// device's configuration gives each (node, egress port) its own, and
+    /// a port it does not know keeps the profile's.
+    #[test]
+    fn link_speeds_by_port_on_a_mixed_fabric() {
+        let profile = UnitsProfile::default_100g();
+        let fast = LinkSpeed::from_gbps(400);
+        let hops = repr()
+            .hop_samples_by_port(&profile, |node, port| ((node, port) == (11, 3)).then_some(fast))
+            .unwrap();
+        assert_eq!(hops.len(), 3);
+        for h in &hops {
+            let want = if h.id == fold_identity(11, 3) {
+                fast
+            } else {
+                profile.link_speed
+            };
+            assert_eq!(h.bandwidth, want, "hop {:x}", h.id);
+        }
+        assert_eq!(hops.iter().filter(|h| h.bandwidth == fast).count(), 1);
+        // Without a table: the profile's speed everywhere, as before.
+        assert!(repr()
+            .hop_samples(&profile)
+            .unwrap()
+            .iter()
+            .all(|h| h.bandwidth == profile.link_speed));
     }
 
     #[test]

@@ -34,6 +34,7 @@
 
 use super::{be, fold_identity, Hops, Result, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
 use crate::telemetry::{CounterWidths, HopSample};
+use crate::units::LinkSpeed;
 
 /// IPv6 option type of IOAM (RFC 9486 §3): "00" skip, "1" may change en route.
 pub const IPV6_OPTION_TYPE: u8 = 0x31;
@@ -506,6 +507,18 @@ impl<'a> IoamRepr<'a> {
     /// (short, or the low 32 bits of wide); without it, or without both
     /// timestamp fields, the result is `MissingField`.
     pub fn hop_samples(&self, profile: &UnitsProfile) -> Result<Hops> {
+        self.hop_samples_by_port(profile, |_, _| None)
+    }
+
+    /// [`IoamRepr::hop_samples`] on a fabric whose links differ in speed
+    /// (IOAM carries none): `speed(node_id, egress_if)` gives each hop's
+    /// egress link speed, as the device's configuration knows it; `None`
+    /// falls back to the profile's.
+    pub fn hop_samples_by_port(
+        &self,
+        profile: &UnitsProfile,
+        speed: impl Fn(u64, u32) -> Option<LinkSpeed>,
+    ) -> Result<Hops> {
         let tt = self.trace_type;
         let TxCounter::Present { unit_bytes } = profile.tx_counter else {
             return Err(WireError::MissingField);
@@ -536,7 +549,7 @@ impl<'a> IoamRepr<'a> {
                 tx,
                 qlen_bytes: profile.queue_bytes(n.queue_depth),
                 sojourn_ns: n.transit_delay & 0x7FFF_FFFF,
-                bandwidth: profile.link_speed,
+                bandwidth: speed(node, egress).unwrap_or(profile.link_speed),
                 id: fold_identity(node, egress),
                 widths: CounterWidths {
                     ts_bits: 32,

@@ -144,7 +144,7 @@ impl Nic {
     /// Rx-HPCC: the data's telemetry to the receiver engine, and the
     /// window feedback its decision asks for, sealed.
     fn rx_telemetry(&mut self, cx: &mut Ctx, flow: u32, src: u32, p: &Packet, r: &mut Receiver) {
-        let Ok(hops) = cx.cfg.tel.samples(cx.pkts.tel(p)) else {
+        let Ok(hops) = cx.cfg.tel.samples(cx.pkts.tel(p), &cx.cfg.port_speeds) else {
             return;
         };
         let Some(d) = self.engine(cx, flow, EventKind::RxTelemetry { telemetry: &hops }) else {
@@ -218,7 +218,7 @@ impl Nic {
                     return;
                 }
             }
-            match cx.cfg.tel.samples(cx.pkts.tel(p)) {
+            match cx.cfg.tel.samples(cx.pkts.tel(p), &cx.cfg.port_speeds) {
                 Ok(h) => hops = h,
                 Err(_) => cx.metrics.counters.bad_telemetry += 1,
             }
@@ -302,7 +302,7 @@ impl Nic {
     /// hop with the highest inflight; only that hop goes back.
     fn on_probe(&mut self, cx: &mut Ctx, p: &Packet) {
         let flow = p.flow;
-        let Ok(hops) = cx.cfg.tel.samples(cx.pkts.tel(p)) else {
+        let Ok(hops) = cx.cfg.tel.samples(cx.pkts.tel(p), &cx.cfg.port_speeds) else {
             cx.metrics.counters.bad_telemetry += 1;
             return;
         };
