@@ -58,6 +58,17 @@ enum Cmd {
     },
 }
 
+/// `println!` that ends the program quietly when standard output is
+/// closed (`hal-sim run … | head`) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            return ExitCode::SUCCESS;
+        }
+    }};
+}
+
 fn main() -> ExitCode {
     let Cmd::Run {
         scenario: path,
@@ -115,11 +126,11 @@ fn main() -> ExitCode {
     });
     bar.finish_and_clear();
     let sum = report::summary(&w, &s.name, &t0);
-    println!("{}", report::table(&sum));
+    say!("{}", report::table(&sum));
     if let Some(fw) = w.tap.cosim.take() {
         let (rate, waited) = (fw.events_per_second(), fw.waited.as_secs_f64());
         match fw.finish() {
-            Ok(n) => println!(
+            Ok(n) => say!(
                 "co-simulation: the firmware answered {n} events in {waited:.2} s of round trips: \
                  {rate:.0} events per second (target ≥ 20 000)"
             ),
@@ -135,7 +146,7 @@ fn main() -> ExitCode {
             eprintln!("error: {}: {e}", file.display());
             return ExitCode::FAILURE;
         }
-        println!("recorded {n} engine events to {}", file.display());
+        say!("recorded {n} engine events to {}", file.display());
     }
     if let Some(j) = json {
         let text = serde_json::to_string_pretty(&sum).expect("summary serializes");
@@ -149,7 +160,7 @@ fn main() -> ExitCode {
             eprintln!("error: {}: {e}", f.display());
             return ExitCode::FAILURE;
         }
-        println!("wrote the FCT file {}", f.display());
+        say!("wrote the FCT file {}", f.display());
     }
     if let Some(o) = out {
         let result = std::fs::create_dir_all(&o)
@@ -157,7 +168,7 @@ fn main() -> ExitCode {
             .and_then(|_| report::write_csv(&w, &o.join("flows.csv")).map_err(|e| e.to_string()))
             .and_then(|_| report::write_plots(&w, &o).map_err(|e| e.to_string()));
         match result {
-            Ok(()) => println!(
+            Ok(()) => say!(
                 "wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg",
                 o.display()
             ),
