@@ -36,6 +36,23 @@ pub struct Aqm {
     pub pmax: f64,
     /// Eq. (3) threshold for ECN-incapable packets.
     pub drop_k: u64,
+    /// When set, `kmin` and `kmax` are for links of this speed (bit/s) and
+    /// every port scales them by its own speed, as deployments set K per
+    /// port speed (the HPCC reference's per-bandwidth K maps).
+    pub ecn_ref_bps: Option<u64>,
+}
+
+impl Aqm {
+    /// The marking thresholds (K_min, K_max) of a port of `bps`.
+    fn thresholds(&self, bps: u64) -> (u64, u64) {
+        match self.ecn_ref_bps {
+            Some(r) if r > 0 => {
+                let scale = |k: u64| (k as u128 * bps as u128 / r as u128).min(u64::MAX as u128) as u64;
+                (scale(self.kmin), scale(self.kmax))
+            }
+            _ => (self.kmin, self.kmax),
+        }
+    }
 }
 
 /// One egress port: its link and what waits for it.
@@ -59,11 +76,14 @@ pub struct EgressPort {
     pub util_t: Ps,
     /// Index into the metrics' monitored ports, if monitored.
     pub monitor: Option<usize>,
+    /// WRED/ECN thresholds of this port (K_min, K_max).
+    pub ecn_k: (u64, u64),
 }
 
 impl EgressPort {
-    fn new(link: Link) -> Self {
+    fn new(link: Link, aqm: &Aqm) -> Self {
         EgressPort {
+            ecn_k: aqm.thresholds(link.bps),
             link,
             queue: VecDeque::new(),
             queued_bytes: 0,
@@ -98,7 +118,7 @@ impl Switch {
     pub fn new(node: u32, links: &[Link], aqm: Aqm) -> Self {
         Switch {
             node,
-            ports: links.iter().copied().map(EgressPort::new).collect(),
+            ports: links.iter().map(|&l| EgressPort::new(l, &aqm)).collect(),
             buffered: 0,
             aqm,
         }
@@ -147,10 +167,11 @@ impl Switch {
             return;
         }
         if ecn == EcnBits::Ect {
-            let mark = if q >= aqm.kmax {
+            let (kmin, kmax) = self.ports[port as usize].ecn_k;
+            let mark = if q >= kmax {
                 true
-            } else if q >= aqm.kmin && aqm.kmax > aqm.kmin {
-                let prob = (q - aqm.kmin) as f64 / (aqm.kmax - aqm.kmin) as f64 * aqm.pmax;
+            } else if q >= kmin && kmax > kmin {
+                let prob = (q - kmin) as f64 / (kmax - kmin) as f64 * aqm.pmax;
                 crate::workload::unit(&mut cx.rng.wred) < prob
             } else {
                 false
@@ -242,5 +263,34 @@ impl Switch {
         p.busy_until = now + ser;
         let (node, port) = p.link.peer;
         cx.q.push(now + ser + p.link.delay_ps, Ev::Arrive { node, port, pkt });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aqm(ecn_ref_bps: Option<u64>) -> Aqm {
+        Aqm {
+            buffer: 1 << 30,
+            port_buffer: 1 << 24,
+            kmin: 5_000,
+            kmax: 40_000,
+            pmax: 0.2,
+            drop_k: 20_000,
+            ecn_ref_bps,
+        }
+    }
+
+    /// Thresholds given for 100 Gb/s scale with each port's speed when
+    /// asked to, and are the same everywhere otherwise.
+    #[test]
+    fn ecn_thresholds_scale_with_the_port_speed() {
+        let g = 1_000_000_000;
+        let scaled = aqm(Some(100 * g));
+        assert_eq!(scaled.thresholds(100 * g), (5_000, 40_000));
+        assert_eq!(scaled.thresholds(400 * g), (20_000, 160_000));
+        assert_eq!(scaled.thresholds(25 * g), (1_250, 10_000));
+        assert_eq!(aqm(None).thresholds(400 * g), (5_000, 40_000));
     }
 }

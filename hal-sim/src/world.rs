@@ -210,6 +210,7 @@ impl World {
             kmax: s.switch.ecn_kmax_bytes.0,
             pmax: s.switch.ecn_pmax.0,
             drop_k: s.switch.drop_k_bytes.0,
+            ecn_ref_bps: s.switch.ecn_scale_with_speed.then_some(link_bps),
         };
         let engine_cfg = crate::cc::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc);

@@ -187,6 +187,9 @@ pub struct SwitchCfg {
     pub ecn_pmax: Prob,
     /// K of eq. (3): ECN-incapable packets are dropped at or above it.
     pub drop_k_bytes: Bytes,
+    /// K_min and K_max are for the host link speed; every port scales them
+    /// by its own speed (a 400 Gb/s port marks at four times the queue).
+    pub ecn_scale_with_speed: bool,
 }
 
 impl Default for SwitchCfg {
@@ -198,6 +201,7 @@ impl Default for SwitchCfg {
             ecn_kmax_bytes: Bytes(u64::MAX >> 24),
             ecn_pmax: Prob(0.0),
             drop_k_bytes: Bytes(u64::MAX >> 24),
+            ecn_scale_with_speed: false,
         }
     }
 }
