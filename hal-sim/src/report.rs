@@ -407,19 +407,38 @@ fn line_plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<(f6
         .y_label_area_size(70)
         .build_cartesian_2d(x0..x1, 0.0..y1)?;
     chart.configure_mesh().x_desc("time (ms)").y_desc(y_label).draw()?;
+    draw_lines(&mut chart, series, false)?;
+    root.present()?;
+    Ok(())
+}
+
+/// Draws one labelled line a series (with a dot at each point if `dots`)
+/// and the legend.
+fn draw_lines<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    series: &[(String, Vec<(f64, f64)>)],
+    dots: bool,
+) -> PlotResult
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    CT: CoordTranslate<From = (f64, f64)>,
+{
     for (i, (name, pts)) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         chart
             .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
             .label(name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+        if dots {
+            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        }
     }
     chart
         .configure_series_labels()
         .border_style(BLACK)
         .background_style(WHITE.mix(0.8))
         .draw()?;
-    root.present()?;
     Ok(())
 }
 
@@ -445,19 +464,7 @@ fn log_x_plot(
         .y_label_area_size(60)
         .build_cartesian_2d((xmin * 0.7..xmax * 1.5).log_scale(), 0.0..ymax * 1.1)?;
     chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
-    for (i, (name, pts)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
-    }
-    chart
-        .configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
+    draw_lines(&mut chart, series, true)?;
     root.present()?;
     Ok(())
 }

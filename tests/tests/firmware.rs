@@ -190,27 +190,18 @@ fn record(s: &Scenario, side: Side) -> Vec<u8> {
 /// links, `bytes` each, WRED/ECN between 5 and 40 KB and ECN-incapable data
 /// dropped at 20 KB; telemetry (compact) only for HPCC++.
 fn incast(senders: u32, stop_ms: f64, algorithm: Cc, bytes: u64) -> Scenario {
-    let topology = Topology {
-        shape: Shape::Incast {
-            senders: Count(senders),
-        },
-        link_gbps: Gbps(100),
-        link_delay_ns: DelayNs(1000),
-    };
-    let workload = Workload {
-        flows: Flows::Incast {
-            receiver: 0,
-            bytes: Bytes(bytes),
-            start_ns: 0,
-        },
-        on_off: None,
-    };
     let hpcc = matches!(algorithm, Cc::Hpcc(_));
     let cc = CcCfg {
         algorithm,
         base_rtt_ns: None,
     };
-    let mut s = Scenario::new("trace", stop_ms, topology, cc, workload);
+    let mut s = Scenario::new(
+        "trace",
+        stop_ms,
+        Topology::incast(senders, 100, 1000),
+        cc,
+        Workload::incast(bytes),
+    );
     s.switch.ecn_kmin_bytes = Bytes(5000);
     s.switch.ecn_kmax_bytes = Bytes(40_000);
     s.switch.ecn_pmax = Prob(0.2);

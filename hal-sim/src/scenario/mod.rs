@@ -115,6 +115,20 @@ pub struct Topology {
     pub link_delay_ns: DelayNs,
 }
 
+impl Topology {
+    /// `senders` hosts and one receiver (host 0) on one switch, every link
+    /// at `link_gbps` with `link_delay_ns` of propagation.
+    pub fn incast(senders: u32, link_gbps: u32, link_delay_ns: u64) -> Self {
+        Topology {
+            shape: Shape::Incast {
+                senders: Count(senders),
+            },
+            link_gbps: Gbps(link_gbps),
+            link_delay_ns: DelayNs(link_delay_ns),
+        }
+    }
+}
+
 /// A topology's shape (`kind` in a file).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
@@ -358,6 +372,20 @@ pub struct Workload {
     /// Each flow's application hands over its bytes in bursts, the next one
     /// an idle time after the previous is acknowledged.
     pub on_off: Option<OnOff>,
+}
+
+impl Workload {
+    /// Every host but host 0 sends `bytes` to host 0 at time 0.
+    pub fn incast(bytes: u64) -> Self {
+        Workload {
+            flows: Flows::Incast {
+                receiver: 0,
+                bytes: Bytes(bytes),
+                start_ns: 0,
+            },
+            on_off: None,
+        }
+    }
 }
 
 /// The flows of a workload.

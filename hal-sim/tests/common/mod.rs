@@ -12,13 +12,6 @@ use hal_sim::{report, world::World};
 
 /// The scenario.
 pub fn incast(senders: u32, bytes: u64, stop_ms: f64, warmup_ns: u64) -> Scenario {
-    let topology = Topology {
-        shape: Shape::Incast {
-            senders: Count(senders),
-        },
-        link_gbps: Gbps(100),
-        link_delay_ns: DelayNs(1000),
-    };
     let cc = CcCfg {
         algorithm: Cc::Hpcc(HpccCfg {
             max_stage: Stage(0),
@@ -27,15 +20,13 @@ pub fn incast(senders: u32, bytes: u64, stop_ms: f64, warmup_ns: u64) -> Scenari
         }),
         base_rtt_ns: None,
     };
-    let workload = Workload {
-        flows: Flows::Incast {
-            receiver: 0,
-            bytes: Bytes(bytes),
-            start_ns: 0,
-        },
-        on_off: None,
-    };
-    let mut s = Scenario::new("test", stop_ms, topology, cc, workload);
+    let mut s = Scenario::new(
+        "test",
+        stop_ms,
+        Topology::incast(senders, 100, 1000),
+        cc,
+        Workload::incast(bytes),
+    );
     s.metrics.warmup_ns = warmup_ns;
     s
 }
