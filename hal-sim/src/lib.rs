@@ -23,6 +23,7 @@ pub mod nic;
 pub mod packet;
 pub mod report;
 pub mod scenario;
+pub mod sweep;
 pub mod switch;
 pub mod telemetry;
 pub mod topo;

@@ -1,4 +1,5 @@
 //! `hal-sim run SCENARIO.toml [--json FILE] [--out DIR] [--fct FILE] [--record FILE] [--cosim ELF]`
+//! `hal-sim sweep SCENARIO.toml… --vary FIELD=V1,V2,… [--shard I/N] [--jobs N] --out DIR`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,6 +57,30 @@ enum Cmd {
         #[arg(long, value_delimiter = ',')]
         flows: Option<Vec<u32>>,
     },
+    /// Run a grid: every scenario file with every combination of the
+    /// varied fields' values, on all cores; one JSON per point in --out,
+    /// and sweep.svg (FCT slowdown against the first varied field).
+    Sweep {
+        /// The scenario files (one line of the plot each, e.g. one per
+        /// algorithm).
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+        /// A field and its values, as in a scenario file:
+        /// `workload.load=0.3,0.5`; repeat for more axes (`seed=1,2,3`
+        /// averages the plot over seeds).
+        #[arg(long, value_name = "FIELD=V1,V2,…")]
+        vary: Vec<String>,
+        /// Run this machine's share of the grid: points whose number is I
+        /// modulo N (the numbering is the whole grid's).
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Runs at a time (default: the cores there are).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Where the point files and the plot go.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// `println!` that ends the program quietly when standard output is
@@ -70,8 +95,141 @@ macro_rules! say {
 }
 
 fn main() -> ExitCode {
-    let Cmd::Run {
-        scenario: path,
+    match Cli::parse().cmd {
+        Cmd::Run {
+            scenario,
+            json,
+            out,
+            fct,
+            quiet,
+            record,
+            cosim,
+            runner,
+            host,
+            flows,
+        } => run(RunArgs {
+            path: scenario,
+            json,
+            out,
+            fct,
+            quiet,
+            record,
+            cosim,
+            runner,
+            host,
+            flows,
+        }),
+        Cmd::Sweep {
+            scenarios,
+            vary,
+            shard,
+            jobs,
+            out,
+        } => sweep(&scenarios, &vary, shard.as_deref(), jobs, &out),
+    }
+}
+
+/// `hal-sim sweep`.
+fn sweep(
+    files: &[PathBuf],
+    vary: &[String],
+    shard: Option<&str>,
+    jobs: Option<usize>,
+    out: &std::path::Path,
+) -> ExitCode {
+    use hal_sim::sweep;
+    let axes = match vary
+        .iter()
+        .map(|v| sweep::Axis::parse(v))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut points = sweep::grid(files, &axes);
+    let all = points.len();
+    if let Some(spec) = shard {
+        points = match sweep::shard(points, spec) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    }
+    // Every point's scenario is checked before anything runs.
+    for p in &points {
+        if let Err(e) = p.scenario() {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    say!(
+        "{} of {all} points, {jobs} at a time, into {}",
+        points.len(),
+        out.display()
+    );
+    let outcomes = match sweep::run(&points, jobs, out, |o| match &o.summary {
+        Ok(s) => eprintln!(
+            "  {}: slowdown p50 {:.2} p99 {:.2}, {} / {} flows finished",
+            o.point.label(),
+            s.fct_slowdown.p50,
+            s.fct_slowdown.p99,
+            s.flows_finished,
+            s.flows
+        ),
+        Err(e) => eprintln!("  {}: {e}", o.point.label()),
+    }) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {}: {e}", out.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let failed = outcomes.iter().filter(|o| o.summary.is_err()).count();
+    match (sweep::series(&outcomes), axes.first()) {
+        (Some(lines), Some(x)) => {
+            let path = out.join("sweep.svg");
+            if let Err(e) = report::line_plot_xy(&path, "FCT slowdown", &x.field, "FCT slowdown", &lines) {
+                eprintln!("error: {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+            say!("wrote {} point files and {}", outcomes.len(), path.display());
+        }
+        _ => say!(
+            "wrote {} point files (no plot: the first varied field is not a number)",
+            outcomes.len()
+        ),
+    }
+    if failed > 0 {
+        eprintln!("error: {failed} point(s) failed");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// `hal-sim run`'s arguments.
+struct RunArgs {
+    path: PathBuf,
+    json: Option<PathBuf>,
+    out: Option<PathBuf>,
+    fct: Option<PathBuf>,
+    quiet: bool,
+    record: Option<PathBuf>,
+    cosim: Option<PathBuf>,
+    runner: PathBuf,
+    host: Option<u32>,
+    flows: Option<Vec<u32>>,
+}
+
+/// `hal-sim run`.
+fn run(a: RunArgs) -> ExitCode {
+    let RunArgs {
+        path,
         json,
         out,
         fct,
@@ -81,7 +239,7 @@ fn main() -> ExitCode {
         runner,
         host,
         flows,
-    } = Cli::parse().cmd;
+    } = a;
     let s = match scenario::load(&path) {
         Ok(s) => s,
         Err(e) => {

@@ -390,9 +390,14 @@ pub fn write_csv(w: &World, path: &Path) -> std::io::Result<()> {
     f.flush()
 }
 
-type PlotResult = Result<(), Box<dyn std::error::Error>>;
+/// A named line of (x, y) points.
+pub type Series = (String, Vec<(f64, f64)>);
 
-fn line_plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> PlotResult {
+/// What drawing a plot can fail with.
+pub type PlotResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A line plot of `series` with labelled axes.
+pub fn line_plot_xy(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series]) -> PlotResult {
     let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let xs = series.iter().flat_map(|(_, v)| v.iter().map(|p| p.0));
@@ -406,19 +411,19 @@ fn line_plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<(f6
         .x_label_area_size(40)
         .y_label_area_size(70)
         .build_cartesian_2d(x0..x1, 0.0..y1)?;
-    chart.configure_mesh().x_desc("time (ms)").y_desc(y_label).draw()?;
+    chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
     draw_lines(&mut chart, series, false)?;
     root.present()?;
     Ok(())
 }
 
+fn line_plot(path: &Path, title: &str, y_label: &str, series: &[Series]) -> PlotResult {
+    line_plot_xy(path, title, "time (ms)", y_label, series)
+}
+
 /// Draws one labelled line a series (with a dot at each point if `dots`)
 /// and the legend.
-fn draw_lines<'a, DB, CT>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    series: &[(String, Vec<(f64, f64)>)],
-    dots: bool,
-) -> PlotResult
+fn draw_lines<'a, DB, CT>(chart: &mut ChartContext<'a, DB, CT>, series: &[Series], dots: bool) -> PlotResult
 where
     DB: DrawingBackend + 'a,
     DB::ErrorType: 'static,
@@ -443,13 +448,7 @@ where
 }
 
 /// A line plot with a logarithmic x axis.
-fn log_x_plot(
-    path: &Path,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: &[(String, Vec<(f64, f64)>)],
-) -> PlotResult {
+fn log_x_plot(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series]) -> PlotResult {
     let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let all = series.iter().flat_map(|(_, p)| p.iter());
@@ -476,7 +475,7 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
     let mut busiest: Vec<&PortSeries> = w.metrics.ports.iter().collect();
     busiest.sort_by_key(|p| std::cmp::Reverse(p.max_queue));
     busiest.truncate(6);
-    let queues: Vec<(String, Vec<(f64, f64)>)> = busiest
+    let queues: Vec<Series> = busiest
         .iter()
         .map(|p| {
             (
@@ -504,19 +503,18 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
         &queues,
     )?;
     // One series per traced flow, `value` picking the quantity.
-    let traces =
-        |label: &str, value: &dyn Fn(&crate::metrics::FlowTrace, usize) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
-            w.metrics
-                .traces
-                .iter()
-                .map(|tr| {
-                    (
-                        format!("flow {} {label}", tr.id),
-                        (0..tr.t_ns.len()).map(|i| (tr.t_ns[i] / 1e6, value(tr, i))).collect(),
-                    )
-                })
-                .collect()
-        };
+    let traces = |label: &str, value: &dyn Fn(&crate::metrics::FlowTrace, usize) -> f64| -> Vec<Series> {
+        w.metrics
+            .traces
+            .iter()
+            .map(|tr| {
+                (
+                    format!("flow {} {label}", tr.id),
+                    (0..tr.t_ns.len()).map(|i| (tr.t_ns[i] / 1e6, value(tr, i))).collect(),
+                )
+            })
+            .collect()
+    };
     let rates = traces("rate", &|tr, i| tr.rate_gbps[i]);
     line_plot(
         &dir.join("window_rate.svg"),

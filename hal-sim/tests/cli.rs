@@ -174,3 +174,72 @@ fn an_ns3_flow_file_in_and_its_fct_file_out() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("flows.txt:3"), "{err}");
 }
+
+/// A sweep runs every point of its grid (or its shard of it), writes a file
+/// per point with the values it set, plots the first axis, and refuses a
+/// value out of range before running anything.
+#[test]
+fn a_sweep_runs_its_grid_and_its_shards() {
+    let d = tmp("sweep");
+    let f = d.join("small.toml");
+    std::fs::write(&f, common::incast_text(2, 100_000, 5.0, 0, "", "")).unwrap();
+    let sweep = |extra: &[&str], out: &str| {
+        let mut args = vec![
+            "sweep",
+            f.to_str().unwrap(),
+            "--vary",
+            "workload.bytes=100000,300000",
+            "--vary",
+            "cc.mode=sender,rx_hpcc",
+            "--jobs",
+            "2",
+            "--out",
+        ];
+        let out = d.join(out);
+        let out_s = out.to_str().unwrap().to_string();
+        args.push(&out_s);
+        args.extend_from_slice(extra);
+        let o = bin().args(&args).output().unwrap();
+        (o, out)
+    };
+    let (o, out) = sweep(&[], "all");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let point = |out: &std::path::Path, i: usize| -> String {
+        std::fs::read_to_string(out.join(format!("point-{i:04}.json"))).unwrap()
+    };
+    // Four points, the last axis innermost; the bytes reached the run.
+    let packets = |text: &str| -> u64 {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["summary"]["Ok"]["data_packets"].as_u64().unwrap()
+    };
+    let (p0, p3) = (point(&out, 0), point(&out, 3));
+    assert!(p0.contains("\"sender\"") && p3.contains("\"rx_hpcc\""), "{p0}\n{p3}");
+    assert_eq!((packets(&p0), packets(&p3)), (200, 600));
+    assert!(out.join("sweep.svg").exists());
+    // Shard 1 of 2: the odd points only, numbered as in the whole grid.
+    let (o, out) = sweep(&["--shard", "1/2"], "shard");
+    assert!(o.status.success());
+    let mut files: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    files.sort();
+    assert_eq!(files, ["point-0001.json", "point-0003.json"]);
+    assert_eq!(packets(&point(&out, 3)), packets(&p3));
+    // A value out of range: refused, naming the point and the field.
+    let o = bin()
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--vary",
+            "cc.eta=0.9,1.5",
+            "--out",
+            d.join("bad").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cc.eta=1.5") && err.contains("cc.eta"), "{err}");
+}

@@ -1,0 +1,244 @@
+//! Sweeps: a grid of runs (scenario files × values of any scenario field),
+//! on all local cores, one result file per point, and a plot of FCT
+//! slowdown against the first varied field, a line per everything else.
+//!
+//! ```text
+//! hal-sim sweep hpcc.toml ldcp.toml --vary workload.load=0.3,0.5,0.7 --vary seed=1,2 --out sweep/
+//! hal-sim sweep … --shard 2/8     # this machine's eighth of the grid
+//! ```
+//!
+//! A field is written as in a scenario file, dotted (`workload.load`,
+//! `switch.ecn_kmax_bytes`, `seed`); its values are TOML values (a word
+//! that is none, `rx_hpcc`, is taken as a string). Each point's scenario
+//! goes through the same checks as a file, so a value out of range is
+//! refused with the point and the field.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::report::{Series, Summary};
+use crate::scenario::{self, Scenario, ScenarioError};
+
+/// One varied field and its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// Dotted field name.
+    pub field: String,
+    /// Its values, in order.
+    pub values: Vec<toml::Value>,
+}
+
+impl Axis {
+    /// `field=v1,v2,…` as given on the command line.
+    pub fn parse(arg: &str) -> Result<Axis, String> {
+        let (field, values) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("--vary {arg:?}: expected FIELD=V1,V2,…"))?;
+        let values: Vec<toml::Value> = values.split(',').map(|v| toml_value(v.trim())).collect();
+        if field.is_empty() || values.iter().any(|v| v.as_str() == Some("")) {
+            return Err(format!("--vary {arg:?}: a field and at least one value"));
+        }
+        Ok(Axis {
+            field: field.trim().to_string(),
+            values,
+        })
+    }
+}
+
+/// A TOML value from its text, or the text as a string.
+fn toml_value(s: &str) -> toml::Value {
+    format!("v = {s}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(s.to_string()))
+}
+
+/// One run of the grid.
+#[derive(Clone, Debug, Serialize)]
+pub struct Point {
+    /// Its place in the whole grid (shards keep the numbering).
+    pub index: usize,
+    /// The scenario file.
+    pub file: PathBuf,
+    /// The fields set, in axis order.
+    pub set: Vec<(String, toml::Value)>,
+}
+
+impl Point {
+    /// "file field=value …", to name the point.
+    pub fn label(&self) -> String {
+        let mut s = self.file.display().to_string();
+        for (f, v) in &self.set {
+            s.push_str(&format!(" {f}={v}"));
+        }
+        s
+    }
+
+    /// The point's scenario: its file with the fields set, checked as a file is.
+    pub fn scenario(&self) -> Result<Scenario, ScenarioError> {
+        let name = self.label();
+        let err = |field: &str, message: String| ScenarioError {
+            file: name.clone(),
+            line: None,
+            field: field.into(),
+            message,
+        };
+        let text = std::fs::read_to_string(&self.file).map_err(|e| err("", e.to_string()))?;
+        let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| err("", e.to_string()))?;
+        for (field, value) in &self.set {
+            set(&mut table, field, value.clone()).map_err(|m| err(field, m))?;
+        }
+        let text = toml::to_string(&table).map_err(|e| err("", e.to_string()))?;
+        scenario::parse(&text, &name)
+    }
+}
+
+/// Sets the dotted `field` of `table` to `value`.
+fn set(table: &mut toml::Table, field: &str, value: toml::Value) -> Result<(), String> {
+    let mut keys: Vec<&str> = field.split('.').collect();
+    let last = keys.pop().ok_or("an empty field")?;
+    let mut t = table;
+    for k in keys {
+        let entry = t
+            .entry(k.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry.as_table_mut().ok_or_else(|| format!("{k} is not a table"))?;
+    }
+    t.insert(last.to_string(), value);
+    Ok(())
+}
+
+/// The grid: every file with every combination of the axes' values, files
+/// outermost, the last axis innermost.
+pub fn grid(files: &[PathBuf], axes: &[Axis]) -> Vec<Point> {
+    let mut sets: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
+    for a in axes {
+        sets = sets
+            .into_iter()
+            .flat_map(|s| {
+                a.values.iter().map(move |v| {
+                    let mut s = s.clone();
+                    s.push((a.field.clone(), v.clone()));
+                    s
+                })
+            })
+            .collect();
+    }
+    files
+        .iter()
+        .flat_map(|f| sets.iter().map(move |s| (f.clone(), s.clone())))
+        .enumerate()
+        .map(|(index, (file, set))| Point { index, file, set })
+        .collect()
+}
+
+/// `i/n`: this shard's points are those whose index is i modulo n.
+pub fn shard(points: Vec<Point>, spec: &str) -> Result<Vec<Point>, String> {
+    let bad = || format!("--shard {spec:?}: expected I/N with 0 ≤ I < N");
+    let (i, n) = spec.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok(points.into_iter().filter(|p| p.index % n == i).collect())
+}
+
+/// One point's result, as written to its file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    /// The point.
+    pub point: Point,
+    /// Its summary, or why it could not run.
+    pub summary: Result<Summary, String>,
+}
+
+/// Runs `points` on `jobs` threads, writing `DIR/point-NNNN.json` as each
+/// finishes; `done` is called after each.
+pub fn run(points: &[Point], jobs: usize, out: &Path, done: impl Fn(&Outcome) + Sync) -> std::io::Result<Vec<Outcome>> {
+    std::fs::create_dir_all(out)?;
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    let failure: Mutex<Option<std::io::Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(p) = points.get(i) else { break };
+                let o = Outcome {
+                    point: p.clone(),
+                    summary: run_point(p),
+                };
+                let file = out.join(format!("point-{:04}.json", p.index));
+                let text = serde_json::to_string_pretty(&o).unwrap_or_default();
+                if let Err(e) = std::fs::write(&file, text + "\n") {
+                    *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                }
+                done(&o);
+                results.lock().unwrap_or_else(|e| e.into_inner()).push(o);
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let mut v = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    v.sort_by_key(|o| o.point.index);
+    Ok(v)
+}
+
+fn run_point(p: &Point) -> Result<Summary, String> {
+    let s = p.scenario().map_err(|e| e.to_string())?;
+    let dir = p.file.parent().unwrap_or(Path::new("."));
+    let mut w = crate::world::World::new(&s, dir, &p.label()).map_err(|e| e.to_string())?;
+    let t0 = crate::cpu::Stopwatch::start();
+    w.run(|_| {});
+    Ok(crate::report::summary(&w, &s.name, &t0))
+}
+
+/// FCT slowdown p50 and p99 against the first axis (numeric), a line per
+/// file and value of the other axes, the mean over seeds where `seed` is
+/// an axis; `None` when the first axis is not numeric or nothing ran.
+pub fn series(outcomes: &[Outcome]) -> Option<Vec<Series>> {
+    // (label, x) → (sum of y, runs)
+    let mut acc: Vec<(String, f64, f64, u32)> = Vec::new();
+    for o in outcomes {
+        let (Ok(s), Some((_, x))) = (&o.summary, o.point.set.first()) else {
+            continue;
+        };
+        let x = x.as_float().or_else(|| x.as_integer().map(|i| i as f64))?;
+        let mut rest = o
+            .point
+            .file
+            .file_stem()
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
+        for (f, v) in o.point.set.iter().skip(1).filter(|(f, _)| f != "seed") {
+            rest.push_str(&format!(" {f}={v}"));
+        }
+        for (pct, y) in [("p50", s.fct_slowdown.p50), ("p99", s.fct_slowdown.p99)] {
+            let label = format!("{rest} {pct}");
+            match acc.iter_mut().find(|(l, ax, _, _)| *l == label && *ax == x) {
+                Some((_, _, sum, n)) => {
+                    *sum += y;
+                    *n += 1;
+                }
+                None => acc.push((label, x, y, 1)),
+            }
+        }
+    }
+    let mut lines: Vec<Series> = Vec::new();
+    for (label, x, sum, n) in acc {
+        let y = sum / n as f64;
+        match lines.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, pts)) => pts.push((x, y)),
+            None => lines.push((label, vec![(x, y)])),
+        }
+    }
+    for (_, pts) in &mut lines {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    (!lines.is_empty()).then_some(lines)
+}
