@@ -100,6 +100,13 @@ pub struct FlowTrace {
     pub rate_gbps: Vec<f64>,
 }
 
+/// Port samples kept over all monitored ports: about 100 MB. Past it,
+/// every second sample of every port is dropped and the ports are sampled
+/// half as often from then on, so a long run on a large fabric keeps a
+/// coarser series rather than running out of memory. Runs that stay below
+/// it keep every sample.
+pub const PORT_SAMPLE_BUDGET: usize = 1 << 22;
+
 /// Everything measured.
 #[derive(Clone, Debug, Default)]
 pub struct Metrics {
@@ -107,10 +114,52 @@ pub struct Metrics {
     pub counters: Counters,
     /// Monitored ports.
     pub ports: Vec<PortSeries>,
+    /// Port samples are taken every `port_stride`-th sampling tick (1
+    /// until [`PORT_SAMPLE_BUDGET`] is reached).
+    pub port_stride: u64,
+    /// Sampling ticks so far.
+    pub ticks: u64,
     /// Traced flows.
     pub traces: Vec<FlowTrace>,
     /// Jain index per window (window end ns, index, active flows).
     pub jain: Vec<(f64, f64, usize)>,
+}
+
+impl Metrics {
+    /// Whether this sampling tick samples the ports; thins every series
+    /// to half first when the next samples would pass the budget.
+    pub fn port_tick(&mut self) -> bool {
+        self.port_tick_within(PORT_SAMPLE_BUDGET)
+    }
+
+    fn port_tick_within(&mut self, budget: usize) -> bool {
+        self.ticks += 1;
+        let stride = self.port_stride.max(1);
+        if (self.ticks - 1) % stride != 0 {
+            return false;
+        }
+        let per_port = self.ports.first().map_or(0, |p| p.t_ns.len());
+        if (per_port + 1) * self.ports.len() > budget {
+            for p in &mut self.ports {
+                halve(&mut p.t_ns);
+                halve(&mut p.queue);
+                halve(&mut p.tx_bytes);
+            }
+            self.port_stride = stride * 2;
+            // This tick is on the new stride only if it is even.
+            return (self.ticks - 1) % self.port_stride == 0;
+        }
+        true
+    }
+}
+
+/// Keeps the samples at even positions (the ticks on the doubled stride).
+fn halve<T>(v: &mut Vec<T>) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        i % 2 == 1
+    });
 }
 
 /// Percentile of an unsorted slice (nearest rank), 0 if empty.
@@ -142,6 +191,32 @@ pub fn ns(t: Ps) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Under the budget every tick samples; past it the series thin to
+    /// every other sample and the stride doubles, so the samples kept are
+    /// still evenly spaced: ticks 1, 1 + s, 1 + 2s, … for the stride s.
+    #[test]
+    fn port_samples_thin_to_stay_within_the_budget() {
+        let mut m = Metrics {
+            ports: vec![PortSeries::default(); 2],
+            ..Default::default()
+        };
+        for tick in 1..=100u64 {
+            if m.port_tick_within(40) {
+                for p in &mut m.ports {
+                    p.t_ns.push(tick as f64);
+                    p.queue.push(tick);
+                    p.tx_bytes.push(tick);
+                }
+            }
+            assert!(m.ports.iter().map(|p| p.t_ns.len()).sum::<usize>() <= 40);
+        }
+        let t = &m.ports[0].t_ns;
+        let s = m.port_stride as f64;
+        assert_eq!(m.port_stride, 8);
+        assert!(t.iter().enumerate().all(|(i, &x)| x == 1.0 + i as f64 * s), "{t:?}");
+        assert_eq!(m.ports[1].queue.len(), t.len());
+    }
 
     #[test]
     fn percentiles_and_jain() {

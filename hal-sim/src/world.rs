@@ -444,7 +444,8 @@ impl World {
     fn sample(&mut self) {
         let now = self.now;
         let t = crate::metrics::ns(now);
-        for s in &self.switches {
+        let ports = self.metrics.port_tick();
+        for s in self.switches.iter().filter(|_| ports) {
             for p in &s.ports {
                 if let Some(m) = p.monitor {
                     let series = &mut self.metrics.ports[m];
