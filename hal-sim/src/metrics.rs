@@ -135,7 +135,7 @@ impl Metrics {
     fn port_tick_within(&mut self, budget: usize) -> bool {
         self.ticks += 1;
         let stride = self.port_stride.max(1);
-        if (self.ticks - 1) % stride != 0 {
+        if !(self.ticks - 1).is_multiple_of(stride) {
             return false;
         }
         let per_port = self.ports.first().map_or(0, |p| p.t_ns.len());
@@ -147,7 +147,7 @@ impl Metrics {
             }
             self.port_stride = stride * 2;
             // This tick is on the new stride only if it is even.
-            return (self.ticks - 1) % self.port_stride == 0;
+            return (self.ticks - 1).is_multiple_of(self.port_stride);
         }
         true
     }
