@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use hal_sim::trace::Selection;
 use hal_sim::{report, scenario, world::World};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -21,66 +21,74 @@ struct Cli {
 enum Cmd {
     /// Run a scenario: a summary table on the terminal, optional JSON, and
     /// with --out a per-flow CSV and SVG plots.
-    Run {
-        /// The scenario file (TOML).
-        scenario: PathBuf,
-        /// Write the summary as JSON here.
-        #[arg(long)]
-        json: Option<PathBuf>,
-        /// Write flows.csv and the plots into this directory.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Write the finished flows in the HPCC reference simulator's (ns-3)
-        /// FCT file format here: sip dip sport dport bytes start_ns fct_ns
-        /// standalone_ns.
-        #[arg(long, value_name = "FILE")]
-        fct: Option<PathBuf>,
-        /// No progress bar.
-        #[arg(long)]
-        quiet: bool,
-        /// Record the engine events of the selected host and flows here, in
-        /// the firmware codec (replay it into nic-firmware's `replay` image).
-        #[arg(long, value_name = "FILE")]
-        record: Option<PathBuf>,
-        /// Run the selected host and flows' congestion control in this
-        /// nic-firmware `replay` image under QEMU (co-simulation).
-        #[arg(long, value_name = "ELF")]
-        cosim: Option<PathBuf>,
-        /// The QEMU runner for --cosim.
-        #[arg(long, value_name = "SCRIPT", default_value = "nic-firmware/scripts/qemu.sh")]
-        runner: PathBuf,
-        /// The host whose engine --record/--cosim take (default: every host;
-        /// name one when a flow also has receiver state: Rx-HPCC, probe mode).
-        #[arg(long)]
-        host: Option<u32>,
-        /// The flows --record/--cosim take, e.g. 0,3 (default: all).
-        #[arg(long, value_delimiter = ',')]
-        flows: Option<Vec<u32>>,
-    },
+    Run(RunArgs),
     /// Run a grid: every scenario file with every combination of the
     /// varied fields' values, on all cores; one JSON per point in --out,
     /// and sweep.svg (FCT slowdown against the first varied field).
-    Sweep {
-        /// The scenario files (one line of the plot each, e.g. one per
-        /// algorithm).
-        #[arg(required = true)]
-        scenarios: Vec<PathBuf>,
-        /// A field and its values, as in a scenario file:
-        /// `workload.load=0.3,0.5`; repeat for more axes (`seed=1,2,3`
-        /// averages the plot over seeds).
-        #[arg(long, value_name = "FIELD=V1,V2,…")]
-        vary: Vec<String>,
-        /// Run this machine's share of the grid: points whose number is I
-        /// modulo N (the numbering is the whole grid's).
-        #[arg(long, value_name = "I/N")]
-        shard: Option<String>,
-        /// Runs at a time (default: the cores there are).
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Where the point files and the plot go.
-        #[arg(long)]
-        out: PathBuf,
-    },
+    Sweep(SweepArgs),
+}
+
+/// `hal-sim run`'s arguments.
+#[derive(Args)]
+struct RunArgs {
+    /// The scenario file (TOML).
+    scenario: PathBuf,
+    /// Write the summary as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write flows.csv and the plots into this directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write the finished flows in the HPCC reference simulator's (ns-3)
+    /// FCT file format here: sip dip sport dport bytes start_ns fct_ns
+    /// standalone_ns.
+    #[arg(long, value_name = "FILE")]
+    fct: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Record the engine events of the selected host and flows here, in
+    /// the firmware codec (replay it into nic-firmware's `replay` image).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Run the selected host and flows' congestion control in this
+    /// nic-firmware `replay` image under QEMU (co-simulation).
+    #[arg(long, value_name = "ELF")]
+    cosim: Option<PathBuf>,
+    /// The QEMU runner for --cosim.
+    #[arg(long, value_name = "SCRIPT", default_value = "nic-firmware/scripts/qemu.sh")]
+    runner: PathBuf,
+    /// The host whose engine --record/--cosim take (default: every host;
+    /// name one when a flow also has receiver state: Rx-HPCC, probe mode).
+    #[arg(long)]
+    host: Option<u32>,
+    /// The flows --record/--cosim take, e.g. 0,3 (default: all).
+    #[arg(long, value_delimiter = ',')]
+    flows: Option<Vec<u32>>,
+}
+
+/// `hal-sim sweep`'s arguments.
+#[derive(Args)]
+struct SweepArgs {
+    /// The scenario files (one line of the plot each, e.g. one per
+    /// algorithm).
+    #[arg(required = true)]
+    scenarios: Vec<PathBuf>,
+    /// A field and its values, as in a scenario file:
+    /// `workload.load=0.3,0.5`; repeat for more axes (`seed=1,2,3`
+    /// averages the plot over seeds).
+    #[arg(long, value_name = "FIELD=V1,V2,…")]
+    vary: Vec<String>,
+    /// Run this machine's share of the grid: points whose number is I
+    /// modulo N (the numbering is the whole grid's).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Runs at a time (default: the cores there are).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Where the point files and the plot go.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 /// `println!` that ends the program quietly when standard output is
@@ -96,48 +104,22 @@ macro_rules! say {
 
 fn main() -> ExitCode {
     match Cli::parse().cmd {
-        Cmd::Run {
-            scenario,
-            json,
-            out,
-            fct,
-            quiet,
-            record,
-            cosim,
-            runner,
-            host,
-            flows,
-        } => run(RunArgs {
-            path: scenario,
-            json,
-            out,
-            fct,
-            quiet,
-            record,
-            cosim,
-            runner,
-            host,
-            flows,
-        }),
-        Cmd::Sweep {
-            scenarios,
-            vary,
-            shard,
-            jobs,
-            out,
-        } => sweep(&scenarios, &vary, shard.as_deref(), jobs, &out),
+        Cmd::Run(a) => run(a),
+        Cmd::Sweep(a) => sweep(a),
     }
 }
 
 /// `hal-sim sweep`.
-fn sweep(
-    files: &[PathBuf],
-    vary: &[String],
-    shard: Option<&str>,
-    jobs: Option<usize>,
-    out: &std::path::Path,
-) -> ExitCode {
+fn sweep(a: SweepArgs) -> ExitCode {
     use hal_sim::sweep;
+    let SweepArgs {
+        scenarios: files,
+        vary,
+        shard,
+        jobs,
+        out,
+    } = a;
+    let (shard, out) = (shard.as_deref(), out.as_path());
     let axes = match vary
         .iter()
         .map(|v| sweep::Axis::parse(v))
@@ -149,7 +131,7 @@ fn sweep(
             return ExitCode::from(2);
         }
     };
-    let mut points = sweep::grid(files, &axes);
+    let mut points = sweep::grid(&files, &axes);
     let all = points.len();
     if let Some(spec) = shard {
         points = match sweep::shard(points, spec) {
@@ -212,24 +194,10 @@ fn sweep(
     ExitCode::SUCCESS
 }
 
-/// `hal-sim run`'s arguments.
-struct RunArgs {
-    path: PathBuf,
-    json: Option<PathBuf>,
-    out: Option<PathBuf>,
-    fct: Option<PathBuf>,
-    quiet: bool,
-    record: Option<PathBuf>,
-    cosim: Option<PathBuf>,
-    runner: PathBuf,
-    host: Option<u32>,
-    flows: Option<Vec<u32>>,
-}
-
 /// `hal-sim run`.
 fn run(a: RunArgs) -> ExitCode {
     let RunArgs {
-        path,
+        scenario: path,
         json,
         out,
         fct,
