@@ -29,8 +29,6 @@ use crate::switch::{Aqm, Switch};
 use crate::telemetry::{PortSpeeds, Telemetry};
 use crate::workload;
 
-pub use crate::nic::FLOWS_PER_NIC;
-
 /// Run settings derived from the scenario, shared by every component.
 #[derive(Clone, Debug)]
 pub struct RunCfg {

@@ -188,8 +188,9 @@ impl Nic {
     /// Every byte of `flow` is acknowledged: its sender state and engine
     /// entry go, and the world is told (the receiver closes its side).
     fn finish(&mut self, cx: &mut Ctx, flow: u32) {
-        let Some(s) = self.senders.remove(&flow) else { return };
-        let _ = s;
+        if self.senders.remove(&flow).is_none() {
+            return;
+        }
         cx.flows[flow as usize].finish_ps = Some(cx.now);
         self.engine(cx, flow, EventKind::End);
         self.active.retain(|&x| x != flow);
