@@ -58,13 +58,10 @@ pub struct Pacer {
     pub wire: u32,
 }
 
-/// What the source NIC keeps for a flow it sends.
+/// What the source NIC keeps for a flow it sends (what the flow is, its
+/// destination and size, is its [`FlowRecord`]).
 #[derive(Clone, Debug)]
 pub struct Sender {
-    /// Destination host index.
-    pub dst_host: u32,
-    /// Payload bytes in all.
-    pub size: u64,
     /// Next byte to send.
     pub snd_nxt: u64,
     /// Cumulatively acknowledged bytes.
@@ -97,10 +94,8 @@ pub struct Sender {
 impl Sender {
     /// A flow about to send its first byte; `app_limit` is what the
     /// application hands over first.
-    pub fn new(dst_host: u32, size: u64, app_limit: u64) -> Self {
+    pub fn new(app_limit: u64) -> Self {
         Sender {
-            dst_host,
-            size,
             snd_nxt: 0,
             snd_una: 0,
             max_sent: 0,
@@ -121,8 +116,6 @@ impl Sender {
 /// What the destination NIC keeps for a flow it receives.
 #[derive(Clone, Copy, Debug)]
 pub struct Receiver {
-    /// Source host index.
-    pub src_host: u32,
     /// Next byte expected.
     pub rcv_nxt: u64,
     /// Packets received since the last ACK.
@@ -138,10 +131,9 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    /// A flow from `src_host` with nothing received yet.
-    pub fn new(src_host: u32) -> Self {
+    /// A flow with nothing received yet.
+    pub fn new() -> Self {
         Receiver {
-            src_host,
             rcv_nxt: 0,
             unacked: 0,
             ce_pending: false,
@@ -156,12 +148,18 @@ impl Receiver {
     /// finished on the ACK of the last byte, sent at once with nothing
     /// pending, and every later copy was out of order and acknowledged at
     /// once too).
-    pub fn finished(src_host: u32, size: u64) -> Self {
+    pub fn finished(size: u64) -> Self {
         Receiver {
             rcv_nxt: size,
             delivered: size,
-            ..Receiver::new(src_host)
+            ..Receiver::new()
         }
+    }
+}
+
+impl Default for Receiver {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -155,8 +155,7 @@ impl Nic {
     /// Opens the receiving side of `flow`: its state, and its receiver
     /// engine if the profile has one.
     pub fn open_receiver(&mut self, cx: &mut Ctx, flow: u32) {
-        self.receivers
-            .insert(flow, Receiver::new(cx.flows[flow as usize].src_host));
+        self.receivers.insert(flow, Receiver::new());
         if let Some(algorithm) = self.profile.receiver {
             let p = self.params(cx, flow, algorithm);
             self.engine(cx, flow, EventKind::Start(p));
@@ -178,7 +177,7 @@ impl Nic {
             Some((burst, _)) => burst.min(f.size),
             None => f.size,
         };
-        self.senders.insert(flow, Sender::new(f.dst_host, f.size, app_limit));
+        self.senders.insert(flow, Sender::new(app_limit));
         let p = self.params(cx, flow, self.profile.sender);
         if let Some(d) = self.engine(cx, flow, EventKind::Start(p)) {
             self.apply(cx, flow, &d);
@@ -235,7 +234,7 @@ impl Nic {
                     ProbeKind::Rtt => PktKind::RttReq,
                     ProbeKind::Telemetry => PktKind::Probe,
                 };
-                let dst = f.dst_host;
+                let dst = cx.flows[flow as usize].dst_host;
                 self.send_ctrl(cx, dst, flow, kind, |cx, p| {
                     p.ts_ps = cx.now;
                     p.probe = id;
@@ -267,7 +266,7 @@ impl Nic {
         let Some((burst, _)) = cx.cfg.on_off else { return };
         if let Some(f) = self.senders.get_mut(&flow) {
             f.app_waiting = false;
-            f.app_limit = (f.app_limit + burst).min(f.size);
+            f.app_limit = (f.app_limit + burst).min(cx.flows[flow as usize].size);
         }
         self.try_send(cx);
     }
@@ -312,7 +311,7 @@ mod tests {
     fn a_new_rate_retimes_the_gap_after_the_last_packet() {
         let mut w = world();
         let src = w.flows[0].src_host as usize;
-        w.nics[src].senders.insert(0, Sender::new(0, 100_000, 100_000));
+        w.nics[src].senders.insert(0, Sender::new(100_000));
         apply_at(&mut w, 1_000, &decision(10));
         // A 1000-byte packet sent at 1 µs at 10 Gb/s: next one at 1.8 µs.
         {

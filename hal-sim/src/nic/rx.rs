@@ -96,10 +96,10 @@ impl Nic {
         // data is answered as the open side would have answered it.
         let mut r = match self.receivers.get(&flow) {
             Some(r) => *r,
-            None if rec.finish_ps.is_some() => Receiver::finished(rec.src_host, rec.size),
+            None if rec.finish_ps.is_some() => Receiver::finished(rec.size),
             None => return,
         };
-        let (src, size) = (r.src_host, rec.size);
+        let (src, size) = (rec.src_host, rec.size);
         let ce = p.ecn == EcnBits::Ce;
         if ce && self.profile.cnp_on_ce {
             self.send_ctrl(cx, src, flow, PktKind::Cnp, |_, _| {});
@@ -172,7 +172,7 @@ impl Nic {
     /// echo takes over the data's telemetry buffer.
     fn send_ack(&mut self, cx: &mut Ctx, flow: u32, pkt: u32, data: &Packet, r: &mut Receiver) {
         let echo = self.profile.echo_telemetry && data.tel != NO_TEL;
-        let (cum, ece, n, src) = (r.rcv_nxt, r.ce_pending, r.unacked, r.src_host);
+        let (cum, ece, n, src) = (r.rcv_nxt, r.ce_pending, r.unacked, cx.flows[flow as usize].src_host);
         r.unacked = 0;
         r.ce_pending = false;
         self.store(flow, *r);
@@ -225,7 +225,7 @@ impl Nic {
         }
         let Some(f) = self.senders.get_mut(&flow) else { return };
         if p.seq > f.snd_una {
-            f.snd_una = p.seq.min(f.size);
+            f.snd_una = p.seq.min(cx.flows[flow as usize].size);
             f.snd_nxt = f.snd_nxt.max(f.snd_una);
         }
         let (una, nxt) = (f.snd_una, f.snd_nxt);
@@ -242,7 +242,7 @@ impl Nic {
             self.apply(cx, flow, &d);
         }
         let f = &self.senders[&flow];
-        if f.snd_una >= f.size {
+        if f.snd_una >= cx.flows[flow as usize].size {
             self.finish(cx, flow);
         } else if f.snd_una < f.snd_nxt {
             self.arm_rto(cx, flow);

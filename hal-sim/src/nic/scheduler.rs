@@ -27,9 +27,9 @@ pub(crate) fn attach_telemetry(cx: &mut Ctx, p: &mut Packet) {
 }
 
 impl Nic {
-    /// Whether `flow` may send now as far as its window goes, and whether
-    /// it would use a timer credit to do so.
-    fn window_allows(&self, cx: &Ctx, flow: u32) -> Option<bool> {
+    /// If `flow`'s window lets it send: when its pacer does, and whether it
+    /// would use a timer credit to send.
+    fn window_allows(&self, cx: &Ctx, flow: u32) -> Option<(Ps, bool)> {
         let f = self.senders.get(&flow)?;
         if f.snd_nxt >= f.app_limit {
             return None;
@@ -42,7 +42,7 @@ impl Nic {
             // from_bytes saturates far above any window.
             _ => Window::from_bytes(u32::try_from(f.snd_nxt - f.snd_una).unwrap_or(u32::MAX)) < f.window,
         };
-        ok.then_some(sub_packet)
+        ok.then_some((f.pacer.next_send_ps, sub_packet))
     }
 
     /// Makes sure the NIC wakes at `t` (or earlier).
@@ -70,8 +70,8 @@ impl Nic {
         }
         let mut earliest: Option<Ps> = None;
         for &flow in &self.active {
-            if self.window_allows(cx, flow).is_some() {
-                let t = self.senders[&flow].pacer.next_send_ps.max(free);
+            if let Some((next, _)) = self.window_allows(cx, flow) {
+                let t = next.max(free);
                 earliest = Some(earliest.map_or(t, |e: Ps| e.min(t)));
             }
         }
@@ -97,10 +97,10 @@ impl Nic {
         for i in 0..n {
             let idx = (self.rr + i) % n;
             let flow = self.active[idx];
-            let Some(sub_packet) = self.window_allows(cx, flow) else {
+            let Some((next, sub_packet)) = self.window_allows(cx, flow) else {
                 continue;
             };
-            if self.senders[&flow].pacer.next_send_ps > cx.now {
+            if next > cx.now {
                 continue;
             }
             self.rr = (idx + 1) % n;
@@ -155,7 +155,12 @@ impl Nic {
             // A message ends where the application's bytes end (the flow,
             // or an on/off burst).
             let len = (f.app_limit - f.snd_nxt).min(cx.cfg.payload as u64) as u32;
-            (f.snd_nxt, len, f.snd_nxt + len as u64 == f.app_limit, f.dst_host)
+            (
+                f.snd_nxt,
+                len,
+                f.snd_nxt + len as u64 == f.app_limit,
+                cx.flows[flow as usize].dst_host,
+            )
         };
         let end = if last { MessageEnd::Last } else { MessageEnd::More };
         let d = self.engine(
