@@ -13,12 +13,14 @@
 //! taken as a sample older than the one before it (a reordered ACK) and the
 //! whole telemetry is rejected as stale rather than read as a huge rate.
 
+use crate::event::Error;
 use crate::units::{Fraction, LinkSpeed};
 
 /// Widths and units of a hop's wrapping counters, from the wire format or
 /// the device's units profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C, align(4))]
 pub struct CounterWidths {
     /// Width of the nanosecond timestamp `ts`, 1 ..= 32 bits.
     pub ts_bits: u8,
@@ -41,6 +43,13 @@ impl CounterWidths {
     pub const fn is_valid(&self) -> bool {
         // b − 1 < 32 for b in 1 ..= 32, and 0 − 1 wraps to 255.
         (self.ts_bits.wrapping_sub(1) < 32) & (self.tx_bits.wrapping_sub(1) < 32) & (self.tx_unit_bytes != 0)
+    }
+
+    /// The three fields in one word (`ts_bits`, `tx_bits` << 8,
+    /// `tx_unit_bytes` << 16): one load where the struct is 4-byte aligned.
+    #[inline(always)]
+    pub const fn to_word(&self) -> u32 {
+        self.ts_bits as u32 | (self.tx_bits as u32) << 8 | (self.tx_unit_bytes as u32) << 16
     }
 }
 
@@ -191,33 +200,43 @@ pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dt
     }
 }
 
-/// 20-bit signature of a path: hop count, and each hop's position, identity,
-/// link speed and counter widths. Two telemetry stacks with different
-/// signatures come from different paths and the per-hop history is reset
-/// (DESIGN §9). A 20-bit signature misses a path change with probability
-/// 2^-20 per change, and then only until the next change of any field.
+/// 20-bit signature of a path: hop count, which hops the history follows,
+/// where the stack starts, and each followed hop's identity, link speed and
+/// counter widths, in order. Two telemetry stacks with different signatures
+/// come from different paths and the per-hop history is reset (DESIGN §9).
+/// A 20-bit signature misses a path change with probability 2^-20 per
+/// change, and then only until the next change of any field.
 ///
-/// `tracked` selects the hops kept in the history (bit i for hop i): the
-/// signature covers the hop count and the selected hops.
-pub(crate) fn path_signature(hops: &[HopSample], first_index: u8, tracked: u16) -> u32 {
-    let mut h: u32 = 0x811C_9DC5 ^ hops.len() as u32;
+/// `tracked` selects the hops kept in the history (bit i for hop i). Every
+/// hop's counter widths are checked on the way, followed or not: `Err`
+/// ([`Error::BadCounterWidths`]) if any is unusable, before any state is
+/// touched.
+///
+/// One word a hop (a product by an odd constant is a bijection in any one
+/// field, so each field alone changes it), then one FNV-style round; the
+/// rounds' order carries the hops' positions. Multiplies, not rotations:
+/// rv32imac has no rotate.
+#[inline]
+pub(crate) fn stack_signature(hops: &[HopSample], first_index: u8, tracked: u16) -> Result<u32, Error> {
+    let mut h: u32 = 0x811C_9DC5
+        ^ (hops.len() as u32)
+        ^ (first_index as u32).wrapping_mul(0x9E37_79B9)
+        ^ (tracked as u32).wrapping_mul(0x27D4_EB2F);
+    let mut valid = true;
     for (i, s) in hops.iter().enumerate() {
+        valid &= s.widths.is_valid();
         if tracked >> (i & 15) & 1 == 0 {
             continue;
         }
-        let idx = first_index as u32 + i as u32;
-        let w = s.widths;
-        // One word a hop: each field alone changes it (a product by an odd
-        // constant is a bijection in any one field), then one FNV-style
-        // round. Multiplies, not rotations: rv32imac has no rotate.
-        let word = s.id
-            ^ s.bandwidth.as_mbps().wrapping_mul(0x85EB_CA6B)
-            ^ ((w.ts_bits as u32) << 24 | (w.tx_bits as u32) << 16 | w.tx_unit_bytes as u32).wrapping_mul(0xC2B2_AE35)
-            ^ idx.wrapping_mul(0x9E37_79B9);
+        let word =
+            s.id ^ s.bandwidth.as_mbps().wrapping_mul(0x85EB_CA6B) ^ s.widths.to_word().wrapping_mul(0xC2B2_AE35);
         h = (h ^ word).wrapping_mul(0x0100_0193);
         h ^= h >> 15;
     }
-    (h ^ (h >> 20)) & SIGNATURE_MASK
+    if !valid {
+        return Err(Error::BadCounterWidths);
+    }
+    Ok((h ^ (h >> 20)) & SIGNATURE_MASK)
 }
 
 /// Mask of the 20 signature bits.
@@ -278,6 +297,10 @@ mod tests {
         assert_eq!(tx_bytes_between(1, 0, w, 0, b), Some(128));
     }
 
+    fn sig(hops: &[HopSample], first: u8) -> u32 {
+        stack_signature(hops, first, 0xFFFF).unwrap()
+    }
+
     #[test]
     fn signature_sees_identity_count_and_speed() {
         let a = HopSample {
@@ -289,12 +312,20 @@ mod tests {
         b.id = 8;
         let mut c = a;
         c.bandwidth = LinkSpeed::from_gbps(400);
-        let s1 = path_signature(&[a], 0, 0xFFFF);
-        assert_ne!(s1, path_signature(&[b], 0, 0xFFFF));
-        assert_ne!(s1, path_signature(&[c], 0, 0xFFFF));
-        assert_ne!(s1, path_signature(&[a, a], 0, 0xFFFF));
-        assert_ne!(s1, path_signature(&[a], 1, 0xFFFF));
-        assert_eq!(s1, path_signature(&[a], 0, 0xFFFF));
+        let s1 = sig(&[a], 0);
+        assert_ne!(s1, sig(&[b], 0));
+        assert_ne!(s1, sig(&[c], 0));
+        assert_ne!(s1, sig(&[a, a], 0));
+        assert_ne!(s1, sig(&[a], 1));
+        assert_eq!(s1, sig(&[a], 0));
         assert!(s1 <= SIGNATURE_MASK);
+        // Which hops are followed is part of the path.
+        assert_ne!(stack_signature(&[a, a], 0, 0b01), stack_signature(&[a, a], 0, 0b10));
+        // Widths: each field alone changes it; an unusable one is refused.
+        let mut d = a;
+        d.widths.tx_bits = 20;
+        assert_ne!(s1, sig(&[d], 0));
+        d.widths.tx_bits = 0;
+        assert_eq!(stack_signature(&[a, d], 0, 0b01), Err(Error::BadCounterWidths));
     }
 }

@@ -10,7 +10,7 @@ use super::{HpccConfig, QueueSignal};
 use crate::event::{Decision, Ecn, Error, Pacing, Request, TimerRequest};
 use crate::fixmath::{ewma, ratio_q24};
 use crate::telemetry::{
-    path_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK,
+    stack_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK,
 };
 use crate::units::{BaseRtt, Instant, Utilization, Window};
 
@@ -273,15 +273,16 @@ impl<const H: usize> HpccCore<H> {
         self.wc = self.w;
     }
 
-    /// Checks a telemetry stack before any state is touched.
-    pub(crate) fn check_stack(hops: &[HopSample]) -> Result<(), Error> {
+    /// Checks a telemetry stack before any state is touched (its length
+    /// here, every hop's counter widths in [`stack_signature`]), and gives
+    /// the hops the history follows and the path's signature.
+    #[inline(always)]
+    fn check_stack(hops: &[HopSample], first_index: u8) -> Result<(u16, u32), Error> {
         if hops.len() > MAX_STACK {
             return Err(Error::TooManyHops);
         }
-        if hops.iter().any(|s| !s.widths.is_valid()) {
-            return Err(Error::BadCounterWidths);
-        }
-        Ok(())
+        let mask = Self::tracked(hops);
+        Ok((mask, stack_signature(hops, first_index, mask)?))
     }
 
     /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`),
@@ -316,11 +317,19 @@ impl<const H: usize> HpccCore<H> {
     /// cores, the slowest links are the edges, where incast queues build;
     /// a congested hop outside the choice is not seen. `H ≥ 8` (the
     /// design's longest path) tracks every hop.
+    #[inline(always)]
     fn tracked(hops: &[HopSample]) -> u16 {
         let n = hops.len().min(MAX_STACK);
         if n <= H {
             return ((1u32 << n) - 1) as u16;
         }
+        Self::slowest(hops)
+    }
+
+    /// The `H` slowest hops of a stack longer than `H` (see [`Self::tracked`]).
+    #[inline(never)]
+    #[cold]
+    fn slowest(hops: &[HopSample]) -> u16 {
         let speed = |s: &HopSample| {
             if s.bandwidth.is_plausible() {
                 s.bandwidth.as_mbps()
@@ -415,12 +424,10 @@ impl<const H: usize> HpccCore<H> {
         hops: &[HopSample],
         sticky: Option<usize>,
     ) -> Result<usize, Error> {
-        Self::check_stack(hops)?;
+        let (mask, sig) = Self::check_stack(hops, 0)?;
         if hops.is_empty() {
             return Err(Error::NotApplicable);
         }
-        let mask = Self::tracked(hops);
-        let sig = path_signature(hops, 0, mask);
         let known =
             self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
         let elapsed = self.elapsed_since_record(now);
@@ -516,9 +523,7 @@ impl<const H: usize> HpccCore<H> {
         hops: &[HopSample],
         first_index: u8,
     ) -> Result<Measured, Error> {
-        Self::check_stack(hops)?;
-        let mask = Self::tracked(hops);
-        let sig = path_signature(hops, first_index, mask);
+        let (mask, sig) = Self::check_stack(hops, first_index)?;
         if !self.status.has_history() || self.status.path_sig() != sig || self.status.hops() as usize != hops.len() {
             self.record(cfg, now, hops, mask, sig);
             return Ok(Measured::Recorded);
