@@ -26,6 +26,7 @@
 use crc::{Crc, CRC_32_ISCSI};
 
 use crate::controller::AnyConfig;
+use crate::dctcp::DctcpConfig;
 use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Pacing, ProbeId,
     Request, TimerRequest,
@@ -39,7 +40,7 @@ use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 /// Frame magic.
 pub const MAGIC: [u8; 2] = *b"CC";
 /// Codec version.
-pub const VERSION: u8 = 3;
+pub const VERSION: u8 = 4;
 /// Header bytes (magic, version, kind, length).
 pub const HEADER_LEN: usize = 6;
 /// Trailer bytes (CRC-32C).
@@ -348,6 +349,7 @@ fn algorithm_code(a: Algorithm) -> u8 {
         Algorithm::HpccReceiver => 1,
         Algorithm::Ldcp => 2,
         Algorithm::LdcpRate => 3,
+        Algorithm::Dctcp => 4,
     }
 }
 
@@ -357,6 +359,7 @@ fn algorithm(c: u8) -> Result<Algorithm> {
         Algorithm::HpccReceiver,
         Algorithm::Ldcp,
         Algorithm::LdcpRate,
+        Algorithm::Dctcp,
     ]
     .get(c as usize)
     .copied()
@@ -688,6 +691,10 @@ pub fn encode_config(cfg: &AnyConfig, out: &mut [u8]) -> Result<usize> {
     }
     w.u8((l.fast_start == FastStart::Enabled) as u8)?;
     w.u8(l.probe_timeout_rtts)?;
+    let d = &cfg.dctcp;
+    for v in [d.mtu, d.g.to_bits(), d.w_min.to_bits()] {
+        w.u32(v)?;
+    }
     w.finish()
 }
 
@@ -748,8 +755,13 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         fast_start,
         probe_timeout_rtts: r.u8()?,
     };
+    let dctcp = DctcpConfig {
+        mtu: r.u32()?,
+        g: fraction(r.u32()?)?,
+        w_min: Window::from_bits(r.u32()?),
+    };
     r.end()?;
-    Ok(AnyConfig { hpcc, ldcp })
+    Ok(AnyConfig { hpcc, ldcp, dctcp })
 }
 
 #[cfg(test)]
@@ -826,15 +838,19 @@ mod tests {
         let mut a = AnyConfig {
             hpcc: HpccConfig::draft_default(),
             ldcp: LdcpConfig::draft_default(),
+            dctcp: DctcpConfig::rfc_default(),
         };
         let mut b = AnyConfig {
             hpcc: HpccConfig::sigcomm19(),
             ldcp: LdcpConfig::draft_default(),
+            dctcp: DctcpConfig::rfc_default(),
         };
         a.hpcc.telemetry = TelemetrySource::Probe { timeout_rtts: 3 };
         a.hpcc.queue_signal = QueueSignal::Sojourn;
         b.ldcp.fast_start = FastStart::Disabled;
         b.ldcp.gamma = Fraction::ratio(1, 16).unwrap();
+        b.dctcp.g = Fraction::ratio(1, 8).unwrap();
+        b.dctcp.w_min = Window::from_bytes(64);
         for cfg in [a, b] {
             let n = encode_config(&cfg, &mut buf).unwrap();
             let f = read_frame(&buf[..n]).unwrap();

@@ -6,6 +6,7 @@
 //! algorithm's state: 24 bytes a flow for LDCP. A mixed table
 //! (`Engine<AnyController<H>, N>`) stores the largest variant plus a tag.
 
+use crate::dctcp::{Dctcp, DctcpConfig};
 #[cfg(doc)]
 use crate::event::EventKind;
 use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, ProbeId};
@@ -317,6 +318,45 @@ impl Controller for LdcpRate {
     }
 }
 
+impl Controller for Dctcp {
+    type Config = DctcpConfig;
+
+    fn validate(cfg: &DctcpConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &DctcpConfig, _now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::Dctcp {
+            return Err(Error::NotApplicable);
+        }
+        let d = Dctcp::new(cfg, p)?;
+        Ok((d, d.decision()))
+    }
+
+    fn decision(&self, _cfg: &DctcpConfig) -> Decision {
+        Dctcp::decision(self)
+    }
+
+    fn ack(&mut self, cfg: &DctcpConfig, _now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        Ok(self.on_ack(cfg, ack))
+    }
+
+    fn sent(
+        &mut self,
+        _cfg: &DctcpConfig,
+        _now: Instant,
+        seq: Seq,
+        len: u32,
+        _: MessageEnd,
+    ) -> Result<Decision, Error> {
+        Ok(self.on_sent(seq, len))
+    }
+
+    fn loss(&mut self, cfg: &DctcpConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        Ok(self.on_loss(cfg))
+    }
+}
+
 /// Parameters of every algorithm, for a table that mixes them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -325,6 +365,8 @@ pub struct AnyConfig {
     pub hpcc: HpccConfig,
     /// LDCP parameters.
     pub ldcp: LdcpConfig,
+    /// DCTCP parameters.
+    pub dctcp: DctcpConfig,
 }
 
 /// Any controller, chosen per flow by [`FlowParams::algorithm`].
@@ -339,6 +381,8 @@ pub enum AnyController<const H: usize> {
     Ldcp(Ldcp),
     /// LDCP, rate-based (commercial NIC).
     LdcpRate(LdcpRate),
+    /// DCTCP.
+    Dctcp(Dctcp),
 }
 
 /// The one dispatch on the algorithm: `$body` with `$s` the flow's
@@ -363,6 +407,10 @@ macro_rules! each {
                 let $c = &$cfg.ldcp;
                 $body
             }
+            AnyController::Dctcp($s) => {
+                let $c = &$cfg.dctcp;
+                $body
+            }
         }
     };
 }
@@ -372,7 +420,8 @@ impl<const H: usize> Controller for AnyController<H> {
 
     fn validate(cfg: &AnyConfig) -> Result<(), Error> {
         cfg.hpcc.validate()?;
-        cfg.ldcp.validate()
+        cfg.ldcp.validate()?;
+        cfg.dctcp.validate()
     }
 
     fn start(cfg: &AnyConfig, now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
@@ -392,6 +441,10 @@ impl<const H: usize> Controller for AnyController<H> {
             Algorithm::LdcpRate => {
                 let (s, d) = LdcpRate::start(&cfg.ldcp, now, p)?;
                 (AnyController::LdcpRate(s), d)
+            }
+            Algorithm::Dctcp => {
+                let (s, d) = Dctcp::start(&cfg.dctcp, now, p)?;
+                (AnyController::Dctcp(s), d)
             }
         })
     }

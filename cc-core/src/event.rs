@@ -55,6 +55,8 @@ pub enum Algorithm {
     /// LDCP on a commercial NIC: rate-based, MD per CNP, AI per RTT probe
     /// (draft-dai §3.2).
     LdcpRate,
+    /// DCTCP (RFC 8257), the ECN-driven window baseline.
+    Dctcp,
 }
 
 /// What the engine needs to know when a flow starts.

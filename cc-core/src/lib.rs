@@ -41,6 +41,7 @@
 
 pub mod codec;
 pub mod controller;
+pub mod dctcp;
 pub mod engine;
 pub mod event;
 mod fixmath;
@@ -70,6 +71,7 @@ pub use event::{
 /// Everything a NIC integration needs, in one import.
 pub mod prelude {
     pub use crate::controller::{AnyConfig, AnyController, Controller};
+    pub use crate::dctcp::{Dctcp, DctcpConfig};
     pub use crate::engine::{Engine, Stats};
     pub use crate::event::*;
     pub use crate::hal::{pump, EventSource, SchedulerPort};

@@ -13,6 +13,7 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         Cc::Hpcc(h) => (h.clone(), LdcpCfg::default(), true),
         Cc::Ldcp { params, fast_start } => (HpccCfg::default(), params.clone(), *fast_start),
         Cc::LdcpRate(l) => (HpccCfg::default(), l.clone(), true),
+        Cc::Dctcp(_) => (HpccCfg::default(), LdcpCfg::default(), true),
     };
     // The scenario's decimal ratios, to a billionth, rounded to nearest.
     let ratio = |x: f64| {
@@ -48,8 +49,20 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         },
         probe_timeout_rtts: 4,
     };
-    let cfg = AnyConfig { hpcc, ldcp };
+    let cfg = AnyConfig {
+        hpcc,
+        ldcp,
+        dctcp: match &c.algorithm {
+            Cc::Dctcp(d) => DctcpConfig {
+                mtu,
+                g: ratio(d.g.0)?,
+                w_min: Window::from_bytes(d.w_min_bytes.unwrap_or(mtu).max(1)),
+            },
+            _ => DctcpConfig::default(),
+        },
+    };
     cfg.hpcc.validate().map_err(|e| format!("HPCC++ parameters: {e}"))?;
     cfg.ldcp.validate().map_err(|e| format!("LDCP parameters: {e}"))?;
+    cfg.dctcp.validate().map_err(|e| format!("DCTCP parameters: {e}"))?;
     Ok(cfg)
 }

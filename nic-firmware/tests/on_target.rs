@@ -29,6 +29,7 @@ pub fn engine() -> NicEngine {
     let cfg = AnyConfig {
         hpcc: HpccConfig::draft_default(),
         ldcp: LdcpConfig::draft_default(),
+        dctcp: DctcpConfig::rfc_default(),
     };
     Engine::new(cfg).unwrap()
 }

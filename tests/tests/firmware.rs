@@ -107,6 +107,7 @@ fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
     let default = AnyConfig {
         hpcc: HpccConfig::draft_default(),
         ldcp: LdcpConfig::draft_default(),
+        dctcp: DctcpConfig::rfc_default(),
     };
     let mut engine: Box<Engine<AnyController<8>, 1024>> = Box::new(Engine::new(default).unwrap());
     let (mut out, mut answers, mut at) = (Vec::new(), Vec::new(), 0);
@@ -344,6 +345,24 @@ fn ldcp_cnp_variant() {
     );
 }
 
+/// DCTCP: the window is cut on ECE and grows back between cuts.
+#[test]
+fn dctcp_cuts_and_grows() {
+    let trace = record(&incast(4, 0.4, Cc::Dctcp(DctcpCfg::default()), 1_000_000), Side::Sender);
+    let a = equivalent("DCTCP 4-to-1", &trace);
+    let windows: Vec<u32> = a
+        .iter()
+        .filter_map(|(_, d)| d.as_ref().ok())
+        .map(|d| d.window.to_bits())
+        .collect();
+    let w_max = windows.iter().copied().max().unwrap();
+    assert!(windows.iter().filter(|&&w| w < w_max / 2).count() > 100, "windows cut");
+    assert!(
+        windows.windows(2).filter(|p| p[1] > p[0]).count() > 100,
+        "windows growing"
+    );
+}
+
 /// Five hops: built here (the simulator's topologies have at most three
 /// switch hops on a path), with 20-bit counters wrapping many times.
 #[test]
@@ -353,6 +372,7 @@ fn hpcc_five_hops() {
     let cfg = AnyConfig {
         hpcc: HpccConfig::draft_default(),
         ldcp: LdcpConfig::draft_default(),
+        dctcp: DctcpConfig::rfc_default(),
     };
     let n = codec::encode_config(&cfg, &mut buf).unwrap();
     out.extend_from_slice(&buf[..n]);

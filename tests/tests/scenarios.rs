@@ -186,6 +186,40 @@ fn ldcp_2to1_holds_the_queue_at_full_rate() {
     assert!(fct[0].max(fct[1]) / fct[0].min(fct[1]) <= 1.05, "FCTs {fct:?}");
 }
 
+/// DCTCP 2-to-1, the baseline, against the DCTCP paper's analysis of its
+/// steady state (Alizadeh et al., SIGCOMM 2010, §3.3): the windows
+/// saw-tooth in step, so the queue peaks at Q_max = K + N packets and
+/// swings down by A = N·D, with W* = (C·RTT + K)/N packets a flow, alpha =
+/// sqrt(2/W*) and D = W*·alpha/2. Here (N = 2, K = 30 KB, C·RTT ≈ 175 KB):
+/// Q_max ≈ 32 KB, A ≈ 15 KB. Measured: queue p50 27.2 KB, p99 32.5 KB, max
+/// 33.5 KB, utilization 99.9 %: the queue sits near K where HPCC++ keeps
+/// about one packet (hpcc_2to1_reaches_eta_with_a_near_empty_queue).
+#[test]
+fn dctcp_2to1_holds_the_queue_at_k_as_its_analysis_predicts() {
+    let (w, s) = run("dctcp-2to1");
+    assert_eq!(s.flows_finished, 2);
+    assert!(s.link_utilization[0].utilization >= 0.98, "{:?}", s.link_utilization);
+    assert_eq!(s.drops, 0);
+    assert!(s.jain_fairness >= 0.99, "Jain {:.4}", s.jain_fairness);
+    let pkt = data_packet_wire(&w) as f64;
+    let n = 2.0;
+    let k = w.cfg.kmax as f64;
+    let bdp = 100e9 / 8.0 * w.flows[0].path_rtt_ns as f64 * 1e-9;
+    let w_star = (bdp + k) / pkt / n;
+    let amplitude = n * w_star * (2.0 / w_star).sqrt() / 2.0 * pkt;
+    let q_max = k + n * pkt;
+    assert!(
+        s.queue_bytes.p99 <= q_max + 2.0 * pkt,
+        "queue p99 {} B, Q_max {q_max:.0} B",
+        s.queue_bytes.p99
+    );
+    assert!(
+        s.queue_bytes.p50 >= q_max - amplitude && s.queue_bytes.p50 <= q_max,
+        "queue p50 {} B, Q_max {q_max:.0} B, swing {amplitude:.0} B",
+        s.queue_bytes.p50
+    );
+}
+
 /// A leaf-spine fabric under Poisson WebSearch arrivals: every flow
 /// completes without loss, and short flows finish close to their ideal.
 #[test]

@@ -124,11 +124,12 @@ pub enum Op<'a> {
 }
 
 /// The algorithms `Op::Start` picks from.
-pub const ALGORITHMS: [Algorithm; 4] = [
+pub const ALGORITHMS: [Algorithm; 5] = [
     Algorithm::Hpcc,
     Algorithm::HpccReceiver,
     Algorithm::Ldcp,
     Algorithm::LdcpRate,
+    Algorithm::Dctcp,
 ];
 
 /// An invariant that did not hold, and where.
@@ -317,6 +318,17 @@ pub fn check_decision(cfg: &AnyConfig, p: &FlowParams, now: Instant, d: &Decisio
             }
             if d.request == Request::ReleaseOne && d.window.bytes_floor() as u64 >= mtu {
                 return Err("a packet released by the timer with a window of a packet or more");
+            }
+        }
+        Algorithm::Dctcp => {
+            if d.window < cfg.dctcp.w_min {
+                return Err("DCTCP window below W_min");
+            }
+            if d.window.bytes_floor() as u64 > bdp.max(cfg.dctcp.w_min.bytes_floor() as u64) {
+                return Err("DCTCP window above line rate · T");
+            }
+            if d.timer != TimerRequest::Keep || d.request != Request::None {
+                return Err("DCTCP asked for a timer or a request");
             }
         }
     }

@@ -79,6 +79,16 @@ impl Profile {
                 gate: Gate::WindowOrTicks,
                 probe: ProbeKind::Telemetry,
             },
+            Cc::Dctcp(_) => Profile {
+                sender: Algorithm::Dctcp,
+                receiver: None,
+                data_telemetry: false,
+                echo_telemetry: false,
+                rx_telemetry: false,
+                cnp_on_ce: false,
+                gate: Gate::Window,
+                probe: ProbeKind::Telemetry,
+            },
             Cc::LdcpRate(_) => Profile {
                 sender: Algorithm::LdcpRate,
                 receiver: None,

@@ -72,6 +72,7 @@ enum Algo {
     Hpcc,
     Ldcp,
     LdcpRate,
+    Dctcp,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +91,7 @@ struct RawCc {
     beta: Option<Prob>,
     gamma: Option<Gamma>,
     fast_start: Option<bool>,
+    g: Option<Prob>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -312,6 +314,7 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         ("beta", c.beta.is_some()),
         ("gamma", c.gamma.is_some()),
         ("fast_start", c.fast_start.is_some()),
+        ("g", c.g.is_some()),
     ];
     const HPCC: &[&str] = &[
         "eta",
@@ -355,6 +358,13 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         },
         // The rate variant has no fast start (its first RTT is the NIC's).
         Algo::LdcpRate => Cc::LdcpRate(ldcp("ldcp_rate", &["alpha", "beta", "gamma"])?),
+        Algo::Dctcp => {
+            only("dctcp", &given, &["g", "w_min_bytes"])?;
+            Cc::Dctcp(DctcpCfg {
+                g: c.g.unwrap_or(DctcpCfg::default().g),
+                w_min_bytes: c.w_min_bytes,
+            })
+        }
     };
     Ok(CcCfg {
         algorithm,
@@ -538,7 +548,11 @@ bytes = 1000000
         assert_eq!(e.line, Some(7), "{e}");
         assert!(e.message.contains("sendrs"), "{e}");
 
-        let e = parse(&GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"dctcp\""), "x.toml").unwrap_err();
+        let e = parse(
+            &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"timely\""),
+            "x.toml",
+        )
+        .unwrap_err();
         assert_eq!(e.field, "cc.algorithm", "{e}");
 
         let e = parse("name = \"t\"\nstop_ms = [", "syntax.toml").unwrap_err();

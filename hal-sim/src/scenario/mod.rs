@@ -289,6 +289,26 @@ pub enum Cc {
     },
     /// LDCP, rate-based (commercial NIC): CNP and RTT probes.
     LdcpRate(LdcpCfg),
+    /// DCTCP (RFC 8257), the ECN baseline.
+    Dctcp(DctcpCfg),
+}
+
+/// DCTCP parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DctcpCfg {
+    /// Estimation gain g (RFC 8257: 1/16).
+    pub g: Prob,
+    /// Smallest window in bytes; default one packet's payload.
+    pub w_min_bytes: Option<u32>,
+}
+
+impl Default for DctcpCfg {
+    fn default() -> Self {
+        DctcpCfg {
+            g: Prob(0.0625),
+            w_min_bytes: None,
+        }
+    }
 }
 
 /// HPCC++ parameters.

@@ -47,6 +47,7 @@ type NicEngine = Engine<AnyController<8>, FLOWS>;
 const DEFAULT_CONFIG: AnyConfig = AnyConfig {
     hpcc: HpccConfig::draft_default(),
     ldcp: LdcpConfig::draft_default(),
+    dctcp: DctcpConfig::rfc_default(),
 };
 
 /// The flow table, in `.bss`/`.data` rather than on the stack (about

@@ -1,0 +1,414 @@
+//! DCTCP (RFC 8257) as a NIC window controller: the ECN-driven baseline
+//! most datacenters run today, behind the same event API as HPCC++ and
+//! LDCP so that one simulator, one firmware image and one set of tests
+//! compare them.
+//!
+//! | part                                              | RFC 8257 | here                 |
+//! |---------------------------------------------------|----------|----------------------|
+//! | bytes acknowledged and bytes ECE-marked per window | §3.3     | [`Dctcp::on_ack`]    |
+//! | alpha = (1 − g)·alpha + g·F once per window        | §3.3     | [`Dctcp::on_ack`]    |
+//! | cwnd = cwnd·(1 − alpha/2), at most once per window | §3.3     | [`Dctcp::on_ack`]    |
+//! | otherwise standard congestion avoidance (RFC 5681) | §3.3     | [`Dctcp::on_ack`]    |
+//! | loss: as standard TCP (halve, once per window)     | §3.5     | [`Dctcp::on_loss`]   |
+//!
+//! Choices the RFC leaves to the implementation, as RDMA NICs make them:
+//! a flow starts at cwnd = W_max = line rate · T (the path's BDP, as
+//! HPCC++'s W_init) instead of slow start, so the window never exceeds a
+//! BDP and only falls below it by the rules above; alpha starts at 1
+//! (§3.3: "initialized to 1"); every data packet is ECN-capable; the pacer
+//! sends cwnd per base RTT T. The receiver's rule (ECE on the ACK of every
+//! CE-marked packet, §3.2) belongs to the receiver's transport.
+//!
+//! Units: windows in [`Window`] (2^-4 byte), alpha and g in [`Fraction`]
+//! (2^-24); every product fits 64 bits (stated at each).
+
+use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, Pacing, Request, TimerRequest};
+use crate::fixmath::{div_u64, ratio_q24};
+use crate::units::{BaseRtt, Fraction, Seq, Window};
+
+/// DCTCP parameters shared by every flow of an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DctcpConfig {
+    /// Sender maximum segment size, bytes (64 ..= 65535): congestion
+    /// avoidance adds one per window.
+    pub mtu: u32,
+    /// Estimation gain g of §3.3, 0 < g ≤ 1 (the RFC suggests 1/16).
+    pub g: Fraction,
+    /// The smallest window, ≥ 1 byte (one MSS in TCP; one packet here by
+    /// default).
+    pub w_min: Window,
+}
+
+impl DctcpConfig {
+    /// 1000-byte packets, g = 1/16 (RFC 8257 §4.2), W_min one packet.
+    pub const fn rfc_default() -> Self {
+        DctcpConfig {
+            mtu: 1000,
+            g: match Fraction::inverse_pow2(4) {
+                Some(f) => f,
+                None => Fraction::ONE,
+            },
+            w_min: Window::from_bytes(1000),
+        }
+    }
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), Error> {
+        let ok = (64..=65_535).contains(&self.mtu)
+            && self.g.to_bits() > 0
+            && self.w_min >= Window::from_bytes(1)
+            && self.w_min <= Window::from_bytes(Window::MAX_CONFIG_BYTES);
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::InvalidParams)
+        }
+    }
+}
+
+impl Default for DctcpConfig {
+    fn default() -> Self {
+        Self::rfc_default()
+    }
+}
+
+/// One DCTCP flow at its sender: 44 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Dctcp {
+    /// cwnd.
+    w: Window,
+    /// W_max = line rate · T, also the initial window.
+    w_max: Window,
+    /// Base RTT T: the pacer sends cwnd per T.
+    t: BaseRtt,
+    /// DCTCP.Alpha.
+    alpha: Fraction,
+    /// Highest cumulative ACK (SND.UNA).
+    snd_una: Seq,
+    /// Highest sequence sent, from `Sent` and from each ACK's `snd_nxt`.
+    snd_nxt: Seq,
+    /// DCTCP.WindowEnd: the observation window ends when SND.UNA passes it.
+    window_end: Seq,
+    /// The reduction in force lasts until SND.UNA passes this.
+    cwr_end: Seq,
+    /// DCTCP.BytesAcked (saturating).
+    acked: u32,
+    /// DCTCP.BytesMarked (saturating; never above `acked`).
+    marked: u32,
+    /// A reduction is in force (once per window of data, RFC 3168 §6.1.2).
+    in_cwr: bool,
+}
+
+impl Dctcp {
+    /// A flow at cwnd = W_max = line rate · T, alpha = 1.
+    pub fn new(cfg: &DctcpConfig, p: &FlowParams) -> Result<Self, Error> {
+        cfg.validate()?;
+        if !p.line_rate.is_plausible() {
+            return Err(Error::InvalidParams);
+        }
+        // bdp_bytes < 2^30; capped at the largest configurable window.
+        let bdp = p.line_rate.bdp_bytes(p.base_rtt).min(Window::MAX_CONFIG_BYTES as u64);
+        let w_max = Window::from_bytes(bdp as u32).max(cfg.w_min);
+        Ok(Dctcp {
+            w: w_max,
+            w_max,
+            t: p.base_rtt,
+            alpha: Fraction::ONE,
+            snd_una: p.start_seq,
+            snd_nxt: p.start_seq,
+            window_end: p.start_seq,
+            cwr_end: p.start_seq,
+            acked: 0,
+            marked: 0,
+            in_cwr: false,
+        })
+    }
+
+    /// The current decision: cwnd, cwnd per T, ECN-capable, nothing asked.
+    pub fn decision(&self) -> Decision {
+        Decision {
+            window: self.w,
+            pacing: Pacing {
+                bytes: self.w,
+                per: self.t,
+            },
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
+    /// cwnd.
+    pub fn window(&self) -> Window {
+        self.w
+    }
+
+    /// W_max (the initial window).
+    pub fn max_window(&self) -> Window {
+        self.w_max
+    }
+
+    /// DCTCP.Alpha.
+    pub fn alpha(&self) -> Fraction {
+        self.alpha
+    }
+
+    /// Whether a reduction is in force (no further cut, no increase, until
+    /// the data sent before it is acknowledged).
+    pub fn in_cwr(&self) -> bool {
+        self.in_cwr
+    }
+
+    /// Sets cwnd and alpha, e.g. to restore a checkpoint; refuses a window
+    /// outside [W_min, W_max].
+    pub fn restore(&mut self, cfg: &DctcpConfig, w: Window, alpha: Fraction) -> Result<(), Error> {
+        if w < cfg.w_min || w > self.w_max {
+            return Err(Error::InvalidParams);
+        }
+        self.w = w;
+        self.alpha = alpha;
+        Ok(())
+    }
+
+    /// The scheduler sends `[seq, seq + len)`.
+    pub fn on_sent(&mut self, seq: Seq, len: u32) -> Decision {
+        let end = seq.add(len);
+        if end.after(self.snd_nxt) {
+            self.snd_nxt = end;
+        }
+        self.decision()
+    }
+
+    /// An ACK (§3.3, in the RFC's order):
+    ///
+    /// ```text
+    /// newly = cum_ack − SND.UNA (0 for an old or duplicate ACK)
+    /// BytesAcked += newly;  if ECE: BytesMarked += newly
+    /// if SND.UNA > WindowEnd:                       the observation window ends
+    ///     F = BytesMarked / BytesAcked
+    ///     alpha = (1 − g)·alpha + g·F
+    ///     WindowEnd = SND.NXT;  BytesAcked = BytesMarked = 0
+    /// if ECE and no reduction in force:
+    ///     cwnd = max(W_min, cwnd·(1 − alpha/2));  in force until SND.UNA > SND.NXT now
+    /// else if no reduction in force:
+    ///     cwnd = min(W_max, cwnd + MSS·newly/cwnd)  RFC 5681 congestion avoidance
+    /// ```
+    pub fn on_ack(&mut self, cfg: &DctcpConfig, ack: &Ack<'_>) -> Decision {
+        let newly = if ack.cum_ack.after(self.snd_una) {
+            let n = ack.cum_ack.bytes_since(self.snd_una);
+            self.snd_una = ack.cum_ack;
+            n
+        } else {
+            0
+        };
+        if ack.snd_nxt.after(self.snd_nxt) {
+            self.snd_nxt = ack.snd_nxt;
+        }
+        if self.snd_una.after(self.snd_nxt) {
+            // An ACK beyond anything known to be sent: what it covers was sent.
+            self.snd_nxt = self.snd_una;
+        }
+        let ece = ack.ece == EcnEcho::Marked;
+        self.acked = self.acked.saturating_add(newly);
+        if ece {
+            self.marked = self.marked.saturating_add(newly).min(self.acked);
+        }
+        if self.snd_una.after(self.window_end) {
+            self.update_alpha(cfg);
+            self.window_end = self.snd_nxt;
+            self.acked = 0;
+            self.marked = 0;
+        }
+        if self.in_cwr && self.snd_una.after(self.cwr_end) {
+            self.in_cwr = false;
+        }
+        if ece {
+            if !self.in_cwr {
+                self.cut(cfg);
+            }
+        } else if !self.in_cwr && newly > 0 {
+            self.increase(newly, cfg);
+        }
+        self.decision()
+    }
+
+    /// A loss (NACK or timeout): cwnd halves, once per window, as standard
+    /// TCP (§3.5); alpha is kept.
+    pub fn on_loss(&mut self, cfg: &DctcpConfig) -> Decision {
+        if !self.in_cwr {
+            let half = Window::from_bits(self.w.to_bits() / 2);
+            self.w = half.clamp_to(cfg.w_min, self.w_max);
+            self.enter_cwr();
+        }
+        self.decision()
+    }
+
+    fn enter_cwr(&mut self) {
+        self.in_cwr = true;
+        self.cwr_end = self.snd_nxt;
+    }
+
+    /// `alpha = (1 − g)·alpha + g·F`, F = BytesMarked/BytesAcked (§3.3).
+    ///
+    /// In 2^-24 units: F by [`ratio_q24`] (exact while BytesAcked < 2^24,
+    /// within 2^-22 beyond; F ≤ 1 since BytesMarked ≤ BytesAcked), then
+    /// `(alpha·(2^24 − g) + F·g + 2^23) >> 24`, rounded to nearest: each
+    /// product < 2^24·2^24, the sum < 2^49. No window acknowledged (F
+    /// undefined) leaves alpha as it is.
+    fn update_alpha(&mut self, cfg: &DctcpConfig) {
+        let Some(f) = ratio_q24(self.marked as u64, self.acked as u64) else {
+            return;
+        };
+        let one = Fraction::ONE.to_bits() as u64;
+        let f = f.min(one);
+        let g = (cfg.g.to_bits() as u64).min(one);
+        let a = self.alpha.to_bits() as u64;
+        let next = (a * (one - g) + f * g + (one >> 1)) >> Fraction::FRAC_BITS;
+        // next ≤ 2^24 (a convex combination of two values ≤ 2^24).
+        self.alpha = Fraction::from_bits(next.min(one) as u32).unwrap_or(Fraction::ONE);
+    }
+
+    /// `cwnd = cwnd·(1 − alpha/2)` (§3.3), rounded down, at least W_min:
+    /// `W_raw·(2^25 − alpha) >> 25` with W_raw < 2^32 and 2^24 ≤ 2^25 −
+    /// alpha ≤ 2^25: the product < 2^57.
+    fn cut(&mut self, cfg: &DctcpConfig) {
+        let factor = (2u64 << Fraction::FRAC_BITS) - self.alpha.to_bits() as u64;
+        let raw = (self.w.to_bits() as u64 * factor) >> (Fraction::FRAC_BITS + 1);
+        self.w = Window::from_bits(raw as u32).clamp_to(cfg.w_min, self.w_max);
+        self.enter_cwr();
+    }
+
+    /// RFC 5681 congestion avoidance by bytes: `cwnd += MSS·newly/cwnd`
+    /// (one MSS per window acknowledged), rounded down, at most W_max. In
+    /// 2^-4 bytes: `Δ_raw = 2^8·MSS·newly / W_raw`, numerator <
+    /// 2^8·2^16·2^32 = 2^56; W_raw ≥ W_min > 0.
+    fn increase(&mut self, newly: u32, cfg: &DctcpConfig) {
+        let Some(w) = core::num::NonZeroU64::new(self.w.to_bits() as u64) else {
+            return;
+        };
+        let step = div_u64(256 * cfg.mtu as u64 * newly as u64, w);
+        let raw = (self.w.to_bits() as u64).saturating_add(step);
+        self.w = Window::from_bits_saturating(raw).clamp_to(cfg.w_min, self.w_max);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Algorithm;
+    use crate::units::LinkSpeed;
+
+    fn flow() -> (DctcpConfig, Dctcp) {
+        let cfg = DctcpConfig::rfc_default();
+        let p = FlowParams {
+            algorithm: Algorithm::Dctcp,
+            base_rtt: BaseRtt::from_nanos(10_000).unwrap(),
+            line_rate: LinkSpeed::from_gbps(100),
+            start_seq: Seq(0),
+        };
+        (cfg, Dctcp::new(&cfg, &p).unwrap())
+    }
+
+    fn ack(cum: u32, nxt: u32, ece: bool) -> Ack<'static> {
+        Ack {
+            cum_ack: Seq(cum),
+            snd_nxt: Seq(nxt),
+            ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
+            telemetry: &[],
+            rtt_ns: None,
+        }
+    }
+
+    /// 100 Gb/s · 10 µs = 125 000 bytes: the flow starts there, alpha = 1,
+    /// and the first mark halves it (1 − 1/2).
+    #[test]
+    fn first_mark_halves_a_fresh_flow() {
+        let (cfg, mut d) = flow();
+        assert_eq!(d.window(), Window::from_bytes(125_000));
+        // The first ACK ends the first observation window (WindowEnd =
+        // SND.NXT at start): F = 1, alpha stays 1.
+        let out = d.on_ack(&cfg, &ack(1000, 125_000, true));
+        assert_eq!(d.alpha(), Fraction::ONE);
+        assert_eq!(out.window, Window::from_bytes(62_500));
+        assert!(d.in_cwr());
+        // Marked again within the same window: no second cut.
+        d.on_ack(&cfg, &ack(2000, 125_000, true));
+        assert_eq!(d.window(), Window::from_bytes(62_500));
+    }
+
+    /// §3.3: with g = 1/16, a window with no marks takes alpha from 1 to
+    /// 15/16; a window with a quarter of its bytes marked to
+    /// (15/16)·alpha + 1/64.
+    #[test]
+    fn alpha_follows_the_marked_fraction_per_window() {
+        let (cfg, mut d) = flow();
+        d.on_ack(&cfg, &ack(1000, 10_000, false));
+        assert_eq!(d.alpha().to_bits(), 15 << 20);
+        // Next window ends when SND.UNA passes 10 000.
+        d.on_ack(&cfg, &ack(4000, 10_000, true));
+        assert!(d.in_cwr());
+        d.on_ack(&cfg, &ack(10_000, 20_000, false));
+        assert_eq!(d.alpha().to_bits(), 15 << 20, "window not over yet");
+        d.on_ack(&cfg, &ack(13_000, 20_000, false));
+        // Bytes acked 12 000 (1000 → 13 000), marked 3000: F = 1/4.
+        let expect = (15.0 / 16.0) * (15.0 / 16.0) + 0.25 / 16.0;
+        let got = d.alpha().to_bits() as f64 / (1u64 << 24) as f64;
+        assert!((got - expect).abs() < 1e-7, "{got} vs {expect}");
+    }
+
+    /// The cut is by alpha/2, and the reduction lasts until the data sent
+    /// before it is acknowledged; unmarked ACKs then grow cwnd by one MSS
+    /// per window.
+    #[test]
+    fn cut_by_half_alpha_then_grow_one_mss_per_window() {
+        let (cfg, mut d) = flow();
+        d.on_ack(&cfg, &ack(1000, 1000, false)); // alpha = 15/16
+        let w0 = d.window().to_bits() as f64 / 16.0;
+        d.on_ack(&cfg, &ack(2000, 50_000, true));
+        let w1 = d.window().to_bits() as f64 / 16.0;
+        // That ACK also ended the observation window (F = 1): the cut uses
+        // the new alpha.
+        let alpha = d.alpha().to_bits() as f64 / (1u64 << 24) as f64;
+        assert!((alpha - (15.0 / 16.0 * 15.0 / 16.0 + 1.0 / 16.0)).abs() < 1e-7);
+        assert!((w1 - w0 * (1.0 - alpha / 2.0)).abs() <= 1.0 / 16.0, "{w0} -> {w1}");
+        // Still in CWR up to 50 000: no growth.
+        d.on_ack(&cfg, &ack(50_000, 50_000, false));
+        assert_eq!(d.window().to_bits() as f64 / 16.0, w1);
+        // Past it: one window of ACKs adds about one MSS.
+        let mut cum = 50_000;
+        let start = d.window().to_bits() as f64 / 16.0;
+        while (cum - 50_000) as f64 <= start {
+            cum += 1000;
+            d.on_ack(&cfg, &ack(cum, cum + 100_000, false));
+        }
+        let grown = d.window().to_bits() as f64 / 16.0 - start;
+        assert!((900.0..=1100.0).contains(&grown), "grew {grown} bytes in a window");
+    }
+
+    #[test]
+    fn loss_halves_once_per_window_and_never_below_w_min() {
+        let (cfg, mut d) = flow();
+        d.on_sent(Seq(0), 1000);
+        d.on_loss(&cfg);
+        assert_eq!(d.window(), Window::from_bytes(62_500));
+        d.on_loss(&cfg);
+        assert_eq!(d.window(), Window::from_bytes(62_500));
+        for k in 0..40u32 {
+            d.on_ack(&cfg, &ack(1000 * (k + 1), 1000 * (k + 2), false));
+            d.on_loss(&cfg);
+        }
+        assert!(d.window() >= cfg.w_min);
+    }
+
+    #[test]
+    fn bad_parameters_are_refused() {
+        let mut cfg = DctcpConfig::rfc_default();
+        cfg.g = Fraction::from_bits(0).unwrap();
+        assert_eq!(cfg.validate(), Err(Error::InvalidParams));
+        let mut cfg = DctcpConfig::rfc_default();
+        cfg.mtu = 10;
+        assert_eq!(cfg.validate(), Err(Error::InvalidParams));
+    }
+}
