@@ -26,6 +26,7 @@
 use crc::{Crc, CRC_32_ISCSI};
 
 use crate::controller::AnyConfig;
+use crate::dcqcn::DcqcnConfig;
 use crate::dctcp::DctcpConfig;
 use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Pacing, ProbeId,
@@ -350,6 +351,7 @@ fn algorithm_code(a: Algorithm) -> u8 {
         Algorithm::Ldcp => 2,
         Algorithm::LdcpRate => 3,
         Algorithm::Dctcp => 4,
+        Algorithm::Dcqcn => 5,
     }
 }
 
@@ -360,6 +362,7 @@ fn algorithm(c: u8) -> Result<Algorithm> {
         Algorithm::Ldcp,
         Algorithm::LdcpRate,
         Algorithm::Dctcp,
+        Algorithm::Dcqcn,
     ]
     .get(c as usize)
     .copied()
@@ -695,6 +698,22 @@ pub fn encode_config(cfg: &AnyConfig, out: &mut [u8]) -> Result<usize> {
     for v in [d.mtu, d.g.to_bits(), d.w_min.to_bits()] {
         w.u32(v)?;
     }
+    let q = &cfg.dcqcn;
+    for v in [
+        q.g.to_bits(),
+        q.alpha_interval_ns,
+        q.decrease_interval_ns,
+        q.increase_interval_ns,
+        q.rate_ai.to_bits(),
+        q.rate_hai.to_bits(),
+        q.min_rate_mbps,
+        q.byte_counter,
+        q.cnp_interval_ns,
+    ] {
+        w.u32(v)?;
+    }
+    w.u8(q.fast_recovery_steps)?;
+    w.u8(q.clamp_target as u8)?;
     w.finish()
 }
 
@@ -760,8 +779,30 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         g: fraction(r.u32()?)?,
         w_min: Window::from_bits(r.u32()?),
     };
+    let dcqcn = DcqcnConfig {
+        g: fraction(r.u32()?)?,
+        alpha_interval_ns: r.u32()?,
+        decrease_interval_ns: r.u32()?,
+        increase_interval_ns: r.u32()?,
+        rate_ai: fraction(r.u32()?)?,
+        rate_hai: fraction(r.u32()?)?,
+        min_rate_mbps: r.u32()?,
+        byte_counter: r.u32()?,
+        cnp_interval_ns: r.u32()?,
+        fast_recovery_steps: r.u8()?,
+        clamp_target: match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return Err(WireError::UnknownType),
+        },
+    };
     r.end()?;
-    Ok(AnyConfig { hpcc, ldcp, dctcp })
+    Ok(AnyConfig {
+        hpcc,
+        ldcp,
+        dctcp,
+        dcqcn,
+    })
 }
 
 #[cfg(test)]
@@ -839,11 +880,13 @@ mod tests {
             hpcc: HpccConfig::draft_default(),
             ldcp: LdcpConfig::draft_default(),
             dctcp: DctcpConfig::rfc_default(),
+            dcqcn: DcqcnConfig::hpcc_sim(),
         };
         let mut b = AnyConfig {
             hpcc: HpccConfig::sigcomm19(),
             ldcp: LdcpConfig::draft_default(),
             dctcp: DctcpConfig::rfc_default(),
+            dcqcn: DcqcnConfig::hpcc_sim(),
         };
         a.hpcc.telemetry = TelemetrySource::Probe { timeout_rtts: 3 };
         a.hpcc.queue_signal = QueueSignal::Sojourn;
@@ -851,6 +894,8 @@ mod tests {
         b.ldcp.gamma = Fraction::ratio(1, 16).unwrap();
         b.dctcp.g = Fraction::ratio(1, 8).unwrap();
         b.dctcp.w_min = Window::from_bytes(64);
+        b.dcqcn = DcqcnConfig::paper();
+        b.dcqcn.clamp_target = true;
         for cfg in [a, b] {
             let n = encode_config(&cfg, &mut buf).unwrap();
             let f = read_frame(&buf[..n]).unwrap();

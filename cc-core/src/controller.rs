@@ -6,6 +6,7 @@
 //! algorithm's state: 24 bytes a flow for LDCP. A mixed table
 //! (`Engine<AnyController<H>, N>`) stores the largest variant plus a tag.
 
+use crate::dcqcn::{Dcqcn, DcqcnConfig};
 use crate::dctcp::{Dctcp, DctcpConfig};
 #[cfg(doc)]
 use crate::event::EventKind;
@@ -357,6 +358,47 @@ impl Controller for Dctcp {
     }
 }
 
+impl Controller for Dcqcn {
+    type Config = DcqcnConfig;
+
+    fn validate(cfg: &DcqcnConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &DcqcnConfig, _now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::Dcqcn {
+            return Err(Error::NotApplicable);
+        }
+        let d = Dcqcn::new(cfg, p)?;
+        Ok((d, d.decision()))
+    }
+
+    fn decision(&self, _cfg: &DcqcnConfig) -> Decision {
+        Dcqcn::decision(self)
+    }
+
+    fn cnp(&mut self, cfg: &DcqcnConfig, now: Instant) -> Result<Decision, Error> {
+        Ok(self.on_cnp(cfg, now))
+    }
+
+    fn timer(&mut self, cfg: &DcqcnConfig, now: Instant) -> Result<Decision, Error> {
+        Ok(self.on_timer(cfg, now))
+    }
+
+    fn sent(&mut self, cfg: &DcqcnConfig, _now: Instant, _: Seq, len: u32, _: MessageEnd) -> Result<Decision, Error> {
+        Ok(self.on_sent(cfg, len))
+    }
+
+    /// ACKs, NACKs and losses are the transport's: DCQCN reacts to CNPs only.
+    fn ack(&mut self, _cfg: &DcqcnConfig, _now: Instant, _ack: &Ack<'_>) -> Result<Decision, Error> {
+        Ok(Dcqcn::decision(self))
+    }
+
+    fn loss(&mut self, _cfg: &DcqcnConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        Ok(Dcqcn::decision(self))
+    }
+}
+
 /// Parameters of every algorithm, for a table that mixes them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -367,6 +409,8 @@ pub struct AnyConfig {
     pub ldcp: LdcpConfig,
     /// DCTCP parameters.
     pub dctcp: DctcpConfig,
+    /// DCQCN parameters.
+    pub dcqcn: DcqcnConfig,
 }
 
 /// Any controller, chosen per flow by [`FlowParams::algorithm`].
@@ -383,6 +427,8 @@ pub enum AnyController<const H: usize> {
     LdcpRate(LdcpRate),
     /// DCTCP.
     Dctcp(Dctcp),
+    /// DCQCN.
+    Dcqcn(Dcqcn),
 }
 
 /// The one dispatch on the algorithm: `$body` with `$s` the flow's
@@ -411,6 +457,10 @@ macro_rules! each {
                 let $c = &$cfg.dctcp;
                 $body
             }
+            AnyController::Dcqcn($s) => {
+                let $c = &$cfg.dcqcn;
+                $body
+            }
         }
     };
 }
@@ -421,7 +471,8 @@ impl<const H: usize> Controller for AnyController<H> {
     fn validate(cfg: &AnyConfig) -> Result<(), Error> {
         cfg.hpcc.validate()?;
         cfg.ldcp.validate()?;
-        cfg.dctcp.validate()
+        cfg.dctcp.validate()?;
+        cfg.dcqcn.validate()
     }
 
     fn start(cfg: &AnyConfig, now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
@@ -445,6 +496,10 @@ impl<const H: usize> Controller for AnyController<H> {
             Algorithm::Dctcp => {
                 let (s, d) = Dctcp::start(&cfg.dctcp, now, p)?;
                 (AnyController::Dctcp(s), d)
+            }
+            Algorithm::Dcqcn => {
+                let (s, d) = Dcqcn::start(&cfg.dcqcn, now, p)?;
+                (AnyController::Dcqcn(s), d)
             }
         })
     }

@@ -57,6 +57,8 @@ pub enum Algorithm {
     LdcpRate,
     /// DCTCP (RFC 8257), the ECN-driven window baseline.
     Dctcp,
+    /// DCQCN (SIGCOMM 2015), the CNP-driven rate baseline of RoCE NICs.
+    Dcqcn,
 }
 
 /// What the engine needs to know when a flow starts.

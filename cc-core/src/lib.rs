@@ -41,6 +41,7 @@
 
 pub mod codec;
 pub mod controller;
+pub mod dcqcn;
 pub mod dctcp;
 pub mod engine;
 pub mod event;
@@ -71,6 +72,7 @@ pub use event::{
 /// Everything a NIC integration needs, in one import.
 pub mod prelude {
     pub use crate::controller::{AnyConfig, AnyController, Controller};
+    pub use crate::dcqcn::{Dcqcn, DcqcnConfig};
     pub use crate::dctcp::{Dctcp, DctcpConfig};
     pub use crate::engine::{Engine, Stats};
     pub use crate::event::*;

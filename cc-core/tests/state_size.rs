@@ -11,6 +11,7 @@ fn per_flow_state_fits_the_design_budget() {
     assert!(size_of::<Ldcp>() <= 24, "{}", size_of::<Ldcp>());
     assert!(size_of::<LdcpRate>() <= 24, "{}", size_of::<LdcpRate>());
     assert!(size_of::<Dctcp>() <= 44, "{}", size_of::<Dctcp>());
+    assert!(size_of::<Dcqcn>() <= 64, "{}", size_of::<Dcqcn>());
 }
 
 #[test]

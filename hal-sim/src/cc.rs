@@ -2,7 +2,7 @@
 
 use cc_core::prelude::*;
 
-use crate::scenario::{Cc, CcCfg, HpccCfg, HpccMode, LdcpCfg, Wai};
+use crate::scenario::{Cc, CcCfg, DcqcnCfg, DcqcnPreset, HpccCfg, HpccMode, LdcpCfg, Wai};
 
 /// cc-core's configuration for every NIC; `mtu` is the data payload, the
 /// unit LDCP counts its window in. The algorithm not chosen keeps its
@@ -13,7 +13,7 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         Cc::Hpcc(h) => (h.clone(), LdcpCfg::default(), true),
         Cc::Ldcp { params, fast_start } => (HpccCfg::default(), params.clone(), *fast_start),
         Cc::LdcpRate(l) => (HpccCfg::default(), l.clone(), true),
-        Cc::Dctcp(_) => (HpccCfg::default(), LdcpCfg::default(), true),
+        Cc::Dctcp(_) | Cc::Dcqcn(_) => (HpccCfg::default(), LdcpCfg::default(), true),
     };
     // The scenario's decimal ratios, to a billionth, rounded to nearest.
     let ratio = |x: f64| {
@@ -60,9 +60,68 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
             },
             _ => DctcpConfig::default(),
         },
+        dcqcn: match &c.algorithm {
+            Cc::Dcqcn(d) => dcqcn_config(d)?,
+            _ => DcqcnConfig::default(),
+        },
     };
     cfg.hpcc.validate().map_err(|e| format!("HPCC++ parameters: {e}"))?;
     cfg.ldcp.validate().map_err(|e| format!("LDCP parameters: {e}"))?;
     cfg.dctcp.validate().map_err(|e| format!("DCTCP parameters: {e}"))?;
+    cfg.dcqcn.validate().map_err(|e| format!("DCQCN parameters: {e}"))?;
     Ok(cfg)
+}
+
+/// A scenario's DCQCN parameters over its preset's.
+pub fn dcqcn_config(d: &DcqcnCfg) -> Result<DcqcnConfig, String> {
+    let mut q = match d.preset {
+        DcqcnPreset::HpccSim => DcqcnConfig::hpcc_sim(),
+        DcqcnPreset::Paper => DcqcnConfig::paper(),
+    };
+    let ratio = |x: f64| {
+        Fraction::ratio((x * 1e9).round() as u32, 1_000_000_000).ok_or_else(|| format!("{x} is not in [0, 1]"))
+    };
+    let ns = |us: f64| {
+        let ns = (us * 1000.0).round();
+        if (0.0..=(1u64 << 30) as f64).contains(&ns) {
+            Ok(ns as u32)
+        } else {
+            Err(format!("{us} µs is out of range"))
+        }
+    };
+    if let Some(g) = d.g {
+        q.g = ratio(g.0)?;
+    }
+    if let Some(t) = d.ta_us {
+        q.alpha_interval_ns = ns(t)?;
+    }
+    if let Some(t) = d.td_us {
+        q.decrease_interval_ns = ns(t)?;
+    }
+    if let Some(t) = d.ti_us {
+        q.increase_interval_ns = ns(t)?;
+    }
+    if let Some(f) = d.fast_recovery {
+        q.fast_recovery_steps = f;
+    }
+    if let Some(r) = d.rate_ai {
+        q.rate_ai = ratio(r.0)?;
+    }
+    if let Some(r) = d.rate_hai {
+        q.rate_hai = ratio(r.0)?;
+    }
+    if let Some(m) = d.min_rate_mbps {
+        q.min_rate_mbps = m;
+    }
+    if let Some(b) = d.byte_counter {
+        q.byte_counter = b;
+    }
+    if let Some(c) = d.clamp_target {
+        q.clamp_target = c;
+    }
+    if let Some(t) = d.cnp_interval_us {
+        q.cnp_interval_ns = ns(t)?;
+    }
+    q.validate().map_err(|e| format!("DCQCN parameters: {e}"))?;
+    Ok(q)
 }

@@ -128,6 +128,8 @@ pub struct Receiver {
     pub delivered: u64,
     /// The number of the next window feedback it seals.
     pub feedback_seq: u32,
+    /// When it last sent a CNP (DCQCN's notification point).
+    pub np: cc_core::dcqcn::NotificationPoint,
 }
 
 impl Receiver {
@@ -140,6 +142,7 @@ impl Receiver {
             nack_for: None,
             delivered: 0,
             feedback_seq: 0,
+            np: cc_core::dcqcn::NotificationPoint::default(),
         }
     }
 

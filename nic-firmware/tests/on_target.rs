@@ -30,6 +30,7 @@ pub fn engine() -> NicEngine {
         hpcc: HpccConfig::draft_default(),
         ldcp: LdcpConfig::draft_default(),
         dctcp: DctcpConfig::rfc_default(),
+        dcqcn: DcqcnConfig::hpcc_sim(),
     };
     Engine::new(cfg).unwrap()
 }

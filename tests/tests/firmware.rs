@@ -108,6 +108,7 @@ fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
         hpcc: HpccConfig::draft_default(),
         ldcp: LdcpConfig::draft_default(),
         dctcp: DctcpConfig::rfc_default(),
+        dcqcn: DcqcnConfig::hpcc_sim(),
     };
     let mut engine: Box<Engine<AnyController<8>, 1024>> = Box::new(Engine::new(default).unwrap());
     let (mut out, mut answers, mut at) = (Vec::new(), Vec::new(), 0);
@@ -363,6 +364,23 @@ fn dctcp_cuts_and_grows() {
     );
 }
 
+/// DCQCN: CNPs, its decrease checks and increase timer, on both cores.
+#[test]
+fn dcqcn_cnps_and_timers() {
+    let mut s = incast(4, 0.6, Cc::Dcqcn(DcqcnCfg::default()), 2_000_000);
+    s.switch.drop_k_bytes = Bytes(u64::MAX >> 24);
+    let a = equivalent("DCQCN 4-to-1", &record(&s, Side::Sender));
+    let armed = count(&a, |d| matches!(d.timer, TimerRequest::Arm(_)));
+    assert!(armed > 20, "{armed} timers armed");
+    let rates: Vec<u64> = a
+        .iter()
+        .filter_map(|(_, d)| d.as_ref().ok())
+        .map(|d| d.pacing.bytes.to_bits() as u64)
+        .collect();
+    let top = rates.iter().copied().max().unwrap();
+    assert!(rates.iter().filter(|&&r| r < top / 2 + 1).count() > 20, "rates cut");
+}
+
 /// Five hops: built here (the simulator's topologies have at most three
 /// switch hops on a path), with 20-bit counters wrapping many times.
 #[test]
@@ -373,6 +391,7 @@ fn hpcc_five_hops() {
         hpcc: HpccConfig::draft_default(),
         ldcp: LdcpConfig::draft_default(),
         dctcp: DctcpConfig::rfc_default(),
+        dcqcn: DcqcnConfig::hpcc_sim(),
     };
     let n = codec::encode_config(&cfg, &mut buf).unwrap();
     out.extend_from_slice(&buf[..n]);

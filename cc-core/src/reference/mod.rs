@@ -9,10 +9,12 @@
 //! the implementation and the engine documents: which sample is stale, what
 //! counts as a path change, and that the first sample only records.
 
+mod dcqcn;
 mod dctcp;
 mod hpcc;
 mod ldcp;
 
+pub use self::dcqcn::{DcqcnRef, DcqcnRefParams};
 pub use self::dctcp::{DctcpRef, DctcpRefParams};
 pub use self::hpcc::{HpccRef, HpccRefParams};
 pub use self::ldcp::{LdcpRateRef, LdcpRef, LdcpRefParams};

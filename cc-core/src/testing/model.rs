@@ -124,12 +124,13 @@ pub enum Op<'a> {
 }
 
 /// The algorithms `Op::Start` picks from.
-pub const ALGORITHMS: [Algorithm; 5] = [
+pub const ALGORITHMS: [Algorithm; 6] = [
     Algorithm::Hpcc,
     Algorithm::HpccReceiver,
     Algorithm::Ldcp,
     Algorithm::LdcpRate,
     Algorithm::Dctcp,
+    Algorithm::Dcqcn,
 ];
 
 /// An invariant that did not hold, and where.
@@ -329,6 +330,20 @@ pub fn check_decision(cfg: &AnyConfig, p: &FlowParams, now: Instant, d: &Decisio
             }
             if d.timer != TimerRequest::Keep || d.request != Request::None {
                 return Err("DCTCP asked for a timer or a request");
+            }
+        }
+        Algorithm::Dcqcn => {
+            let floor = (cfg.dcqcn.min_rate_mbps as u64 * 1_000_000).min(p.line_rate.to_rate().as_bps());
+            // Pacing rounds the rate to 2^-4 byte per T: allow one unit.
+            let unit = 8_000_000_000 / 16 / t.max(1) + 1;
+            if d.rate().as_bps() + unit < floor {
+                return Err("DCQCN rate below its floor");
+            }
+            if d.rate() > p.line_rate.to_rate() {
+                return Err("DCQCN rate above the line rate");
+            }
+            if d.request != Request::None {
+                return Err("DCQCN made a request");
             }
         }
     }

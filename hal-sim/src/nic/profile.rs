@@ -5,6 +5,7 @@
 
 use cc_core::prelude::*;
 
+use crate::event::Ps;
 use crate::scenario::{Cc, CcCfg, HpccMode};
 
 /// When the scheduler may send a flow's next data packet.
@@ -44,8 +45,9 @@ pub struct Profile {
     /// The receiver hands the data's telemetry to its engine (whose
     /// decision may ask for window feedback).
     pub rx_telemetry: bool,
-    /// The receiver sends a CNP for every CE-marked data packet.
-    pub cnp_on_ce: bool,
+    /// The receiver sends a CNP for CE-marked data packets: at most one per
+    /// flow per this interval (zero: one for every such packet).
+    pub cnp_on_ce: Option<Ps>,
     /// When data may go.
     pub gate: Gate,
     /// What a probe is.
@@ -65,7 +67,7 @@ impl Profile {
                 data_telemetry: h.mode != HpccMode::Probe,
                 echo_telemetry: h.mode == HpccMode::Sender,
                 rx_telemetry: h.mode == HpccMode::RxHpcc,
-                cnp_on_ce: false,
+                cnp_on_ce: None,
                 gate: Gate::Window,
                 probe: ProbeKind::Telemetry,
             },
@@ -75,7 +77,7 @@ impl Profile {
                 data_telemetry: false,
                 echo_telemetry: false,
                 rx_telemetry: false,
-                cnp_on_ce: false,
+                cnp_on_ce: None,
                 gate: Gate::WindowOrTicks,
                 probe: ProbeKind::Telemetry,
             },
@@ -85,9 +87,22 @@ impl Profile {
                 data_telemetry: false,
                 echo_telemetry: false,
                 rx_telemetry: false,
-                cnp_on_ce: false,
+                cnp_on_ce: None,
                 gate: Gate::Window,
                 probe: ProbeKind::Telemetry,
+            },
+            Cc::Dcqcn(d) => Profile {
+                sender: Algorithm::Dcqcn,
+                receiver: None,
+                data_telemetry: false,
+                echo_telemetry: false,
+                rx_telemetry: false,
+                // The configuration was checked when the engine was built.
+                cnp_on_ce: Some(Ps::from_ns(
+                    crate::cc::dcqcn_config(d).map_or(0, |q| q.cnp_interval_ns) as u64
+                )),
+                gate: Gate::Rate,
+                probe: ProbeKind::Rtt,
             },
             Cc::LdcpRate(_) => Profile {
                 sender: Algorithm::LdcpRate,
@@ -95,7 +110,7 @@ impl Profile {
                 data_telemetry: false,
                 echo_telemetry: false,
                 rx_telemetry: false,
-                cnp_on_ce: true,
+                cnp_on_ce: Some(Ps::ZERO),
                 gate: Gate::Rate,
                 probe: ProbeKind::Rtt,
             },

@@ -101,8 +101,11 @@ impl Nic {
         };
         let (src, size) = (rec.src_host, rec.size);
         let ce = p.ecn == EcnBits::Ce;
-        if ce && self.profile.cnp_on_ce {
-            self.send_ctrl(cx, src, flow, PktKind::Cnp, |_, _| {});
+        if let (true, Some(gap)) = (ce, self.profile.cnp_on_ce) {
+            let now = cc_core::units::Instant::from_nanos(cx.now.as_ns());
+            if r.np.on_ce(now, gap.as_ns().min(u32::MAX as u64) as u32) {
+                self.send_ctrl(cx, src, flow, PktKind::Cnp, |_, _| {});
+            }
         }
         if self.profile.rx_telemetry && !cx.pkts.tel(p).is_empty() {
             self.rx_telemetry(cx, flow, src, p, &mut r);

@@ -73,6 +73,7 @@ enum Algo {
     Ldcp,
     LdcpRate,
     Dctcp,
+    Dcqcn,
 }
 
 #[derive(Deserialize)]
@@ -92,6 +93,17 @@ struct RawCc {
     gamma: Option<Gamma>,
     fast_start: Option<bool>,
     g: Option<Prob>,
+    preset: Option<DcqcnPreset>,
+    ta_us: Option<f64>,
+    td_us: Option<f64>,
+    ti_us: Option<f64>,
+    fast_recovery: Option<u8>,
+    rate_ai: Option<Prob>,
+    rate_hai: Option<Prob>,
+    min_rate_mbps: Option<u32>,
+    byte_counter: Option<u32>,
+    clamp_target: Option<bool>,
+    cnp_interval_us: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -315,6 +327,17 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         ("gamma", c.gamma.is_some()),
         ("fast_start", c.fast_start.is_some()),
         ("g", c.g.is_some()),
+        ("preset", c.preset.is_some()),
+        ("ta_us", c.ta_us.is_some()),
+        ("td_us", c.td_us.is_some()),
+        ("ti_us", c.ti_us.is_some()),
+        ("fast_recovery", c.fast_recovery.is_some()),
+        ("rate_ai", c.rate_ai.is_some()),
+        ("rate_hai", c.rate_hai.is_some()),
+        ("min_rate_mbps", c.min_rate_mbps.is_some()),
+        ("byte_counter", c.byte_counter.is_some()),
+        ("clamp_target", c.clamp_target.is_some()),
+        ("cnp_interval_us", c.cnp_interval_us.is_some()),
     ];
     const HPCC: &[&str] = &[
         "eta",
@@ -363,6 +386,40 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
             Cc::Dctcp(DctcpCfg {
                 g: c.g.unwrap_or(DctcpCfg::default().g),
                 w_min_bytes: c.w_min_bytes,
+            })
+        }
+        Algo::Dcqcn => {
+            only(
+                "dcqcn",
+                &given,
+                &[
+                    "g",
+                    "preset",
+                    "ta_us",
+                    "td_us",
+                    "ti_us",
+                    "fast_recovery",
+                    "rate_ai",
+                    "rate_hai",
+                    "min_rate_mbps",
+                    "byte_counter",
+                    "clamp_target",
+                    "cnp_interval_us",
+                ],
+            )?;
+            Cc::Dcqcn(DcqcnCfg {
+                preset: c.preset.unwrap_or_default(),
+                g: c.g,
+                ta_us: c.ta_us,
+                td_us: c.td_us,
+                ti_us: c.ti_us,
+                fast_recovery: c.fast_recovery,
+                rate_ai: c.rate_ai,
+                rate_hai: c.rate_hai,
+                min_rate_mbps: c.min_rate_mbps,
+                byte_counter: c.byte_counter,
+                clamp_target: c.clamp_target,
+                cnp_interval_us: c.cnp_interval_us,
             })
         }
     };

@@ -291,6 +291,67 @@ pub enum Cc {
     LdcpRate(LdcpCfg),
     /// DCTCP (RFC 8257), the ECN baseline.
     Dctcp(DctcpCfg),
+    /// DCQCN, the CNP-driven rate baseline of RoCE NICs.
+    Dcqcn(DcqcnCfg),
+}
+
+/// DCQCN parameters; every field not given comes from the preset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DcqcnCfg {
+    /// Where the defaults come from.
+    pub preset: DcqcnPreset,
+    /// Alpha's gain g.
+    pub g: Option<Prob>,
+    /// Ta, Td, Ti in µs.
+    pub ta_us: Option<f64>,
+    /// Td.
+    pub td_us: Option<f64>,
+    /// Ti.
+    pub ti_us: Option<f64>,
+    /// F.
+    pub fast_recovery: Option<u8>,
+    /// R_AI as a fraction of the line rate (0.0002: 20 Mb/s at 100 Gb/s).
+    pub rate_ai: Option<Prob>,
+    /// R_HAI as a fraction of the line rate.
+    pub rate_hai: Option<Prob>,
+    /// The rate floor, Mb/s.
+    pub min_rate_mbps: Option<u32>,
+    /// B in bytes (0: no byte counter).
+    pub byte_counter: Option<u32>,
+    /// Rt = Rc at every decrease.
+    pub clamp_target: Option<bool>,
+    /// The receiver's NIC sends at most one CNP per flow per this many µs.
+    pub cnp_interval_us: Option<f64>,
+}
+
+/// Where DCQCN's defaults come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DcqcnPreset {
+    /// The HPCC paper's simulator: Ta 1 µs, Td 4 µs, Ti 300 µs, F 1.
+    #[default]
+    HpccSim,
+    /// The DCQCN paper: Ta = Td = 50 µs, Ti 55 µs, F 5, B 10 MB.
+    Paper,
+}
+
+impl Default for DcqcnCfg {
+    fn default() -> Self {
+        DcqcnCfg {
+            preset: DcqcnPreset::HpccSim,
+            g: None,
+            ta_us: None,
+            td_us: None,
+            ti_us: None,
+            fast_recovery: None,
+            rate_ai: None,
+            rate_hai: None,
+            min_rate_mbps: None,
+            byte_counter: None,
+            clamp_target: None,
+            cnp_interval_us: None,
+        }
+    }
 }
 
 /// DCTCP parameters.

@@ -48,6 +48,7 @@ const DEFAULT_CONFIG: AnyConfig = AnyConfig {
     hpcc: HpccConfig::draft_default(),
     ldcp: LdcpConfig::draft_default(),
     dctcp: DctcpConfig::rfc_default(),
+    dcqcn: DcqcnConfig::hpcc_sim(),
 };
 
 /// The flow table, in `.bss`/`.data` rather than on the stack (about
