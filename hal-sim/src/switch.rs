@@ -40,6 +40,9 @@ pub struct Aqm {
     /// every port scales them by its own speed, as deployments set K per
     /// port speed (the HPCC reference's per-bandwidth K maps).
     pub ecn_ref_bps: Option<u64>,
+    /// Control packets (ACKs, NACKs, CNPs, feedback, probes) wait in a
+    /// strict-priority queue of their own, ahead of data.
+    pub control_priority: bool,
 }
 
 impl Aqm {
@@ -64,6 +67,8 @@ pub struct EgressPort {
     pub queue: VecDeque<u32>,
     /// Bytes waiting in `queue`.
     pub queued_bytes: u64,
+    /// Control packets waiting ahead of `queue` ([`Aqm::control_priority`]).
+    pub urgent: VecDeque<u32>,
     /// When the packet being serialized is done.
     pub busy_until: Ps,
     /// A PortFree event is queued.
@@ -87,6 +92,7 @@ impl EgressPort {
             link,
             queue: VecDeque::new(),
             queued_bytes: 0,
+            urgent: VecDeque::new(),
             busy_until: Ps::ZERO,
             free_pending: false,
             tx_bytes: 0,
@@ -186,9 +192,15 @@ impl Switch {
             let s = &mut cx.metrics.ports[m];
             s.max_queue = s.max_queue.max(q + wire);
         }
-        if cx.now < p.busy_until || !p.queue.is_empty() {
-            p.queue.push_back(pkt);
-            p.queued_bytes += wire;
+        if cx.now < p.busy_until || !p.queue.is_empty() || !p.urgent.is_empty() {
+            if aqm.control_priority && kind != PktKind::Data {
+                // Counted in the shared buffer, not in the data queue whose
+                // length the marking and the telemetry report.
+                p.urgent.push_back(pkt);
+            } else {
+                p.queue.push_back(pkt);
+                p.queued_bytes += wire;
+            }
             self.buffered += wire;
             self.schedule_free(cx, port);
         } else {
@@ -200,11 +212,20 @@ impl Switch {
     pub fn port_free(&mut self, cx: &mut Ctx, port: u16) {
         let p = &mut self.ports[port as usize];
         p.free_pending = false;
-        if let Some(pkt) = p.queue.pop_front() {
+        let next = match p.urgent.pop_front() {
+            Some(pkt) => Some(pkt),
+            None => {
+                let pkt = p.queue.pop_front();
+                if let Some(pkt) = pkt {
+                    p.queued_bytes -= cx.pkts.get(pkt).wire as u64;
+                }
+                pkt
+            }
+        };
+        if let Some(pkt) = next {
             let wire = cx.pkts.get(pkt).wire as u64;
-            p.queued_bytes -= wire;
             self.buffered -= wire;
-            let more = !p.queue.is_empty();
+            let more = !p.queue.is_empty() || !p.urgent.is_empty();
             let ingress = cx.pkts.get(pkt).ingress_port;
             self.transmit(cx, port, pkt, ingress);
             if more {
@@ -279,6 +300,7 @@ mod tests {
             pmax: 0.2,
             drop_k: 20_000,
             ecn_ref_bps,
+            control_priority: false,
         }
     }
 

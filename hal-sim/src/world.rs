@@ -209,6 +209,7 @@ impl World {
             pmax: s.switch.ecn_pmax.0,
             drop_k: s.switch.drop_k_bytes.0,
             ecn_ref_bps: s.switch.ecn_scale_with_speed.then_some(link_bps),
+            control_priority: s.switch.control_priority,
         };
         let engine_cfg = crate::cc::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc);

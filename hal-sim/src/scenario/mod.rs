@@ -204,6 +204,10 @@ pub struct SwitchCfg {
     /// K_min and K_max are for the host link speed; every port scales them
     /// by its own speed (a 400 Gb/s port marks at four times the queue).
     pub ecn_scale_with_speed: bool,
+    /// Control packets (ACKs, NACKs, CNPs, feedback, probes) in a
+    /// strict-priority queue ahead of data, as the HPCC paper's simulator
+    /// runs DCQCN.
+    pub control_priority: bool,
 }
 
 impl Default for SwitchCfg {
@@ -216,6 +220,7 @@ impl Default for SwitchCfg {
             ecn_pmax: Prob(0.0),
             drop_k_bytes: Bytes(u64::MAX >> 24),
             ecn_scale_with_speed: false,
+            control_priority: false,
         }
     }
 }
