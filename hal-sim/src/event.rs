@@ -141,6 +141,15 @@ pub enum Ev {
         /// Host index.
         host: u32,
     },
+    /// A PFC frame reaches the egress port it pauses or resumes.
+    Pause {
+        /// The node whose port it is.
+        node: u32,
+        /// The port.
+        port: u16,
+        /// XOFF (true) or XON (false).
+        on: bool,
+    },
     /// Periodic metrics sample.
     Sample,
 }

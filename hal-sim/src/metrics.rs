@@ -39,6 +39,13 @@ pub struct Counters {
     pub probes_lost: u64,
     /// Probe replies the senders received.
     pub probe_replies: u64,
+    /// PFC pause frames (XOFF) sent by switches.
+    pub pfc_pauses: u64,
+    /// Time switch egress ports spent paused by PFC, summed over ports, ns
+    /// (pauses that ended).
+    pub pfc_paused_ns: u64,
+    /// Time NIC uplinks spent paused by PFC, summed over hosts, ns.
+    pub pfc_host_paused_ns: u64,
 }
 
 /// One flow's outcome.

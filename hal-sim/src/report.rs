@@ -303,6 +303,17 @@ pub fn table(s: &Summary) -> String {
             s.drops, s.counters.drops_fast_start, s.counters.drops_stable
         ),
     );
+    if s.counters.pfc_pauses > 0 {
+        row(
+            "PFC pauses / paused switch, host",
+            format!(
+                "{} / {:.1} µs, {:.1} µs (summed over ports)",
+                s.counters.pfc_pauses,
+                s.counters.pfc_paused_ns as f64 / 1e3,
+                s.counters.pfc_host_paused_ns as f64 / 1e3
+            ),
+        );
+    }
     row(
         "retransmits / timeouts",
         format!("{} / {}", s.retransmits, s.counters.timeouts),

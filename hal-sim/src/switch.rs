@@ -43,7 +43,30 @@ pub struct Aqm {
     /// Control packets (ACKs, NACKs, CNPs, feedback, probes) wait in a
     /// strict-priority queue of their own, ahead of data.
     pub control_priority: bool,
+    /// PFC, if on.
+    pub pfc: Option<Pfc>,
 }
+
+/// PFC's thresholds (see `scenario::PfcCfg`).
+#[derive(Clone, Copy, Debug)]
+pub struct Pfc {
+    /// When an ingress port pauses its upstream.
+    pub xoff: Xoff,
+    /// It resumes at XOFF minus this.
+    pub xon_gap: u64,
+}
+
+/// An XOFF threshold.
+#[derive(Clone, Copy, Debug)]
+pub enum Xoff {
+    /// Bytes per ingress port.
+    Static(u64),
+    /// This fraction of the shared buffer still free.
+    Dynamic(f64),
+}
+
+/// A PFC frame's wire size (a MAC control frame with its preamble and gap).
+const PFC_FRAME_BYTES: u32 = 84;
 
 impl Aqm {
     /// The marking thresholds (K_min, K_max) of a port of `bps`.
@@ -69,6 +92,10 @@ pub struct EgressPort {
     pub queued_bytes: u64,
     /// Control packets waiting ahead of `queue` ([`Aqm::control_priority`]).
     pub urgent: VecDeque<u32>,
+    /// Paused by the port downstream (PFC XOFF): data waits.
+    pub paused: bool,
+    /// Since when it is paused.
+    pub paused_since: Ps,
     /// When the packet being serialized is done.
     pub busy_until: Ps,
     /// A PortFree event is queued.
@@ -93,6 +120,8 @@ impl EgressPort {
             queue: VecDeque::new(),
             queued_bytes: 0,
             urgent: VecDeque::new(),
+            paused: false,
+            paused_since: Ps::ZERO,
             busy_until: Ps::ZERO,
             free_pending: false,
             tx_bytes: 0,
@@ -117,6 +146,10 @@ pub struct Switch {
     pub buffered: u64,
     /// Buffers and marking.
     pub aqm: Aqm,
+    /// PFC: bytes waiting in the switch by the port they came in on.
+    pub ingress_bytes: Vec<u64>,
+    /// PFC: the ingress ports that have paused their upstream.
+    pub pausing: Vec<bool>,
 }
 
 impl Switch {
@@ -127,6 +160,8 @@ impl Switch {
             ports: links.iter().map(|&l| EgressPort::new(l, &aqm)).collect(),
             buffered: 0,
             aqm,
+            ingress_bytes: vec![0; links.len()],
+            pausing: vec![false; links.len()],
         }
     }
 
@@ -159,7 +194,10 @@ impl Switch {
             let x = cx.pkts.get(pkt);
             (x.wire as u64, x.ecn, x.kind)
         };
-        let full = q + wire > aqm.port_buffer || self.buffered + wire > aqm.buffer;
+        // With PFC the upstream is paused before a port overflows; only the
+        // shared buffer (the headroom included) can.
+        let port_full = aqm.pfc.is_none() && q + wire > aqm.port_buffer;
+        let full = port_full || self.buffered + wire > aqm.buffer;
         let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && q >= aqm.drop_k;
         if full || threshold_drop {
             let c = &mut cx.metrics.counters;
@@ -192,8 +230,9 @@ impl Switch {
             let s = &mut cx.metrics.ports[m];
             s.max_queue = s.max_queue.max(q + wire);
         }
-        if cx.now < p.busy_until || !p.queue.is_empty() || !p.urgent.is_empty() {
-            if aqm.control_priority && kind != PktKind::Data {
+        let urgent = aqm.control_priority && kind != PktKind::Data;
+        if cx.now < p.busy_until || !p.queue.is_empty() || !p.urgent.is_empty() || (p.paused && !urgent) {
+            if urgent {
                 // Counted in the shared buffer, not in the data queue whose
                 // length the marking and the telemetry report.
                 p.urgent.push_back(pkt);
@@ -203,6 +242,10 @@ impl Switch {
             }
             self.buffered += wire;
             self.schedule_free(cx, port);
+            if aqm.pfc.is_some() {
+                self.ingress_bytes[ingress as usize] += wire;
+                self.check_pause(cx, ingress);
+            }
         } else {
             self.transmit(cx, port, pkt, ingress);
         }
@@ -214,6 +257,7 @@ impl Switch {
         p.free_pending = false;
         let next = match p.urgent.pop_front() {
             Some(pkt) => Some(pkt),
+            None if p.paused => None,
             None => {
                 let pkt = p.queue.pop_front();
                 if let Some(pkt) = pkt {
@@ -225,12 +269,65 @@ impl Switch {
         if let Some(pkt) = next {
             let wire = cx.pkts.get(pkt).wire as u64;
             self.buffered -= wire;
-            let more = !p.queue.is_empty() || !p.urgent.is_empty();
+            let more = !p.urgent.is_empty() || (!p.paused && !p.queue.is_empty());
             let ingress = cx.pkts.get(pkt).ingress_port;
             self.transmit(cx, port, pkt, ingress);
             if more {
                 self.schedule_free(cx, port);
             }
+            if self.aqm.pfc.is_some() {
+                let b = &mut self.ingress_bytes[ingress as usize];
+                *b = b.saturating_sub(wire);
+                self.check_pause(cx, ingress);
+            }
+        }
+    }
+
+    /// PFC at ingress port `ingress`: pause its upstream when the bytes it
+    /// brought pass XOFF, resume it at XOFF − gap (or when none are left).
+    fn check_pause(&mut self, cx: &mut Ctx, ingress: u16) {
+        let Some(pfc) = self.aqm.pfc else { return };
+        let i = ingress as usize;
+        let xoff = match pfc.xoff {
+            Xoff::Static(b) => b,
+            Xoff::Dynamic(alpha) => (alpha * self.aqm.buffer.saturating_sub(self.buffered) as f64) as u64,
+        };
+        let bytes = self.ingress_bytes[i];
+        let on = if self.pausing[i] {
+            !(bytes == 0 || bytes + pfc.xon_gap <= xoff)
+        } else {
+            bytes >= xoff
+        };
+        if on == self.pausing[i] {
+            return;
+        }
+        self.pausing[i] = on;
+        if on {
+            cx.metrics.counters.pfc_pauses += 1;
+        }
+        // The frame goes out at once (MAC control, between packets) and
+        // takes the link's delay to reach the upstream port.
+        let link = self.ports[i].link;
+        let at = cx.now + ser_ps(PFC_FRAME_BYTES, link.bps) + link.delay_ps;
+        let (node, port) = link.peer;
+        cx.q.push(at, Ev::Pause { node, port, on });
+    }
+
+    /// A PFC frame from downstream reached egress port `port`.
+    pub fn pause(&mut self, cx: &mut Ctx, port: u16, on: bool) {
+        let p = &mut self.ports[port as usize];
+        if on == p.paused {
+            return;
+        }
+        p.paused = on;
+        if on {
+            p.paused_since = cx.now;
+            return;
+        }
+        cx.metrics.counters.pfc_paused_ns += (cx.now - p.paused_since).as_ns();
+        if !p.queue.is_empty() && !p.free_pending {
+            p.free_pending = true;
+            cx.q.push(p.busy_until.max(cx.now), Ev::PortFree { node: self.node, port });
         }
     }
 
@@ -240,7 +337,8 @@ impl Switch {
         let p = &mut self.ports[port as usize];
         if !p.free_pending {
             p.free_pending = true;
-            cx.q.push(p.busy_until, Ev::PortFree { node: self.node, port });
+            // A paused idle port's busy_until is in the past.
+            cx.q.push(p.busy_until.max(cx.now), Ev::PortFree { node: self.node, port });
         }
     }
 
@@ -301,6 +399,7 @@ mod tests {
             drop_k: 20_000,
             ecn_ref_bps,
             control_priority: false,
+            pfc: None,
         }
     }
 

@@ -48,6 +48,8 @@ pub struct RunCfg {
     pub port_speeds: PortSpeeds,
     /// Tag and verify notifications.
     pub integrity: bool,
+    /// Control packets travel ahead of data (and are not paused by PFC).
+    pub control_priority: bool,
     /// WRED/ECN: above this queue (bytes) every ECN-capable packet is marked.
     pub kmax: u64,
     /// The run ends at this simulated time, ps, whatever is unfinished.
@@ -191,6 +193,7 @@ impl World {
             tel,
             port_speeds: crate::telemetry::port_speeds(&net),
             integrity: s.nic.integrity,
+            control_priority: s.switch.control_priority,
             kmax: s.switch.ecn_kmax_bytes.0,
             stop_ps: Ps::from_ms_f64(s.stop_ms.0),
             sample_ps: Ps::from_ns(s.metrics.sample_ns.0),
@@ -210,6 +213,13 @@ impl World {
             drop_k: s.switch.drop_k_bytes.0,
             ecn_ref_bps: s.switch.ecn_scale_with_speed.then_some(link_bps),
             control_priority: s.switch.control_priority,
+            pfc: s.switch.pfc.as_ref().map(|p| crate::switch::Pfc {
+                xoff: match (p.xoff_bytes, p.dynamic_alpha) {
+                    (Some(b), _) => crate::switch::Xoff::Static(b.0),
+                    (None, a) => crate::switch::Xoff::Dynamic(a.unwrap_or(1.0)),
+                },
+                xon_gap: p.xon_gap_bytes.0,
+            }),
         };
         let engine_cfg = crate::cc::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc);
@@ -417,6 +427,10 @@ impl World {
             Ev::CcTimer { flow, gen } => nics[src_of(cx, flow)].cc_timer(cx, flow, gen),
             Ev::Rto { flow } => nics[src_of(cx, flow)].rto(cx, flow),
             Ev::NicWake { host } => nics[host as usize].woken(cx),
+            Ev::Pause { node, port, on } => match cx.net.nodes[node as usize].kind {
+                NodeKind::Host => nics[cx.net.host_index[node as usize] as usize].pause(cx, on),
+                NodeKind::Switch => switches[switch_of[node as usize] as usize].pause(cx, port, on),
+            },
             Ev::Sample => {}
         }
         // Finished flows: their receiving sides close.

@@ -47,6 +47,8 @@ pub struct Uplink {
     /// When the last packet sent reaches the peer (Tx jitter keeps
     /// arrivals in order).
     pub last_arrival: Ps,
+    /// Paused by the switch (PFC XOFF) since this instant.
+    pub paused_since: Option<Ps>,
 }
 
 /// A host's NIC.
@@ -96,6 +98,7 @@ impl Nic {
                 link: uplink,
                 busy_until: Ps::ZERO,
                 last_arrival: Ps::ZERO,
+                paused_since: None,
             },
             senders: ById::default(),
             receivers: ById::default(),

@@ -59,13 +59,37 @@ impl Nic {
         self.try_send(cx);
     }
 
+    /// A PFC frame from the switch: data stops (control packets too, unless
+    /// they have a priority of their own) until it resumes.
+    pub fn pause(&mut self, cx: &mut Ctx, on: bool) {
+        match (on, self.uplink.paused_since) {
+            (true, None) => self.uplink.paused_since = Some(cx.now),
+            (false, Some(since)) => {
+                self.uplink.paused_since = None;
+                cx.metrics.counters.pfc_host_paused_ns += (cx.now - since).as_ns();
+                self.try_send(cx);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether control packets may go now (PFC pauses them with the data
+    /// unless they travel in a priority of their own).
+    fn ctrl_may_go(&self, cx: &Ctx) -> bool {
+        self.uplink.paused_since.is_none() || cx.cfg.control_priority
+    }
+
     /// After a transmission: one wake-up at the earliest instant something
     /// can go (control packets when the port frees; a flow when the port
     /// frees and its pacer allows). Nothing if every flow waits for an ACK.
     fn plan_next(&mut self, cx: &mut Ctx) {
         let free = self.uplink.busy_until;
-        if !self.ctrl.is_empty() {
+        if !self.ctrl.is_empty() && self.ctrl_may_go(cx) {
             self.wake(cx, free);
+            return;
+        }
+        if self.uplink.paused_since.is_some() {
+            // The resume sends again.
             return;
         }
         let mut earliest: Option<Ps> = None;
@@ -88,9 +112,14 @@ impl Nic {
             self.wake(cx, free);
             return;
         }
-        if let Some(p) = self.ctrl.pop_front() {
-            self.transmit(cx, p);
-            self.plan_next(cx);
+        if self.ctrl_may_go(cx) {
+            if let Some(p) = self.ctrl.pop_front() {
+                self.transmit(cx, p);
+                self.plan_next(cx);
+                return;
+            }
+        }
+        if self.uplink.paused_since.is_some() {
             return;
         }
         let n = self.active.len();

@@ -495,6 +495,17 @@ fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
             "HPCC++ needs in-band telemetry: compact, int_md, ioam or ifa".into(),
         ));
     }
+    if let Some(p) = &s.switch.pfc {
+        match (p.xoff_bytes, p.dynamic_alpha) {
+            (Some(_), Some(_)) | (None, None) => {
+                return Err(("switch.pfc", "give xoff_bytes or dynamic_alpha, one of them".into()))
+            }
+            (None, Some(a)) if !(a > 0.0 && a <= 64.0) => {
+                return Err(("switch.pfc.dynamic_alpha", format!("must be in (0, 64] (got {a})")))
+            }
+            _ => {}
+        }
+    }
     if s.switch.ecn_kmin_bytes > s.switch.ecn_kmax_bytes {
         return Err(("switch.ecn_kmin_bytes", "must not exceed ecn_kmax_bytes".into()));
     }
@@ -611,6 +622,14 @@ bytes = 1000000
         )
         .unwrap_err();
         assert_eq!(e.field, "cc.algorithm", "{e}");
+
+        let pfc = |body: &str| GOOD.replace("[cc]", &format!("[switch.pfc]\n{body}\n[cc]"));
+        assert!(parse(&pfc("xoff_bytes = 500000"), "p.toml").is_ok());
+        assert!(parse(&pfc("dynamic_alpha = 0.125"), "p.toml").is_ok());
+        for bad in ["", "xoff_bytes = 1\ndynamic_alpha = 0.5", "dynamic_alpha = 0.0"] {
+            let e = parse(&pfc(bad), "p.toml").unwrap_err();
+            assert!(e.field.starts_with("switch.pfc"), "{e}");
+        }
 
         let e = parse("name = \"t\"\nstop_ms = [", "syntax.toml").unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");

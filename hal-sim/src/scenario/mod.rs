@@ -208,6 +208,34 @@ pub struct SwitchCfg {
     /// strict-priority queue ahead of data, as the HPCC paper's simulator
     /// runs DCQCN.
     pub control_priority: bool,
+    /// PFC (`[switch.pfc]`): lossless data by pausing upstream ports.
+    pub pfc: Option<PfcCfg>,
+}
+
+/// PFC (IEEE 802.1Qbb) on every switch: each ingress port counts the bytes
+/// it brought that wait in the switch; past XOFF it pauses the port
+/// upstream (a frame that takes the link's delay to get there), and at
+/// XOFF − `xon_gap_bytes` or below it resumes it. One of `xoff_bytes`
+/// (a static threshold) and `dynamic_alpha` (XOFF = alpha · the shared
+/// buffer still free, as commodity switches' dynamic thresholds) is given.
+/// What arrives after XOFF is sent uses the headroom: with PFC the
+/// per-port tail drop (`port_buffer_bytes`) does not apply, only a full
+/// shared buffer drops. Pauses stop data; control packets stop with it
+/// unless `control_priority` gives them a priority of their own.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcCfg {
+    /// Static XOFF threshold per ingress port.
+    pub xoff_bytes: Option<Bytes>,
+    /// Dynamic XOFF threshold: this fraction of the free shared buffer.
+    pub dynamic_alpha: Option<f64>,
+    /// XON is this far below XOFF (default 2 KB).
+    #[serde(default = "default_xon_gap")]
+    pub xon_gap_bytes: Bytes,
+}
+
+fn default_xon_gap() -> Bytes {
+    Bytes(2048)
 }
 
 impl Default for SwitchCfg {
@@ -221,6 +249,7 @@ impl Default for SwitchCfg {
             drop_k_bytes: Bytes(u64::MAX >> 24),
             ecn_scale_with_speed: false,
             control_priority: false,
+            pfc: None,
         }
     }
 }
