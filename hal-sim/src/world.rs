@@ -161,6 +161,13 @@ pub struct World {
     finished: Vec<u32>,
     /// Delivered bytes per flow at the last fairness window.
     last_delivered: Vec<u64>,
+    /// Flow ids by (start, id): the order FlowStart events come in.
+    starts: Vec<u32>,
+    /// The next of `starts` to queue.
+    next_start: usize,
+    /// The sequence number reserved for flow 0's FlowStart (flow i's is
+    /// this + i).
+    start_seq: u64,
     /// Last fairness window end.
     last_window_ps: Ps,
 }
@@ -260,13 +267,35 @@ impl World {
             finished: Vec::new(),
             last_delivered: vec![0; specs.len()],
             last_window_ps: Ps::ZERO,
+            starts: Vec::new(),
+            next_start: 0,
+            start_seq: 0,
         };
         for (i, f) in specs.iter().enumerate() {
             w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0));
         }
+        // One FlowStart pending at a time, the next by (start, id), under
+        // the sequence number it would have had if all were queued now: the
+        // order of events is the same, and the queue holds the flows in
+        // flight, not the 10^5 still to come.
+        w.start_seq = w.q.reserve(w.flows.len() as u64);
+        let mut starts: Vec<u32> = (0..w.flows.len() as u32).collect();
+        starts.sort_by_key(|&id| (w.flows[id as usize].start_ps, id));
+        w.starts = starts;
+        w.schedule_next_start();
         w.monitor_ports();
         w.q.push(Ps::ZERO, Ev::Sample);
         Ok(w)
+    }
+
+    /// Queues the next flow's start, if any is left.
+    fn schedule_next_start(&mut self) {
+        if let Some(&id) = self.starts.get(self.next_start) {
+            self.next_start += 1;
+            let t = self.flows[id as usize].start_ps;
+            self.q
+                .push_reserved(t, Ev::FlowStart { flow: id }, self.start_seq + id as u64);
+        }
     }
 
     fn add_flow(&mut self, id: u32, f: &crate::scenario::FlowSpec, fixed_rtt_ns: Option<u64>) {
@@ -305,7 +334,6 @@ impl World {
             finish_ps: None,
             retransmits: 0,
         });
-        self.q.push(Ps::from_ns(f.start_ns), Ev::FlowStart { flow: id });
     }
 
     /// Monitors every switch port that is the last hop to a flow's
@@ -406,6 +434,9 @@ impl World {
         if ev == Ev::Sample {
             self.sample();
             return;
+        }
+        if let Ev::FlowStart { .. } = ev {
+            self.schedule_next_start();
         }
         let (mut cx, nics, switches, switch_of) = self.parts();
         let cx = &mut cx;
