@@ -44,8 +44,9 @@ pub type RateQ8 = u32;
 const NEVER: u64 = u64::MAX;
 
 /// 2^8 (RateQ8) · 8 bits · 10^3 (ns per µs · Mb/s → bits) / 2^4 (2^-4 byte):
-/// `bytes_raw = r · T_ns / 128 000`.
-const PACING_DIVISOR: NonZeroU64 = match NonZeroU64::new(128_000) {
+/// `bytes_raw = r · T_ns / 128 000`, taken as `(r · T_ns >> 10) / 125`
+/// (the same floor; a divisor below 2^16 is four 32-bit divides on rv32).
+const PACING_DIVISOR: NonZeroU64 = match NonZeroU64::new(125) {
     Some(d) => d,
     None => NonZeroU64::MIN,
 };
@@ -269,12 +270,13 @@ impl Dcqcn {
     }
 
     /// Paces Rc: `Rc·T/8` bytes per T, in 2^-4 bytes: `r·T_ns/128 000`
-    /// (r < 2^32, T < 2^21: the product < 2^53), at least one unit.
+    /// rounded down (r < 2^32, T < 2^21: the product < 2^53), at least one
+    /// unit.
     pub fn decision(&self) -> Decision {
         let per = self.t;
         let raw = |r: RateQ8| {
             let num = r as u64 * per.as_nanos() as u64;
-            let q = div_u64(num, PACING_DIVISOR);
+            let q = div_u64(num >> 10, PACING_DIVISOR);
             Window::from_bits(q.clamp(1, u32::MAX as u64) as u32)
         };
         Decision {

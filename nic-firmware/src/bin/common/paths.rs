@@ -19,16 +19,20 @@ pub enum Path {
     HpccAck5,
     RxHpcc5,
     ProbeResponse,
+    DctcpAck,
+    DcqcnCnp,
 }
 
 impl Path {
-    pub const ALL: [Path; 6] = [
+    pub const ALL: [Path; 8] = [
         Path::LdcpAck,
         Path::LdcpTimer,
         Path::HpccAck1,
         Path::HpccAck5,
         Path::RxHpcc5,
         Path::ProbeResponse,
+        Path::DctcpAck,
+        Path::DcqcnCnp,
     ];
 
     /// The name the profiler is given.
@@ -40,6 +44,8 @@ impl Path {
             Path::HpccAck5 => "hpcc-ack-5",
             Path::RxHpcc5 => "rx-hpcc-5",
             Path::ProbeResponse => "probe-response",
+            Path::DctcpAck => "dctcp-ack",
+            Path::DcqcnCnp => "dcqcn-cnp",
         }
     }
 
@@ -52,15 +58,19 @@ impl Path {
             Path::HpccAck5 => "HPCC++ ACK, 5 hops",
             Path::RxHpcc5 => "Rx-HPCC telemetry, 5 hops",
             Path::ProbeResponse => "HPCC++ probe response",
+            Path::DctcpAck => "DCTCP ACK (baseline)",
+            Path::DcqcnCnp => "DCQCN CNP (baseline)",
         }
     }
 
-    /// The instruction target for the engine path (DESIGN §8).
-    pub const fn target(self) -> u64 {
+    /// The instruction target for the engine path (DESIGN §8); the
+    /// baselines have none (they are measured for comparison).
+    pub const fn target(self) -> Option<u64> {
         match self {
-            Path::LdcpAck | Path::LdcpTimer => 60,
-            Path::HpccAck1 | Path::ProbeResponse => 150,
-            Path::HpccAck5 | Path::RxHpcc5 => 400,
+            Path::LdcpAck | Path::LdcpTimer => Some(60),
+            Path::HpccAck1 | Path::ProbeResponse => Some(150),
+            Path::HpccAck5 | Path::RxHpcc5 => Some(400),
+            Path::DctcpAck | Path::DcqcnCnp => None,
         }
     }
 
@@ -138,6 +148,29 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
                 });
             }
         }
+        Path::DctcpAck => {
+            let (mut eng, h) = started::<Dctcp>(DctcpConfig::rfc_default(), hpcc_params(Algorithm::Dctcp));
+            // ACK n covers n packets of 1000 bytes, every eighth ECE-marked
+            // (window ends, alpha updates, cuts and growth all happen).
+            for i in 0..events {
+                let now = Instant::from_nanos((i as u64 + 1) * 100);
+                b.around((now, dctcp_ack(i + 1)), |(now, ack)| {
+                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+                });
+            }
+        }
+        Path::DcqcnCnp => {
+            let (mut eng, h) = started::<Dcqcn>(DcqcnConfig::hpcc_sim(), hpcc_params(Algorithm::Dcqcn));
+            // A CNP every 10 µs: each brings alpha up over ten periods and
+            // waits for the next decrease check (the timer's events are
+            // not counted here).
+            for i in 0..events {
+                let now = Instant::from_nanos((i as u64 + 1) * 10_000);
+                b.around(now, |now| {
+                    let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
+                });
+            }
+        }
         Path::ProbeResponse => {
             let mut cfg = HpccConfig::draft_default();
             cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
@@ -159,5 +192,21 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
                 });
             }
         }
+    }
+}
+
+/// The DCTCP benchmark's ACK `n`: n packets of 1000 bytes acknowledged,
+/// 100 more sent, ECE on every eighth.
+pub fn dctcp_ack(n: u32) -> Ack<'static> {
+    Ack {
+        cum_ack: Seq(n * 1000),
+        snd_nxt: Seq(n * 1000 + 100_000),
+        ece: if n.is_multiple_of(8) {
+            EcnEcho::Marked
+        } else {
+            EcnEcho::NotMarked
+        },
+        telemetry: &[],
+        rtt_ns: None,
     }
 }
