@@ -22,7 +22,7 @@
 //! Units: windows in [`Window`] (2^-4 byte), alpha and g in [`Fraction`]
 //! (2^-24); every product fits 64 bits (stated at each).
 
-use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, Pacing, Request, TimerRequest};
+use crate::event::{Ack, Decision, EcnEcho, Error, FlowParams};
 use crate::fixmath::{div_u64, ratio_q24};
 use crate::units::{BaseRtt, Fraction, Seq, Window};
 
@@ -128,16 +128,7 @@ impl Dctcp {
 
     /// The current decision: cwnd, cwnd per T, ECN-capable, nothing asked.
     pub fn decision(&self) -> Decision {
-        Decision {
-            window: self.w,
-            pacing: Pacing {
-                bytes: self.w,
-                per: self.t,
-            },
-            ecn: Ecn::Ect,
-            timer: TimerRequest::Keep,
-            request: Request::None,
-        }
+        Decision::window_paced(self.w, self.t)
     }
 
     /// cwnd.

@@ -292,6 +292,19 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// A window `w` sent at most `w` per `per` (HPCC++'s R = W/T, LDCP's
+    /// cw/RTT, DCTCP's cwnd per T), ECN-capable, no timer change, nothing
+    /// asked: the answer a window controller starts each event from.
+    pub const fn window_paced(w: Window, per: BaseRtt) -> Decision {
+        Decision {
+            window: w,
+            pacing: Pacing { bytes: w, per },
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
     /// The pacing rate in bit/s ([`Pacing::rate`]).
     pub fn rate(&self) -> Rate {
         self.pacing.rate()

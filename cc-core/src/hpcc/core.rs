@@ -7,7 +7,7 @@
 use bitfield_struct::bitfield;
 
 use super::{HpccConfig, QueueSignal};
-use crate::event::{Decision, Ecn, Error, Pacing, Request, TimerRequest};
+use crate::event::{Decision, Error};
 use crate::fixmath::{ewma, ratio_q24};
 use crate::telemetry::{
     stack_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK,
@@ -152,16 +152,7 @@ impl<const H: usize> HpccCore<H> {
     /// W and R = W/T (Figure 6, line 27), nothing requested: the answer
     /// the sender and the receiver both start from.
     pub fn decision(&self) -> Decision {
-        Decision {
-            window: self.w,
-            pacing: Pacing {
-                bytes: self.w,
-                per: self.t,
-            },
-            ecn: Ecn::Ect,
-            timer: TimerRequest::Keep,
-            request: Request::None,
-        }
+        Decision::window_paced(self.w, self.t)
     }
 
     /// Reference window Wc.

@@ -23,7 +23,7 @@
 use bitfield_struct::bitfield;
 
 use super::{iw_packets, LdcpConfig, Tick16, FRACTION_TO_PACKETS};
-use crate::event::{Decision, Ecn, Error, FlowParams, Pacing, ProbeId, Request, TimerRequest};
+use crate::event::{Decision, Error, FlowParams, ProbeId, Request};
 use crate::units::{BaseRtt, Instant, Packets};
 
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
@@ -77,17 +77,7 @@ impl LdcpRate {
 
     /// Rate = cw·MTU/RTT; window cw·MTU.
     pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
-        let window = self.cw.to_window(cfg.mtu);
-        Decision {
-            window,
-            pacing: Pacing {
-                bytes: window,
-                per: self.srtt,
-            },
-            ecn: Ecn::Ect,
-            timer: TimerRequest::Keep,
-            request: Request::None,
-        }
+        Decision::window_paced(self.cw.to_window(cfg.mtu), self.srtt)
     }
 
     fn send_probe(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
@@ -148,7 +138,7 @@ impl LdcpRate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Algorithm;
+    use crate::event::{Algorithm, TimerRequest};
     use crate::units::{LinkSpeed, Seq};
 
     fn params() -> FlowParams {
