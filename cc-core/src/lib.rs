@@ -8,6 +8,9 @@
 //! - **LDCP** (draft-dai-tsvwg-pfc-free-congestion-control-01): PAWA,
 //!   windows below one packet, zero-RTT fast start, the commercial-NIC
 //!   variant — module [`ldcp`];
+//! - the baselines operators run today, to compare with: **DCTCP** (RFC
+//!   8257) — module [`dctcp`]; **DCQCN** (SIGCOMM 2015, as RoCE NICs run it:
+//!   notification and reaction points) — module [`dcqcn`];
 //!
 //! behind one event API ([`event`]): an [`Event`] in, a [`Decision`] out,
 //! per-flow state in a fixed-capacity [`Engine`] table.
@@ -33,7 +36,7 @@
 //! ```
 //!
 //! Features: `reference` adds the `f64` models of the drafts' pseudocode
-//! (never enabled in firmware); `defmt` derives `defmt::Format`.
+//! and of the baselines (never enabled in firmware); `defmt` derives `defmt::Format`.
 
 #![no_std]
 #![forbid(unsafe_code)]
