@@ -562,6 +562,43 @@ impl<const H: usize> HpccCore<H> {
         Ok(Measured::Updated(u_new))
     }
 
+    /// [`Self::measure_inflight`] for a stack of one hop (a path reduced to
+    /// its bottleneck, a probe's reply): the same steps, without the loop
+    /// (the one hop is the most loaded, tau its Δts). Callers that hold one
+    /// hop call it directly: a test on the stack's length in
+    /// `measure_inflight` cost the longer stacks more than it saved.
+    pub(crate) fn measure_one(
+        &mut self,
+        cfg: &HpccConfig,
+        now: Instant,
+        s: &HopSample,
+        first_index: u8,
+    ) -> Result<Measured, Error> {
+        let hops = core::slice::from_ref(s);
+        let (mask, sig) = Self::check_stack(hops, first_index)?;
+        if !self.status.has_history() || self.status.path_sig() != sig || self.status.hops() != 1 {
+            self.record(cfg, now, hops, mask, sig);
+            return Ok(Measured::Recorded);
+        }
+        let elapsed = self.elapsed_since_record(now);
+        let load = match self.hops.first() {
+            Some(h) => self.hop_load(cfg.queue_signal, s, h, elapsed),
+            None => HopLoad::Skip,
+        };
+        let measured = match load {
+            HopLoad::Stale => return Err(Error::StaleTelemetry),
+            HopLoad::Expired => Measured::Recorded,
+            HopLoad::Skip => Measured::Unmeasured,
+            HopLoad::Load { u, dts } => {
+                let u28 = (u << U_EXTRA_BITS).min(U28_MAX);
+                self.set_u28(ewma(self.u28(), u28, dts, self.t.as_divisor32()));
+                Measured::Updated(self.utilization())
+            }
+        };
+        self.record(cfg, now, hops, mask, sig);
+        Ok(measured)
+    }
+
     /// `ComputeWind` (draft 2022-10 §4.2, Figure 5):
     ///
     /// ```text
@@ -649,6 +686,36 @@ mod tests {
 
     fn as_f64(u: Utilization) -> f64 {
         u.to_bits() as f64 / (1u64 << 24) as f64
+    }
+
+    proptest::proptest! {
+        /// measure_one is measure_inflight for a one-hop stack: the same
+        /// answers and the same state after every sample, through stale,
+        /// expired, skipped and measured samples.
+        #[test]
+        fn one_hop_path_is_the_general_path(
+            steps in proptest::collection::vec((0u32..40_000, 0u32..700_000, 0u32..400_000, 0u64..20_000_000, proptest::bool::weighted(0.1)), 1..60),
+            first_index in 0u8..3,
+        ) {
+            let (cfg, mut a) = core1();
+            let mut b = a;
+            let (mut ts, mut tx, mut now) = (0u32, 0u32, 0u64);
+            for (dts, dtx, q, dnow, backwards) in steps {
+                if backwards {
+                    ts = ts.wrapping_sub(dts);
+                } else {
+                    ts = ts.wrapping_add(dts);
+                    tx = tx.wrapping_add(dtx);
+                }
+                now += dnow;
+                let s = hop(ts, tx, q);
+                let at = Instant::from_nanos(now);
+                let ra = a.measure_one(&cfg, at, &s, first_index);
+                let rb = b.measure_inflight(&cfg, at, core::slice::from_ref(&s), first_index);
+                proptest::prop_assert_eq!(ra, rb);
+                proptest::prop_assert_eq!(a, b);
+            }
+        }
     }
 
     #[test]

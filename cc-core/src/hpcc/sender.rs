@@ -127,7 +127,11 @@ impl<const H: usize> HpccSender<H> {
         snd_nxt: Seq,
     ) -> Result<(), Error> {
         let first = !self.core.status.has_history();
-        match self.core.measure_inflight(cfg, now, hops, 0)? {
+        let measured = match hops {
+            [one] => self.core.measure_one(cfg, now, one, 0)?,
+            _ => self.core.measure_inflight(cfg, now, hops, 0)?,
+        };
+        match measured {
             Measured::Unmeasured => {}
             Measured::Recorded => {
                 if first {
@@ -194,10 +198,7 @@ impl<const H: usize> HpccSender<H> {
         if !self.core.status.probe_outstanding() || probe != self.probe_id() {
             return Ok(self.decision());
         }
-        if let Measured::Updated(u) = self
-            .core
-            .measure_inflight(cfg, now, core::slice::from_ref(hop), hop_index)?
-        {
+        if let Measured::Updated(u) = self.core.measure_one(cfg, now, hop, hop_index)? {
             self.core.compute_wind(cfg, u, true);
         }
         self.core.status.set_probe_outstanding(false);
