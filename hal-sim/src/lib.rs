@@ -38,7 +38,17 @@ use std::path::Path;
 pub fn run_file(path: &Path) -> Result<(world::World, report::Summary), scenario::ScenarioError> {
     let s = scenario::load(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut w = world::World::new(&s, dir, &path.display().to_string())?;
+    run_scenario(&s, dir, &path.display().to_string())
+}
+
+/// Runs a scenario value to completion (`dir` resolves its relative paths,
+/// `file` names it in errors); returns the world and its summary.
+pub fn run_scenario(
+    s: &scenario::Scenario,
+    dir: &Path,
+    file: &str,
+) -> Result<(world::World, report::Summary), scenario::ScenarioError> {
+    let mut w = world::World::new(s, dir, file)?;
     let t0 = cpu::Stopwatch::start();
     w.run(|_| {});
     let sum = report::summary(&w, &s.name, &t0);

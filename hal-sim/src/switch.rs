@@ -325,9 +325,8 @@ impl Switch {
             return;
         }
         cx.metrics.counters.pfc_paused_ns += (cx.now - p.paused_since).as_ns();
-        if !p.queue.is_empty() && !p.free_pending {
-            p.free_pending = true;
-            cx.q.push(p.busy_until.max(cx.now), Ev::PortFree { node: self.node, port });
+        if !p.queue.is_empty() {
+            self.schedule_free(cx, port);
         }
     }
 

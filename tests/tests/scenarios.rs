@@ -26,11 +26,7 @@ fn run_changed(name: &str, change: impl FnOnce(&mut hal_sim::scenario::Scenario)
     let path = scenario(name);
     let mut s = hal_sim::scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
     change(&mut s);
-    let mut w = World::new(&s, path.parent().unwrap(), name).unwrap_or_else(|e| panic!("{e}"));
-    let t0 = hal_sim::cpu::Stopwatch::start();
-    w.run(|_| {});
-    let sum = hal_sim::report::summary(&w, name, &t0);
-    (w, sum)
+    hal_sim::run_scenario(&s, path.parent().unwrap(), name).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Wire bytes of one full data packet of a run.

@@ -55,8 +55,9 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// The capabilities of the scenario's congestion control.
-    pub fn of(cc: &CcCfg) -> Profile {
+    /// The capabilities of the scenario's congestion control, whose engine
+    /// configuration (checked) is `engine`.
+    pub fn of(cc: &CcCfg, engine: &AnyConfig) -> Profile {
         match &cc.algorithm {
             Cc::Hpcc(h) => Profile {
                 sender: Algorithm::Hpcc,
@@ -91,16 +92,13 @@ impl Profile {
                 gate: Gate::Window,
                 probe: ProbeKind::Telemetry,
             },
-            Cc::Dcqcn(d) => Profile {
+            Cc::Dcqcn(_) => Profile {
                 sender: Algorithm::Dcqcn,
                 receiver: None,
                 data_telemetry: false,
                 echo_telemetry: false,
                 rx_telemetry: false,
-                // The configuration was checked when the engine was built.
-                cnp_on_ce: Some(Ps::from_ns(
-                    crate::cc::dcqcn_config(d).map_or(0, |q| q.cnp_interval_ns) as u64
-                )),
+                cnp_on_ce: Some(Ps::from_ns(engine.dcqcn.cnp_interval_ns as u64)),
                 gate: Gate::Rate,
                 probe: ProbeKind::Rtt,
             },
