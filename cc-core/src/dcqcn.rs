@@ -188,6 +188,8 @@ pub struct Dcqcn {
     rt: RateQ8,
     /// Line rate, the largest rate.
     line: RateQ8,
+    /// The decision's window: the line rate's bytes per T, computed once.
+    window: Window,
     /// alpha.
     alpha: Fraction,
     /// Base RTT T: the pacing period.
@@ -212,6 +214,14 @@ pub struct Dcqcn {
     alpha_cnp: bool,
 }
 
+/// `r·T/8` bytes, in 2^-4 bytes: `r·T_ns/128 000` rounded down (r < 2^32,
+/// T < 2^21: the product < 2^53), at least one unit.
+fn bytes_per(r: RateQ8, t: BaseRtt) -> Window {
+    let num = r as u64 * t.as_nanos() as u64;
+    let q = div_u64(num >> 10, PACING_DIVISOR);
+    Window::from_bits(q.clamp(1, u32::MAX as u64) as u32)
+}
+
 /// `x·f` for a rate and a fraction ≤ 1, rounded down (< 2^32·2^24).
 fn scale(x: RateQ8, f: Fraction) -> RateQ8 {
     ((x as u64 * f.to_bits() as u64) >> Fraction::FRAC_BITS) as RateQ8
@@ -230,6 +240,7 @@ impl Dcqcn {
             rc: line,
             rt: line,
             line,
+            window: bytes_per(line, p.base_rtt),
             alpha: Fraction::ONE,
             t: p.base_rtt,
             alpha_due: NEVER,
@@ -269,21 +280,13 @@ impl Dcqcn {
         (cfg.min_rate_mbps.saturating_mul(256)).min(self.line)
     }
 
-    /// Paces Rc: `Rc·T/8` bytes per T, in 2^-4 bytes: `r·T_ns/128 000`
-    /// rounded down (r < 2^32, T < 2^21: the product < 2^53), at least one
-    /// unit.
+    /// Paces Rc as bytes per T ([`bytes_per`]).
     pub fn decision(&self) -> Decision {
-        let per = self.t;
-        let raw = |r: RateQ8| {
-            let num = r as u64 * per.as_nanos() as u64;
-            let q = div_u64(num >> 10, PACING_DIVISOR);
-            Window::from_bits(q.clamp(1, u32::MAX as u64) as u32)
-        };
         Decision {
-            window: raw(self.line),
+            window: self.window,
             pacing: Pacing {
-                bytes: raw(self.rc),
-                per,
+                bytes: bytes_per(self.rc, self.t),
+                per: self.t,
             },
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
