@@ -280,7 +280,8 @@ impl Dcqcn {
         (cfg.min_rate_mbps.saturating_mul(256)).min(self.line)
     }
 
-    /// Paces Rc as bytes per T ([`bytes_per`]).
+    /// Paces Rc as bytes per T: `Rc·T/8` in 2^-4 bytes, rounded down, at
+    /// least one unit.
     pub fn decision(&self) -> Decision {
         Decision {
             window: self.window,
