@@ -131,9 +131,9 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
             let mut t = Telemetry::new();
             for i in 0..events {
                 let now = Instant::from_nanos(i as u64 * 1000);
-                b.around((now, t.next()), |(now, tel)| {
-                    let ack = hpcc_ack(i, &tel[..hops]);
-                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, &ack));
+                let tel = t.next();
+                b.around((now, hpcc_ack(i, &tel[..hops])), |(now, ack)| {
+                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
                 });
             }
         }
