@@ -169,19 +169,18 @@ fn bench_rx_hpcc(o: u64) -> Row {
     let mut t = Telemetry::new();
     let controller = measure(
         o,
-        |_| t.next(),
-        |i, tel| {
-            let now = Instant::from_nanos(i as u64 * 1000);
-            let _ = black_box(call(|| black_box(&mut rx).new_int(black_box(&cfg), now, &tel[..])));
+        |i| (Instant::from_nanos(i as u64 * 1000), t.next()),
+        |_, (now, tel)| {
+            let _ = black_box(call(|| black_box(&mut rx).new_int(black_box(&cfg), *now, &tel[..])));
         },
     );
     let mut r = hpcc_ref();
     let mut t = Telemetry::new();
     let reference = measure(
         o,
-        |_| t.next(),
-        |i, tel| {
-            black_box(call(|| black_box(&mut r).new_int(i as f64 * 1000.0, &tel[..])));
+        |i| (i as f64 * 1000.0, t.next()),
+        |_, (now, tel)| {
+            black_box(call(|| black_box(&mut r).new_int(*now, &tel[..])));
         },
     );
     Row {
@@ -202,12 +201,16 @@ fn bench_probe_response(o: u64) -> Row {
     let mut t = Telemetry::new();
     let controller = measure(
         o,
-        |_| t.next(),
-        |i, tel| {
-            let probe = ProbeId((i + 1) as u8);
-            let now = Instant::from_nanos(i as u64 * 12_000);
+        |i| {
+            (
+                ProbeId((i + 1) as u8),
+                Instant::from_nanos(i as u64 * 12_000),
+                t.next()[0],
+            )
+        },
+        |_, (probe, now, hop)| {
             let _ = black_box(call(|| {
-                black_box(&mut s).on_probe_response(black_box(&cfg), now, probe, 2, &tel[0])
+                black_box(&mut s).on_probe_response(black_box(&cfg), *now, *probe, 2, hop)
             }));
         },
     );
@@ -224,18 +227,17 @@ fn bench_ldcp_ack(o: u64) -> Row {
     let Ok(mut l) = Ldcp::new(&cfg, &p) else { exit(3) };
     let controller = measure(
         o,
-        |i| ldcp_ack(i + 1),
-        |i, a| {
-            let now = Instant::from_nanos((i as u64 + 1) * 100);
-            black_box(call(|| black_box(&mut l).on_ack(black_box(&cfg), now, a)));
+        |i| (Instant::from_nanos((i as u64 + 1) * 100), ldcp_ack(i + 1)),
+        |_, (now, a)| {
+            black_box(call(|| black_box(&mut l).on_ack(black_box(&cfg), *now, a)));
         },
     );
     let mut r = LdcpRef::new(rp, 0);
     let reference = measure(
         o,
-        |i| i + 1,
-        |_, &n| {
-            call(|| black_box(&mut r).on_ack(n as f64 * 100.0, n * 1000, n.is_multiple_of(8)));
+        |i| ((i + 1) as f64 * 100.0, (i + 1) * 1000, (i + 1).is_multiple_of(8)),
+        |_, &(now, cum, marked)| {
+            call(|| black_box(&mut r).on_ack(now, cum, marked));
         },
     );
     Row {
@@ -253,9 +255,8 @@ fn bench_ldcp_timer(o: u64) -> Row {
     let _ = l.restore(&cfg, Instant::ZERO, Packets::from_bits(1 << 14));
     let controller = measure(
         o,
-        |i| i,
-        |_, &i| {
-            let now = Instant::from_nanos((i as u64 + 1) * 32_016);
+        |i| Instant::from_nanos((i as u64 + 1) * 32_016),
+        |_, &now| {
             black_box(call(|| black_box(&mut l).on_timer(black_box(&cfg), now)));
         },
     );
@@ -264,9 +265,9 @@ fn bench_ldcp_timer(o: u64) -> Row {
     r.next_tick = Some(0.0);
     let reference = measure(
         o,
-        |i| i,
-        |_, &i| {
-            black_box(call(|| black_box(&mut r).on_timer((i as f64 + 1.0) * 32_016.0)));
+        |i| (i as f64 + 1.0) * 32_016.0,
+        |_, &now| {
+            black_box(call(|| black_box(&mut r).on_timer(now)));
         },
     );
     Row {
