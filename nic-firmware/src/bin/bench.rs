@@ -54,12 +54,12 @@ fn bracket_overhead() -> u64 {
     best
 }
 
-/// Runs `event(i)` for `i` in `0..EVENTS`; `prep(i)` runs outside the
-/// bracket and hands its result to `event`.
-fn measure<P>(overhead: u64, mut prep: impl FnMut(u32) -> P, mut event: impl FnMut(u32, &P)) -> Cost {
+/// Runs `event` on `prep(i)` for `i` in `0..EVENTS`; `prep(i)` runs outside the
+/// bracket, `event` inside it.
+fn measure<P>(overhead: u64, mut prep: impl FnMut(u32) -> P, mut event: impl FnMut(&P)) -> Cost {
     let mut c = Counter::new(overhead);
     for i in 0..EVENTS {
-        c.around(prep(i), |p| event(i, p));
+        c.around(prep(i), &mut event);
     }
     c.cost()
 }
@@ -148,7 +148,7 @@ fn bench_hpcc_ack(o: u64, path: Path) -> Row {
     let reference = measure(
         o,
         |i| (t.next(), i as u64 * 1000, i * 1000, i * 1000 + 150_000),
-        |_, (tel, now_ns, cum, nxt)| {
+        |(tel, now_ns, cum, nxt)| {
             black_box(call(|| black_box(&mut r).new_ack(*now_ns, *cum, *nxt, &tel[..hops])));
         },
     );
@@ -170,7 +170,7 @@ fn bench_rx_hpcc(o: u64) -> Row {
     let controller = measure(
         o,
         |i| (Instant::from_nanos(i as u64 * 1000), t.next()),
-        |_, (now, tel)| {
+        |(now, tel)| {
             let _ = black_box(call(|| black_box(&mut rx).new_int(black_box(&cfg), *now, &tel[..])));
         },
     );
@@ -179,7 +179,7 @@ fn bench_rx_hpcc(o: u64) -> Row {
     let reference = measure(
         o,
         |i| (i as f64 * 1000.0, t.next()),
-        |_, (now, tel)| {
+        |(now, tel)| {
             black_box(call(|| black_box(&mut r).new_int(*now, &tel[..])));
         },
     );
@@ -208,7 +208,7 @@ fn bench_probe_response(o: u64) -> Row {
                 t.next()[0],
             )
         },
-        |_, (probe, now, hop)| {
+        |(probe, now, hop)| {
             let _ = black_box(call(|| {
                 black_box(&mut s).on_probe_response(black_box(&cfg), *now, *probe, 2, hop)
             }));
@@ -228,15 +228,18 @@ fn bench_ldcp_ack(o: u64) -> Row {
     let controller = measure(
         o,
         |i| (Instant::from_nanos((i as u64 + 1) * 100), ldcp_ack(i + 1)),
-        |_, (now, a)| {
+        |(now, a)| {
             black_box(call(|| black_box(&mut l).on_ack(black_box(&cfg), *now, a)));
         },
     );
     let mut r = LdcpRef::new(rp, 0);
     let reference = measure(
         o,
-        |i| ((i + 1) as f64 * 100.0, (i + 1) * 1000, (i + 1).is_multiple_of(8)),
-        |_, &(now, cum, marked)| {
+        |i| {
+            let n = i + 1;
+            (n as f64 * 100.0, n * 1000, n.is_multiple_of(8))
+        },
+        |&(now, cum, marked)| {
             call(|| black_box(&mut r).on_ack(now, cum, marked));
         },
     );
@@ -256,7 +259,7 @@ fn bench_ldcp_timer(o: u64) -> Row {
     let controller = measure(
         o,
         |i| Instant::from_nanos((i as u64 + 1) * 32_016),
-        |_, &now| {
+        |&now| {
             black_box(call(|| black_box(&mut l).on_timer(black_box(&cfg), now)));
         },
     );
@@ -266,7 +269,7 @@ fn bench_ldcp_timer(o: u64) -> Row {
     let reference = measure(
         o,
         |i| (i as f64 + 1.0) * 32_016.0,
-        |_, &now| {
+        |&now| {
             black_box(call(|| black_box(&mut r).on_timer(now)));
         },
     );
@@ -286,7 +289,7 @@ fn bench_dctcp_ack(o: u64) -> Row {
     let controller = measure(
         o,
         |i| paths::dctcp_ack(i + 1),
-        |_, a| {
+        |a| {
             black_box(call(|| black_box(&mut d).on_ack(black_box(&cfg), a)));
         },
     );
@@ -306,7 +309,7 @@ fn bench_dcqcn_cnp(o: u64) -> Row {
     let controller = measure(
         o,
         |i| Instant::from_nanos((i as u64 + 1) * 10_000),
-        |_, now| {
+        |now| {
             black_box(call(|| black_box(&mut d).on_cnp(black_box(&cfg), *now)));
         },
     );
