@@ -228,9 +228,9 @@ impl<'a> Writer<'a> {
         for v in [h.ts, h.tx, h.qlen_bytes, h.sojourn_ns, h.bandwidth.as_mbps(), h.id] {
             self.u32(v)?;
         }
-        self.u8(h.widths.ts_bits)?;
-        self.u8(h.widths.tx_bits)?;
-        self.u16(h.widths.tx_unit_bytes)?;
+        self.u8(h.widths.ts_bits())?;
+        self.u8(h.widths.tx_bits())?;
+        self.u16(h.widths.tx_unit_bytes())?;
         self.u8(h.tx_utilization.is_some() as u8)?;
         self.u32(h.tx_utilization.map_or(0, |f| f.to_bits()))?;
         self.u8(0)
@@ -291,11 +291,8 @@ impl<'a> Reader<'a> {
         for x in v.iter_mut() {
             *x = self.u32()?;
         }
-        let widths = CounterWidths {
-            ts_bits: self.u8()?,
-            tx_bits: self.u8()?,
-            tx_unit_bytes: self.u16()?,
-        };
+        let (ts_bits, tx_bits, unit) = (self.u8()?, self.u8()?, self.u16()?);
+        let widths = CounterWidths::new(ts_bits, tx_bits, unit).map_err(|_| WireError::OutOfRange)?;
         let flag = self.u8()?;
         let util = self.u32()?;
         let _reserved = self.u8()?;
@@ -817,11 +814,7 @@ mod tests {
             sojourn_ns: 4 * k,
             bandwidth: LinkSpeed::from_gbps(100),
             id: 5 * k,
-            widths: CounterWidths {
-                ts_bits: 24,
-                tx_bits: 20,
-                tx_unit_bytes: 64,
-            },
+            widths: CounterWidths::new(24, 20, 64).unwrap(),
             tx_utilization: if k.is_multiple_of(2) {
                 None
             } else {
@@ -975,6 +968,34 @@ mod tests {
             let n = encode_answer(FlowId(3), &a, &mut buf).unwrap();
             let f = read_frame(&buf[..n]).unwrap();
             assert_eq!(decode_answer(&f).unwrap(), (FlowId(3), a));
+        }
+    }
+
+    /// A frame whose hop carries a counter width the engine cannot use (0 or
+    /// above 32 bits) is refused by name, as `CounterWidths::new` refuses it.
+    #[test]
+    fn unusable_counter_widths_are_out_of_range() {
+        let hops = [hop(2)];
+        let ev = Event {
+            flow: FlowId(1),
+            kind: EventKind::RxTelemetry { telemetry: &hops },
+        };
+        let mut buf = [0u8; MAX_FRAME];
+        let n = encode_event(Instant::ZERO, &ev, &mut buf).unwrap();
+        // The hop's widths: ts_bits 24, tx_bits 20, unit 64 (big-endian).
+        let at = buf[..n].windows(4).position(|w| w == [24, 20, 0, 64]).unwrap();
+        for (offset, bad) in [(0, 0u8), (0, 33), (1, 0), (1, 40)] {
+            let mut t = buf;
+            t[at + offset] = bad;
+            // Seal the altered payload again: a fresh checksum over it.
+            let crc = CASTAGNOLI.checksum(&t[..n - CRC_LEN]);
+            t[n - CRC_LEN..n].copy_from_slice(&crc.to_be_bytes());
+            let f = read_frame(&t[..n]).unwrap();
+            assert_eq!(
+                decode_event(&f).map(|_| ()),
+                Err(WireError::OutOfRange),
+                "byte {offset} = {bad}"
+            );
         }
     }
 

@@ -155,7 +155,7 @@ fn div_64_by_32(u1: u32, u0: u32, v: u32) -> Option<u32> {
 /// the 2^16 saturation), so the result stays within a relative 2^-14 and
 /// two units (2^-23) of the exact quotient, and within 2^-22 and two units
 /// wherever den sets the shift (property-tested against 128-bit arithmetic).
-#[inline]
+#[inline(always)]
 pub(crate) fn ratio_q24(num: u64, den: u64) -> Option<u64> {
     const LIMIT: u64 = 1 << 40;
     if den == 0 {

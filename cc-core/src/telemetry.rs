@@ -13,43 +13,89 @@
 //! taken as a sample older than the one before it (a reordered ACK) and the
 //! whole telemetry is rejected as stale rather than read as a huge rate.
 
+use core::fmt;
+use core::num::NonZeroU16;
+
 use crate::event::Error;
 use crate::units::{Fraction, LinkSpeed};
 
 /// Widths and units of a hop's wrapping counters, from the wire format or
-/// the device's units profile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// the device's units profile: each width 1 ..= 32 bits, the unit ≥ 1 byte.
+///
+/// Checked once, where the widths are made ([`CounterWidths::new`]), so the
+/// engine's per-sample path reads masks instead of checking widths on every
+/// hop of every ACK. Kept as one word (`ts_bits`, `tx_bits` << 8,
+/// `tx_unit_bytes` << 16): one load, and the path signature hashes it as is.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[repr(C, align(4))]
-pub struct CounterWidths {
-    /// Width of the nanosecond timestamp `ts`, 1 ..= 32 bits.
-    pub ts_bits: u8,
-    /// Width of the transmitted-bytes counter `tx`, 1 ..= 32 bits.
-    pub tx_bits: u8,
-    /// Bytes per unit of `tx` (1 for a plain byte counter), 1 ..= 65535.
-    pub tx_unit_bytes: u16,
-}
+#[repr(transparent)]
+pub struct CounterWidths(u32);
 
 impl CounterWidths {
     /// 32-bit nanosecond timestamp and 32-bit byte counter.
-    pub const FULL: CounterWidths = CounterWidths {
-        ts_bits: 32,
-        tx_bits: 32,
-        tx_unit_bytes: 1,
-    };
+    pub const FULL: CounterWidths = CounterWidths(32 | 32 << 8 | 1 << 16);
 
-    /// Whether the widths are usable (1 ..= 32 bits, unit ≥ 1).
-    #[inline]
-    pub const fn is_valid(&self) -> bool {
+    /// Timestamp width `ts_bits` and transmitted-bytes counter width
+    /// `tx_bits` (each 1 ..= 32), the counter counting `tx_unit_bytes`
+    /// (≥ 1) bytes a unit; [`Error::BadCounterWidths`] otherwise.
+    pub const fn new(ts_bits: u8, tx_bits: u8, tx_unit_bytes: u16) -> Result<Self, Error> {
         // b − 1 < 32 for b in 1 ..= 32, and 0 − 1 wraps to 255.
-        (self.ts_bits.wrapping_sub(1) < 32) & (self.tx_bits.wrapping_sub(1) < 32) & (self.tx_unit_bytes != 0)
+        if ts_bits.wrapping_sub(1) < 32 && tx_bits.wrapping_sub(1) < 32 && tx_unit_bytes != 0 {
+            Ok(CounterWidths(
+                ts_bits as u32 | (tx_bits as u32) << 8 | (tx_unit_bytes as u32) << 16,
+            ))
+        } else {
+            Err(Error::BadCounterWidths)
+        }
+    }
+
+    /// The same widths with the counter counting `unit` bytes a unit.
+    pub const fn with_unit(self, unit: NonZeroU16) -> Self {
+        CounterWidths(self.0 & 0xFFFF | (unit.get() as u32) << 16)
+    }
+
+    /// Width of the nanosecond timestamp, 1 ..= 32 bits.
+    pub const fn ts_bits(self) -> u8 {
+        self.0 as u8
+    }
+
+    /// Width of the transmitted-bytes counter, 1 ..= 32 bits.
+    pub const fn tx_bits(self) -> u8 {
+        (self.0 >> 8) as u8
+    }
+
+    /// Bytes per unit of the transmitted-bytes counter, ≥ 1.
+    pub const fn tx_unit_bytes(self) -> u16 {
+        (self.0 >> 16) as u16
+    }
+
+    /// 2^ts_bits − 1: the timestamp's wrap minus one. The shift is below
+    /// 32 for every width `new` accepts (`wrapping_shr` states it, and is
+    /// one `srl`).
+    pub const fn ts_mask(self) -> u32 {
+        u32::MAX.wrapping_shr(32 - self.ts_bits() as u32)
+    }
+
+    /// 2^tx_bits − 1, as [`Self::ts_mask`].
+    pub const fn tx_mask(self) -> u32 {
+        u32::MAX.wrapping_shr(32 - self.tx_bits() as u32)
     }
 
     /// The three fields in one word (`ts_bits`, `tx_bits` << 8,
-    /// `tx_unit_bytes` << 16): one load where the struct is 4-byte aligned.
+    /// `tx_unit_bytes` << 16).
     #[inline(always)]
-    pub const fn to_word(&self) -> u32 {
-        self.ts_bits as u32 | (self.tx_bits as u32) << 8 | (self.tx_unit_bytes as u32) << 16
+    pub const fn to_word(self) -> u32 {
+        self.0
+    }
+}
+
+impl fmt::Debug for CounterWidths {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CounterWidths")
+            .field("ts_bits", &self.ts_bits())
+            .field("tx_bits", &self.tx_bits())
+            .field("tx_unit_bytes", &self.tx_unit_bytes())
+            .finish()
     }
 }
 
@@ -99,19 +145,6 @@ pub struct HopHistory {
     pub queue: u32,
 }
 
-/// A counter width as a shift, 1 ..= 32 (a width outside that range, which
-/// `CounterWidths::is_valid` refuses before any arithmetic, is clamped so
-/// that no shift can overflow).
-const fn counter_bits(bits: u8) -> u32 {
-    if bits > 32 {
-        32
-    } else if bits == 0 {
-        1
-    } else {
-        bits as u32
-    }
-}
-
 /// How a sample's timestamp stands to the stored one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TsInterval {
@@ -126,8 +159,7 @@ pub(crate) enum TsInterval {
 }
 
 /// The interval from the stored timestamp `before` to the sample's `now`,
-/// both `bits` wide (1 ..= 32, checked by [`CounterWidths::is_valid`], in
-/// ns), told apart by the local time `elapsed_ns` since the stored sample
+/// both in ns modulo 2^bits (`mask` = 2^bits − 1, [`CounterWidths::ts_mask`]), told apart by the local time `elapsed_ns` since the stored sample
 /// was recorded (DESIGN §9: counters that wrapped give a correct delta).
 ///
 /// The modular difference d alone cannot tell "d later" from "wrap − d
@@ -146,11 +178,9 @@ pub(crate) enum TsInterval {
 /// round again; a reordered ACK (elapsed ≪ W/4, d near W) stays stale. The
 /// W/4 margin covers queueing differences (4.2 ms for 24-bit ns stamps).
 #[inline]
-pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64) -> TsInterval {
-    let bits = counter_bits(bits);
+pub(crate) const fn ts_interval(now: u32, before: u32, mask: u32, elapsed_ns: u64) -> TsInterval {
     // In 32 bits: the mask is W − 1, W/2 = mask/2 + 1, W/4 = mask/4 +
     // (1 if W ≥ 4) (0 for a 1-bit stamp).
-    let mask = u32::MAX >> (32 - bits);
     if elapsed_ns >> 32 != 0 || elapsed_ns as u32 > mask {
         return TsInterval::Expired;
     }
@@ -183,20 +213,23 @@ pub(crate) const fn ts_interval(now: u32, before: u32, bits: u8, elapsed_ns: u64
 /// snapshot and the counter's unit. Both tests are done multiplied by 8000,
 /// without a division: dts·B < 2^32·2^23 = 2^55; 2^bits·unit·8000 <
 /// 2^48·2^13 = 2^61; Δ·8000 < 2^61; 2·dts·B + unit·8000 < 2^57.
+#[inline(always)]
 pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dts_ns: u32, b_mbps: u32) -> Option<u64> {
-    let bits = counter_bits(w.tx_bits);
     // unit·8000 < 2^16·2^13: fits 32 bits, and every product below is
     // 32 × 32 → 64 bits (`mul` and `mulhu` on rv32).
-    let unit_x8000 = w.tx_unit_bytes as u32 * 8000;
+    let unit = w.tx_unit_bytes() as u32;
+    let unit_x8000 = unit * 8000;
     let most_x8000 = dts_ns as u64 * b_mbps as u64;
-    if most_x8000 >= (unit_x8000 as u64) << bits {
+    let mask = w.tx_mask();
+    // 2^bits · unit · 8000 = (mask + 1) · unit·8000.
+    if most_x8000 >= mask as u64 * unit_x8000 as u64 + unit_x8000 as u64 {
         return None;
     }
-    let units = now.wrapping_sub(before) & (u32::MAX >> (32 - bits));
+    let units = now.wrapping_sub(before) & mask;
     if units as u64 * unit_x8000 as u64 > 2 * most_x8000 + unit_x8000 as u64 {
         None
     } else {
-        Some(units as u64 * w.tx_unit_bytes as u64)
+        Some(units as u64 * unit as u64)
     }
 }
 
@@ -207,24 +240,19 @@ pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dt
 /// A 20-bit signature misses a path change with probability 2^-20 per
 /// change, and then only until the next change of any field.
 ///
-/// `tracked` selects the hops kept in the history (bit i for hop i). Every
-/// hop's counter widths are checked on the way, followed or not: `Err`
-/// ([`Error::BadCounterWidths`]) if any is unusable, before any state is
-/// touched.
+/// `tracked` selects the hops kept in the history (bit i for hop i).
 ///
 /// One word a hop (a product by an odd constant is a bijection in any one
 /// field, so each field alone changes it), then one FNV-style round; the
 /// rounds' order carries the hops' positions. Multiplies, not rotations:
 /// rv32imac has no rotate.
 #[inline]
-pub(crate) fn stack_signature(hops: &[HopSample], first_index: u8, tracked: u16) -> Result<u32, Error> {
+pub(crate) fn stack_signature(hops: &[HopSample], first_index: u8, tracked: u16) -> u32 {
     let mut h: u32 = 0x811C_9DC5
         ^ (hops.len() as u32)
         ^ (first_index as u32).wrapping_mul(0x9E37_79B9)
         ^ (tracked as u32).wrapping_mul(0x27D4_EB2F);
-    let mut valid = true;
     for (i, s) in hops.iter().enumerate() {
-        valid &= s.widths.is_valid();
         if tracked >> (i & 15) & 1 == 0 {
             continue;
         }
@@ -233,10 +261,7 @@ pub(crate) fn stack_signature(hops: &[HopSample], first_index: u8, tracked: u16)
         h = (h ^ word).wrapping_mul(0x0100_0193);
         h ^= h >> 15;
     }
-    if !valid {
-        return Err(Error::BadCounterWidths);
-    }
-    Ok((h ^ (h >> 20)) & SIGNATURE_MASK)
+    (h ^ (h >> 20)) & SIGNATURE_MASK
 }
 
 /// Mask of the 20 signature bits.
@@ -246,17 +271,21 @@ pub(crate) const SIGNATURE_MASK: u32 = (1 << 20) - 1;
 mod tests {
     use super::*;
 
+    fn mask(bits: u8) -> u32 {
+        CounterWidths::new(bits, 32, 1).unwrap().ts_mask()
+    }
+
     #[test]
     fn timestamp_intervals_wrap_at_any_width() {
         use TsInterval::*;
-        assert_eq!(ts_interval(5, (1 << 24) - 3, 24, 0), Forward(8));
-        assert_eq!(ts_interval(5, u32::MAX - 2, 32, 0), Forward(8));
-        assert_eq!(ts_interval(3, 3, 1, 0), Forward(0));
+        assert_eq!(ts_interval(5, (1 << 24) - 3, mask(24), 0), Forward(8));
+        assert_eq!(ts_interval(5, u32::MAX - 2, mask(32), 0), Forward(8));
+        assert_eq!(ts_interval(3, 3, mask(1), 0), Forward(0));
         // Upper bits beyond the width are ignored.
-        assert_eq!(ts_interval(0xFF00_0010, 0x0000_0008, 24, 0), Forward(8));
+        assert_eq!(ts_interval(0xFF00_0010, 0x0000_0008, mask(24), 0), Forward(8));
         // Going backwards soon after the stored sample: stale.
-        assert_eq!(ts_interval(100, 200, 24, 50), Stale);
-        assert_eq!(ts_interval(100, 200, 32, 50), Stale);
+        assert_eq!(ts_interval(100, 200, mask(24), 50), Stale);
+        assert_eq!(ts_interval(100, 200, mask(32), 50), Stale);
     }
 
     /// An idle gap between half a wrap and a wrap is a forward interval
@@ -267,22 +296,18 @@ mod tests {
         use TsInterval::*;
         let wrap = 1u64 << 24; // 16.8 ms of 24-bit ns stamps
         let gap = 9_000_000u32; // 9 ms idle: past half the wrap
-        assert_eq!(ts_interval(gap, 0, 24, gap as u64 + 20_000), Forward(gap));
+        assert_eq!(ts_interval(gap, 0, mask(24), gap as u64 + 20_000), Forward(gap));
         // The same bytes 50 µs after the stored sample: a reordered ACK.
-        assert_eq!(ts_interval(gap, 0, 24, 50_000), Stale);
-        assert_eq!(ts_interval(5, 0, 24, wrap), Expired);
-        assert_eq!(ts_interval(5, 0, 32, 3_000_000_000), Forward(5));
+        assert_eq!(ts_interval(gap, 0, mask(24), 50_000), Stale);
+        assert_eq!(ts_interval(5, 0, mask(24), wrap), Expired);
+        assert_eq!(ts_interval(5, 0, mask(32), 3_000_000_000), Forward(5));
     }
 
     #[test]
     fn transmitted_bytes_accept_any_interval_shorter_than_a_wrap() {
         // Compact counters: 20 bits of 128 bytes wrap every 134 MB, 671 µs
         // at 1.6 Tb/s. Samples 350 µs apart at line rate: past half a wrap.
-        let w = CounterWidths {
-            ts_bits: 24,
-            tx_bits: 20,
-            tx_unit_bytes: 128,
-        };
+        let w = CounterWidths::new(24, 20, 128).unwrap();
         let b = 1_600_000; // Mb/s
         let sent = 350_000u64 * b as u64 / 8000; // 70 MB
         let units = (sent / 128) as u32;
@@ -298,7 +323,7 @@ mod tests {
     }
 
     fn sig(hops: &[HopSample], first: u8) -> u32 {
-        stack_signature(hops, first, 0xFFFF).unwrap()
+        stack_signature(hops, first, 0xFFFF)
     }
 
     #[test]
@@ -323,9 +348,35 @@ mod tests {
         assert_ne!(stack_signature(&[a, a], 0, 0b01), stack_signature(&[a, a], 0, 0b10));
         // Widths: each field alone changes it; an unusable one is refused.
         let mut d = a;
-        d.widths.tx_bits = 20;
+        d.widths = CounterWidths::new(32, 20, 1).unwrap();
         assert_ne!(s1, sig(&[d], 0));
-        d.widths.tx_bits = 0;
-        assert_eq!(stack_signature(&[a, d], 0, 0b01), Err(Error::BadCounterWidths));
+        d.widths = CounterWidths::FULL.with_unit(NonZeroU16::new(2).unwrap());
+        assert_ne!(s1, sig(&[d], 0));
+        d.widths = CounterWidths::new(31, 32, 1).unwrap();
+        assert_ne!(s1, sig(&[d], 0));
+    }
+
+    #[test]
+    fn counter_widths_are_checked_where_they_are_made() {
+        for (ts, tx, unit) in [
+            (0, 32, 1),
+            (33, 32, 1),
+            (32, 0, 1),
+            (32, 33, 1),
+            (32, 32, 0),
+            (255, 255, 1),
+        ] {
+            assert_eq!(
+                CounterWidths::new(ts, tx, unit),
+                Err(Error::BadCounterWidths),
+                "{ts} {tx} {unit}"
+            );
+        }
+        let w = CounterWidths::new(24, 20, 128).unwrap();
+        assert_eq!((w.ts_bits(), w.tx_bits(), w.tx_unit_bytes()), (24, 20, 128));
+        assert_eq!((w.ts_mask(), w.tx_mask()), ((1 << 24) - 1, (1 << 20) - 1));
+        let one = CounterWidths::new(1, 32, 1).unwrap();
+        assert_eq!((one.ts_mask(), one.tx_mask()), (1, u32::MAX));
+        assert_eq!(CounterWidths::FULL, CounterWidths::new(32, 32, 1).unwrap());
     }
 }

@@ -96,11 +96,7 @@ fn hop_gen(t_ns: u32) -> impl Strategy<Value = HopGen> {
 impl HopGen {
     fn samples(&self) -> (HopSample, HopSample) {
         let bw = LinkSpeed::from_gbps(SPEEDS_GBPS[self.speed]);
-        let widths = CounterWidths {
-            ts_bits: self.ts_bits,
-            tx_bits: self.tx_bits,
-            tx_unit_bytes: self.unit,
-        };
+        let widths = CounterWidths::new(self.ts_bits, self.tx_bits, self.unit).unwrap();
         let ts_half = (1u64 << (self.ts_bits - 1)) - 1;
         let dts = (self.dts as u64).min(ts_half) as u32;
         // Bytes the link could send in dts, times a factor up to 1.2.
@@ -337,7 +333,7 @@ proptest! {
         let mut next = move || { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; rng };
         let mut tel: Vec<HopSample> = (0..hops).map(|i| HopSample {
             ts: next() as u32, tx: next() as u32, qlen_bytes: 0, sojourn_ns: 0,
-            bandwidth: bw, id: i as u32, widths: CounterWidths { ts_bits: 24, tx_bits: 20, tx_unit_bytes: 64 },
+            bandwidth: bw, id: i as u32, widths: CounterWidths::new(24, 20, 64).unwrap(),
             tx_utilization: None,
         }).collect();
         let mut q = 0f64;

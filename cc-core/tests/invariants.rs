@@ -85,7 +85,9 @@ fn hop() -> impl Strategy<Value = HopSample> {
         any::<u32>(),
         prop_oneof![Just(0u32), Just(100_000), Just(25_000), any::<u32>()],
         0u32..4,
-        (0u8..=40, 0u8..=40, any::<u16>()),
+        // Every width the type admits (CounterWidths::new refuses the rest
+        // where widths are made; its unit test covers that).
+        (1u8..=32, 1u8..=32, 1u16..),
         prop::option::of((0u32..=(1 << 24)).prop_map(|raw| Fraction::from_bits(raw).unwrap())),
     )
         .prop_map(
@@ -96,11 +98,7 @@ fn hop() -> impl Strategy<Value = HopSample> {
                 sojourn_ns,
                 bandwidth: LinkSpeed::from_mbps(mbps),
                 id,
-                widths: CounterWidths {
-                    ts_bits,
-                    tx_bits,
-                    tx_unit_bytes: unit,
-                },
+                widths: CounterWidths::new(ts_bits, tx_bits, unit).unwrap(),
                 tx_utilization,
             },
         )

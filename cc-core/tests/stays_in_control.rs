@@ -41,19 +41,19 @@ impl Bottleneck {
     }
 
     fn sample(&self) -> HopSample {
-        let ts_mask = if self.widths.ts_bits >= 32 {
+        let ts_mask = if self.widths.ts_bits() >= 32 {
             u32::MAX as u64
         } else {
-            (1u64 << self.widths.ts_bits) - 1
+            (1u64 << self.widths.ts_bits()) - 1
         };
-        let tx_mask = if self.widths.tx_bits >= 32 {
+        let tx_mask = if self.widths.tx_bits() >= 32 {
             u32::MAX as u64
         } else {
-            (1u64 << self.widths.tx_bits) - 1
+            (1u64 << self.widths.tx_bits()) - 1
         };
         HopSample {
             ts: (self.ts_ns & ts_mask) as u32,
-            tx: ((self.tx_bytes / self.widths.tx_unit_bytes as u64) & tx_mask) as u32,
+            tx: ((self.tx_bytes / self.widths.tx_unit_bytes() as u64) & tx_mask) as u32,
             qlen_bytes: self.queue_bytes as u32,
             sojourn_ns: 0,
             bandwidth: self.bw,
@@ -66,10 +66,9 @@ impl Bottleneck {
 
 /// The compact stack's widths: 24-bit ns timestamps (wrap 16.8 ms), 20-bit
 /// tx counter in 128-byte units.
-const COMPACT: CounterWidths = CounterWidths {
-    ts_bits: 24,
-    tx_bits: 20,
-    tx_unit_bytes: 128,
+const COMPACT: CounterWidths = match CounterWidths::new(24, 20, 128) {
+    Ok(w) => w,
+    Err(_) => panic!("valid widths"),
 };
 
 struct Run {
@@ -176,15 +175,7 @@ fn a_flow_back_from_an_idle_gap_past_half_a_wrap_reacts_at_once() {
 /// refusals before.
 #[test]
 fn thirty_two_bit_stamps_after_two_seconds_idle() {
-    resumes_under_control(
-        CounterWidths {
-            ts_bits: 32,
-            tx_bits: 32,
-            tx_unit_bytes: 1,
-        },
-        200_000,
-        2_200_000_000,
-    );
+    resumes_under_control(CounterWidths::FULL, 200_000, 2_200_000_000);
 }
 
 /// Past a whole wrap the stored history says nothing: it restarts, and the

@@ -33,11 +33,9 @@ impl Hop {
             sojourn_ns: self.sojourn,
             bandwidth: LinkSpeed::from_mbps(self.mbps),
             id: self.id as u32 % 4,
-            widths: CounterWidths {
-                ts_bits: self.ts_bits % 34,
-                tx_bits: self.tx_bits % 34,
-                tx_unit_bytes: self.unit,
-            },
+            // Widths are checked where they are made: the engine only ever
+            // sees valid ones.
+            widths: CounterWidths::new(self.ts_bits % 34, self.tx_bits % 34, self.unit).unwrap_or(CounterWidths::FULL),
             tx_utilization: self.util.and_then(|u| Fraction::from_bits(u % (1 << 25))),
         }
     }

@@ -301,13 +301,8 @@ mod tests {
             handle(&mut e, 10, EventKind::Ack(ack(1, &sixteen))),
             Err(Error::TooManyHops)
         );
-        // A zero-width counter.
-        let mut bad = hop(0, 0, 0);
-        bad.widths.ts_bits = 0;
-        assert_eq!(
-            handle(&mut e, 10, EventKind::Ack(ack(1, &[bad]))),
-            Err(Error::BadCounterWidths)
-        );
+        // A zero-width counter is refused where the widths are made.
+        assert_eq!(CounterWidths::new(0, 20, 64), Err(Error::BadCounterWidths));
         // Nothing moved: a flow count of 1 answers with the start's window.
         let d = handle(&mut e, 20, EventKind::FlowCount { flows: 1 }).unwrap();
         assert_eq!(d.window, first.window);
@@ -378,8 +373,7 @@ mod tests {
             let w = handle(&mut wide, i as u64 * 1000, EventKind::Ack(ack(i, &[h]))).unwrap();
             h.ts &= 0xFFFF;
             h.tx &= 0xFFFF;
-            h.widths.ts_bits = 16;
-            h.widths.tx_bits = 16;
+            h.widths = CounterWidths::new(16, 16, h.widths.tx_unit_bytes()).unwrap();
             let n = handle(&mut narrow, i as u64 * 1000, EventKind::Ack(ack(i, &[h]))).unwrap();
             assert_eq!(n, w);
         }

@@ -414,11 +414,7 @@ fn hpcc_five_hops() {
             sojourn_ns: 0,
             bandwidth: LinkSpeed::from_gbps(if i == 3 { 100 } else { 400 }),
             id: i,
-            widths: CounterWidths {
-                ts_bits: 24,
-                tx_bits: 20,
-                tx_unit_bytes: 64,
-            },
+            widths: CounterWidths::new(24, 20, 64).unwrap(),
             tx_utilization: None,
         })
         .collect();

@@ -25,11 +25,7 @@ impl Telemetry {
             sojourn_ns: 0,
             bandwidth: LinkSpeed::from_gbps(100),
             id: 0,
-            widths: CounterWidths {
-                ts_bits: 24,
-                tx_bits: 20,
-                tx_unit_bytes: 64,
-            },
+            widths: CounterWidths::new(24, 20, 64).unwrap(),
             tx_utilization: None,
         };
         let mut hops = [h; 5];

@@ -168,7 +168,7 @@ impl HpccRef {
         let mut measured = false;
         for (i, h) in hops.iter().enumerate() {
             let l = self.last[i].expect("same path has every hop");
-            let dts = match ts_delta(h.ts, l.ts, h.widths.ts_bits, elapsed) {
+            let dts = match ts_delta(h.ts, l.ts, h.widths.ts_bits(), elapsed) {
                 Ok(d) => d,
                 Err(RefOutcome::Recorded) => {
                     self.record(now_ns, hops, first_index);
@@ -184,8 +184,8 @@ impl HpccRef {
             let tx_rate = match h.tx_utilization {
                 Some(util) => util.to_bits() as f64 / (1u64 << 24) as f64 * b_bytes_per_ns,
                 None => {
-                    let unit = h.widths.tx_unit_bytes as f64;
-                    let Some(dtx) = tx_delta(h.tx, l.tx, h.widths.tx_bits, unit, dts, h.bandwidth.as_mbps() as f64)
+                    let unit = h.widths.tx_unit_bytes() as f64;
+                    let Some(dtx) = tx_delta(h.tx, l.tx, h.widths.tx_bits(), unit, dts, h.bandwidth.as_mbps() as f64)
                     else {
                         continue;
                     };

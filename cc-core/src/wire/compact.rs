@@ -21,11 +21,20 @@
 //! profile gives ([`CompactUnits`]). Bytes after the last hop belong to
 //! whatever follows.
 
+use core::num::NonZeroU16;
+
 use bitfield_struct::bitfield;
 
 use super::{be, Hops, Result, WireError, MAX_HOPS};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::LinkSpeed;
+
+/// The compact stack's counters: 24-bit ns timestamps, 20-bit transmitted
+/// bytes (in units the deployment sets, [`CompactUnits`]).
+const COMPACT_WIDTHS: CounterWidths = match CounterWidths::new(24, 20, 1) {
+    Ok(w) => w,
+    Err(_) => panic!("24- and 20-bit counters are valid widths"),
+};
 
 /// Header bytes before the first hop.
 pub const HEADER_LEN: usize = 2;
@@ -245,11 +254,7 @@ impl CompactRepr {
     /// `units.tx_unit_bytes`, queue in bytes; no switch identity (the path
     /// signature then rests on hop count and speeds).
     pub fn hop_samples(&self, units: &CompactUnits) -> Hops {
-        let widths = CounterWidths {
-            ts_bits: 24,
-            tx_bits: 20,
-            tx_unit_bytes: units.tx_unit_bytes.max(1),
-        };
+        let widths = COMPACT_WIDTHS.with_unit(NonZeroU16::new(units.tx_unit_bytes).unwrap_or(NonZeroU16::MIN));
         self.hops
             .iter()
             .map(|h| HopSample {
@@ -351,13 +356,6 @@ mod tests {
         assert_eq!(s[0].bandwidth, LinkSpeed::from_gbps(100));
         assert_eq!(s[1].bandwidth, LinkSpeed::from_gbps(1600));
         assert_eq!(s[0].qlen_bytes, 0x1FFFF * 80);
-        assert_eq!(
-            s[0].widths,
-            CounterWidths {
-                ts_bits: 24,
-                tx_bits: 20,
-                tx_unit_bytes: 128
-            }
-        );
+        assert_eq!(s[0].widths, CounterWidths::new(24, 20, 128).unwrap());
     }
 }

@@ -49,6 +49,8 @@
 //! | the three reserved flag bits, a hop's reserved 16 bits (and its last word in the Standard layout) | ignored on receipt, written as zero |
 //! | a reserved speed code | parses; `UnknownType` from [`IfaRepr::hop_samples`] (no link speed) |
 
+use core::num::NonZeroU16;
+
 use super::{be, fold_identity, Hops, Result, TxCounter, UnitsProfile, WireError, MAX_HOPS};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::LinkSpeed;
@@ -472,11 +474,7 @@ impl IfaRepr {
                 sojourn_ns: h.residence_ns,
                 bandwidth: speed(h.speed)?,
                 id: fold_identity(h.device_id as u64, h.egress_port as u32),
-                widths: CounterWidths {
-                    ts_bits: 32,
-                    tx_bits: 32,
-                    tx_unit_bytes: unit_bytes.max(1),
-                },
+                widths: CounterWidths::FULL.with_unit(NonZeroU16::new(unit_bytes).unwrap_or(NonZeroU16::MIN)),
                 tx_utilization: None,
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;

@@ -32,6 +32,8 @@
 //! | undefined trace-type bits 12-21 | 4-byte fields (RFC 9197 §4.4.1: a transit node fills them with 0xFFFFFFFF) |
 //! | reserved fields: the option's reserved byte (RFC 9486 §3), the fourth flag bit, trace-type bit 23 and the reserved byte after the trace type (RFC 9197 §4.4.1) | ignored on receipt, written as zero |
 
+use core::num::NonZeroU16;
+
 use super::{be, fold_identity, Hops, Result, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::LinkSpeed;
@@ -551,11 +553,7 @@ impl<'a> IoamRepr<'a> {
                 sojourn_ns: n.transit_delay & 0x7FFF_FFFF,
                 bandwidth: speed(node, egress).unwrap_or(profile.link_speed),
                 id: fold_identity(node, egress),
-                widths: CounterWidths {
-                    ts_bits: 32,
-                    tx_bits: 32,
-                    tx_unit_bytes: unit_bytes.max(1),
-                },
+                widths: CounterWidths::FULL.with_unit(NonZeroU16::new(unit_bytes).unwrap_or(NonZeroU16::MIN)),
                 tx_utilization: None,
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;

@@ -69,6 +69,9 @@ pub enum WireError {
     BadChecksum,
     /// The bytes do not start with the codec's frame magic.
     BadMagic,
+    /// A field's value is outside its defined range (e.g. a counter width
+    /// of 0 or above 32 bits).
+    OutOfRange,
 }
 
 /// Lets `?` turn it into `Box<dyn Error>` and friends on hosts.
@@ -89,6 +92,7 @@ impl fmt::Display for WireError {
             WireError::Replayed => "replayed notification",
             WireError::BadChecksum => "checksum mismatch",
             WireError::BadMagic => "not a frame (bad magic)",
+            WireError::OutOfRange => "field value out of range",
         })
     }
 }
