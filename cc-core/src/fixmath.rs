@@ -227,13 +227,36 @@ pub(crate) fn window_rate(w: Window, t: BaseRtt) -> Rate {
     Rate::from_bps(w * q as u64 + b)
 }
 
+/// `⌊tau · 2^32 / T⌋` for tau < T ≤ 2^20: the fraction tau/T in 2^-32
+/// units, 12 + 12 + 8 bits by 32-bit divides on the remainders (each
+/// remainder < T ≤ 2^20, shifted by at most 12: below 2^32). Exact.
+#[inline(always)]
+pub(crate) fn fraction_q32(tau: u32, t: NonZeroU32) -> u32 {
+    let a = tau << 12;
+    let (q1, r) = (a / t, a % t);
+    let a = r << 12;
+    let (q2, r) = (a / t, a % t);
+    let q3 = (r << 8) / t;
+    q1 << 20 | q2 << 8 | q3
+}
+
+/// `(x · f + 2^31) >> 32` for x < 2^41, f < 2^32: x times the fraction
+/// f/2^32, rounded to nearest, with two 32 × 32 products (x = hi·2^32 + lo,
+/// hi < 2^9, so hi·f < 2^41 and the sum fits 64 bits).
+#[inline(always)]
+pub(crate) fn mul_frac_q32(x: u64, f: u32) -> u64 {
+    let f = f as u64;
+    let lo = (x as u32 as u64) * f;
+    let hi = (x >> 32) * f;
+    hi + ((lo + (1 << 31)) >> 32)
+}
+
 /// Line 9 of HPCC++ Figure 4, `U + (tau/T)·(u − U)`, rounded to nearest,
 /// for U, u < 2^41 and tau ≤ T ≤ 2^20 (tau ≥ T gives u):
 ///
 /// ```text
-/// f    = ⌊tau · 2^32 / T⌋             12 + 12 + 8 bits by 32-bit divides on the remainders
-///                                     (each remainder < T ≤ 2^20, shifted by at most 12)
-/// step = (|u − U| · f + 2^31) >> 32   |u − U| < 2^41: two 32×32 products
+/// f    = ⌊tau · 2^32 / T⌋             fraction_q32
+/// step = (|u − U| · f + 2^31) >> 32   mul_frac_q32: |u − U| < 2^41
 /// U'   = U ± step
 /// ```
 /// Within |u − U|·2^-32 + 1/2 unit of the exact `(U·(T − tau) + u·tau)/T`:
@@ -243,30 +266,14 @@ pub(crate) fn ewma(u_old: u64, u: u64, tau: u32, t: NonZeroU32) -> u64 {
     if tau >= t.get() {
         return u;
     }
-    let a = tau << 12;
-    let (q1, r) = (a / t, a % t);
-    let a = r << 12;
-    let (q2, r) = (a / t, a % t);
-    let q3 = (r << 8) / t;
-    let f = (q1 << 20 | q2 << 8 | q3) as u64;
-    let (d, up) = if u >= u_old {
-        (u - u_old, true)
+    let f = fraction_q32(tau, t);
+    if u >= u_old {
+        u_old + mul_frac_q32(u - u_old, f)
     } else {
-        (u_old - u, false)
-    };
-    // d = hi·2^32 + lo with hi < 2^9: d·f = hi·f·2^32 + lo·f.
-    let lo = (d as u32 as u64) * f;
-    let hi = (d >> 32) * f;
-    let step = hi + ((lo + (1 << 31)) >> 32);
-    if up {
-        u_old + step
-    } else {
-        u_old - step.min(u_old)
+        u_old - mul_frac_q32(u_old - u, f).min(u_old)
     }
 }
 
-/// `floor(a · b / 2^s)` for `a, b < 2^32`, `s < 64`: a 32×32 → 64-bit
-/// product (`mul` and `mulhu` on rv32) and a shift.
 #[inline(always)]
 pub(crate) const fn mul_shr(a: u32, b: u32, s: u32) -> u64 {
     (a as u64 * b as u64) >> (s & 63)

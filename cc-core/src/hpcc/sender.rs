@@ -127,10 +127,7 @@ impl<const H: usize> HpccSender<H> {
         snd_nxt: Seq,
     ) -> Result<(), Error> {
         let first = !self.core.status.has_history();
-        let measured = match hops {
-            [one] => self.core.measure_one(cfg, now, one, 0)?,
-            _ => self.core.measure_inflight(cfg, now, hops, 0)?,
-        };
+        let measured = self.core.measure_inflight(cfg, now, hops, 0)?;
         match measured {
             Measured::Unmeasured => {}
             Measured::Recorded => {
