@@ -328,7 +328,7 @@ mod tests {
         let s = e.stats();
         assert_eq!(
             (s.unknown_flow, s.table_full, s.bad_start, s.bad_telemetry),
-            (1, 1, 1, 2)
+            (1, 1, 1, 1)
         );
     }
 
