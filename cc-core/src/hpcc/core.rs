@@ -393,12 +393,17 @@ impl<const H: usize> HpccCore<H> {
         let t = self.t.as_nanos() as u64;
         let q = queue_signal(signal, s).min(h.queue) as u64;
         // Denominators are ≥ 100 · 100 > 0 (plausible B, valid T, dts > 0):
-        // the `None` arms cannot happen, and would only zero a term.
-        let queue_term = match signal {
-            QueueSignal::Length => ratio_q24(q * 8000, b * t),
-            QueueSignal::Sojourn => ratio_q24(q, t),
-        }
-        .unwrap_or(0);
+        // the `None` arms cannot happen, and would only zero a term. An
+        // empty queue (most hops of most paths) needs no division.
+        let queue_term = if q == 0 {
+            0
+        } else {
+            match signal {
+                QueueSignal::Length => ratio_q24(q * 8000, b * t),
+                QueueSignal::Sojourn => ratio_q24(q, t),
+            }
+            .unwrap_or(0)
+        };
         // txRate/B: the switch's own utilization if it reports one (same
         // 2^-24 scale as U), else from the counters.
         let rate_term = match s.tx_utilization {
