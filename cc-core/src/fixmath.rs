@@ -242,7 +242,8 @@ pub(crate) fn fraction_q32(tau: u32, t: NonZeroU32) -> u32 {
 
 /// `(x · f + 2^31) >> 32` for x < 2^41, f < 2^32: x times the fraction
 /// f/2^32, rounded to nearest, with two 32 × 32 products (x = hi·2^32 + lo,
-/// hi < 2^9, so hi·f < 2^41 and the sum fits 64 bits).
+/// hi < 2^9, so hi·f < 2^41 and the sum fits 64 bits). Never above x:
+/// x·f + 2^31 < (x + 1)·2^32.
 #[inline(always)]
 pub(crate) fn mul_frac_q32(x: u64, f: u32) -> u64 {
     let f = f as u64;

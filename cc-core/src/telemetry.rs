@@ -220,12 +220,11 @@ pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dt
     let unit = w.tx_unit_bytes() as u32;
     let unit_x8000 = unit * 8000;
     let most_x8000 = dts_ns as u64 * b_mbps as u64;
-    let mask = w.tx_mask();
-    // 2^bits · unit · 8000 = (mask + 1) · unit·8000.
-    if most_x8000 >= mask as u64 * unit_x8000 as u64 + unit_x8000 as u64 {
+    // bits ≤ 32 (CounterWidths::new): the shift stays below 64.
+    if most_x8000 >= (unit_x8000 as u64) << w.tx_bits() {
         return None;
     }
-    let units = now.wrapping_sub(before) & mask;
+    let units = now.wrapping_sub(before) & w.tx_mask();
     if units as u64 * unit_x8000 as u64 > 2 * most_x8000 + unit_x8000 as u64 {
         None
     } else {

@@ -49,10 +49,8 @@
 //! | the three reserved flag bits, a hop's reserved 16 bits (and its last word in the Standard layout) | ignored on receipt, written as zero |
 //! | a reserved speed code | parses; `UnknownType` from [`IfaRepr::hop_samples`] (no link speed) |
 
-use core::num::NonZeroU16;
-
-use super::{be, fold_identity, Hops, Result, TxCounter, UnitsProfile, WireError, MAX_HOPS};
-use crate::telemetry::{CounterWidths, HopSample};
+use super::{be, fold_identity, Hops, Result, UnitsProfile, WireError, MAX_HOPS};
+use crate::telemetry::HopSample;
 use crate::units::LinkSpeed;
 
 /// IFA header bytes.
@@ -455,10 +453,10 @@ impl IfaRepr {
     /// sojourn from residence time; speed from the code;
     /// identity from device id and egress port. The transmitted-bytes
     /// counter exists only in the [`HopLayout::TxBytes`] layout, counting
-    /// units of the profile's [`TxCounter`]; a Standard hop gives
+    /// units of the profile's [`TxCounter`](super::TxCounter); a Standard hop gives
     /// `MissingField`, as does a reserved speed code `UnknownType`.
     pub fn hop_samples(&self, profiles: &NamespaceProfiles, profile: &UnitsProfile) -> Result<Hops> {
-        let TxCounter::Present { unit_bytes } = profile.tx_counter else {
+        let Some(widths) = profile.tx_counter.widths_32() else {
             return Err(WireError::MissingField);
         };
         let mut out = Hops::new();
@@ -474,7 +472,7 @@ impl IfaRepr {
                 sojourn_ns: h.residence_ns,
                 bandwidth: speed(h.speed)?,
                 id: fold_identity(h.device_id as u64, h.egress_port as u32),
-                widths: CounterWidths::FULL.with_unit(NonZeroU16::new(unit_bytes).unwrap_or(NonZeroU16::MIN)),
+                widths,
                 tx_utilization: None,
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;

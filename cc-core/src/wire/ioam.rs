@@ -32,10 +32,8 @@
 //! | undefined trace-type bits 12-21 | 4-byte fields (RFC 9197 §4.4.1: a transit node fills them with 0xFFFFFFFF) |
 //! | reserved fields: the option's reserved byte (RFC 9486 §3), the fourth flag bit, trace-type bit 23 and the reserved byte after the trace type (RFC 9197 §4.4.1) | ignored on receipt, written as zero |
 
-use core::num::NonZeroU16;
-
-use super::{be, fold_identity, Hops, Result, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
-use crate::telemetry::{CounterWidths, HopSample};
+use super::{be, fold_identity, Hops, Result, TimestampFraction, UnitsProfile, WireError, MAX_HOPS};
+use crate::telemetry::HopSample;
 use crate::units::LinkSpeed;
 
 /// IPv6 option type of IOAM (RFC 9486 §3): "00" skip, "1" may change en route.
@@ -522,7 +520,7 @@ impl<'a> IoamRepr<'a> {
         speed: impl Fn(u64, u32) -> Option<LinkSpeed>,
     ) -> Result<Hops> {
         let tt = self.trace_type;
-        let TxCounter::Present { unit_bytes } = profile.tx_counter else {
+        let Some(widths) = profile.tx_counter.widths_32() else {
             return Err(WireError::MissingField);
         };
         if tt & bits::TS_SEC == 0 || tt & bits::TS_FRAC == 0 || tt & (bits::NS_SHORT | bits::NS_WIDE) == 0 {
@@ -553,7 +551,7 @@ impl<'a> IoamRepr<'a> {
                 sojourn_ns: n.transit_delay & 0x7FFF_FFFF,
                 bandwidth: speed(node, egress).unwrap_or(profile.link_speed),
                 id: fold_identity(node, egress),
-                widths: CounterWidths::FULL.with_unit(NonZeroU16::new(unit_bytes).unwrap_or(NonZeroU16::MIN)),
+                widths,
                 tx_utilization: None,
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;
@@ -590,6 +588,7 @@ pub fn find_in_hop_by_hop(hbh: &[u8]) -> Result<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::TxCounter;
 
     fn node(k: u32) -> IoamNode<'static> {
         IoamNode {

@@ -28,8 +28,9 @@ pub mod int_md;
 pub mod ioam;
 
 use core::fmt;
+use core::num::NonZeroU16;
 
-use crate::telemetry::HopSample;
+use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{Fraction, LinkSpeed};
 
 /// Most hops a parsed stack may hold (DESIGN §4: up to 8 hops).
@@ -123,6 +124,20 @@ pub enum TxCounter {
         /// Bytes per counter unit.
         unit_bytes: u16,
     },
+}
+
+impl TxCounter {
+    /// The counter widths of a format whose counters are 32 bits wide (IFA,
+    /// IOAM), counting this counter's units (a unit of 0 is taken as 1
+    /// byte); `None` when there is no counter.
+    pub fn widths_32(self) -> Option<CounterWidths> {
+        match self {
+            TxCounter::Absent => None,
+            TxCounter::Present { unit_bytes } => {
+                Some(CounterWidths::FULL.with_unit(NonZeroU16::new(unit_bytes).unwrap_or(NonZeroU16::MIN)))
+            }
+        }
+    }
 }
 
 /// Device units that the formats leave open.
