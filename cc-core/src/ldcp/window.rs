@@ -18,8 +18,13 @@
 //! RTT: the draft's "RTT/cw" and rate = cw/RTT use the measured RTT, which
 //! makes timer-clocked windows self-regulating (a longer queue stretches
 //! every tick). The flow starts from the path's base RTT and smooths the
-//! samples ACKs carry: `srtt += (sample − srtt) / 8` (TCP's gain, RFC 6298),
-//! clamped to [`BaseRtt::MIN_NS`, `BaseRtt::MAX_NS`].
+//! samples ACKs carry: `srtt += (sample − srtt) · g`, clamped to
+//! [`BaseRtt::MIN_NS`, `BaseRtt::MAX_NS`]. With an ACK per packet g = 1/8
+//! (TCP's gain, RFC 6298). Below one packet an ACK comes once every 1/cw
+//! RTTs, so the gain is scaled by the samples an RTT brings (as RFC 7323
+//! App. G scales it for many samples an RTT): g = min(1, 1/(8·cw)). With
+//! 1/8 a sample, a flow at cw = 1/16 took 8 samples, 128 RTTs, to follow a
+//! queue that had come and gone, and kept ticking at the stale RTT.
 
 use core::num::{NonZeroU32, NonZeroU64};
 
@@ -425,7 +430,7 @@ impl Ldcp {
     #[inline(never)]
     pub(crate) fn any_ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Decision {
         if let (Some(sample), Phase::Stable) = (ack.rtt_ns, self.phase()) {
-            self.srtt = smooth_rtt(self.srtt, sample.max(self.rtt_floor()));
+            self.srtt = smooth_rtt_at(self.srtt, sample.max(self.rtt_floor()), self.cw);
         }
         let newly = ack.cum_ack.bytes_since(self.snd_una);
         if newly == 0 {
@@ -582,6 +587,39 @@ pub(crate) fn smooth_rtt(srtt: BaseRtt, sample_ns: u32) -> BaseRtt {
     let x = sample_ns.min(1 << 24) as i32;
     let next = (s + (x - s) / 8).clamp(BaseRtt::MIN_NS as i32, BaseRtt::MAX_NS as i32);
     BaseRtt::from_nanos(next as u32).unwrap_or(srtt)
+}
+
+/// [`smooth_rtt`] with the gain scaled to the samples an RTT brings at
+/// window `cw`: g = 1/8 for cw ≥ 1, g = min(1, 1/(8·cw)) below (see the
+/// module doc). In integers, cw = c/2^16 with c < 2^16 below one packet, so
+/// 1/(8·cw) = 2^13/c: c ≤ 2^13 (cw ≤ 1/8) takes the sample itself, else
+/// srtt + (sample − srtt)·2^13/c, truncated toward zero as `smooth_rtt`
+/// truncates; |sample − srtt| < 2^24, so the product stays below 2^37, and
+/// c > 2^13 is a non-zero divisor.
+#[inline]
+pub(crate) fn smooth_rtt_at(srtt: BaseRtt, sample_ns: u32, cw: Packets) -> BaseRtt {
+    const ONE_EIGHTH: u32 = 1 << (Packets::FRAC_BITS - 3);
+    let c = cw.to_bits();
+    if c >> Packets::FRAC_BITS != 0 {
+        return smooth_rtt(srtt, sample_ns);
+    }
+    // As in smooth_rtt: a sample past 2^24 ns is capped first, and the
+    // result is clamped to the RTT range.
+    let x = sample_ns.min(1 << 24);
+    let s = srtt.as_nanos();
+    let next = match NonZeroU64::new(c as u64).filter(|c| c.get() > ONE_EIGHTH as u64) {
+        None => x,
+        Some(c) => {
+            // The step is at most |x − s| < 2^24: no overflow either way.
+            let step = |d: u32| div_u64((d as u64) << (Packets::FRAC_BITS - 3), c) as u32;
+            if x >= s {
+                s + step(x - s)
+            } else {
+                s - step(s - x)
+            }
+        }
+    };
+    BaseRtt::from_nanos(next.clamp(BaseRtt::MIN_NS, BaseRtt::MAX_NS)).unwrap_or(srtt)
 }
 
 #[cfg(test)]
@@ -831,6 +869,55 @@ mod tests {
         let d = l.on_loss(&cfg, Instant::ZERO, Seq(1_000_000));
         assert_eq!(l.cw(), cfg.gamma_packets());
         assert!(matches!(d.timer, TimerRequest::Arm(_)));
+    }
+
+    /// A timer-clocked flow follows its RTT as fast per RTT as an
+    /// ACK-clocked one. A queue had pushed srtt to 5 base RTTs and drained;
+    /// the next ACK brings a base-RTT sample. At cw = 1/16 that ACK comes 16
+    /// RTTs after the last, and the gain of 1/8 a sample left srtt at 4.5
+    /// base RTTs (the flow kept ticking at less than a quarter of its
+    /// rate for dozens of RTTs more); now it takes the sample (gain
+    /// min(1, 1/(8·cw)) = 1) and the next tick is base RTT / cw. At cw = 1/2
+    /// the gain is 1/4; ACK-clocked (cw = 2) it stays 1/8.
+    #[test]
+    fn a_timer_clocked_flow_follows_its_rtt_per_rtt_not_per_sample() {
+        for (cw_raw, want_in_bases) in [(1u32 << 12, 1.0), (1 << 15, 4.0), (2 << 16, 4.5)] {
+            let (cfg, mut l) = stable(cw_raw);
+            let base = l.srtt().as_nanos();
+            l.srtt = BaseRtt::from_nanos(5 * base).unwrap();
+            let now = Instant::from_nanos(1_000_000);
+            let ack = Ack {
+                cum_ack: l.snd_una.add(1000),
+                snd_nxt: l.snd_una.add(1000),
+                ece: EcnEcho::NotMarked,
+                telemetry: &[],
+                rtt_ns: Some(base),
+            };
+            let d = l.on_ack(&cfg, now, &ack);
+            let srtt = l.srtt().as_nanos() as f64 / base as f64;
+            assert!(
+                (srtt - want_in_bases).abs() < 1e-3,
+                "cw {cw_raw:#x}: srtt {srtt} base RTTs"
+            );
+            if cw_raw < 1 << 13 {
+                // Still timer-clocked: the tick follows the new RTT.
+                let TimerRequest::Arm(t) = d.timer else {
+                    panic!("{:?}", d.timer)
+                };
+                let expect = base as f64 / (l.cw().to_bits() as f64 / 65_536.0);
+                let got = (t.as_nanos() - now.as_nanos()) as f64;
+                assert!((got - expect).abs() <= 16.0, "tick in {got} ns, RTT/cw {expect} ns");
+            }
+        }
+        // The integer gain at the corners: 2^24 ns samples are capped, the
+        // result stays in the RTT range.
+        let eighth = Packets::from_bits(1 << 13);
+        let s = BaseRtt::from_nanos(1000).unwrap();
+        assert_eq!(smooth_rtt_at(s, u32::MAX, eighth).as_nanos(), BaseRtt::MAX_NS);
+        assert_eq!(smooth_rtt_at(s, 0, eighth).as_nanos(), BaseRtt::MIN_NS);
+        assert_eq!(smooth_rtt_at(s, 0, Packets::from_bits(0)).as_nanos(), BaseRtt::MIN_NS);
+        assert_eq!(smooth_rtt_at(s, 3000, Packets::from_bits(1 << 14)).as_nanos(), 2000);
+        assert_eq!(smooth_rtt_at(s, 9000, Packets::ONE), smooth_rtt(s, 9000));
     }
 
     /// Samples below the base RTT cannot speed the flow past IW/T.

@@ -65,11 +65,19 @@ impl LdcpRef {
         self.cw.min(self.p.iw_pkts) * self.p.mtu * 8.0 / self.srtt * 1e9
     }
 
-    /// Folds an RTT sample into the smoothed RTT (gain 1/8), floored at
-    /// the base RTT; fast start takes no samples (as the engine documents).
+    /// Folds an RTT sample into the smoothed RTT, floored at the base RTT;
+    /// fast start takes no samples (as the engine documents). The gain is
+    /// 1/8 a sample at cw ≥ 1 and min(1, 1/(8·cw)) below, where a sample
+    /// comes once every 1/cw RTTs (as the engine documents).
     pub fn rtt_sample(&mut self, sample_ns: f64) {
         if !self.fast {
-            self.srtt = smooth(self.srtt, sample_ns.max(self.p.t_ns));
+            let gain = if self.cw >= 1.0 {
+                1.0 / 8.0
+            } else {
+                (1.0 / (8.0 * self.cw)).min(1.0)
+            };
+            let x = sample_ns.max(self.p.t_ns);
+            self.srtt = (self.srtt + (x - self.srtt) * gain).clamp(100.0, (1u32 << 20) as f64);
         }
     }
 
