@@ -76,8 +76,7 @@ impl LdcpRef {
             } else {
                 (1.0 / (8.0 * self.cw)).min(1.0)
             };
-            let x = sample_ns.max(self.p.t_ns);
-            self.srtt = (self.srtt + (x - self.srtt) * gain).clamp(100.0, (1u32 << 20) as f64);
+            self.srtt = smooth(self.srtt, sample_ns.max(self.p.t_ns), gain);
         }
     }
 
@@ -167,9 +166,9 @@ impl LdcpRef {
     }
 }
 
-/// srtt + (sample − srtt)/8 within the engine's RTT range.
-fn smooth(srtt: f64, sample: f64) -> f64 {
-    (srtt + (sample - srtt) / 8.0).clamp(100.0, (1u32 << 20) as f64)
+/// srtt + (sample − srtt)·gain within the engine's RTT range.
+fn smooth(srtt: f64, sample: f64, gain: f64) -> f64 {
+    (srtt + (sample - srtt) * gain).clamp(100.0, (1u32 << 20) as f64)
 }
 
 /// The commercial-NIC variant (§3.2).
@@ -201,7 +200,7 @@ impl LdcpRateRef {
     /// AI per RTT response, with the response's RTT sample.
     pub fn on_rtt_response(&mut self, rtt_ns: Option<f64>) {
         if let Some(r) = rtt_ns {
-            self.srtt = smooth(self.srtt, r.max(self.p.t_ns));
+            self.srtt = smooth(self.srtt, r.max(self.p.t_ns), 1.0 / 8.0);
         }
         self.cw = (self.cw + self.p.alpha).min(self.p.iw_pkts);
     }
