@@ -251,14 +251,21 @@ pub(crate) fn stack_signature(hops: &[HopSample], first_index: u8, tracked: u16)
         ^ (hops.len() as u32)
         ^ (first_index as u32).wrapping_mul(0x9E37_79B9)
         ^ (tracked as u32).wrapping_mul(0x27D4_EB2F);
-    for (i, s) in hops.iter().enumerate() {
-        if tracked >> (i & 15) & 1 == 0 {
-            continue;
-        }
+    let round = |h: u32, s: &HopSample| {
         let word =
             s.id ^ s.bandwidth.as_mbps().wrapping_mul(0x85EB_CA6B) ^ s.widths.to_word().wrapping_mul(0xC2B2_AE35);
-        h = (h ^ word).wrapping_mul(0x0100_0193);
-        h ^= h >> 15;
+        let h = (h ^ word).wrapping_mul(0x0100_0193);
+        h ^ (h >> 15)
+    };
+    if hops.len() < 16 && tracked as u32 == (1 << hops.len()) - 1 {
+        // Every hop followed (the usual case): no per-hop test.
+        h = hops.iter().fold(h, round);
+    } else {
+        for (i, s) in hops.iter().enumerate() {
+            if tracked >> (i & 15) & 1 != 0 {
+                h = round(h, s);
+            }
+        }
     }
     (h ^ (h >> 20)) & SIGNATURE_MASK
 }

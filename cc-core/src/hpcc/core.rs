@@ -64,7 +64,8 @@ enum OneStep {
     Updated(u64),
 }
 
-/// Load of one hop for one sample.
+/// Load of one hop for one sample, as [`Self::hop_load`] computes it
+/// ([`PackedLoad`] is how it crosses that function's boundary).
 enum HopLoad {
     /// The sample is older than the history: reject the whole stack.
     Stale,
@@ -75,6 +76,58 @@ enum HopLoad {
     Skip,
     /// u' of this hop and the ts delta it was measured over (ns).
     Load { u: u64, dts: u32 },
+}
+
+/// A [`HopLoad`] in one word, so that the per-hop function's answer comes
+/// back in two registers instead of through memory (on rv32, an enum with
+/// a 64-bit field is returned by a store and reloaded by the caller, once
+/// per hop of every ACK):
+///
+/// ```text
+/// bits 62-63   0 load, 1 skip, 2 expired, 3 stale
+/// bits 41-61   min(Δts, T) in ns (T ≤ 2^20: 21 bits)
+/// bits 0-40    u' in 2^-24 units (≤ 2^40, Utilization::MAX)
+/// ```
+/// Δts is capped at T: line 8 keeps only min(tau, T), and the longest
+/// Δts (tau of an idle path) passes through the same cap, so the cap
+/// changes no result.
+#[derive(Clone, Copy)]
+struct PackedLoad(u64);
+
+impl PackedLoad {
+    const U_BITS: u32 = 41;
+    const DTS_MASK: u64 = (1 << 21) - 1;
+    const SKIP: PackedLoad = PackedLoad(1 << 62);
+    const EXPIRED: PackedLoad = PackedLoad(2 << 62);
+    const STALE: PackedLoad = PackedLoad(3 << 62);
+
+    /// Packs `load`, with its Δts capped at `t`.
+    #[inline(always)]
+    fn pack(load: HopLoad, t: u32) -> PackedLoad {
+        match load {
+            HopLoad::Load { u, dts } => {
+                let dts = if dts < t { dts } else { t };
+                // u ≤ 2^40 (load_over saturates it), dts ≤ T ≤ 2^20.
+                PackedLoad(u | (dts as u64 & Self::DTS_MASK) << Self::U_BITS)
+            }
+            HopLoad::Skip => Self::SKIP,
+            HopLoad::Expired => Self::EXPIRED,
+            HopLoad::Stale => Self::STALE,
+        }
+    }
+
+    #[inline(always)]
+    fn unpack(self) -> HopLoad {
+        match self.0 >> 62 {
+            0 => HopLoad::Load {
+                u: self.0 & ((1 << Self::U_BITS) - 1),
+                dts: (self.0 >> Self::U_BITS & Self::DTS_MASK) as u32,
+            },
+            1 => HopLoad::Skip,
+            2 => HopLoad::Expired,
+            _ => HopLoad::Stale,
+        }
+    }
 }
 
 /// The values of a core that define its behaviour, for checkpointing a flow
@@ -293,6 +346,31 @@ impl<const H: usize> HpccCore<H> {
     /// recorded at `now`.
     fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16, sig: u32) {
         self.set_recorded_at(now);
+        let signal = cfg.queue_signal;
+        let keep = |s: &HopSample| HopHistory {
+            ts: s.ts,
+            tx: s.tx,
+            queue: queue_signal(signal, s),
+        };
+        if hops.len() <= H {
+            // Every hop is followed (the usual case): hop i in slot i.
+            for (h, s) in self.hops.iter_mut().zip(hops) {
+                *h = keep(s);
+            }
+        } else {
+            self.record_tracked(hops, tracked, keep);
+        }
+        self.status.set_path_sig(sig & SIGNATURE_MASK);
+        // check_stack keeps hops.len() ≤ 15; the mask keeps the setter in range.
+        self.status.set_hops((hops.len() & 0xF) as u8);
+        self.status.set_has_history(true);
+    }
+
+    /// [`Self::record`] for a path longer than the history: the hops of
+    /// `tracked`, in order.
+    #[cold]
+    #[inline(never)]
+    fn record_tracked(&mut self, hops: &[HopSample], tracked: u16, keep: impl Fn(&HopSample) -> HopHistory) {
         let mut rank = 0;
         for (i, s) in hops.iter().enumerate() {
             if tracked >> (i & 15) & 1 == 0 {
@@ -300,16 +378,8 @@ impl<const H: usize> HpccCore<H> {
             }
             let Some(h) = self.hops.get_mut(rank) else { break };
             rank += 1;
-            *h = HopHistory {
-                ts: s.ts,
-                tx: s.tx,
-                queue: queue_signal(cfg.queue_signal, s),
-            };
+            *h = keep(s);
         }
-        self.status.set_path_sig(sig & SIGNATURE_MASK);
-        // check_stack keeps hops.len() ≤ 15; the mask keeps the setter in range.
-        self.status.set_hops((hops.len() & 0xF) as u8);
-        self.status.set_has_history(true);
     }
 
     /// Which hops of a stack the history follows (bit i for hop i): all of
@@ -374,13 +444,22 @@ impl<const H: usize> HpccCore<H> {
     /// more of local time → expired); the transmitted bytes by
     /// [`tx_bytes_between`] (an interval that could hold a counter wrap, or
     /// a counter reset → skip the hop).
-    #[inline(never)]
+    ///
+    /// The Δts it returns is capped at T (see [`PackedLoad`]).
+    #[inline(always)]
     fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> HopLoad {
-        match ts_interval(s.ts, h.ts, s.widths.ts_mask(), elapsed_ns) {
+        self.hop_load_packed(signal, s, h, elapsed_ns).unpack()
+    }
+
+    /// [`Self::hop_load`] out of line, its answer in one word.
+    #[inline(never)]
+    fn hop_load_packed(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> PackedLoad {
+        let load = match ts_interval(s.ts, h.ts, s.widths.ts_mask(), elapsed_ns) {
             TsInterval::Forward(dts) => self.load_over(signal, s, h, dts),
             TsInterval::Stale => HopLoad::Stale,
             TsInterval::Expired => HopLoad::Expired,
-        }
+        };
+        PackedLoad::pack(load, self.t.as_nanos())
     }
 
     /// [`Self::hop_load`] once the timestamp interval `dts` is known.
