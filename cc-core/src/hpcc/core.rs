@@ -643,18 +643,15 @@ impl<const H: usize> HpccCore<H> {
         let mut tau = 0u32;
         let mut dts_max = 0u32;
         let mut measured = false;
-        let mut rank = 0;
-        for (i, s) in hops.iter().enumerate() {
-            if mask >> (i & 15) & 1 == 0 {
-                continue;
-            }
-            let Some(h) = self.hops.get(rank) else { break };
-            rank += 1;
-            match self.hop_load(cfg.queue_signal, s, h, elapsed) {
-                HopLoad::Stale => return Err(Error::StaleTelemetry),
+        let mut expired = false;
+        // Lines 3-7 for one followed hop; false stops the loop (stale or
+        // expired).
+        let mut visit = |load: HopLoad| -> bool {
+            match load {
+                HopLoad::Stale => return false,
                 HopLoad::Expired => {
-                    self.record(cfg, now, hops, mask, sig);
-                    return Ok(Measured::Recorded);
+                    expired = true;
+                    return false;
                 }
                 HopLoad::Skip => {}
                 HopLoad::Load { u, dts } => {
@@ -666,6 +663,31 @@ impl<const H: usize> HpccCore<H> {
                     }
                 }
             }
+            true
+        };
+        let signal = cfg.queue_signal;
+        let complete = if hops.len() <= H {
+            // Every hop followed (the usual case): hop i against slot i.
+            hops.iter()
+                .zip(&self.hops)
+                .all(|(s, h)| visit(self.hop_load(signal, s, h, elapsed)))
+        } else {
+            let mut rank = 0;
+            hops.iter().enumerate().all(|(i, s)| {
+                if mask >> (i & 15) & 1 == 0 {
+                    return true;
+                }
+                let Some(h) = self.hops.get(rank) else { return true };
+                rank += 1;
+                visit(self.hop_load(signal, s, h, elapsed))
+            })
+        };
+        if expired {
+            self.record(cfg, now, hops, mask, sig);
+            return Ok(Measured::Recorded);
+        }
+        if !complete {
+            return Err(Error::StaleTelemetry);
         }
         if !measured {
             self.record(cfg, now, hops, mask, sig);
