@@ -179,21 +179,50 @@ pub(crate) enum TsInterval {
 /// W/4 margin covers queueing differences (4.2 ms for 24-bit ns stamps).
 #[inline]
 pub(crate) const fn ts_interval(now: u32, before: u32, mask: u32, elapsed_ns: u64) -> TsInterval {
-    // In 32 bits: the mask is W − 1, W/2 = mask/2 + 1, W/4 = mask/4 +
-    // (1 if W ≥ 4) (0 for a 1-bit stamp).
-    if elapsed_ns >> 32 != 0 || elapsed_ns as u32 > mask {
-        return TsInterval::Expired;
+    match TsReach::new(mask, elapsed_ns) {
+        Some(reach) => reach.interval(now, before),
+        None => TsInterval::Expired,
     }
-    let d = now.wrapping_sub(before) & mask;
-    let quarter = (mask >> 2) + ((mask >> 1) & 1);
-    let reach = (elapsed_ns as u32).saturating_add(quarter);
-    let reach = if reach < mask { reach } else { mask };
-    let half = (mask >> 1) + 1;
-    let limit = if reach > half { reach } else { half };
-    if d > limit {
-        TsInterval::Stale
-    } else {
-        TsInterval::Forward(d)
+}
+
+/// The part of [`ts_interval`] that depends on the timestamp's width and
+/// the local time only, not on the timestamps: the largest forward
+/// interval `max(W/2, min(elapsed + W/4, W − 1))`, or `None` (expired).
+/// The hops of a stack share both, so a stack works it out once.
+#[derive(Clone, Copy)]
+pub(crate) struct TsReach {
+    mask: u32,
+    limit: u32,
+}
+
+impl TsReach {
+    /// The reach for stamps of mask `mask` (W − 1), `elapsed_ns` after the
+    /// history was recorded; `None` when a whole wrap or more has passed.
+    #[inline(always)]
+    pub(crate) const fn new(mask: u32, elapsed_ns: u64) -> Option<TsReach> {
+        // In 32 bits: the mask is W − 1, W/2 = mask/2 + 1, W/4 = mask/4 +
+        // (1 if W ≥ 4) (0 for a 1-bit stamp).
+        if elapsed_ns >> 32 != 0 || elapsed_ns as u32 > mask {
+            return None;
+        }
+        let quarter = (mask >> 2) + ((mask >> 1) & 1);
+        let reach = (elapsed_ns as u32).saturating_add(quarter);
+        let reach = if reach < mask { reach } else { mask };
+        let half = (mask >> 1) + 1;
+        let limit = if reach > half { reach } else { half };
+        Some(TsReach { mask, limit })
+    }
+
+    /// The interval from `before` to `now` ([`ts_interval`] once the reach
+    /// is known): forward or stale.
+    #[inline(always)]
+    pub(crate) const fn interval(self, now: u32, before: u32) -> TsInterval {
+        let d = now.wrapping_sub(before) & self.mask;
+        if d > self.limit {
+            TsInterval::Stale
+        } else {
+            TsInterval::Forward(d)
+        }
     }
 }
 

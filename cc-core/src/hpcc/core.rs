@@ -10,7 +10,7 @@ use super::{HpccConfig, QueueSignal};
 use crate::event::{Decision, Error};
 use crate::fixmath::{ewma, fraction_q32, mul_frac_q32, ratio_q24};
 use crate::telemetry::{
-    stack_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, SIGNATURE_MASK,
+    stack_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, TsReach, SIGNATURE_MASK,
 };
 use crate::units::{BaseRtt, Instant, Utilization, Window};
 
@@ -448,13 +448,23 @@ impl<const H: usize> HpccCore<H> {
     /// The Δts it returns is capped at T (see [`PackedLoad`]).
     #[inline(always)]
     fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> HopLoad {
-        self.hop_load_packed(signal, s, h, elapsed_ns).unpack()
+        match TsReach::new(s.widths.ts_mask(), elapsed_ns) {
+            Some(reach) => self.hop_load_within(signal, s, h, reach),
+            None => HopLoad::Expired,
+        }
     }
 
-    /// [`Self::hop_load`] out of line, its answer in one word.
+    /// [`Self::hop_load`] once the timestamp's reach is known (not
+    /// expired).
+    #[inline(always)]
+    fn hop_load_within(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, reach: TsReach) -> HopLoad {
+        self.hop_load_packed(signal, s, h, reach).unpack()
+    }
+
+    /// [`Self::hop_load_within`] out of line, its answer in one word.
     #[inline(never)]
-    fn hop_load_packed(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> PackedLoad {
-        let load = match ts_interval(s.ts, h.ts, s.widths.ts_mask(), elapsed_ns) {
+    fn hop_load_packed(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, reach: TsReach) -> PackedLoad {
+        let load = match reach.interval(s.ts, h.ts) {
             TsInterval::Forward(dts) => self.load_over(signal, s, h, dts),
             TsInterval::Stale => HopLoad::Stale,
             TsInterval::Expired => HopLoad::Expired,
@@ -667,10 +677,21 @@ impl<const H: usize> HpccCore<H> {
         };
         let signal = cfg.queue_signal;
         let complete = if hops.len() <= H {
-            // Every hop followed (the usual case): hop i against slot i.
-            hops.iter()
-                .zip(&self.hops)
-                .all(|(s, h)| visit(self.hop_load(signal, s, h, elapsed)))
+            // Every hop followed (the usual case): hop i against slot i,
+            // the timestamps' reach worked out again only where the
+            // widths change (they seldom do along a path).
+            let mut widths = None;
+            let mut reach = None;
+            hops.iter().zip(&self.hops).all(|(s, h)| {
+                if widths != Some(s.widths) {
+                    widths = Some(s.widths);
+                    reach = TsReach::new(s.widths.ts_mask(), elapsed);
+                }
+                match reach {
+                    Some(r) => visit(self.hop_load_within(signal, s, h, r)),
+                    None => visit(HopLoad::Expired),
+                }
+            })
         } else {
             let mut rank = 0;
             hops.iter().enumerate().all(|(i, s)| {
