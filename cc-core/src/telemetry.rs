@@ -180,7 +180,10 @@ pub(crate) enum TsInterval {
 #[inline]
 pub(crate) const fn ts_interval(now: u32, before: u32, mask: u32, elapsed_ns: u64) -> TsInterval {
     match TsReach::new(mask, elapsed_ns) {
-        Some(reach) => reach.interval(now, before),
+        Some(reach) => match reach.interval(now, before) {
+            Some(d) => TsInterval::Forward(d),
+            None => TsInterval::Stale,
+        },
         None => TsInterval::Expired,
     }
 }
@@ -214,14 +217,15 @@ impl TsReach {
     }
 
     /// The interval from `before` to `now` ([`ts_interval`] once the reach
-    /// is known): forward or stale.
+    /// is known): the forward interval in ns, or `None` when the sample is
+    /// stale (a reach cannot be expired).
     #[inline(always)]
-    pub(crate) const fn interval(self, now: u32, before: u32) -> TsInterval {
+    pub(crate) const fn interval(self, now: u32, before: u32) -> Option<u32> {
         let d = now.wrapping_sub(before) & self.mask;
         if d > self.limit {
-            TsInterval::Stale
+            None
         } else {
-            TsInterval::Forward(d)
+            Some(d)
         }
     }
 }

@@ -465,9 +465,8 @@ impl<const H: usize> HpccCore<H> {
     #[inline(never)]
     fn hop_load_packed(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, reach: TsReach) -> PackedLoad {
         let load = match reach.interval(s.ts, h.ts) {
-            TsInterval::Forward(dts) => self.load_over(signal, s, h, dts),
-            TsInterval::Stale => HopLoad::Stale,
-            TsInterval::Expired => HopLoad::Expired,
+            Some(dts) => self.load_over(signal, s, h, dts),
+            None => HopLoad::Stale,
         };
         PackedLoad::pack(load, self.t.as_nanos())
     }
