@@ -280,26 +280,45 @@ pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dt
 /// rv32imac has no rotate.
 #[inline]
 pub(crate) fn stack_signature(hops: &[HopSample], first_index: u8, tracked: u16) -> u32 {
-    let mut h: u32 = 0x811C_9DC5
-        ^ (hops.len() as u32)
-        ^ (first_index as u32).wrapping_mul(0x9E37_79B9)
-        ^ (tracked as u32).wrapping_mul(0x27D4_EB2F);
-    let round = |h: u32, s: &HopSample| {
-        let word =
-            s.id ^ s.bandwidth.as_mbps().wrapping_mul(0x85EB_CA6B) ^ s.widths.to_word().wrapping_mul(0xC2B2_AE35);
-        let h = (h ^ word).wrapping_mul(0x0100_0193);
-        h ^ (h >> 15)
-    };
+    let mut h = signature_seed(hops.len() as u32, first_index, tracked);
     if hops.len() < 16 && tracked as u32 == (1 << hops.len()) - 1 {
         // Every hop followed (the usual case): no per-hop test.
-        h = hops.iter().fold(h, round);
+        h = hops.iter().fold(h, signature_round);
     } else {
         for (i, s) in hops.iter().enumerate() {
             if tracked >> (i & 15) & 1 != 0 {
-                h = round(h, s);
+                h = signature_round(h, s);
             }
         }
     }
+    signature_finish(h)
+}
+
+/// [`stack_signature`] of a stack of one hop, followed: the same value,
+/// with the seed a constant for a constant `first_index`.
+#[inline(always)]
+pub(crate) fn one_hop_signature(s: &HopSample, first_index: u8) -> u32 {
+    signature_finish(signature_round(signature_seed(1, first_index, 1), s))
+}
+
+/// The signature's start: hop count, where the stack starts, which hops
+/// are followed.
+#[inline(always)]
+const fn signature_seed(hops: u32, first_index: u8, tracked: u16) -> u32 {
+    0x811C_9DC5 ^ hops ^ (first_index as u32).wrapping_mul(0x9E37_79B9) ^ (tracked as u32).wrapping_mul(0x27D4_EB2F)
+}
+
+/// One followed hop's round of the signature.
+#[inline(always)]
+fn signature_round(h: u32, s: &HopSample) -> u32 {
+    let word = s.id ^ s.bandwidth.as_mbps().wrapping_mul(0x85EB_CA6B) ^ s.widths.to_word().wrapping_mul(0xC2B2_AE35);
+    let h = (h ^ word).wrapping_mul(0x0100_0193);
+    h ^ (h >> 15)
+}
+
+/// The signature's last fold to [`SIGNATURE_MASK`]'s 20 bits.
+#[inline(always)]
+const fn signature_finish(h: u32) -> u32 {
     (h ^ (h >> 20)) & SIGNATURE_MASK
 }
 

@@ -10,7 +10,8 @@ use super::{HpccConfig, QueueSignal};
 use crate::event::{Decision, Error};
 use crate::fixmath::{ewma, fraction_q32, mul_frac_q32, ratio_q24};
 use crate::telemetry::{
-    stack_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, TsReach, SIGNATURE_MASK,
+    one_hop_signature, stack_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, TsReach,
+    SIGNATURE_MASK,
 };
 use crate::units::{BaseRtt, Instant, Utilization, Window};
 
@@ -796,19 +797,34 @@ impl<const H: usize> HpccCore<H> {
     /// [`Self::step_one`] once the timestamp interval `dts` is known.
     #[inline(always)]
     fn step_over(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, dts: u32) -> OneStep {
-        let t = self.t.as_divisor32();
-        let fused = dts != 0
-            && dts < t.get()
-            && signal == QueueSignal::Length
-            && s.tx_utilization.is_none()
-            && s.bandwidth.is_plausible();
-        if !fused {
+        if !Self::fusable(signal, s, dts, self.t) {
             return self.step_general(signal, s, h, dts);
         }
+        match self.fused_step(s, h, dts) {
+            Some(u28) => OneStep::Updated(u28),
+            None => OneStep::Skip,
+        }
+    }
+
+    /// Whether [`Self::fused_step`] serves a sample: 0 < Δts < T, the
+    /// queue-length signal, the rate from the counters, a plausible B.
+    #[inline(always)]
+    fn fusable(signal: QueueSignal, s: &HopSample, dts: u32, t: BaseRtt) -> bool {
+        dts != 0
+            && dts < t.as_nanos()
+            && signal == QueueSignal::Length
+            && s.tx_utilization.is_none()
+            && s.bandwidth.is_plausible()
+    }
+
+    /// The new U (2^-28 units, before saturation) by line 9's one-hop form
+    /// (see [`Self::step_one`]), for a sample [`Self::fusable`] accepts;
+    /// `None` when the counters give no rate (skip the hop).
+    #[inline(always)]
+    fn fused_step(&self, s: &HopSample, h: &HopHistory, dts: u32) -> Option<u64> {
+        let t = self.t.as_divisor32();
         let b = s.bandwidth.as_mbps();
-        let Some(dtx) = tx_bytes_between(s.tx, h.tx, s.widths, dts, b) else {
-            return OneStep::Skip;
-        };
+        let dtx = tx_bytes_between(s.tx, h.tx, s.widths, dts, b)?;
         let f = fraction_q32(dts, t);
         let q = s.qlen_bytes.min(h.queue) as u64;
         let v8 = ((q * f as u64) >> 24) + (dtx << 8);
@@ -817,7 +833,60 @@ impl<const H: usize> HpccCore<H> {
         let a24 = ratio_q24(v8 * 8000, (b as u64 * t.get() as u64) << 8).unwrap_or(0);
         let a28 = (a24 << U_EXTRA_BITS).min((f as u64) << U_HIGH_BITS);
         let u = self.u28();
-        OneStep::Updated(u - mul_frac_q32(u, f) + a28)
+        Some(u - mul_frac_q32(u, f) + a28)
+    }
+
+    /// The common one-hop sample from start to finish, for the sender's ACK
+    /// and the probe reply: a followed path of one hop with history
+    /// (`first_index` the hop's place in its stack), a forward interval the
+    /// fused step serves, a rate from the counters. MeasureInflight by
+    /// [`Self::fused_step`], ComputeWind with `update_wc`, and the history
+    /// recorded: the same state, bit for bit, as [`Self::measure_one`]
+    /// followed by [`Self::compute_wind`] (property-tested). Written as one
+    /// piece so that no `Result` or [`Measured`] crosses a frame on the
+    /// path nearly every ACK takes. `false`, with nothing changed, for any
+    /// other sample: the general path decides it.
+    #[inline(always)]
+    pub(crate) fn one_hop_fast(
+        &mut self,
+        cfg: &HpccConfig,
+        now: Instant,
+        s: &HopSample,
+        first_index: u8,
+        update_wc: bool,
+    ) -> bool {
+        let status = self.status;
+        if !status.has_history() || status.hops() != 1 || status.path_sig() != one_hop_signature(s, first_index) {
+            return false;
+        }
+        let Some(h) = self.hops.first() else {
+            return false;
+        };
+        let Some(reach) = TsReach::new(s.widths.ts_mask(), self.elapsed_since_record(now)) else {
+            return false;
+        };
+        let Some(dts) = reach.interval(s.ts, h.ts) else {
+            return false;
+        };
+        if !Self::fusable(cfg.queue_signal, s, dts, self.t) {
+            return false;
+        }
+        let Some(u28) = self.fused_step(s, h, dts) else {
+            return false;
+        };
+        self.set_u28(u28);
+        self.compute_wind(cfg, self.utilization(), update_wc);
+        // Same path, one hop: the history's count, signature and flag
+        // stand; the slot and the time it was recorded change.
+        self.set_recorded_at(now);
+        if let Some(h) = self.hops.first_mut() {
+            *h = HopHistory {
+                ts: s.ts,
+                tx: s.tx,
+                queue: s.qlen_bytes,
+            };
+        }
+        true
     }
 
     /// [`Self::step_over`] by u' of line 5 and then line 9's EWMA. Out of
@@ -964,6 +1033,67 @@ mod tests {
                     }
                 }
                 let _ = c.measure_one(&cfg, at, &s, 0);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The one-piece one-hop path is the general path where it applies:
+        /// measure_one then compute_wind give the same state bit for bit
+        /// (U, W, Wc, incStage, history, its time and signature), over
+        /// traces that wrap 24-bit stamps and 20-bit counters, leave gaps
+        /// past half a wrap, go backwards, change switch or speed, and
+        /// switch to the sojourn signal or a reported utilization (which it
+        /// must leave alone, untouched, to the general path).
+        #[test]
+        fn the_one_hop_fast_path_is_the_general_path(
+            steps in proptest::collection::vec(
+                (0u32..40_000, 0u32..700_000, 0u32..400_000, 0u64..20_000_000, 0u8..16, proptest::bool::ANY, 0u8..4),
+                1..60,
+            ),
+            narrow: bool,
+            max_stage in 0u8..6,
+            u0 in 0u64..(1 << 26),
+        ) {
+            let (mut cfg, mut c) = core1();
+            cfg.max_stage = max_stage;
+            c.set_utilization(Utilization::from_bits(u0));
+            let widths = if narrow { CounterWidths::new(24, 20, 64).unwrap() } else { CounterWidths::FULL };
+            let (mut ts, mut tx, mut now) = (0u32, 0u32, 0u64);
+            for (dts, dtx, q, dnow, odd, update, kind) in steps {
+                match odd {
+                    0 => ts = ts.wrapping_sub(dts),
+                    _ => {
+                        ts = ts.wrapping_add(dts);
+                        tx = tx.wrapping_add(if narrow { dtx / 64 } else { dtx });
+                    }
+                }
+                now += dnow;
+                let mut s = hop(ts, tx, q);
+                s.widths = widths;
+                match odd {
+                    1 => s.id = 2,
+                    2 => s.bandwidth = LinkSpeed::from_gbps(400),
+                    3 => s.tx_utilization = Some(crate::units::Fraction::from_bits(1 << 23).unwrap()),
+                    _ => {}
+                }
+                cfg.queue_signal = if kind == 0 { QueueSignal::Sojourn } else { QueueSignal::Length };
+                let first_index = kind & 1;
+                let at = Instant::from_nanos(now);
+                let before = c;
+                let mut fast = c;
+                if fast.one_hop_fast(&cfg, at, &s, first_index, update) {
+                    let r = c.measure_one(&cfg, at, &s, first_index);
+                    proptest::prop_assert!(matches!(r, Ok(Measured::Updated(_))), "general path: {:?}", r);
+                    let Ok(Measured::Updated(u)) = r else { continue };
+                    c.compute_wind(&cfg, u, update);
+                    proptest::prop_assert_eq!(fast, c);
+                } else {
+                    proptest::prop_assert_eq!(fast, before);
+                    if let Ok(Measured::Updated(u)) = c.measure_one(&cfg, at, &s, first_index) {
+                        c.compute_wind(&cfg, u, update);
+                    }
+                }
             }
         }
     }

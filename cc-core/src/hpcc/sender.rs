@@ -108,6 +108,17 @@ impl<const H: usize> HpccSender<H> {
             self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
             return Ok(self.decision());
         }
+        if let [s] = ack.telemetry {
+            // The common ACK of a one-hop path, decided in one piece.
+            let update = ack.cum_ack.after(self.last_update_seq);
+            if self.core.one_hop_fast(cfg, now, s, 0, update) {
+                if update {
+                    self.last_update_seq = ack.snd_nxt;
+                }
+                self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
+                return Ok(self.decision());
+            }
+        }
         // MeasureInflight checks the stack before it changes anything (an
         // empty stack is valid and measures nothing).
         if !ack.telemetry.is_empty() {
@@ -195,8 +206,10 @@ impl<const H: usize> HpccSender<H> {
         if !self.core.status.probe_outstanding() || probe != self.probe_id() {
             return Ok(self.decision());
         }
-        if let Measured::Updated(u) = self.core.measure_one(cfg, now, hop, hop_index)? {
-            self.core.compute_wind(cfg, u, true);
+        if !self.core.one_hop_fast(cfg, now, hop, hop_index, true) {
+            if let Measured::Updated(u) = self.core.measure_one(cfg, now, hop, hop_index)? {
+                self.core.compute_wind(cfg, u, true);
+            }
         }
         self.core.status.set_probe_outstanding(false);
         let mut d = self.decision();
