@@ -79,10 +79,12 @@ enum HopLoad {
     Load { u: u64, dts: u32 },
 }
 
-/// A [`HopLoad`] in one word, so that the per-hop function's answer comes
-/// back in two registers instead of through memory (on rv32, an enum with
-/// a 64-bit field is returned by a store and reloaded by the caller, once
-/// per hop of every ACK):
+/// A [`HopLoad`] in one word, so that the out-of-line per-hop function of
+/// the cold walks (a path longer than the history, the probe responder)
+/// answers in two registers instead of through memory (on rv32, an enum
+/// with a 64-bit field is returned by a store and reloaded by the caller).
+/// MeasureInflight's usual loop computes the load inline and needs no
+/// packing:
 ///
 /// ```text
 /// bits 62-63   0 load, 1 skip, 2 expired, 3 stale
@@ -102,12 +104,11 @@ impl PackedLoad {
     const EXPIRED: PackedLoad = PackedLoad(2 << 62);
     const STALE: PackedLoad = PackedLoad(3 << 62);
 
-    /// Packs `load`, with its Δts capped at `t`.
+    /// Packs `load`, its Δts capped at T already (`load_within`).
     #[inline(always)]
-    fn pack(load: HopLoad, t: u32) -> PackedLoad {
+    fn pack(load: HopLoad) -> PackedLoad {
         match load {
             HopLoad::Load { u, dts } => {
-                let dts = if dts < t { dts } else { t };
                 // u ≤ 2^40 (load_over saturates it), dts ≤ T ≤ 2^20.
                 PackedLoad(u | (dts as u64 & Self::DTS_MASK) << Self::U_BITS)
             }
@@ -465,11 +466,24 @@ impl<const H: usize> HpccCore<H> {
     /// [`Self::hop_load_within`] out of line, its answer in one word.
     #[inline(never)]
     fn hop_load_packed(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, reach: TsReach) -> PackedLoad {
-        let load = match reach.interval(s.ts, h.ts) {
-            Some(dts) => self.load_over(signal, s, h, dts),
+        PackedLoad::pack(self.load_within(signal, s, h, reach))
+    }
+
+    /// The hop's load once the timestamp's reach is known: the interval,
+    /// then u' over it, its Δts capped at T (line 8's min(tau, T), which
+    /// changes no result: `ewma` gives u for tau ≥ T).
+    #[inline(always)]
+    fn load_within(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, reach: TsReach) -> HopLoad {
+        match reach.interval(s.ts, h.ts) {
+            Some(dts) => match self.load_over(signal, s, h, dts) {
+                HopLoad::Load { u, dts } => HopLoad::Load {
+                    u,
+                    dts: dts.min(self.t.as_nanos()),
+                },
+                other => other,
+            },
             None => HopLoad::Stale,
-        };
-        PackedLoad::pack(load, self.t.as_nanos())
+        }
     }
 
     /// [`Self::hop_load`] once the timestamp interval `dts` is known.
@@ -688,7 +702,11 @@ impl<const H: usize> HpccCore<H> {
                     reach = TsReach::new(s.widths.ts_mask(), elapsed);
                 }
                 match reach {
-                    Some(r) => visit(self.hop_load_within(signal, s, h, r)),
+                    // The hop's load inline: on the usual path its answer
+                    // never crosses a frame (the packed out-of-line form
+                    // serves the cold walks, and adds no copy of this body
+                    // to the loop's frame).
+                    Some(r) => visit(self.load_within(signal, s, h, r)),
                     None => visit(HopLoad::Expired),
                 }
             })
