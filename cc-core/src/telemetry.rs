@@ -333,6 +333,24 @@ mod tests {
         CounterWidths::new(bits, 32, 1).unwrap().ts_mask()
     }
 
+    /// The one-hop signature is the stack signature of that one hop,
+    /// wherever the hop stood in its stack.
+    #[test]
+    fn the_one_hop_signature_is_the_stack_signature() {
+        let mut s = HopSample {
+            id: 7,
+            bandwidth: crate::units::LinkSpeed::from_gbps(100),
+            widths: CounterWidths::new(24, 20, 64).unwrap(),
+            ..HopSample::default()
+        };
+        for first in [0u8, 1, 2, 14] {
+            for id in [0u32, 7, u32::MAX] {
+                s.id = id;
+                assert_eq!(one_hop_signature(&s, first), stack_signature(&[s], first, 1));
+            }
+        }
+    }
+
     #[test]
     fn timestamp_intervals_wrap_at_any_width() {
         use TsInterval::*;

@@ -998,7 +998,7 @@ fn queue_signal(signal: QueueSignal, s: &HopSample) -> u32 {
 mod tests {
     use super::*;
     use crate::telemetry::CounterWidths;
-    use crate::testing::{hop, T_NS};
+    use crate::testing::{hop, hop_of, T_NS};
     use crate::units::LinkSpeed;
 
     fn core1() -> (HpccConfig, HpccCore<5>) {
@@ -1114,6 +1114,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The samples of a steady one-hop path take the one-piece path (the
+    /// property test above holds it to the general path wherever it does).
+    #[test]
+    fn a_steady_one_hop_path_takes_the_one_piece_path() {
+        let (cfg, mut c) = core1();
+        let at = |ns: u64| Instant::from_nanos(ns);
+        assert!(!c.one_hop_fast(&cfg, at(0), &hop(0, 0, 0), 0, false), "no history yet");
+        assert_eq!(c.measure_one(&cfg, at(0), &hop(0, 0, 0), 0), Ok(Measured::Recorded));
+        for i in 1..=4u32 {
+            let s = hop(i * 1_000, i * 12_500, 3_000);
+            assert!(
+                c.one_hop_fast(&cfg, at(i as u64 * 1_000), &s, 0, i == 4),
+                "sample {}",
+                i
+            );
+        }
+        assert!(c.utilization() > Utilization::ZERO);
+        assert_eq!(c.history()[0].ts, 4_000);
+        // Another switch: a new path, for the general path to record.
+        assert!(!c.one_hop_fast(&cfg, at(5_000), &hop_of(9, 5_000, 62_500, 0), 0, false));
     }
 
     #[test]
