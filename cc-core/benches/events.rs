@@ -42,7 +42,11 @@ fn time_per_event(mut f: impl FnMut() -> usize) -> f64 {
 
 /// Telemetry for `hops` hops over `n` ACKs (see `workload::Telemetry`).
 fn telemetry(hops: usize, n: usize) -> Vec<Vec<HopSample>> {
-    let mut g = Telemetry::new();
+    samples(Telemetry::new(), hops, n)
+}
+
+/// `n` ACKs' worth of `g`'s first `hops` hops.
+fn samples(mut g: Telemetry, hops: usize, n: usize) -> Vec<Vec<HopSample>> {
     (0..n).map(|_| g.next()[..hops].to_vec()).collect()
 }
 
@@ -55,8 +59,9 @@ struct Row {
     reference_ns: Option<f64>,
 }
 
-fn bench_hpcc_ack(hops: usize) -> Row {
-    let tel = telemetry(hops, EVENTS);
+/// An HPCC++ ACK row: `hops` hops of `source`'s telemetry.
+fn bench_hpcc_ack(what: &'static str, source: Telemetry, hops: usize) -> Row {
+    let tel = samples(source, hops, EVENTS);
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
         let (h, _) = eng
@@ -85,11 +90,7 @@ fn bench_hpcc_ack(hops: usize) -> Row {
         tel.len()
     });
     Row {
-        what: if hops == 1 {
-            "HPCC++ ACK, 1 hop"
-        } else {
-            "HPCC++ ACK, 5 hops"
-        },
+        what,
         engine_ns: fixed,
         fixed_ns: bare,
         reference_ns: Some(reference),
@@ -239,8 +240,9 @@ fn main() {
     for row in [
         bench_ldcp_ack(),
         bench_ldcp_timer(),
-        bench_hpcc_ack(1),
-        bench_hpcc_ack(5),
+        bench_hpcc_ack("HPCC++ ACK, 1 hop", Telemetry::new(), 1),
+        bench_hpcc_ack("HPCC++ ACK, 5 hops", Telemetry::new(), 5),
+        bench_hpcc_ack("HPCC++ ACK, 5 hops, 1 queue", Telemetry::one_queue(), 5),
         bench_rx_hpcc(),
         bench_probe_response(),
     ] {

@@ -3,7 +3,7 @@
 #   scripts/profile.sh KIND [TARGET]
 #   PROFILE_DETAIL=on_ack scripts/profile.sh ldcp-ack   (and each counted instruction
 #                                                      of functions matching on_ack)
-# KIND: ldcp-ack, ldcp-timer, hpcc-ack-1, hpcc-ack-5, rx-hpcc-5, probe-response,
+# KIND: ldcp-ack, ldcp-timer, hpcc-ack-1, hpcc-ack-5, hpcc-ack-5-one-queue, rx-hpcc-5, probe-response,
 #       dctcp-ack, dcqcn-cnp
 # TARGET: riscv32imac-unknown-none-elf (default) or riscv64imac-unknown-none-elf
 #

@@ -9,11 +9,16 @@ use cc_core::reference::{HpccRef, HpccRefParams, LdcpRefParams};
 
 /// Deterministic telemetry: up to 5 hops of 100 Gb/s, a bottleneck queue
 /// under 90-110 % load, 24-bit timestamps and 20-bit byte counters in
-/// 64-byte units (INT-MD-like widths), all wrapping.
+/// 64-byte units (INT-MD-like widths), all wrapping. By default every hop
+/// carries the queue and the load (the worst case for MeasureInflight:
+/// every hop needs both of u''s ratios); [`Telemetry::one_queue`] puts them
+/// on one hop, as on a path with one congested link.
 pub struct Telemetry {
     rng: u64,
     q: i64,
     hops: [HopSample; 5],
+    /// The hop with the queue, or every hop (`None`).
+    queued: Option<usize>,
 }
 
 impl Telemetry {
@@ -36,6 +41,17 @@ impl Telemetry {
             rng: 0x9E37_79B9_7F4A_7C15,
             q: 0,
             hops,
+            queued: None,
+        }
+    }
+
+    /// The queue and the 90-110 % load on hop 2 only; the other hops run
+    /// at half the line rate with empty queues (a path with one congested
+    /// link).
+    pub fn one_queue() -> Self {
+        Telemetry {
+            queued: Some(2),
+            ..Self::new()
         }
     }
 
@@ -50,10 +66,12 @@ impl Telemetry {
         let dt = 800 + (r() % 400) as u32;
         let load = 900 + (r() % 200) as i64;
         self.q = (self.q + (load - 1000) * dt as i64 * 100 / 8000 / 1000).max(0);
-        for h in self.hops.iter_mut() {
+        for (i, h) in self.hops.iter_mut().enumerate() {
+            let congested = self.queued.is_none_or(|q| q == i);
+            let bytes = if congested { dt * 100 / 8 } else { dt * 100 / 16 };
             h.ts = h.ts.wrapping_add(dt) & 0xFF_FFFF;
-            h.tx = h.tx.wrapping_add(dt * 100 / 8 / 64) & 0xF_FFFF;
-            h.qlen_bytes = self.q as u32;
+            h.tx = h.tx.wrapping_add(bytes / 64) & 0xF_FFFF;
+            h.qlen_bytes = if congested { self.q as u32 } else { 0 };
         }
         self.hops
     }

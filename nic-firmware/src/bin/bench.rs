@@ -133,7 +133,7 @@ fn bench_hpcc_ack(o: u64, path: Path) -> Row {
     };
     // The ACK is built outside the bracket, as the engine path's is; it
     // borrows the telemetry, so the loop is written out.
-    let mut t = Telemetry::new();
+    let mut t = path.telemetry();
     let mut counter = Counter::new(o);
     for i in 0..EVENTS {
         let tel = t.next();
@@ -144,7 +144,7 @@ fn bench_hpcc_ack(o: u64, path: Path) -> Row {
     }
     let controller = counter.cost();
     let mut r = hpcc_ref();
-    let mut t = Telemetry::new();
+    let mut t = path.telemetry();
     let reference = measure(
         o,
         |i| (t.next(), i as u64 * 1000, i * 1000, i * 1000 + 150_000),
@@ -400,6 +400,7 @@ fn main() -> ! {
         bench_ldcp_timer(o),
         bench_hpcc_ack(o, Path::HpccAck1),
         bench_hpcc_ack(o, Path::HpccAck5),
+        bench_hpcc_ack(o, Path::HpccAck5OneQueue),
         bench_rx_hpcc(o),
         bench_probe_response(o),
         bench_dctcp_ack(o),

@@ -17,6 +17,7 @@ pub enum Path {
     LdcpTimer,
     HpccAck1,
     HpccAck5,
+    HpccAck5OneQueue,
     RxHpcc5,
     ProbeResponse,
     DctcpAck,
@@ -24,11 +25,12 @@ pub enum Path {
 }
 
 impl Path {
-    pub const ALL: [Path; 8] = [
+    pub const ALL: [Path; 9] = [
         Path::LdcpAck,
         Path::LdcpTimer,
         Path::HpccAck1,
         Path::HpccAck5,
+        Path::HpccAck5OneQueue,
         Path::RxHpcc5,
         Path::ProbeResponse,
         Path::DctcpAck,
@@ -42,6 +44,7 @@ impl Path {
             Path::LdcpTimer => "ldcp-timer",
             Path::HpccAck1 => "hpcc-ack-1",
             Path::HpccAck5 => "hpcc-ack-5",
+            Path::HpccAck5OneQueue => "hpcc-ack-5-one-queue",
             Path::RxHpcc5 => "rx-hpcc-5",
             Path::ProbeResponse => "probe-response",
             Path::DctcpAck => "dctcp-ack",
@@ -56,6 +59,7 @@ impl Path {
             Path::LdcpTimer => "LDCP timer (cw < 1)",
             Path::HpccAck1 => "HPCC++ ACK, 1 hop",
             Path::HpccAck5 => "HPCC++ ACK, 5 hops",
+            Path::HpccAck5OneQueue => "HPCC++ ACK, 5 hops, 1 queue",
             Path::RxHpcc5 => "Rx-HPCC telemetry, 5 hops",
             Path::ProbeResponse => "HPCC++ probe response",
             Path::DctcpAck => "DCTCP ACK (baseline)",
@@ -69,8 +73,16 @@ impl Path {
         match self {
             Path::LdcpAck | Path::LdcpTimer => Some(60),
             Path::HpccAck1 | Path::ProbeResponse => Some(150),
-            Path::HpccAck5 | Path::RxHpcc5 => Some(400),
+            Path::HpccAck5 | Path::HpccAck5OneQueue | Path::RxHpcc5 => Some(400),
             Path::DctcpAck | Path::DcqcnCnp => None,
+        }
+    }
+
+    /// The telemetry an HPCC++ ACK row's ACKs carry.
+    pub fn telemetry(self) -> Telemetry {
+        match self {
+            Path::HpccAck5OneQueue => Telemetry::one_queue(),
+            _ => Telemetry::new(),
         }
     }
 
@@ -125,10 +137,10 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
                 });
             }
         }
-        Path::HpccAck1 | Path::HpccAck5 => {
+        Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => {
             let hops = if path == Path::HpccAck1 { 1 } else { 5 };
             let (mut eng, h) = started::<HpccSender<5>>(HpccConfig::draft_default(), hpcc_params(Algorithm::Hpcc));
-            let mut t = Telemetry::new();
+            let mut t = path.telemetry();
             for i in 0..events {
                 let now = Instant::from_nanos(i as u64 * 1000);
                 let tel = t.next();
