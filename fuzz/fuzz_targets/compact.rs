@@ -1,10 +1,20 @@
 //! Compact HPCC stack: parsing never panics, and what parses re-emits to
-//! bytes that parse to the same Repr.
+//! bytes that parse to the same Repr; a switch's in-place push never panics
+//! on any buffer, and on a stack that parses writes what parse, push and
+//! emit would.
 #![no_main]
-use cc_core::wire::compact::{CompactRepr, CompactStack, CompactUnits};
+use cc_core::wire::compact::{CompactHop, CompactRepr, CompactStack, CompactUnits, SpeedCode};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    let hop = CompactHop {
+        speed: SpeedCode::G100,
+        ts: data.len() as u32,
+        tx: 0x12345,
+        qlen: 7,
+    };
+    let mut pushed = data.to_vec();
+    let push = CompactStack::new_unchecked(&mut pushed[..]).push_hop(&hop);
     let Ok(stack) = CompactStack::new_checked(data) else {
         return;
     };
@@ -19,4 +29,12 @@ fuzz_target!(|data: &[u8]| {
         qlen_unit_bytes: data.len() as u32,
     };
     let _ = repr.hop_samples(&units);
+    // The push against parse, push and emit, where the buffer had room.
+    if let Ok(true) = push {
+        let mut r = repr.clone();
+        assert!(r.hops.push(hop).is_ok());
+        let mut buf = data.to_vec();
+        r.emit(&mut CompactStack::new_unchecked(&mut buf[..])).expect("room was checked");
+        assert_eq!(pushed, buf);
+    }
 });

@@ -219,7 +219,6 @@ impl Telemetry {
         let new_len = match self.format {
             TelFormat::None => return Ok(()),
             TelFormat::Compact => {
-                let mut r = CompactRepr::parse(&CompactStack::new_checked(&t.buf[..len])?)?;
                 let speed = SpeedCode::from_speed(LinkSpeed::from_mbps((h.bps / 1_000_000) as u32))
                     .ok_or(WireError::UnknownType)?;
                 let u = COMPACT_UNITS;
@@ -229,11 +228,13 @@ impl Telemetry {
                     tx: ((h.tx_bytes / u.tx_unit_bytes as u64) & 0xF_FFFF) as u32,
                     qlen: (h.qlen_bytes / u.qlen_unit_bytes as u64).min((1 << 17) - 1) as u32,
                 };
-                if r.hops.push(hop).is_err() {
+                // In place, as a switch appends its record: the stack is
+                // neither parsed nor written again.
+                let mut stack = CompactStack::new_checked(&mut t.buf[..])?;
+                if !stack.push_hop(&hop)? {
                     return Ok(());
                 }
-                r.emit(&mut CompactStack::new_unchecked(&mut t.buf[..]))?;
-                r.buffer_len()
+                stack.total_len()
             }
             TelFormat::IntMd => {
                 let mut r = IntMdRepr::parse(&IntMdPacket::new_checked(&t.buf[..len])?)?;

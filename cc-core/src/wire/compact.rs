@@ -186,6 +186,42 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> CompactStack<T> {
     fn set_record(&mut self, i: usize, r: Record) {
         be::put_u64(self.buffer.as_mut(), HEADER_LEN + HOP_LEN * i, r.into_bits());
     }
+
+    /// Appends `hop` in place, as a switch does at egress: the record after
+    /// the last one and the hop count raised, nothing else read or
+    /// rewritten (upstream records are the upstream switches' business; a
+    /// reserved code in one is the receiver's to refuse). The stack's
+    /// length is then [`Self::total_len`]. `Ok(false)`, unchanged, when the
+    /// stack already holds [`MAX_HOPS`]; `BufferTooSmall` when the buffer
+    /// has no room for one more record; the header's errors as
+    /// [`Self::check_len`] gives them. On a stack `CompactRepr::parse`
+    /// accepts, the bytes are those of parsing, pushing and emitting.
+    pub fn push_hop(&mut self, hop: &CompactHop) -> Result<bool> {
+        self.check_len()?;
+        let n = self.hop_count() as usize;
+        if n >= MAX_HOPS {
+            return Ok(false);
+        }
+        if self.buffer.as_ref().len() < HEADER_LEN + HOP_LEN * (n + 1) {
+            return Err(WireError::BufferTooSmall);
+        }
+        self.set_record(n, Record::of(hop));
+        // n < MAX_HOPS = 15: fits the count byte.
+        self.set_header(n as u8 + 1);
+        Ok(true)
+    }
+}
+
+impl Record {
+    /// A hop's record; counters wider than their fields are truncated to
+    /// their width (they are modular), the queue saturates.
+    fn of(h: &CompactHop) -> Record {
+        Record::new()
+            .with_speed(h.speed.into_bits() & 0x7)
+            .with_ts(h.ts & 0xFF_FFFF)
+            .with_tx(h.tx & 0xF_FFFF)
+            .with_qlen(h.qlen.min((1 << 17) - 1))
+    }
 }
 
 /// One hop of a compact stack.
@@ -240,12 +276,7 @@ impl CompactRepr {
         }
         s.set_header(self.hops.len() as u8);
         for (i, h) in self.hops.iter().enumerate() {
-            let r = Record::new()
-                .with_speed(h.speed.into_bits() & 0x7)
-                .with_ts(h.ts & 0xFF_FFFF)
-                .with_tx(h.tx & 0xF_FFFF)
-                .with_qlen(h.qlen.min((1 << 17) - 1));
-            s.set_record(i, r);
+            s.set_record(i, Record::of(h));
         }
         Ok(())
     }
@@ -303,6 +334,64 @@ mod tests {
         // speed 2 (100G) | ts 0xABCDEF | tx 0xFFFFF | qlen 0x1FFFF
         let word = (2u64 << 61) | (0xABCDEFu64 << 37) | (0xFFFFFu64 << 17) | 0x1FFFF;
         assert_eq!(&buf[2..10], &word.to_be_bytes());
+    }
+
+    /// A switch's in-place push, against the layout in the module docs:
+    /// the record after the last, the count raised, earlier bytes and what
+    /// follows the stack untouched.
+    #[test]
+    fn a_hop_is_pushed_in_place() {
+        let mut buf = [0xEEu8; 20];
+        buf[..2].copy_from_slice(&[0x10, 0]);
+        let mut s = CompactStack::new_checked(&mut buf[..]).unwrap();
+        let first = CompactHop {
+            speed: SpeedCode::G400,
+            ts: 0x1_000005, // 25 bits: the top one is cut (24-bit field)
+            tx: 0x12345,
+            qlen: 1 << 20, // past 17 bits: saturates at 0x1FFFF
+        };
+        assert_eq!(s.push_hop(&first), Ok(true));
+        assert_eq!(s.push_hop(&repr().hops[1]), Ok(true));
+        assert_eq!(s.push_hop(&first), Err(WireError::BufferTooSmall));
+        // speed 4 (400G) | ts 5 | tx 0x12345 | qlen 0x1FFFF
+        let word = (4u64 << 61) | (5u64 << 37) | (0x12345u64 << 17) | 0x1FFFF;
+        assert_eq!(&buf[..2], &[0x10, 2]);
+        assert_eq!(&buf[2..10], &word.to_be_bytes());
+        // speed 6 (1.6T) | ts 1 | tx 2 | qlen 3
+        let word = (6u64 << 61) | (1u64 << 37) | (2u64 << 17) | 3;
+        assert_eq!(&buf[10..18], &word.to_be_bytes());
+        assert_eq!(&buf[18..], &[0xEE, 0xEE]);
+    }
+
+    proptest::proptest! {
+        /// On any stack the parser accepts, pushing in place writes the
+        /// bytes of parse, push and emit; a full stack is left as it is.
+        #[test]
+        fn pushing_in_place_is_parse_push_emit(
+            hops in proptest::collection::vec((0u8..7, proptest::num::u32::ANY, proptest::num::u32::ANY, 0u32..1 << 18), 0..=MAX_HOPS),
+            new in (0u8..7, proptest::num::u32::ANY, proptest::num::u32::ANY, 0u32..1 << 18),
+        ) {
+            let hop = |(c, ts, tx, qlen): (u8, u32, u32, u32)| CompactHop {
+                speed: SpeedCode::from_bits(c).unwrap(),
+                ts,
+                tx,
+                qlen,
+            };
+            let mut r = CompactRepr { hops: hops.into_iter().map(hop).collect() };
+            let mut buf = [0u8; HEADER_LEN + HOP_LEN * MAX_HOPS];
+            r.emit(&mut CompactStack::new_unchecked(&mut buf[..])).unwrap();
+            let mut in_place = buf;
+            let pushed = CompactStack::new_checked(&mut in_place[..]).unwrap().push_hop(&hop(new)).unwrap();
+            let mut parsed = CompactRepr::parse(&CompactStack::new_checked(&buf[..]).unwrap()).unwrap();
+            proptest::prop_assert_eq!(&parsed, &{
+                // parse gives back what emit wrote: the fields at their widths
+                r.hops.iter_mut().for_each(|h| { h.ts &= 0xFF_FFFF; h.tx &= 0xF_FFFF; h.qlen = h.qlen.min((1 << 17) - 1); });
+                r
+            });
+            proptest::prop_assert_eq!(pushed, parsed.hops.push(hop(new)).is_ok());
+            parsed.emit(&mut CompactStack::new_unchecked(&mut buf[..])).unwrap();
+            proptest::prop_assert_eq!(in_place, buf);
+        }
     }
 
     #[test]
