@@ -880,13 +880,17 @@ impl<const H: usize> HpccCore<H> {
         let Some(h) = self.hops.first() else {
             return false;
         };
-        let Some(reach) = TsReach::new(s.widths.ts_mask(), self.elapsed_since_record(now)) else {
+        // The timestamp interval, as `TsReach` gives it where it matters
+        // here: a history a wrap or more old on the local clock is expired
+        // (the general path restarts it), and an interval of at most half
+        // a wrap is forward whatever the elapsed time (the reach is never
+        // below half a wrap). A longer one is the general path's to judge.
+        let mask = s.widths.ts_mask();
+        if self.elapsed_since_record(now) > mask as u64 {
             return false;
-        };
-        let Some(dts) = reach.interval(s.ts, h.ts) else {
-            return false;
-        };
-        if !Self::fusable(cfg.queue_signal, s, dts, self.t) {
+        }
+        let dts = s.ts.wrapping_sub(h.ts) & mask;
+        if dts > (mask >> 1) + 1 || !Self::fusable(cfg.queue_signal, s, dts, self.t) {
             return false;
         }
         let Some(u28) = self.fused_step(s, h, dts) else {
@@ -1059,31 +1063,45 @@ mod tests {
         /// The one-piece one-hop path is the general path where it applies:
         /// measure_one then compute_wind give the same state bit for bit
         /// (U, W, Wc, incStage, history, its time and signature), over
-        /// traces that wrap 24-bit stamps and 20-bit counters, leave gaps
-        /// past half a wrap, go backwards, change switch or speed, and
+        /// traces that wrap 24-bit stamps and 20-bit counters, or 14-bit
+        /// stamps whose half wrap (8.2 µs) is shorter than T (12 µs), leave
+        /// gaps past half a wrap, go backwards, change switch or speed, and
         /// switch to the sojourn signal or a reported utilization (which it
         /// must leave alone, untouched, to the general path).
         #[test]
         fn the_one_hop_fast_path_is_the_general_path(
             steps in proptest::collection::vec(
-                (0u32..40_000, 0u32..700_000, 0u32..400_000, 0u64..20_000_000, 0u8..16, proptest::bool::ANY, 0u8..4),
+                (
+                    0u32..40_000,
+                    0u32..700_000,
+                    0u32..400_000,
+                    // Local gaps both shorter and longer than T and the wraps.
+                    proptest::prop_oneof![0u64..20_000, 0u64..20_000_000],
+                    0u8..16,
+                    proptest::bool::ANY,
+                    0u8..4,
+                ),
                 1..60,
             ),
-            narrow: bool,
+            narrow in 0u8..3,
             max_stage in 0u8..6,
             u0 in 0u64..(1 << 26),
         ) {
             let (mut cfg, mut c) = core1();
             cfg.max_stage = max_stage;
             c.set_utilization(Utilization::from_bits(u0));
-            let widths = if narrow { CounterWidths::new(24, 20, 64).unwrap() } else { CounterWidths::FULL };
+            let widths = match narrow {
+                0 => CounterWidths::FULL,
+                1 => CounterWidths::new(24, 20, 64).unwrap(),
+                _ => CounterWidths::new(14, 20, 64).unwrap(),
+            };
             let (mut ts, mut tx, mut now) = (0u32, 0u32, 0u64);
             for (dts, dtx, q, dnow, odd, update, kind) in steps {
                 match odd {
                     0 => ts = ts.wrapping_sub(dts),
                     _ => {
                         ts = ts.wrapping_add(dts);
-                        tx = tx.wrapping_add(if narrow { dtx / 64 } else { dtx });
+                        tx = tx.wrapping_add(if narrow > 0 { dtx / 64 } else { dtx });
                     }
                 }
                 now += dnow;
