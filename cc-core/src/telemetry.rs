@@ -216,6 +216,21 @@ impl TsReach {
         Some(TsReach { mask, limit })
     }
 
+    /// The interval from `before` to `now` when it is at most half a wrap
+    /// and the history has not expired (`elapsed_ns` under one wrap):
+    /// then it is forward whatever the elapsed time, since the reach is
+    /// never below half a wrap, and no reach need be worked out. `None`
+    /// says only "ask [`TsReach`]": expired, stale or a long forward gap.
+    #[inline(always)]
+    pub(crate) const fn short_interval(now: u32, before: u32, mask: u32, elapsed_ns: u64) -> Option<u32> {
+        let d = now.wrapping_sub(before) & mask;
+        if elapsed_ns > mask as u64 || d > (mask >> 1) + 1 {
+            None
+        } else {
+            Some(d)
+        }
+    }
+
     /// The interval from `before` to `now` ([`ts_interval`] once the reach
     /// is known): the forward interval in ns, or `None` when the sample is
     /// stale (a reach cannot be expired).
@@ -347,6 +362,36 @@ mod tests {
             for id in [0u32, 7, u32::MAX] {
                 s.id = id;
                 assert_eq!(one_hop_signature(&s, first), stack_signature(&[s], first, 1));
+            }
+        }
+    }
+
+    /// A short interval is the reach's interval wherever it answers: the
+    /// shortcut never takes a stale or expired sample as forward.
+    #[test]
+    fn a_short_interval_is_the_reachs_interval() {
+        for bits in [1u8, 2, 8, 14, 24, 32] {
+            let m = mask(bits);
+            let w = m as u64 + 1;
+            for elapsed in [0, 1, w / 4, w / 2, w - 1, w, 2 * w, 1 << 33] {
+                for (now, before) in [
+                    (5u32, 0u32),
+                    (0, 5),
+                    (m / 2, 0),
+                    (m / 2 + 1, 0),
+                    (m / 2 + 2, 0),
+                    (m, 0),
+                    (3, m),
+                ] {
+                    if let Some(d) = TsReach::short_interval(now, before, m, elapsed) {
+                        let reach = TsReach::new(m, elapsed).expect("not expired");
+                        assert_eq!(
+                            reach.interval(now, before),
+                            Some(d),
+                            "{bits} bits, {elapsed} ns: {now} after {before}"
+                        );
+                    }
+                }
             }
         }
     }

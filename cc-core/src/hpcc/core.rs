@@ -349,11 +349,7 @@ impl<const H: usize> HpccCore<H> {
     fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16, sig: u32) {
         self.set_recorded_at(now);
         let signal = cfg.queue_signal;
-        let keep = |s: &HopSample| HopHistory {
-            ts: s.ts,
-            tx: s.tx,
-            queue: queue_signal(signal, s),
-        };
+        let keep = |s: &HopSample| kept(signal, s);
         if hops.len() <= H {
             // Every hop is followed (the usual case): hop i in slot i.
             for (h, s) in self.hops.iter_mut().zip(hops) {
@@ -880,17 +876,13 @@ impl<const H: usize> HpccCore<H> {
         let Some(h) = self.hops.first() else {
             return false;
         };
-        // The timestamp interval, as `TsReach` gives it where it matters
-        // here: a history a wrap or more old on the local clock is expired
-        // (the general path restarts it), and an interval of at most half
-        // a wrap is forward whatever the elapsed time (the reach is never
-        // below half a wrap). A longer one is the general path's to judge.
-        let mask = s.widths.ts_mask();
-        if self.elapsed_since_record(now) > mask as u64 {
+        // An expired history, or an interval past half a wrap, is the
+        // general path's to judge.
+        let elapsed = self.elapsed_since_record(now);
+        let Some(dts) = TsReach::short_interval(s.ts, h.ts, s.widths.ts_mask(), elapsed) else {
             return false;
-        }
-        let dts = s.ts.wrapping_sub(h.ts) & mask;
-        if dts > (mask >> 1) + 1 || !Self::fusable(cfg.queue_signal, s, dts, self.t) {
+        };
+        if !Self::fusable(cfg.queue_signal, s, dts, self.t) {
             return false;
         }
         let Some(u28) = self.fused_step(s, h, dts) else {
@@ -902,11 +894,7 @@ impl<const H: usize> HpccCore<H> {
         // stand; the slot and the time it was recorded change.
         self.set_recorded_at(now);
         if let Some(h) = self.hops.first_mut() {
-            *h = HopHistory {
-                ts: s.ts,
-                tx: s.tx,
-                queue: s.qlen_bytes,
-            };
+            *h = kept(cfg.queue_signal, s);
         }
         true
     }
@@ -988,6 +976,16 @@ impl<const H: usize> HpccCore<H> {
 /// Longest telemetry stack the engine reads: the path's hop count is kept
 /// in 4 bits.
 pub(crate) const MAX_STACK: usize = 15;
+
+/// What the history keeps of a sample (Figure 6, line 27: `L = ack.L`).
+#[inline(always)]
+fn kept(signal: QueueSignal, s: &HopSample) -> HopHistory {
+    HopHistory {
+        ts: s.ts,
+        tx: s.tx,
+        queue: queue_signal(signal, s),
+    }
+}
 
 /// The queue signal a sample contributes under `signal`.
 #[inline(always)]
