@@ -24,12 +24,15 @@ use crate::event::{Ack, Decision, Error, Event, EventKind, FlowId, FlowParams, M
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 
-/// Counters of handled and refused events, by reason.
+/// Counters of refused events, by reason.
+///
+/// Events handled are not counted here: whoever hands the engine its
+/// events knows how many it handed (a firmware's dispatch loop, the
+/// simulator's event count), and a count in the engine cost every event
+/// a 64-bit add, 7 instructions on rv32imac.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Stats {
-    /// Events handled without error.
-    pub handled: u64,
     /// Events for flows not in the table (or for a handle whose flow ended).
     pub unknown_flow: u32,
     /// Starts refused because the table was full.
@@ -40,6 +43,22 @@ pub struct Stats {
     pub bad_telemetry: u32,
     /// Events that do not apply to the flow's algorithm.
     pub not_applicable: u32,
+}
+
+impl Stats {
+    /// Every refusal, whatever its reason.
+    pub fn refused(&self) -> u64 {
+        [
+            self.unknown_flow,
+            self.table_full,
+            self.bad_start,
+            self.bad_telemetry,
+            self.not_applicable,
+        ]
+        .iter()
+        .map(|&n| n as u64)
+        .sum()
+    }
 }
 
 /// Where a flow lives in an [`Engine`]: its slot and the slot's generation
@@ -147,7 +166,6 @@ impl<C: Controller, const N: usize> Engine<C, N> {
             fresh: 0,
             ids: FnvIndexMap::new(),
             stats: Stats {
-                handled: 0,
                 unknown_flow: 0,
                 table_full: 0,
                 bad_start: 0,
@@ -435,22 +453,19 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         }
     }
 
-    /// Counts an answer in [`Stats`].
+    /// Counts a refusal in [`Stats`].
     #[inline(always)]
     fn count(&mut self, r: Result<Decision, Error>) -> Result<Decision, Error> {
-        match r {
-            Ok(_) => self.stats.handled = self.stats.handled.wrapping_add(1),
-            Err(e) => {
-                let s = &mut self.stats;
-                let counter = match e {
-                    Error::UnknownFlow => &mut s.unknown_flow,
-                    Error::TableFull => &mut s.table_full,
-                    Error::FlowExists | Error::InvalidParams => &mut s.bad_start,
-                    Error::TooManyHops | Error::BadCounterWidths | Error::StaleTelemetry => &mut s.bad_telemetry,
-                    Error::NotApplicable => &mut s.not_applicable,
-                };
-                *counter = counter.saturating_add(1);
-            }
+        if let Err(e) = r {
+            let s = &mut self.stats;
+            let counter = match e {
+                Error::UnknownFlow => &mut s.unknown_flow,
+                Error::TableFull => &mut s.table_full,
+                Error::FlowExists | Error::InvalidParams => &mut s.bad_start,
+                Error::TooManyHops | Error::BadCounterWidths | Error::StaleTelemetry => &mut s.bad_telemetry,
+                Error::NotApplicable => &mut s.not_applicable,
+            };
+            *counter = counter.saturating_add(1);
         }
         r
     }
@@ -532,6 +547,6 @@ mod tests {
             .is_ok());
         let s = e.stats();
         assert_eq!((s.unknown_flow, s.table_full), (3, 1));
-        assert_eq!(s.handled, 6);
+        assert_eq!(s.refused(), 4);
     }
 }
