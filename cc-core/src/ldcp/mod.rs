@@ -168,25 +168,24 @@ impl Tick16 {
     /// than wrapping to a timer in the past.
     ///
     /// ```text
-    /// ticks = ⌈(now + interval) / 16⌉ = ⌊now / 16⌋ + ⌈(now mod 16 + interval) / 16⌉
+    /// deadline = ⌈(now + interval) / 16⌉ · 16 = (now + interval + 15) with its low 4 bits cleared
+    /// tick     = deadline / 16, its low 32 bits
     /// ```
-    /// The second term in 32 bits (interval < 2^31 in every use: RTT/cw ≤
-    /// 2^30 ns, a probe timeout ≤ 255 RTTs < 2^28 ns; a longer one saturates
-    /// at 2^27 ticks, 2.1 s), one 64-bit add for the deadline.
+    /// The interval is capped at 2^31 ns (every use is below: RTT/cw ≤ 2^30
+    /// ns, a probe timeout ≤ 255 RTTs < 2^28 ns; a longer one is 2.1 s), so
+    /// interval + 15 fits 32 bits and the deadline is one 64-bit add. The
+    /// add carries out of 64 bits exactly when ⌈(now + interval)/16⌉ ≥
+    /// 2^60, a deadline past the end of time: it saturates.
     #[inline]
     pub(crate) fn after(now: Instant, interval_ns: u32) -> (Self, TimerRequest) {
-        let ns = now.as_nanos();
-        let part = (ns as u32 & ((1 << Self::SHIFT) - 1)) + interval_ns.min(1 << 31);
-        let ticks = (ns >> Self::SHIFT) + (part.div_ceil(1 << Self::SHIFT)) as u64;
-        // ticks < 2^60 but in the last 2^31 ns of time, where the deadline
-        // in ns would wrap: it saturates (and the stored tick is that of
-        // 2^60 ticks).
-        if ticks >> (64 - Self::SHIFT) != 0 {
+        const ROUND: u32 = (1 << Tick16::SHIFT) - 1;
+        let Some(end) = now.as_nanos().checked_add((interval_ns.min(1 << 31) + ROUND) as u64) else {
             return (Tick16(0), TimerRequest::Arm(Instant::from_nanos(u64::MAX)));
-        }
+        };
+        let deadline = end & !(ROUND as u64);
         (
-            Tick16(ticks as u32),
-            TimerRequest::Arm(Instant::from_nanos(ticks << Self::SHIFT)),
+            Tick16((deadline >> Self::SHIFT) as u32),
+            TimerRequest::Arm(Instant::from_nanos(deadline)),
         )
     }
 
