@@ -33,7 +33,7 @@ use bitfield_struct::bitfield;
 use super::{iw_packets, FastStart, LdcpConfig, Tick16};
 use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::{div_u64, mul_shr};
-use crate::units::{BaseRtt, Instant, Packets, Seq};
+use crate::units::{BaseRtt, Instant, Packets, Seq, Window};
 
 /// Which stage of §2 a flow is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -548,13 +548,29 @@ impl Ldcp {
     /// A timer event while ACK-clocked, or before the tick, is ignored.
     #[inline]
     pub fn on_timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
-        let mut d = self.decision(cfg);
         if !self.status.timer_armed() || self.cw >= Packets::ONE || !self.tick.due(now) {
-            return d;
+            return self.decision(cfg);
         }
+        let mut d = self.decision_below_one(cfg);
         d.request = Request::ReleaseOne;
         d.timer = self.arm_tick(now);
         d
+    }
+
+    /// [`Ldcp::decision`] for a flow below one packet, as on every tick:
+    /// cw·MTU fits 32 bits there (cw_raw < 2^16, MTU ≤ 65 535), and IW is
+    /// at least one packet, above cw, so the pace is the window itself. A
+    /// product that does not fit (an MTU out of range, which only an
+    /// unchecked configuration can bring) takes the general form.
+    #[inline(always)]
+    fn decision_below_one(&self, cfg: &LdcpConfig) -> Decision {
+        match self.cw.to_bits().checked_mul(cfg.mtu) {
+            Some(raw) if self.cw < Packets::ONE => Decision::window_paced(
+                Window::from_bits(raw >> (Packets::FRAC_BITS - Window::FRAC_BITS)),
+                self.srtt,
+            ),
+            _ => self.decision(cfg),
+        }
     }
 
     /// A loss at `first_lost`. In fast start (§3.1 transition 1): "cw in
@@ -627,6 +643,7 @@ mod tests {
     use super::*;
     use crate::event::Algorithm;
     use crate::units::{Fraction, LinkSpeed};
+    use proptest::prelude::{any, prop_oneof};
 
     const T_NS: u32 = 8_000;
 
@@ -695,6 +712,27 @@ mod tests {
                 // Refused: untouched, for the general path to take.
                 proptest::prop_assert_eq!(fast, general);
             }
+        }
+
+        /// The tick's decision is the general one for every window (below
+        /// one packet, where it applies, and above, where it must defer:
+        /// above IW, 100 packets here, with an MTU small enough for cw·MTU
+        /// to fit 32 bits, the pace is IW's), MTU and RTT, and for an MTU
+        /// no checked configuration allows.
+        #[test]
+        fn the_decision_below_one_packet_is_the_general_decision(
+            cw_raw in prop_oneof![1u32..(1 << 16), (100u32 << 16)..(1 << 26), any::<u32>()],
+            mtu in prop_oneof![64u32..=65_535, 64u32..=64, any::<u32>()],
+            rtt in BaseRtt::MIN_NS..=BaseRtt::MAX_NS,
+            fast_start: bool,
+        ) {
+            let (mut cfg, mut l) = stable(cw_raw);
+            cfg.mtu = mtu;
+            l.srtt = BaseRtt::from_nanos(rtt).unwrap();
+            if fast_start {
+                l.status.set_phase(Phase::FastStart);
+            }
+            proptest::prop_assert_eq!(l.decision_below_one(&cfg), l.decision(&cfg));
         }
     }
 
