@@ -1,0 +1,185 @@
+//! Congestion-control settings of a scenario: the algorithm as an enum
+//! carrying its own parameters, with the defaults each paper ran.
+
+use serde::Deserialize;
+
+use super::*;
+
+/// Congestion control: the algorithm with its parameters, and the base RTT.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcCfg {
+    /// The algorithm (`algorithm` in a file) and its parameters.
+    pub algorithm: Cc,
+    /// Base RTT T for every flow; default: each flow's path base RTT.
+    pub base_rtt_ns: Option<TimeNs>,
+}
+
+/// An algorithm and its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cc {
+    /// HPCC++.
+    Hpcc(HpccCfg),
+    /// LDCP, window-based (programmable NIC).
+    Ldcp {
+        /// alpha, beta, gamma.
+        params: LdcpCfg,
+        /// Zero-RTT fast start (§2.3).
+        fast_start: bool,
+    },
+    /// LDCP, rate-based (commercial NIC): CNP and RTT probes.
+    LdcpRate(LdcpCfg),
+    /// DCTCP (RFC 8257), the ECN baseline.
+    Dctcp(DctcpCfg),
+    /// DCQCN, the CNP-driven rate baseline of RoCE NICs.
+    Dcqcn(DcqcnCfg),
+}
+
+/// DCQCN parameters; every field not given comes from the preset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DcqcnCfg {
+    /// Where the defaults come from.
+    pub preset: DcqcnPreset,
+    /// Alpha's gain g.
+    pub g: Option<Prob>,
+    /// Ta, Td, Ti in µs.
+    pub ta_us: Option<f64>,
+    /// Td.
+    pub td_us: Option<f64>,
+    /// Ti.
+    pub ti_us: Option<f64>,
+    /// F.
+    pub fast_recovery: Option<u8>,
+    /// R_AI as a fraction of the line rate (0.0002: 20 Mb/s at 100 Gb/s).
+    pub rate_ai: Option<Prob>,
+    /// R_HAI as a fraction of the line rate.
+    pub rate_hai: Option<Prob>,
+    /// The rate floor, Mb/s.
+    pub min_rate_mbps: Option<u32>,
+    /// B in bytes (0: no byte counter).
+    pub byte_counter: Option<u32>,
+    /// Rt = Rc at every decrease.
+    pub clamp_target: Option<bool>,
+    /// The receiver's NIC sends at most one CNP per flow per this many µs.
+    pub cnp_interval_us: Option<f64>,
+}
+
+/// Where DCQCN's defaults come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DcqcnPreset {
+    /// The HPCC paper's simulator: Ta 1 µs, Td 4 µs, Ti 300 µs, F 1.
+    #[default]
+    HpccSim,
+    /// The DCQCN paper: Ta = Td = 50 µs, Ti 55 µs, F 5, B 10 MB.
+    Paper,
+}
+
+impl Default for DcqcnCfg {
+    fn default() -> Self {
+        DcqcnCfg {
+            preset: DcqcnPreset::HpccSim,
+            g: None,
+            ta_us: None,
+            td_us: None,
+            ti_us: None,
+            fast_recovery: None,
+            rate_ai: None,
+            rate_hai: None,
+            min_rate_mbps: None,
+            byte_counter: None,
+            clamp_target: None,
+            cnp_interval_us: None,
+        }
+    }
+}
+
+/// DCTCP parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DctcpCfg {
+    /// Estimation gain g (RFC 8257: 1/16).
+    pub g: Prob,
+    /// Smallest window in bytes; default one packet's payload.
+    pub w_min_bytes: Option<u32>,
+}
+
+impl Default for DctcpCfg {
+    fn default() -> Self {
+        DctcpCfg {
+            g: Prob(0.0625),
+            w_min_bytes: None,
+        }
+    }
+}
+
+/// HPCC++ parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HpccCfg {
+    /// eta.
+    pub eta: Prob,
+    /// maxStage.
+    pub max_stage: Stage,
+    /// W_ai.
+    pub additive_increase: Wai,
+    /// W_min in bytes.
+    pub w_min_bytes: u32,
+    /// Placement and telemetry source.
+    pub mode: HpccMode,
+    /// Sojourn time instead of queue length (§9.3).
+    pub sojourn: bool,
+}
+
+impl Default for HpccCfg {
+    fn default() -> Self {
+        HpccCfg {
+            eta: Prob(0.95),
+            max_stage: Stage(5),
+            additive_increase: Wai::Flows(64),
+            w_min_bytes: 16,
+            mode: HpccMode::Sender,
+            sojourn: false,
+        }
+    }
+}
+
+/// HPCC++'s additive increase W_ai.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wai {
+    /// W_ai = rate · T, the rate in Mb/s (`wai_mbps`; SIGCOMM'19: 50).
+    RateMbps(u32),
+    /// W_ai = W_init·(1 − eta)/N (`wai_flows`).
+    Flows(u16),
+}
+
+/// HPCC++ placement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HpccMode {
+    /// Sender-based, telemetry on every data packet, echoed on ACKs.
+    #[default]
+    Sender,
+    /// Receiver-based Rx-HPCC: window feedback once per T.
+    RxHpcc,
+    /// Sender-based with one probe per RTT; the responder reports one hop.
+    Probe,
+}
+
+/// LDCP parameters (both variants).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LdcpCfg {
+    /// alpha.
+    pub alpha: Prob,
+    /// beta.
+    pub beta: Prob,
+    /// gamma.
+    pub gamma: Gamma,
+}
+
+impl Default for LdcpCfg {
+    fn default() -> Self {
+        LdcpCfg {
+            alpha: Prob(1.0),
+            beta: Prob(0.5),
+            gamma: Gamma(0.125),
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The file format's tests: every refusal names its file, line and field.
+
+use super::*;
+
+const GOOD: &str = r#"
+name = "t"
+stop_ms = 1.0
+[topology]
+kind = "incast"
+senders = 2
+link_gbps = 100
+link_delay_ns = 1000
+[cc]
+algorithm = "hpcc"
+[workload]
+kind = "incast"
+bytes = 1000000
+"#;
+
+#[test]
+fn a_good_file_parses() {
+    let s = parse(GOOD, "good.toml").unwrap();
+    assert_eq!(s.topology.shape, Shape::Incast { senders: Count(2) });
+    assert_eq!(s.cc.algorithm, Cc::Hpcc(HpccCfg::default()));
+    assert_eq!(
+        s.workload.flows,
+        Flows::Incast {
+            receiver: 0,
+            bytes: Bytes(1_000_000),
+            start_ns: 0
+        }
+    );
+}
+
+#[test]
+fn a_k_ary_fat_tree_is_a_fat_tree_of_k_pods() {
+    let text = GOOD.replace("kind = \"incast\"\nsenders = 2", "kind = \"k_ary_fat_tree\"\nk = 4");
+    let s = parse(&text, "k.toml").unwrap();
+    let four_halves = Count(2);
+    assert_eq!(
+        s.topology.shape,
+        Shape::FatTree {
+            pods: Count(4),
+            tors_per_pod: four_halves,
+            hosts_per_tor: four_halves,
+            aggs_per_pod: four_halves,
+            cores_per_agg: four_halves,
+            fabric_gbps: None
+        }
+    );
+    let e = parse(&text.replace("k = 4", "k = 5"), "k.toml").unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("topology.k", Some(6)), "{e}");
+}
+
+#[test]
+fn a_field_of_another_kind_is_refused_at_its_line() {
+    let e = parse(&GOOD.replace("senders = 2", "senders = 2\nhosts = 4"), "x.toml").unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("topology.hosts", Some(7)), "{e}");
+    assert!(e.message.contains("does not apply to kind = \"incast\""), "{e}");
+
+    let e = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"hpcc\"\ngamma = 0.25"),
+        "x.toml",
+    )
+    .unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("cc.gamma", Some(11)), "{e}");
+
+    let e = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"ldcp\"\neta = 0.9"),
+        "x.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "cc.eta", "{e}");
+
+    let e = parse(
+        &GOOD.replace("bytes = 1000000", "bytes = 1000000\nload = 0.3"),
+        "x.toml",
+    )
+    .unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("workload.load", Some(14)), "{e}");
+}
+
+#[test]
+fn errors_name_file_line_and_field() {
+    let bad = GOOD.replace("link_gbps = 100", "link_gbps = 0");
+    let e = parse(&bad, "bad.toml").unwrap_err();
+    assert_eq!(e.line, Some(7), "{e}");
+    assert_eq!(e.field, "topology.link_gbps", "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("bad.toml:7: topology.link_gbps: must be in 1 ..= 1600"),
+        "{e}"
+    );
+
+    let e = parse(&GOOD.replace("senders = 2", "senders = 2\nsendrs = 3"), "typo.toml").unwrap_err();
+    assert_eq!(e.line, Some(7), "{e}");
+    assert!(e.message.contains("sendrs"), "{e}");
+
+    let e = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"timely\""),
+        "x.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "cc.algorithm", "{e}");
+
+    let pfc = |body: &str| GOOD.replace("[cc]", &format!("[switch.pfc]\n{body}\n[cc]"));
+    assert!(parse(&pfc("xoff_bytes = 500000"), "p.toml").is_ok());
+    assert!(parse(&pfc("dynamic_alpha = 0.125"), "p.toml").is_ok());
+    for bad in ["", "xoff_bytes = 1\ndynamic_alpha = 0.5", "dynamic_alpha = 0.0"] {
+        let e = parse(&pfc(bad), "p.toml").unwrap_err();
+        assert!(e.field.starts_with("switch.pfc"), "{e}");
+    }
+
+    let e = parse("name = \"t\"\nstop_ms = [", "syntax.toml").unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+
+    let e = parse(&GOOD.replace("senders = 2\n", ""), "missing.toml").unwrap_err();
+    assert_eq!(e.field, "topology.senders", "{e}");
+
+    let e = parse(
+        &GOOD.replace(
+            "[cc]\nalgorithm = \"hpcc\"",
+            "[cc]\nalgorithm = \"hpcc\"\nwai_mbps = 50\nwai_flows = 4",
+        ),
+        "both.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "cc.wai_flows", "{e}");
+    assert!(e.line.is_some());
+}
