@@ -19,11 +19,8 @@ use cc_core::wire::WireError;
 use super::Nic;
 use crate::event::Ev;
 use crate::flow::Receiver;
-use crate::packet::{EcnBits, Packet, PktKind, NO_TEL, TEL_CAP};
+use crate::packet::{EcnBits, Packet, PktKind, NO_TEL};
 use crate::world::Ctx;
-
-/// Largest notification an integrity tag covers: telemetry plus a sequence.
-const SEAL_CAP: usize = TEL_CAP + 8 + TAG_LEN;
 
 impl Nic {
     /// A packet reached this host.
@@ -191,10 +188,8 @@ impl Nic {
                 let t = cx.pkts.tel(q);
                 q.wire += t.len() as u32;
                 if integrity {
-                    let mut msg = [0u8; SEAL_CAP];
-                    msg[..t.len()].copy_from_slice(t);
-                    msg[t.len()..t.len() + 8].copy_from_slice(&cum.to_be_bytes());
-                    q.tag = auth::tag(&key, FlowId(flow), &msg[..t.len() + 8]);
+                    // The tag covers the echoed telemetry and the cumulative ACK.
+                    q.tag = auth::tag_parts(&key, FlowId(flow), &[t, &cum.to_be_bytes()]);
                 }
             }
         });
@@ -208,13 +203,9 @@ impl Nic {
         if !cx.pkts.tel(p).is_empty() {
             if cx.cfg.integrity {
                 let t = cx.pkts.tel(p);
-                let mut sealed = [0u8; SEAL_CAP];
-                sealed[..t.len()].copy_from_slice(t);
-                sealed[t.len()..t.len() + 8].copy_from_slice(&p.seq.to_be_bytes());
-                sealed[t.len() + 8..t.len() + 8 + TAG_LEN].copy_from_slice(&p.tag);
                 if self
                     .verifier
-                    .open(FlowId(flow), &sealed[..t.len() + 8 + TAG_LEN])
+                    .open_parts(FlowId(flow), &[t, &p.seq.to_be_bytes()], &p.tag)
                     .is_err()
                 {
                     cx.metrics.counters.bad_tags += 1;
