@@ -1,0 +1,199 @@
+//! The event queue's calendar: pending entries in 1 ns time buckets for
+//! the near future, a binary heap for the rest.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::{Key, SLOT_BITS};
+
+/// log2 of a calendar bucket's width in picoseconds: 2^10 ps ≈ 1 ns, so
+/// that even the thousands of packets in flight on a 320-host fabric's
+/// 1 µs links share a bucket with only a few others.
+pub(super) const BUCKET_BITS: u32 = 10;
+/// Buckets in the calendar: 2^13 of them reach about 8.4 µs past the
+/// clock, past a link's delay and serialization, where most events fall.
+pub(super) const BUCKETS: usize = 1 << 13;
+const WORDS: usize = BUCKETS / 64;
+
+/// The pending entries: a calendar of 1 ns buckets for the near future (a
+/// two-level bitmap finds the first occupied bucket, a walk of its few
+/// entries the earliest) and a binary heap for the entries past its reach
+/// (retransmission timers, samples, flow starts).
+///
+/// A bucket is a list threaded through the event slots: `head[b]` is its
+/// first slot, `next[slot]` the one after, `keys[slot]` the slot's key, so
+/// the calendar itself is two small arrays.
+///
+/// Invariant: the buckets hold exactly the entries whose bucket number
+/// (time >> [`BUCKET_BITS`]) is below `base + BUCKETS`, each in bucket
+/// `number % BUCKETS`, those numbered below `base` (never scheduled by the
+/// simulator, which schedules nothing in the past) in bucket `base`; `far`
+/// holds the rest. `base` only moves forward, to the bucket of the entry
+/// taken, or, with the buckets empty, to the far heap's first.
+#[derive(Debug)]
+pub(super) struct Calendar {
+    /// First slot of each bucket's list, or `NONE`.
+    head: Vec<u32>,
+    /// The slot after each slot in its bucket's list, or `NONE`.
+    next: Vec<u32>,
+    /// Each filed slot's key.
+    keys: Vec<Key>,
+    /// Bit b of word w: bucket 64w + b holds an entry.
+    occupied: [u64; WORDS],
+    /// Bit w of word j: `occupied[64j + w]` is not zero.
+    summary: [u64; WORDS / 64],
+    /// Entries in the buckets.
+    near: usize,
+    base: u64,
+    far: BinaryHeap<Reverse<Key>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Default for Calendar {
+    fn default() -> Self {
+        Calendar {
+            head: vec![NONE; BUCKETS],
+            next: Vec::new(),
+            keys: Vec::new(),
+            occupied: [0; WORDS],
+            summary: [0; WORDS / 64],
+            near: 0,
+            base: 0,
+            far: BinaryHeap::new(),
+        }
+    }
+}
+
+/// Where the earliest entry is: its bucket, its slot, the slot before it
+/// in the bucket's list (`NONE` if first), and its key.
+#[derive(Clone, Copy)]
+pub(super) struct Found {
+    bucket: usize,
+    /// The entry's event slot.
+    pub(super) slot: u32,
+    prev: u32,
+    /// The entry.
+    pub(super) key: Key,
+}
+
+impl Calendar {
+    pub(super) fn push(&mut self, k: Key) {
+        let n = ((k >> 64) as u64 >> BUCKET_BITS).max(self.base);
+        if n - self.base < BUCKETS as u64 {
+            self.file(n, k);
+        } else {
+            self.far.push(Reverse(k));
+        }
+    }
+
+    /// Puts `k` at the head of the bucket numbered `n` (within reach).
+    fn file(&mut self, n: u64, k: Key) {
+        let b = n as usize % BUCKETS;
+        let slot = (k as u64 & ((1 << SLOT_BITS) - 1)) as usize;
+        if self.keys.len() <= slot {
+            self.keys.resize(slot + 1, 0);
+            self.next.resize(slot + 1, NONE);
+        }
+        self.keys[slot] = k;
+        self.next[slot] = self.head[b];
+        self.head[b] = slot as u32;
+        self.occupied[b / 64] |= 1 << (b % 64);
+        self.summary[b / 4096] |= 1 << (b / 64 % 64);
+        self.near += 1;
+    }
+
+    /// The earliest entry.
+    pub(super) fn first(&mut self) -> Option<Found> {
+        if self.near == 0 {
+            let Reverse(k) = *self.far.peek()?;
+            self.advance((k >> 64) as u64 >> BUCKET_BITS);
+        }
+        let b = self.first_bucket();
+        let mut best = Found {
+            bucket: b,
+            slot: self.head[b],
+            prev: NONE,
+            key: *self.keys.get(self.head[b] as usize)?,
+        };
+        let (mut prev, mut at) = (best.slot, self.next[best.slot as usize]);
+        while let Some(&k) = self.keys.get(at as usize) {
+            if k < best.key {
+                best = Found {
+                    bucket: b,
+                    slot: at,
+                    prev,
+                    key: k,
+                };
+            }
+            prev = at;
+            at = self.next[at as usize];
+        }
+        Some(best)
+    }
+
+    /// The first occupied bucket at or after `base`, round the calendar
+    /// (`near > 0`: there is one).
+    fn first_bucket(&self) -> usize {
+        let start = self.base as usize % BUCKETS;
+        let w0 = start / 64;
+        let here = self.occupied[w0] & (u64::MAX << (start % 64));
+        if here != 0 {
+            return w0 * 64 + here.trailing_zeros() as usize;
+        }
+        // The next occupied word after w0, round the calendar, then w0's
+        // own buckets before `start`.
+        let next_word = |from: usize| -> Option<usize> {
+            let (j0, bit) = (from / 64, from % 64);
+            let mut mask = u64::MAX.checked_shl(bit as u32).unwrap_or(0);
+            for j in j0..self.summary.len() {
+                let s = self.summary[j] & mask;
+                if s != 0 {
+                    return Some(j * 64 + s.trailing_zeros() as usize);
+                }
+                mask = u64::MAX;
+            }
+            None
+        };
+        let w = next_word(w0 + 1).or_else(|| next_word(0)).unwrap_or(w0);
+        w * 64 + self.occupied[w].trailing_zeros().min(63) as usize
+    }
+
+    /// Takes the entry [`Calendar::first`] found; `base` moves to its
+    /// bucket.
+    pub(super) fn take(&mut self, f: Found) {
+        let b = f.bucket;
+        let after = self.next[f.slot as usize];
+        match f.prev {
+            NONE => self.head[b] = after,
+            p => self.next[p as usize] = after,
+        }
+        if self.head[b] == NONE {
+            self.occupied[b / 64] &= !(1 << (b % 64));
+            if self.occupied[b / 64] == 0 {
+                self.summary[b / 4096] &= !(1 << (b / 64 % 64));
+            }
+        }
+        self.near -= 1;
+        let ahead = (b + BUCKETS - self.base as usize % BUCKETS) % BUCKETS;
+        self.advance(self.base + ahead as u64);
+    }
+
+    /// Moves `base` forward to bucket number `n`, bringing the far
+    /// entries now within reach into their buckets.
+    fn advance(&mut self, n: u64) {
+        self.base = self.base.max(n);
+        while let Some(&Reverse(k)) = self.far.peek() {
+            let m = (k >> 64) as u64 >> BUCKET_BITS;
+            if m - self.base >= BUCKETS as u64 {
+                break;
+            }
+            self.far.pop();
+            self.file(m, k);
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.near + self.far.len()
+    }
+}
