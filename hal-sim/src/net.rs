@@ -5,7 +5,7 @@
 //! delay. Hosts have one port (the NIC uplink); switches have output-queued
 //! ports. Routes are all shortest paths, chosen per flow by hash (ECMP).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use crate::event::Ps;
 
@@ -49,10 +49,65 @@ pub struct Network {
     pub hosts: Vec<u32>,
     /// For each node, the host index of a host node (else u32::MAX).
     pub host_index: Vec<u32>,
-    /// routes[node][host index] = ports on a shortest path to that host.
-    pub routes: Vec<Vec<Vec<u16>>>,
+    /// The ports on a shortest path from each node to each host.
+    pub routes: Routes,
     /// hop distance[node][host index].
     pub dist: Vec<Vec<u32>>,
+}
+
+/// Next hops: for each (node, host) the egress ports on a shortest path
+/// to the host. A switch looks its row up for every packet, so the table
+/// is flat: one 32-bit entry per (node, host) naming a port list, and each
+/// distinct list stored once (a fat-tree switch has a handful: down to
+/// each of its hosts or pods, or up to any of its uplinks).
+#[derive(Debug, Clone, Default)]
+pub struct Routes {
+    hosts: usize,
+    /// Entry (node · hosts + host): index into `spans`; 0 is the empty list.
+    choice: Vec<u32>,
+    /// (start, length) of each distinct list in `ports`.
+    spans: Vec<(u32, u32)>,
+    ports: Vec<u16>,
+}
+
+impl Routes {
+    /// Every (node, host) with no route.
+    fn new(nodes: usize, hosts: usize) -> Self {
+        Routes {
+            hosts,
+            choice: vec![0; nodes * hosts],
+            spans: vec![(0, 0)],
+            ports: Vec::new(),
+        }
+    }
+
+    /// Routes `node` to `host` over `ports`; `interned` has each distinct
+    /// list's index so far.
+    fn set(&mut self, interned: &mut HashMap<Vec<u16>, u32>, node: usize, host: usize, ports: &[u16]) {
+        let id = match interned.get(ports) {
+            Some(&id) => id,
+            None => {
+                let id = self.spans.len() as u32;
+                self.spans.push((self.ports.len() as u32, ports.len() as u32));
+                self.ports.extend_from_slice(ports);
+                interned.insert(ports.to_vec(), id);
+                id
+            }
+        };
+        self.choice[node * self.hosts + host] = id;
+    }
+
+    /// The egress ports at `node` on a shortest path to host index
+    /// `host` (empty if none, or if either is out of range).
+    pub fn get(&self, node: u32, host: u32) -> &[u16] {
+        let (node, host) = (node as usize, host as usize);
+        if host >= self.hosts {
+            return &[];
+        }
+        let id = self.choice.get(node * self.hosts + host).copied().unwrap_or(0);
+        let (start, len) = self.spans.get(id as usize).copied().unwrap_or((0, 0));
+        self.ports.get(start as usize..(start + len) as usize).unwrap_or(&[])
+    }
 }
 
 impl Network {
@@ -92,7 +147,8 @@ impl Network {
     /// each host over the undirected graph).
     pub fn compute_routes(&mut self) {
         let n = self.nodes.len();
-        self.routes = vec![vec![Vec::new(); self.hosts.len()]; n];
+        let mut routes = Routes::new(n, self.hosts.len());
+        let mut interned = HashMap::new();
         self.dist = vec![vec![u32::MAX; self.hosts.len()]; n];
         for (hi, &h) in self.hosts.iter().enumerate() {
             let mut dist = vec![u32::MAX; n];
@@ -115,15 +171,17 @@ impl Network {
                 if dist[u] == u32::MAX || dist[u] == 0 {
                     continue;
                 }
-                self.routes[u][hi] = node
+                let ports: Vec<u16> = node
                     .ports
                     .iter()
                     .enumerate()
                     .filter(|(_, p)| dist[p.peer.0 as usize] == dist[u] - 1)
                     .map(|(i, _)| i as u16)
                     .collect();
+                routes.set(&mut interned, u, hi, &ports);
             }
         }
+        self.routes = routes;
     }
 
     /// The egress port at `node` towards host `dst` for a flow hashing to
@@ -133,7 +191,7 @@ impl Network {
     /// ever use core j of its group: ECMP polarization).
     pub fn next_port(&self, node: u32, dst: u32, hash: u32) -> Option<u16> {
         let hi = self.host_index[dst as usize];
-        let c = self.routes[node as usize].get(hi as usize)?;
+        let c = self.routes.get(node, hi);
         match c.len() {
             0 => None,
             1 => Some(c[0]),
@@ -207,7 +265,7 @@ mod tests {
             n.link(l2, s, 1, Ps::from_ps(1));
         }
         n.compute_routes();
-        assert_eq!(n.routes[l1 as usize][1].len(), 2);
+        assert_eq!(n.routes.get(l1, 1).len(), 2);
         let spines: std::collections::HashSet<_> = (0..32).map(|f| n.path(a, b, flow_hash(f))[1].1).collect();
         assert_eq!(spines.len(), 2);
     }
