@@ -2,7 +2,7 @@
 //! sequence), so equal-time events run in the order they were scheduled
 //! and a run is deterministic for a seed.
 //!
-//! The queue keeps its entries in a calendar of 1 ns buckets (most events
+//! The queue keeps its entries in a calendar of 512 ps buckets (most events
 //! fall within a link's delay of the clock, and a 320-host fabric has
 //! thousands of them pending: a binary heap of those spent a third of the
 //! run in cache misses) and a heap for the far ones; NIC wake-ups, which
