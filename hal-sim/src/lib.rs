@@ -8,7 +8,7 @@
 //!  cc-core engine ◀── Rx pipeline (sender) ◀──────────── reverse path ◀───────────┘
 //! ```
 //!
-//! Deterministic for a seed: one event heap ordered by (time, sequence),
+//! Deterministic for a seed: one event queue ordered by (time, sequence),
 //! generators seeded from the scenario, the clock owned by the [`world::World`].
 #![warn(missing_docs)]
 
