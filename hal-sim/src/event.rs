@@ -361,6 +361,8 @@ impl Wakes {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     #[test]
@@ -433,31 +435,42 @@ mod tests {
     /// The queue against a sorted reference, pushes never before the clock
     /// (as the simulator's) interleaved with pops, over spans from
     /// picoseconds to seconds; some events under reserved numbers.
+    /// The tests' random steps: a 64-bit linear congruential generator.
+    fn lcg(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 11
+        }
+    }
+
+    /// Pops one event, checks that it is the reference's first and takes
+    /// that out; its time.
+    fn pop_checked(q: &mut EventQueue, reference: &mut BTreeMap<(Ps, u64), Ev>) -> Option<Ps> {
+        let (t, ev) = q.pop()?;
+        let (&k, &want) = reference.iter().next().expect("the reference has as many");
+        assert_eq!((t, ev), (k.0, want));
+        reference.remove(&k);
+        Some(t)
+    }
+
     #[test]
     fn the_queue_pops_in_key_order_as_a_sorted_list_would() {
         let mut q = EventQueue::default();
-        let mut reference: std::collections::BTreeMap<(Ps, u64), Ev> = Default::default();
-        let mut x = 99u64;
-        let mut rnd = || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            x >> 11
-        };
+        let mut reference = BTreeMap::new();
+        let mut rnd = lcg(99);
         // Ten events whose numbers come before everything pushed below.
         let first = q.reserve(10);
         let (mut now, mut n) = (Ps::ZERO, 0u32);
         let mut reserved = (0..10u64).map(|i| (Ps(1000 * i), first + i)).peekable();
         for _ in 0..20_000 {
             let r = rnd();
-            if let Some(&(t, seq)) = reserved.peek().filter(|(t, _)| *t >= now && r % 7 == 0) {
+            if let Some(&(t, seq)) = reserved.peek().filter(|(t, _)| *t >= now && r.is_multiple_of(7)) {
                 reserved.next();
                 let ev = Ev::AppData { flow: seq as u32 };
                 q.push_reserved(t, ev, seq);
                 reference.insert((t, seq), ev);
-            } else if r % 3 == 0 {
-                if let Some((t, ev)) = q.pop() {
-                    let (&k, &want) = reference.iter().next().unwrap();
-                    assert_eq!((t, ev), (k.0, want));
-                    reference.remove(&k);
+            } else if r.is_multiple_of(3) {
+                if let Some(t) = pop_checked(&mut q, &mut reference) {
                     now = t;
                 }
             } else {
@@ -469,11 +482,7 @@ mod tests {
                 reference.insert((t, first + 9 + n as u64), ev);
             }
         }
-        while let Some((t, ev)) = q.pop() {
-            let (&k, &want) = reference.iter().next().unwrap();
-            assert_eq!((t, ev), (k.0, want));
-            reference.remove(&k);
-        }
+        while pop_checked(&mut q, &mut reference).is_some() {}
         assert!(reference.is_empty());
     }
 
@@ -485,22 +494,15 @@ mod tests {
     #[test]
     fn the_calendar_goes_round_and_brings_far_entries_in_order() {
         let mut q = EventQueue::default();
-        let mut reference: std::collections::BTreeMap<(Ps, u64), Ev> = Default::default();
-        let mut x = 7u64;
-        let mut rnd = || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            x >> 11
-        };
+        let mut reference = BTreeMap::new();
+        let mut rnd = lcg(7);
         let reach = (BUCKETS as u64) << BUCKET_BITS;
         let spans = [1, 1 << BUCKET_BITS, reach / 2, reach - 1, reach + 1, 3 * reach, 1 << 40];
         let (mut now, mut n, mut rounds) = (Ps::ZERO, 0u64, 0u64);
         for _ in 0..50_000 {
             let r = rnd();
-            if r % 2 == 0 {
-                if let Some((t, ev)) = q.pop() {
-                    let (&k, &want) = reference.iter().next().unwrap();
-                    assert_eq!((t, ev), (k.0, want));
-                    reference.remove(&k);
+            if r.is_multiple_of(2) {
+                if let Some(t) = pop_checked(&mut q, &mut reference) {
                     rounds = rounds.max(t.as_ps() / reach);
                     now = t;
                 }
@@ -514,11 +516,7 @@ mod tests {
             }
         }
         assert!(rounds > 100, "the clock went round {rounds} times");
-        while let Some((t, ev)) = q.pop() {
-            let (&k, &want) = reference.iter().next().unwrap();
-            assert_eq!((t, ev), (k.0, want));
-            reference.remove(&k);
-        }
+        while pop_checked(&mut q, &mut reference).is_some() {}
         assert!(reference.is_empty() && q.is_empty());
     }
 
