@@ -14,7 +14,10 @@ pub(super) const BUCKET_BITS: u32 = 9;
 /// Buckets in the calendar: 2^14 of them reach about 8.4 µs past the
 /// clock, past a link's delay and serialization, where most events fall.
 pub(super) const BUCKETS: usize = 1 << 14;
+/// Words of the bitmap of occupied buckets, and buckets per word of its
+/// summary (64 words of 64).
 const WORDS: usize = BUCKETS / 64;
+const PER_SUMMARY_WORD: usize = 64 * 64;
 
 /// The pending entries: a calendar of 512 ps buckets for the near future
 /// (a two-level bitmap finds the first occupied bucket, a walk of its few
@@ -22,8 +25,7 @@ const WORDS: usize = BUCKETS / 64;
 /// (retransmission timers, samples, flow starts).
 ///
 /// A bucket is a list threaded through the event slots: `head[b]` is its
-/// first slot, `next[slot]` the one after, `keys[slot]` the slot's key, so
-/// the calendar itself is two small arrays.
+/// first slot, `next[slot]` the one after, `keys[slot]` the slot's key.
 ///
 /// Invariant: the buckets hold exactly the entries whose bucket number
 /// (time >> [`BUCKET_BITS`]) is below `base + BUCKETS`, each in bucket
@@ -100,7 +102,7 @@ impl Calendar {
         self.next[slot] = self.head[b];
         self.head[b] = slot as u32;
         self.occupied[b / 64] |= 1 << (b % 64);
-        self.summary[b / 4096] |= 1 << (b / 64 % 64);
+        self.summary[b / PER_SUMMARY_WORD] |= 1 << (b / 64 % 64);
         self.near += 1;
     }
 
@@ -172,7 +174,7 @@ impl Calendar {
         if self.head[b] == NONE {
             self.occupied[b / 64] &= !(1 << (b % 64));
             if self.occupied[b / 64] == 0 {
-                self.summary[b / 4096] &= !(1 << (b / 64 % 64));
+                self.summary[b / PER_SUMMARY_WORD] &= !(1 << (b / 64 % 64));
             }
         }
         self.near -= 1;
@@ -185,7 +187,10 @@ impl Calendar {
     fn advance(&mut self, n: u64) {
         self.base = self.base.max(n);
         while let Some(&Reverse(k)) = self.far.peek() {
-            let m = (k >> 64) as u64 >> BUCKET_BITS;
+            // A far entry is never before `base` (it was filed far because
+            // it lay past the calendar's reach then); max() keeps the
+            // invariant whatever happens.
+            let m = ((k >> 64) as u64 >> BUCKET_BITS).max(self.base);
             if m - self.base >= BUCKETS as u64 {
                 break;
             }
