@@ -265,7 +265,16 @@ mod tests {
             n.link(l2, s, 1, Ps::from_ps(1));
         }
         n.compute_routes();
-        assert_eq!(n.routes.get(l1, 1).len(), 2);
+        assert_eq!(n.routes.get(l1, 1), &[1, 2]);
+        assert_eq!(n.routes.get(l1, 0), &[0]);
+        // A host has no route to itself; out of range is no route either.
+        assert!(n.routes.get(a, 0).is_empty());
+        assert!(n.routes.get(l1, 2).is_empty() && n.routes.get(99, 0).is_empty());
+        // Both spines route to host 1 by their port to l2: one list, kept once.
+        assert_eq!(n.routes.get(s1, 1), n.routes.get(s2, 1));
+        // Every route here is one of [0], [1] and [1, 2], kept once each
+        // beside the empty list.
+        assert_eq!(n.routes.spans.len(), 1 + 3);
         let spines: std::collections::HashSet<_> = (0..32).map(|f| n.path(a, b, flow_hash(f))[1].1).collect();
         assert_eq!(spines.len(), 2);
     }
