@@ -324,9 +324,7 @@ impl Telemetry {
         let by_port = |node: u64, port: u32| speeds.get(&(node, port)).copied();
         match self.format {
             TelFormat::None => Ok(Hops::new()),
-            TelFormat::Compact => {
-                Ok(CompactRepr::parse(&CompactStack::new_checked(bytes)?)?.hop_samples(&COMPACT_UNITS))
-            }
+            TelFormat::Compact => CompactStack::new_unchecked(bytes).hop_samples(&COMPACT_UNITS),
             TelFormat::IntMd => {
                 IntMdRepr::parse(&IntMdPacket::new_checked(bytes)?)?.hop_samples_by_port(&self.profile, by_port)
             }

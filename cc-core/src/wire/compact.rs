@@ -174,6 +174,34 @@ impl<T: AsRef<[u8]>> CompactStack<T> {
     fn record(&self, i: usize) -> Record {
         Record::from_bits(be::u64_at(self.buffer.as_ref(), HEADER_LEN + HOP_LEN * i))
     }
+
+    /// The hops as the engine's samples, read straight from the records:
+    /// what [`CompactRepr::parse`] then [`CompactRepr::hop_samples`] give,
+    /// errors included, without the parsed copy in between (a NIC reads
+    /// every ACK's stack this way).
+    pub fn hop_samples(&self, units: &CompactUnits) -> Result<Hops> {
+        self.check_len()?;
+        let widths = compact_widths(units);
+        let mut out = Hops::new();
+        for i in 0..self.hop_count() as usize {
+            let r = self.record(i);
+            let hop = CompactHop {
+                speed: SpeedCode::from_bits(r.speed())?,
+                ts: r.ts(),
+                tx: r.tx(),
+                qlen: r.qlen(),
+            };
+            out.push(hop.sample(units, widths))
+                .map_err(|_| WireError::TooManyHops)?;
+        }
+        Ok(out)
+    }
+}
+
+/// The counter widths of a compact record, with the transmit counter in
+/// the stack's units.
+fn compact_widths(units: &CompactUnits) -> CounterWidths {
+    COMPACT_WIDTHS.with_unit(NonZeroU16::new(units.tx_unit_bytes).unwrap_or(NonZeroU16::MIN))
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> CompactStack<T> {
@@ -206,7 +234,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> CompactStack<T> {
             return Err(WireError::BufferTooSmall);
         }
         self.set_record(n, Record::of(hop));
-        // n < MAX_HOPS = 15: fits the count byte.
+        // n < MAX_HOPS = 8: fits the count byte.
         self.set_header(n as u8 + 1);
         Ok(true)
     }
@@ -236,6 +264,23 @@ pub struct CompactHop {
     pub tx: u32,
     /// Queue length in units, saturated at 2^17 − 1 by the switch.
     pub qlen: u32,
+}
+
+impl CompactHop {
+    /// The hop as the engine's sample: queue in bytes, the link speed its
+    /// code names.
+    fn sample(&self, units: &CompactUnits, widths: CounterWidths) -> HopSample {
+        HopSample {
+            ts: self.ts,
+            tx: self.tx,
+            qlen_bytes: self.qlen.saturating_mul(units.qlen_unit_bytes),
+            sojourn_ns: 0,
+            bandwidth: self.speed.speed(),
+            id: 0,
+            widths,
+            tx_utilization: None,
+        }
+    }
 }
 
 /// A parsed compact stack.
@@ -285,20 +330,8 @@ impl CompactRepr {
     /// `units.tx_unit_bytes`, queue in bytes; no switch identity (the path
     /// signature then rests on hop count and speeds).
     pub fn hop_samples(&self, units: &CompactUnits) -> Hops {
-        let widths = COMPACT_WIDTHS.with_unit(NonZeroU16::new(units.tx_unit_bytes).unwrap_or(NonZeroU16::MIN));
-        self.hops
-            .iter()
-            .map(|h| HopSample {
-                ts: h.ts,
-                tx: h.tx,
-                qlen_bytes: h.qlen.saturating_mul(units.qlen_unit_bytes),
-                sojourn_ns: 0,
-                bandwidth: h.speed.speed(),
-                id: 0,
-                widths,
-                tx_utilization: None,
-            })
-            .collect()
+        let widths = compact_widths(units);
+        self.hops.iter().map(|h| h.sample(units, widths)).collect()
     }
 }
 
@@ -364,6 +397,30 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Samples read straight from any bytes are those of parsing and
+        /// then converting: the same samples, or the same error.
+        #[test]
+        fn samples_from_the_stack_are_parse_then_samples(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..80),
+            version_1 in proptest::bool::ANY,
+            hops in 0u8..10,
+            tx_unit in 0u16..300,
+            qlen_unit in 0u32..300,
+        ) {
+            let mut b = bytes;
+            if b.len() >= HEADER_LEN {
+                // Mostly well-formed headers, so the records get read.
+                if version_1 {
+                    b[0] = VERSION << 4;
+                }
+                b[1] = hops;
+            }
+            let units = CompactUnits { tx_unit_bytes: tx_unit, qlen_unit_bytes: qlen_unit };
+            let s = CompactStack::new_unchecked(&b[..]);
+            let two_steps = CompactRepr::parse(&s).map(|r| r.hop_samples(&units));
+            proptest::prop_assert_eq!(s.hop_samples(&units), two_steps);
+        }
+
         /// On any stack the parser accepts, pushing in place writes the
         /// bytes of parse, push and emit; a full stack is left as it is.
         #[test]
