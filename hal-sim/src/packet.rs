@@ -53,29 +53,48 @@ pub const NO_TEL: u32 = u32::MAX;
 /// Room for a telemetry header and stack of 8 hops in any format.
 pub const TEL_CAP: usize = 288;
 
-/// A telemetry byte buffer carried in a packet.
-#[derive(Clone, Copy, Debug)]
-pub struct TelBuf {
-    /// How many of `buf`'s bytes the telemetry header and stack use.
-    pub len: u16,
-    /// Room for the largest header and stack a format writes for 8 hops.
-    pub buf: [u8; TEL_CAP],
-}
+/// A telemetry buffer carried in a packet, where it lies in the slab: two
+/// bytes of used length, then the room for the run's format.
+#[derive(Debug)]
+pub struct TelBuf<'a>(&'a mut [u8]);
 
-impl Default for TelBuf {
-    fn default() -> Self {
-        TelBuf {
-            len: 0,
-            buf: [0; TEL_CAP],
-        }
+impl<'a> TelBuf<'a> {
+    /// A buffer over `room`: its first two bytes keep the length, the rest
+    /// are the room.
+    pub fn new(room: &'a mut [u8]) -> Self {
+        TelBuf(room)
     }
-}
 
-impl TelBuf {
+    /// How many bytes the telemetry header and stack use.
+    pub fn len(&self) -> u16 {
+        u16::from_le_bytes([self.0[0], self.0[1]])
+    }
+
+    /// Whether the buffer holds no telemetry.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sets how many bytes are used.
+    pub fn set_len(&mut self, n: u16) {
+        self.0[..2].copy_from_slice(&n.to_le_bytes());
+    }
+
+    /// The room, used or not.
+    pub fn room(&mut self) -> &mut [u8] {
+        &mut self.0[2..]
+    }
+
     /// The used bytes.
     pub fn bytes(&self) -> &[u8] {
-        &self.buf[..self.len as usize]
+        used(self.0)
     }
+}
+
+/// The used bytes of a buffer laid out as [`TelBuf`]'s.
+fn used(b: &[u8]) -> &[u8] {
+    let n = u16::from_le_bytes([b[0], b[1]]) as usize;
+    &b[2..(2 + n).min(b.len())]
 }
 
 /// A packet in flight.
@@ -156,16 +175,29 @@ impl Packet {
 /// Packets by index, with a free list so indices are reused, and their
 /// telemetry buffers apart: a packet is about 100 bytes to copy, and the
 /// receiver hands the data packet's buffer to its ACK instead of copying
-/// 288 bytes.
+/// it. The buffers lie end to end, each as big as the run's format needs
+/// (66 bytes of compact stack, or up to [`TEL_CAP`]): thousands are in
+/// flight on a fabric, and a switch writes into one per hop.
 #[derive(Debug, Default)]
 pub struct Slab {
     pkts: Vec<Packet>,
     free: Vec<u32>,
-    tels: Vec<TelBuf>,
+    /// Buffer t is `tels[t · stride ..][.. stride]`, laid out as a
+    /// [`TelBuf`].
+    tels: Vec<u8>,
+    stride: usize,
     tel_free: Vec<u32>,
 }
 
 impl Slab {
+    /// An empty slab whose telemetry buffers have `room` bytes each.
+    pub fn new(room: usize) -> Self {
+        Slab {
+            stride: 2 + room,
+            ..Default::default()
+        }
+    }
+
     /// Stores a packet; returns its index.
     pub fn insert(&mut self, p: Packet) -> u32 {
         match self.free.pop() {
@@ -201,42 +233,52 @@ impl Slab {
 
     /// Telemetry buffers ever allocated, and how many are free now.
     pub fn tel_buffers(&self) -> (usize, usize) {
-        (self.tels.len(), self.tel_free.len())
+        (self.tels.len() / self.stride.max(1), self.tel_free.len())
     }
 
     /// A new, empty telemetry buffer for a packet being built.
     pub fn new_tel(&mut self) -> u32 {
-        match self.tel_free.pop() {
-            Some(t) => {
-                self.tels[t as usize].len = 0;
-                t
-            }
+        let t = match self.tel_free.pop() {
+            Some(t) => t,
             None => {
-                self.tels.push(TelBuf::default());
-                (self.tels.len() - 1) as u32
+                let t = self.tels.len() / self.stride.max(1);
+                self.tels.resize(self.tels.len() + self.stride, 0);
+                t as u32
             }
-        }
+        };
+        self.tel_buf_mut(t).set_len(0);
+        t
+    }
+
+    /// The bytes of buffer `t`, as a [`TelBuf`] lays them out.
+    fn tel_room(&self, t: u32) -> &[u8] {
+        let at = t as usize * self.stride;
+        &self.tels[at..at + self.stride]
     }
 
     /// The telemetry bytes of a packet (empty without a buffer).
     pub fn tel(&self, p: &Packet) -> &[u8] {
         match p.tel {
             NO_TEL => &[],
-            t => self.tels[t as usize].bytes(),
+            t => used(self.tel_room(t)),
         }
     }
 
     /// Telemetry buffer `t` (from [`Slab::new_tel`] or a packet's `tel`).
-    pub fn tel_buf_mut(&mut self, t: u32) -> &mut TelBuf {
-        &mut self.tels[t as usize]
+    pub fn tel_buf_mut(&mut self, t: u32) -> TelBuf<'_> {
+        let at = t as usize * self.stride;
+        TelBuf(&mut self.tels[at..at + self.stride])
     }
 
     /// Packet `i` and its telemetry buffer, if it has one.
-    pub fn with_tel_mut(&mut self, i: u32) -> (&mut Packet, Option<&mut TelBuf>) {
+    pub fn with_tel_mut(&mut self, i: u32) -> (&mut Packet, Option<TelBuf<'_>>) {
         let p = &mut self.pkts[i as usize];
         let t = match p.tel {
             NO_TEL => None,
-            t => Some(&mut self.tels[t as usize]),
+            t => {
+                let at = t as usize * self.stride;
+                Some(TelBuf(&mut self.tels[at..at + self.stride]))
+            }
         };
         (p, t)
     }

@@ -347,7 +347,7 @@ impl Switch {
         let now = cx.now;
         let p = &mut self.ports[port as usize];
         let (packet, tel) = cx.pkts.with_tel_mut(pkt);
-        if let Some(tel) = tel.filter(|_| packet.kind.collects_telemetry()) {
+        if let Some(mut tel) = tel.filter(|_| packet.kind.collects_telemetry()) {
             let h = HopState {
                 ts_ns: now.as_ns(),
                 ingress_ns: packet.ingress_ps.as_ns(),
@@ -359,9 +359,9 @@ impl Switch {
                 egress_port: port,
                 util: p.util,
             };
-            let before = tel.len;
-            if cx.cfg.tel.push_hop(tel, &h).is_ok() {
-                packet.wire = packet.wire + tel.len as u32 - before as u32;
+            let before = tel.len();
+            if cx.cfg.tel.push_hop(&mut tel, &h).is_ok() {
+                packet.wire = packet.wire + tel.len() as u32 - before as u32;
             }
         }
         if cx.cfg.tel.format == TelFormat::IntMd {

@@ -11,7 +11,7 @@ use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
 use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, TraceFlags, TraceKind};
 use cc_core::wire::{Hops, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
 
-use crate::packet::TelBuf;
+use crate::packet::{TelBuf, TEL_CAP};
 
 /// Which telemetry the Tx pipeline requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -142,14 +142,14 @@ impl Telemetry {
     }
 
     /// Writes the empty header the Tx pipeline puts on a packet.
-    pub fn init(&self, t: &mut TelBuf) {
+    pub fn init(&self, t: &mut TelBuf<'_>) {
         let written = match self.format {
             TelFormat::None => Ok(0),
             TelFormat::Compact => {
                 let r = CompactRepr {
                     hops: heapless::Vec::new(),
                 };
-                r.emit(&mut CompactStack::new_unchecked(&mut t.buf[..]))
+                r.emit(&mut CompactStack::new_unchecked(t.room()))
                     .map(|_| r.buffer_len())
             }
             TelFormat::IntMd => {
@@ -165,7 +165,7 @@ impl Telemetry {
                     ds_flags: 0,
                     hops: heapless::Vec::new(),
                 };
-                r.emit(&mut IntMdPacket::new_unchecked(&mut t.buf[..]))
+                r.emit(&mut IntMdPacket::new_unchecked(t.room()))
                     .map(|_| r.buffer_len())
             }
             TelFormat::Ioam => {
@@ -177,8 +177,7 @@ impl Telemetry {
                     trace_type: IOAM_TRACE_TYPE,
                     nodes: heapless::Vec::new(),
                 };
-                r.emit(&mut IoamOption::new_unchecked(&mut t.buf[..]))
-                    .map(|_| r.buffer_len())
+                r.emit(&mut IoamOption::new_unchecked(t.room())).map(|_| r.buffer_len())
             }
             TelFormat::Ifa => {
                 let r = IfaRepr {
@@ -192,11 +191,10 @@ impl Telemetry {
                     hop_limit: MAX_HOPS as u8,
                     hops: heapless::Vec::new(),
                 };
-                r.emit(&mut IfaPacket::new_unchecked(&mut t.buf[..]))
-                    .map(|_| r.buffer_len())
+                r.emit(&mut IfaPacket::new_unchecked(t.room())).map(|_| r.buffer_len())
             }
         };
-        t.len = written.unwrap_or(0) as u16;
+        t.set_len(written.unwrap_or(0) as u16);
     }
 
     /// Bytes the telemetry adds on the wire once `hops` switches wrote.
@@ -211,11 +209,22 @@ impl Telemetry {
         }
     }
 
+    /// Bytes of room a packet's telemetry buffer needs in this format:
+    /// the header and a full stack (8 hops of 8 bytes for the compact
+    /// stack; [`TEL_CAP`], the largest of the others, otherwise).
+    pub fn room(&self) -> usize {
+        match self.format {
+            TelFormat::None => 0,
+            TelFormat::Compact => 2 + 8 * MAX_HOPS,
+            TelFormat::IntMd | TelFormat::Ioam | TelFormat::Ifa => TEL_CAP,
+        }
+    }
+
     /// A switch appends its hop (newest first for INT, IOAM and IFA; the
     /// compact stack lists hops in path order). A full stack is left as it
     /// is (IOAM sets its overflow flag).
-    pub fn push_hop(&self, t: &mut TelBuf, h: &HopState) -> Result<(), WireError> {
-        let len = t.len as usize;
+    pub fn push_hop(&self, t: &mut TelBuf<'_>, h: &HopState) -> Result<(), WireError> {
+        let len = t.len() as usize;
         let new_len = match self.format {
             TelFormat::None => return Ok(()),
             TelFormat::Compact => {
@@ -230,14 +239,16 @@ impl Telemetry {
                 };
                 // In place, as a switch appends its record: the stack is
                 // neither parsed nor written again.
-                let mut stack = CompactStack::new_checked(&mut t.buf[..])?;
+                let mut stack = CompactStack::new_checked(t.room())?;
                 if !stack.push_hop(&hop)? {
                     return Ok(());
                 }
                 stack.total_len()
             }
             TelFormat::IntMd => {
-                let mut r = IntMdRepr::parse(&IntMdPacket::new_checked(&t.buf[..len])?)?;
+                let mut r = IntMdRepr::parse(&IntMdPacket::new_checked(
+                    t.room().get(..len).ok_or(WireError::Truncated)?,
+                )?)?;
                 if r.hops.is_full() || r.remaining_hops == 0 {
                     return Ok(());
                 }
@@ -254,12 +265,15 @@ impl Telemetry {
                 };
                 r.hops.insert(0, hop).map_err(|_| WireError::TooManyHops)?;
                 r.remaining_hops -= 1;
-                r.emit(&mut IntMdPacket::new_unchecked(&mut t.buf[..]))?;
+                r.emit(&mut IntMdPacket::new_unchecked(t.room()))?;
                 r.buffer_len()
             }
             TelFormat::Ioam => {
-                let bytes = t.buf;
-                let opt = IoamOption::new_checked(&bytes[..len])?;
+                // Parsed from a copy: the option is written back in place.
+                let mut bytes = [0u8; TEL_CAP];
+                let n = len.min(TEL_CAP);
+                bytes[..n].copy_from_slice(&t.room()[..n]);
+                let opt = IoamOption::new_checked(&bytes[..n])?;
                 let mut r = IoamRepr::parse(&opt)?;
                 if r.remaining_len < IOAM_NODE_WORDS || r.nodes.is_full() {
                     r.flags.overflow = true;
@@ -279,12 +293,15 @@ impl Telemetry {
                     r.nodes.insert(0, node).map_err(|_| WireError::TooManyHops)?;
                     r.remaining_len -= IOAM_NODE_WORDS;
                 }
-                r.emit(&mut IoamOption::new_unchecked(&mut t.buf[..]))?;
+                r.emit(&mut IoamOption::new_unchecked(t.room()))?;
                 r.buffer_len()
             }
             TelFormat::Ifa => {
                 let profiles = Self::ifa_profiles();
-                let mut r = IfaRepr::parse(&IfaPacket::new_checked(&t.buf[..len], &profiles)?, &profiles)?;
+                let mut r = IfaRepr::parse(
+                    &IfaPacket::new_checked(t.room().get(..len).ok_or(WireError::Truncated)?, &profiles)?,
+                    &profiles,
+                )?;
                 if r.hops.is_full() {
                     return Ok(());
                 }
@@ -309,11 +326,11 @@ impl Telemetry {
                     tail: h.tx_bytes as u32,
                 };
                 r.hops.insert(0, hop).map_err(|_| WireError::TooManyHops)?;
-                r.emit(&mut IfaPacket::new_unchecked(&mut t.buf[..]))?;
+                r.emit(&mut IfaPacket::new_unchecked(t.room()))?;
                 r.buffer_len()
             }
         };
-        t.len = new_len as u16;
+        t.set_len(new_len as u16);
         Ok(())
     }
 
@@ -364,7 +381,8 @@ mod tests {
     fn every_format_carries_two_hops() {
         for f in [TelFormat::Compact, TelFormat::IntMd, TelFormat::Ioam, TelFormat::Ifa] {
             let t = Telemetry::new(f, LinkSpeed::from_gbps(100), 5);
-            let mut buf = TelBuf::default();
+            let mut room = [0u8; 2 + TEL_CAP];
+            let mut buf = TelBuf::new(&mut room);
             t.init(&mut buf);
             t.push_hop(&mut buf, &hop(1)).unwrap();
             t.push_hop(&mut buf, &hop(2)).unwrap();
@@ -382,7 +400,11 @@ mod tests {
             } else {
                 0
             };
-            assert!(buf.len as u32 <= t.wire_bytes(2) + l4 + 4, "{f:?}: {} bytes", buf.len);
+            assert!(
+                buf.len() as u32 <= t.wire_bytes(2) + l4 + 4,
+                "{f:?}: {} bytes",
+                buf.len()
+            );
         }
     }
 }

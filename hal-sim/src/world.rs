@@ -253,7 +253,7 @@ impl World {
             switches,
             switch_of,
             flows: Vec::with_capacity(specs.len()),
-            pkts: Slab::default(),
+            pkts: Slab::new(cfg.tel.room()),
             cfg,
             rng: Rngs {
                 wred: rng,

@@ -21,9 +21,9 @@ use crate::world::Ctx;
 /// format, counted in its wire bytes.
 pub(crate) fn attach_telemetry(cx: &mut Ctx, p: &mut Packet) {
     p.tel = cx.pkts.new_tel();
-    let t = cx.pkts.tel_buf_mut(p.tel);
-    cx.cfg.tel.init(t);
-    p.wire += t.len as u32;
+    let mut t = cx.pkts.tel_buf_mut(p.tel);
+    cx.cfg.tel.init(&mut t);
+    p.wire += t.len() as u32;
 }
 
 impl Nic {
