@@ -60,14 +60,14 @@ pub struct TelBuf<'a>(&'a mut [u8]);
 
 impl<'a> TelBuf<'a> {
     /// A buffer over `room`: its first two bytes keep the length, the rest
-    /// are the room.
+    /// are the room (none if `room` is shorter than two bytes).
     pub fn new(room: &'a mut [u8]) -> Self {
         TelBuf(room)
     }
 
     /// How many bytes the telemetry header and stack use.
     pub fn len(&self) -> u16 {
-        u16::from_le_bytes([self.0[0], self.0[1]])
+        stored_len(self.0)
     }
 
     /// Whether the buffer holds no telemetry.
@@ -77,12 +77,14 @@ impl<'a> TelBuf<'a> {
 
     /// Sets how many bytes are used.
     pub fn set_len(&mut self, n: u16) {
-        self.0[..2].copy_from_slice(&n.to_le_bytes());
+        if let Some(b) = self.0.first_chunk_mut::<2>() {
+            *b = n.to_le_bytes();
+        }
     }
 
     /// The room, used or not.
     pub fn room(&mut self) -> &mut [u8] {
-        &mut self.0[2..]
+        self.0.get_mut(2..).unwrap_or_default()
     }
 
     /// The used bytes.
@@ -91,10 +93,15 @@ impl<'a> TelBuf<'a> {
     }
 }
 
+/// The length kept in a buffer laid out as [`TelBuf`]'s.
+fn stored_len(b: &[u8]) -> u16 {
+    b.first_chunk::<2>().map_or(0, |n| u16::from_le_bytes(*n))
+}
+
 /// The used bytes of a buffer laid out as [`TelBuf`]'s.
 fn used(b: &[u8]) -> &[u8] {
-    let n = u16::from_le_bytes([b[0], b[1]]) as usize;
-    &b[2..(2 + n).min(b.len())]
+    let n = stored_len(b) as usize;
+    b.get(2..(2 + n).min(b.len())).unwrap_or_default()
 }
 
 /// A packet in flight.
@@ -178,7 +185,7 @@ impl Packet {
 /// it. The buffers lie end to end, each as big as the run's format needs
 /// (66 bytes of compact stack, or up to [`TEL_CAP`]): thousands are in
 /// flight on a fabric, and a switch writes into one per hop.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Slab {
     pkts: Vec<Packet>,
     free: Vec<u32>,
@@ -189,12 +196,22 @@ pub struct Slab {
     tel_free: Vec<u32>,
 }
 
+impl Default for Slab {
+    /// Room for any format's telemetry.
+    fn default() -> Self {
+        Slab::new(TEL_CAP)
+    }
+}
+
 impl Slab {
     /// An empty slab whose telemetry buffers have `room` bytes each.
     pub fn new(room: usize) -> Self {
         Slab {
+            pkts: Vec::new(),
+            free: Vec::new(),
+            tels: Vec::new(),
             stride: 2 + room,
-            ..Default::default()
+            tel_free: Vec::new(),
         }
     }
 
@@ -233,7 +250,7 @@ impl Slab {
 
     /// Telemetry buffers ever allocated, and how many are free now.
     pub fn tel_buffers(&self) -> (usize, usize) {
-        (self.tels.len() / self.stride.max(1), self.tel_free.len())
+        (self.tels.len() / self.stride, self.tel_free.len())
     }
 
     /// A new, empty telemetry buffer for a packet being built.
@@ -241,7 +258,7 @@ impl Slab {
         let t = match self.tel_free.pop() {
             Some(t) => t,
             None => {
-                let t = self.tels.len() / self.stride.max(1);
+                let t = self.tels.len() / self.stride;
                 self.tels.resize(self.tels.len() + self.stride, 0);
                 t as u32
             }

@@ -184,17 +184,21 @@ impl<T: AsRef<[u8]>> CompactStack<T> {
         let widths = compact_widths(units);
         let mut out = Hops::new();
         for i in 0..self.hop_count() as usize {
-            let r = self.record(i);
-            let hop = CompactHop {
-                speed: SpeedCode::from_bits(r.speed())?,
-                ts: r.ts(),
-                tx: r.tx(),
-                qlen: r.qlen(),
-            };
-            out.push(hop.sample(units, widths))
+            out.push(self.hop(i)?.sample(units, widths))
                 .map_err(|_| WireError::TooManyHops)?;
         }
         Ok(out)
+    }
+
+    /// Hop `i`'s record; `UnknownType` for the reserved speed code.
+    fn hop(&self, i: usize) -> Result<CompactHop> {
+        let r = self.record(i);
+        Ok(CompactHop {
+            speed: SpeedCode::from_bits(r.speed())?,
+            ts: r.ts(),
+            tx: r.tx(),
+            qlen: r.qlen(),
+        })
     }
 }
 
@@ -296,14 +300,7 @@ impl CompactRepr {
         s.check_len()?;
         let mut hops = heapless::Vec::new();
         for i in 0..s.hop_count() as usize {
-            let r = s.record(i);
-            let hop = CompactHop {
-                speed: SpeedCode::from_bits(r.speed())?,
-                ts: r.ts(),
-                tx: r.tx(),
-                qlen: r.qlen(),
-            };
-            hops.push(hop).map_err(|_| WireError::TooManyHops)?;
+            hops.push(s.hop(i)?).map_err(|_| WireError::TooManyHops)?;
         }
         Ok(CompactRepr { hops })
     }
