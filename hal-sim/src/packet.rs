@@ -306,3 +306,42 @@ impl Slab {
         std::mem::replace(&mut self.pkts[i as usize].tel, NO_TEL)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Buffers of a slab sized for the compact stack keep their bytes and
+    /// lengths apart, and a freed one comes back empty.
+    #[test]
+    fn telemetry_buffers_lie_end_to_end() {
+        let mut slab = Slab::new(66);
+        let (a, b) = (slab.new_tel(), slab.new_tel());
+        for (t, fill) in [(a, 0xAA), (b, 0xBB)] {
+            let mut buf = slab.tel_buf_mut(t);
+            assert_eq!(buf.room().len(), 66);
+            buf.room().fill(fill);
+            buf.set_len(66);
+        }
+        let mut p = Packet::new(PktKind::Data, 0, 0, 0, 1);
+        p.tel = b;
+        let id = slab.insert(p);
+        assert_eq!(slab.tel(slab.get(id)), &[0xBB; 66][..]);
+        slab.remove(id);
+        assert_eq!(slab.tel_buffers(), (2, 1));
+        let c = slab.new_tel();
+        assert_eq!(c, b);
+        assert!(slab.tel_buf_mut(c).is_empty());
+        assert_eq!(slab.tel_buf_mut(a).bytes(), &[0xAA; 66][..]);
+    }
+
+    /// A buffer too short for its length field reads as empty and takes
+    /// no bytes, without a panic.
+    #[test]
+    fn a_short_buffer_is_empty() {
+        let mut one = [7u8];
+        let mut buf = TelBuf::new(&mut one);
+        buf.set_len(5);
+        assert_eq!((buf.len(), buf.room().len(), buf.bytes().len()), (0, 0, 0));
+    }
+}
