@@ -432,9 +432,6 @@ mod tests {
         }
     }
 
-    /// The queue against a sorted reference, pushes never before the clock
-    /// (as the simulator's) interleaved with pops, over spans from
-    /// picoseconds to seconds; some events under reserved numbers.
     /// The tests' random steps: a 64-bit linear congruential generator.
     fn lcg(mut x: u64) -> impl FnMut() -> u64 {
         move || {
@@ -453,6 +450,9 @@ mod tests {
         Some(t)
     }
 
+    /// The queue against a sorted reference, pushes never before the clock
+    /// (as the simulator's) interleaved with pops, over spans from
+    /// picoseconds to seconds; some events under reserved numbers.
     #[test]
     fn the_queue_pops_in_key_order_as_a_sorted_list_would() {
         let mut q = EventQueue::default();
