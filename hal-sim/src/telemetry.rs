@@ -375,6 +375,33 @@ mod tests {
         }
     }
 
+    /// A buffer of the format's room takes a full stack: eight switches
+    /// write, the sender reads eight samples, and a ninth leaves the
+    /// buffer as it was (IOAM marks its overflow instead).
+    #[test]
+    fn a_full_stack_fits_the_formats_room() {
+        for f in [TelFormat::Compact, TelFormat::IntMd, TelFormat::Ioam, TelFormat::Ifa] {
+            let t = Telemetry::new(f, LinkSpeed::from_gbps(100), MAX_HOPS as u8);
+            let mut room = vec![0u8; 2 + t.room()];
+            let mut buf = TelBuf::new(&mut room);
+            t.init(&mut buf);
+            for i in 1..=MAX_HOPS as u64 {
+                t.push_hop(&mut buf, &hop(i))
+                    .unwrap_or_else(|e| panic!("{f:?}, hop {i}: {e}"));
+            }
+            let full = buf.bytes().to_vec();
+            let s = t
+                .samples(&full, &PortSpeeds::new())
+                .unwrap_or_else(|e| panic!("{f:?}: {e}"));
+            assert_eq!(s.len(), MAX_HOPS, "{f:?}");
+            t.push_hop(&mut buf, &hop(9))
+                .unwrap_or_else(|e| panic!("{f:?}, hop 9: {e}"));
+            if f != TelFormat::Ioam {
+                assert_eq!(buf.bytes(), &full[..], "{f:?}");
+            }
+        }
+    }
+
     /// Two switches write; the sender reads two samples, first hop first,
     /// in every format.
     #[test]
