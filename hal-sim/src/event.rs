@@ -4,9 +4,10 @@
 //!
 //! The queue keeps its entries in a calendar of 512 ps buckets (most events
 //! fall within a link's delay of the clock, and a 320-host fabric has
-//! thousands of them pending: a binary heap of those spent a third of the
-//! run in cache misses) and a heap for the far ones; NIC wake-ups, which
-//! move on every ACK, in a heap of their own, one entry per host.
+//! thousands of them pending: a binary heap of those took over a third of
+//! the fat-tree's run in its pop, mostly waiting for memory) and a heap
+//! for the far ones; NIC wake-ups, which move on every ACK, in a heap of
+//! their own, one entry per host.
 
 mod calendar;
 
