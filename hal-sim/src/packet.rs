@@ -267,37 +267,34 @@ impl Slab {
         t
     }
 
-    /// The bytes of buffer `t`, as a [`TelBuf`] lays them out.
-    fn tel_room(&self, t: u32) -> &[u8] {
+    /// Where buffer `t` lies in `tels`.
+    fn tel_span(&self, t: u32) -> std::ops::Range<usize> {
         let at = t as usize * self.stride;
-        &self.tels[at..at + self.stride]
+        at..at + self.stride
     }
 
     /// The telemetry bytes of a packet (empty without a buffer).
     pub fn tel(&self, p: &Packet) -> &[u8] {
         match p.tel {
             NO_TEL => &[],
-            t => used(self.tel_room(t)),
+            t => used(&self.tels[self.tel_span(t)]),
         }
     }
 
     /// Telemetry buffer `t` (from [`Slab::new_tel`] or a packet's `tel`).
     pub fn tel_buf_mut(&mut self, t: u32) -> TelBuf<'_> {
-        let at = t as usize * self.stride;
-        TelBuf(&mut self.tels[at..at + self.stride])
+        let span = self.tel_span(t);
+        TelBuf(&mut self.tels[span])
     }
 
     /// Packet `i` and its telemetry buffer, if it has one.
     pub fn with_tel_mut(&mut self, i: u32) -> (&mut Packet, Option<TelBuf<'_>>) {
-        let p = &mut self.pkts[i as usize];
-        let t = match p.tel {
+        let span = match self.pkts[i as usize].tel {
             NO_TEL => None,
-            t => {
-                let at = t as usize * self.stride;
-                Some(TelBuf(&mut self.tels[at..at + self.stride]))
-            }
+            t => Some(self.tel_span(t)),
         };
-        (p, t)
+        let t = span.map(|s| TelBuf(&mut self.tels[s]));
+        (&mut self.pkts[i as usize], t)
     }
 
     /// Detaches packet `i`'s telemetry buffer (to hand it to another

@@ -269,10 +269,11 @@ impl Telemetry {
                 r.buffer_len()
             }
             TelFormat::Ioam => {
-                // Parsed from a copy: the option is written back in place.
+                // Parsed from a copy (the parsed option borrows its bytes):
+                // it is written back in place.
                 let mut bytes = [0u8; TEL_CAP];
                 let n = len.min(TEL_CAP);
-                bytes[..n].copy_from_slice(&t.room()[..n]);
+                bytes[..n].copy_from_slice(t.room().get(..n).ok_or(WireError::Truncated)?);
                 let opt = IoamOption::new_checked(&bytes[..n])?;
                 let mut r = IoamRepr::parse(&opt)?;
                 if r.remaining_len < IOAM_NODE_WORDS || r.nodes.is_full() {

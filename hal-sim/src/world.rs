@@ -464,22 +464,16 @@ impl World {
             },
             Ev::Sample => {}
         }
-        // Finished flows: their receiving sides close (the list keeps its
-        // room for the next).
+        // Finished flows: their receiving sides close.
         if cx.finished.is_empty() {
             return;
         }
-        let mut done = std::mem::take(cx.finished);
+        let done = std::mem::take(cx.finished);
         for &flow in &done {
             let dst = cx.flows[flow as usize].dst_host as usize;
             nics[dst].close_receiver(cx, flow);
         }
         self.unfinished -= done.len();
-        // Keep the room unless closing finished more (none does today).
-        if self.finished.is_empty() {
-            done.clear();
-            self.finished = done;
-        }
     }
 
     /// Bytes of `flow` delivered in order so far.
