@@ -3,10 +3,8 @@
 //! keep for it while it runs ([`Sender`] at the source, [`Receiver`] at
 //! the destination; both dropped when the flow finishes).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use cc_core::prelude::*;
+use cc_core::engine::FlowHandle;
 use cc_core::wire::auth::ReplayGuard;
 
 use crate::event::Ps;
@@ -43,6 +41,12 @@ pub struct FlowRecord {
     pub finish_ps: Option<Ps>,
     /// Data packets sent again.
     pub retransmits: u64,
+    /// The flow's place in its source NIC's senders ([`NOWHERE`] when
+    /// not sending).
+    pub tx_at: u32,
+    /// Its place in its destination NIC's receivers ([`NOWHERE`] when
+    /// not receiving).
+    pub rx_at: u32,
 }
 
 /// The sender's pacer for one flow: when its next data packet may go.
@@ -89,6 +93,9 @@ pub struct Sender {
     pub app_waiting: bool,
     /// The last window feedback number accepted (replays are refused).
     pub feedback_guard: ReplayGuard,
+    /// The flow's handle in the NIC's engine (none if the engine refused
+    /// it or the firmware runs it).
+    pub engine: Option<FlowHandle>,
 }
 
 impl Sender {
@@ -109,6 +116,7 @@ impl Sender {
             app_limit,
             app_waiting: false,
             feedback_guard: ReplayGuard::default(),
+            engine: None,
         }
     }
 }
@@ -130,6 +138,8 @@ pub struct Receiver {
     pub feedback_seq: u32,
     /// When it last sent a CNP (DCQCN's notification point).
     pub np: cc_core::dcqcn::NotificationPoint,
+    /// The flow's handle in the receiver engine, if it runs one.
+    pub engine: Option<FlowHandle>,
 }
 
 impl Receiver {
@@ -143,6 +153,7 @@ impl Receiver {
             delivered: 0,
             feedback_seq: 0,
             np: cc_core::dcqcn::NotificationPoint::default(),
+            engine: None,
         }
     }
 
@@ -166,27 +177,110 @@ impl Default for Receiver {
     }
 }
 
-/// Per-flow state by flow id, for the flows one NIC has: a hash map with
-/// a multiplicative hash of the id (ids are small integers; SipHash would
-/// cost more than the rest of a lookup).
-pub type ById<T> = HashMap<u32, T, BuildHasherDefault<IdHasher>>;
+/// No place in a [`PerFlow`] table (a flow not open on that side).
+pub const NOWHERE: u32 = u32::MAX;
 
-/// Fibonacci hashing of a `u32` id.
-#[derive(Default)]
-pub struct IdHasher(u64);
+/// The state one NIC keeps for each of its flows on one side (sending or
+/// receiving), in numbered places. A flow's place is kept in its
+/// [`FlowRecord`] (`tx_at`, `rx_at`), so finding its state takes one
+/// index, not a hash lookup; each place also keeps the flow's id, and a
+/// lookup whose id does not match finds nothing. Places freed are used
+/// again, so a table is as long as the most flows open on that side at
+/// once, not as the run's flow count.
+#[derive(Clone, Debug)]
+pub struct PerFlow<T> {
+    places: Vec<Option<(u32, T)>>,
+    free: Vec<u32>,
+    open: usize,
+}
 
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
+impl<T> Default for PerFlow<T> {
+    fn default() -> Self {
+        PerFlow {
+            places: Vec::new(),
+            free: Vec::new(),
+            open: 0,
+        }
     }
+}
 
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+impl<T> PerFlow<T> {
+    /// Opens `flow` with state `v`; the answer is its place.
+    pub fn open(&mut self, flow: u32, v: T) -> u32 {
+        self.open += 1;
+        match self.free.pop() {
+            Some(at) => {
+                self.places[at as usize] = Some((flow, v));
+                at
+            }
+            None => {
+                self.places.push(Some((flow, v)));
+                (self.places.len() - 1) as u32
+            }
         }
     }
 
-    fn write_u32(&mut self, i: u32) {
-        self.0 = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// The state of `flow` at place `at`.
+    pub fn get(&self, at: u32, flow: u32) -> Option<&T> {
+        match self.places.get(at as usize) {
+            Some(Some((id, v))) if *id == flow => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The state of `flow` at place `at`, mutably.
+    pub fn get_mut(&mut self, at: u32, flow: u32) -> Option<&mut T> {
+        match self.places.get_mut(at as usize) {
+            Some(Some((id, v))) if *id == flow => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Closes `flow` at place `at`: its state, if it was there.
+    pub fn close(&mut self, at: u32, flow: u32) -> Option<T> {
+        self.get(at, flow)?;
+        let (_, v) = self.places.get_mut(at as usize)?.take()?;
+        self.free.push(at);
+        self.open -= 1;
+        Some(v)
+    }
+
+    /// Flows open.
+    pub fn len(&self) -> usize {
+        self.open
+    }
+
+    /// Whether no flow is open.
+    pub fn is_empty(&self) -> bool {
+        self.open == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_place_finds_only_its_own_flow_and_is_used_again_once_closed() {
+        let mut t = PerFlow::default();
+        let a = t.open(7, "seven");
+        let b = t.open(9, "nine");
+        assert_ne!(a, b);
+        assert_eq!((t.get(a, 7), t.get(b, 9)), (Some(&"seven"), Some(&"nine")));
+        // Another flow's place, a place never given, no place: nothing.
+        assert_eq!((t.get(a, 9), t.get(5, 7), t.get(NOWHERE, 7)), (None, None, None));
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.close(a, 9), None, "the wrong flow closes nothing");
+        assert_eq!(t.close(a, 7), Some("seven"));
+        assert_eq!(t.get(a, 7), None);
+        assert_eq!((t.close(a, 7), t.len()), (None, 1));
+        // The freed place is the next one given; the table does not grow.
+        let c = t.open(11, "eleven");
+        assert_eq!(c, a);
+        assert_eq!(t.places.len(), 2);
+        *t.get_mut(c, 11).unwrap() = "ELEVEN";
+        assert_eq!(t.get(c, 11), Some(&"ELEVEN"));
+        assert_eq!(t.get_mut(c, 7), None);
+        assert!(t.close(b, 9).is_some() && t.close(c, 11).is_some() && t.is_empty());
     }
 }

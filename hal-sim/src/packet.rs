@@ -50,6 +50,9 @@ pub enum EcnBits {
 /// A packet without a telemetry buffer.
 pub const NO_TEL: u32 = u32::MAX;
 
+/// A packet without a probe reply's hop.
+pub const NO_HOP: u32 = u32::MAX;
+
 /// Room for a telemetry header and stack of 8 hops in any format.
 pub const TEL_CAP: usize = 288;
 
@@ -137,8 +140,9 @@ pub struct Packet {
     /// Telemetry header and stack (data, probes; echoed on acks), kept in
     /// the slab beside the packet ([`Slab::tel`]); `NO_TEL` when none.
     pub tel: u32,
-    /// Probe reply: the chosen hop.
-    pub hop: Option<(u8, HopSample)>,
+    /// Probe reply: where its chosen hop lies in the slab
+    /// ([`Slab::hop`]); `NO_HOP` when none.
+    pub hop: u32,
     /// Probes and RTT requests: the engine's number for them, echoed by
     /// their replies.
     pub probe: ProbeId,
@@ -171,7 +175,7 @@ impl Packet {
             ingress_port: 0,
             probe: ProbeId(0),
             tel: NO_TEL,
-            hop: None,
+            hop: NO_HOP,
             feedback: Window::ZERO,
             tag: [0; 8],
             ts_ps: Ps::ZERO,
@@ -194,6 +198,11 @@ pub struct Slab {
     tels: Vec<u8>,
     stride: usize,
     tel_free: Vec<u32>,
+    /// Probe replies' hops (index and sample), kept apart: they are few,
+    /// and 40 bytes in every packet would make each one to copy and to
+    /// load that much longer.
+    hops: Vec<(u8, HopSample)>,
+    hop_free: Vec<u32>,
 }
 
 impl Default for Slab {
@@ -212,6 +221,8 @@ impl Slab {
             tels: Vec::new(),
             stride: 2 + room,
             tel_free: Vec::new(),
+            hops: Vec::new(),
+            hop_free: Vec::new(),
         }
     }
 
@@ -239,13 +250,37 @@ impl Slab {
         &mut self.pkts[i as usize]
     }
 
-    /// Frees `i` and its telemetry buffer for reuse.
+    /// Frees `i`, its telemetry buffer and its hop for reuse.
     pub fn remove(&mut self, i: u32) {
-        let t = std::mem::replace(&mut self.pkts[i as usize].tel, NO_TEL);
+        let p = &mut self.pkts[i as usize];
+        let (t, h) = (std::mem::replace(&mut p.tel, NO_TEL), std::mem::replace(&mut p.hop, NO_HOP));
         if t != NO_TEL {
             self.tel_free.push(t);
         }
+        if h != NO_HOP {
+            self.hop_free.push(h);
+        }
         self.free.push(i);
+    }
+
+    /// Keeps a probe reply's hop (its index on the path, and its sample)
+    /// for a packet being built: the answer goes in the packet's `hop`.
+    pub fn put_hop(&mut self, hop: (u8, HopSample)) -> u32 {
+        match self.hop_free.pop() {
+            Some(h) => {
+                self.hops[h as usize] = hop;
+                h
+            }
+            None => {
+                self.hops.push(hop);
+                (self.hops.len() - 1) as u32
+            }
+        }
+    }
+
+    /// A probe reply's hop (none for other packets).
+    pub fn hop(&self, p: &Packet) -> Option<(u8, HopSample)> {
+        self.hops.get(p.hop as usize).copied()
     }
 
     /// Telemetry buffers ever allocated, and how many are free now.
@@ -330,6 +365,28 @@ mod tests {
         assert_eq!(c, b);
         assert!(slab.tel_buf_mut(c).is_empty());
         assert_eq!(slab.tel_buf_mut(a).bytes(), &[0xAA; 66][..]);
+    }
+
+    /// A probe reply's hop is kept beside the packet, freed with it, and
+    /// its place used again.
+    #[test]
+    fn a_hop_lives_and_goes_with_its_packet() {
+        let mut slab = Slab::default();
+        let sample = |id| HopSample {
+            id,
+            ..HopSample::default()
+        };
+        let mut p = Packet::new(PktKind::ProbeReply, 0, 0, 0, 1);
+        assert_eq!(slab.hop(&p), None);
+        p.hop = slab.put_hop((3, sample(9)));
+        let id = slab.insert(p.clone());
+        assert_eq!(slab.hop(slab.get(id)), Some((3, sample(9))));
+        slab.remove(id);
+        assert_eq!(slab.get(id).hop, NO_HOP);
+        let mut q = Packet::new(PktKind::ProbeReply, 0, 0, 0, 1);
+        q.hop = slab.put_hop((1, sample(4)));
+        assert_eq!(q.hop, p.hop, "the freed place is used again");
+        assert_eq!(slab.hop(&q), Some((1, sample(4))));
     }
 
     /// A buffer too short for its length field reads as empty and takes

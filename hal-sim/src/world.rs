@@ -19,7 +19,7 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::event::{ser_ps, Ev, EventQueue, Ps};
-use crate::flow::FlowRecord;
+use crate::flow::{FlowRecord, NOWHERE};
 use crate::metrics::{Metrics, PortSeries};
 use crate::net::{flow_hash, Network, NodeKind};
 use crate::nic::{Nic, NicEngine, Profile};
@@ -333,6 +333,8 @@ impl World {
             dport: f.dport,
             finish_ps: None,
             retransmits: 0,
+            tx_at: NOWHERE,
+            rx_at: NOWHERE,
         });
     }
 
@@ -431,7 +433,7 @@ impl World {
 
     /// Moves one event to its component.
     fn handle(&mut self, ev: Ev) {
-        if ev == Ev::Sample {
+        if matches!(ev, Ev::Sample) {
             self.sample();
             return;
         }
@@ -484,7 +486,7 @@ impl World {
         }
         self.nics[flow.dst_host as usize]
             .receivers
-            .get(&flow.id)
+            .get(flow.rx_at, flow.id)
             .map_or(0, |r| r.delivered)
     }
 
@@ -505,7 +507,7 @@ impl World {
         for tr in &mut self.metrics.traces {
             let f = &self.flows[tr.id as usize];
             if f.finish_ps.is_none() && now >= f.start_ps {
-                let Some(s) = self.nics[f.src_host as usize].senders.get(&f.id) else {
+                let Some(s) = self.nics[f.src_host as usize].senders.get(f.tx_at, f.id) else {
                     continue;
                 };
                 tr.t_ns.push(t);

@@ -95,8 +95,7 @@ impl Calendar {
         let b = n as usize % BUCKETS;
         let slot = (k as u64 & ((1 << SLOT_BITS) - 1)) as usize;
         if self.keys.len() <= slot {
-            self.keys.resize(slot + 1, 0);
-            self.next.resize(slot + 1, NONE);
+            self.grow(slot + 1);
         }
         self.keys[slot] = k;
         self.next[slot] = self.head[b];
@@ -104,6 +103,15 @@ impl Calendar {
         self.occupied[b / 64] |= 1 << (b % 64);
         self.summary[b / PER_SUMMARY_WORD] |= 1 << (b / 64 % 64);
         self.near += 1;
+    }
+
+    /// Room for `slots` slots' keys and links (out of line: it happens
+    /// only while the number of pending events reaches a new high).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, slots: usize) {
+        self.keys.resize(slots, 0);
+        self.next.resize(slots, NONE);
     }
 
     /// The earliest entry.

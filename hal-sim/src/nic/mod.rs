@@ -22,11 +22,12 @@ pub mod scheduler;
 use std::collections::VecDeque;
 
 use cc_core::prelude::*;
+use cc_core::engine::FlowHandle;
 use cc_core::wire::auth::Verifier;
 
 pub use self::profile::{Gate, ProbeKind, Profile};
 use crate::event::{ser_ps, Ev, Ps};
-use crate::flow::{ById, Receiver, Sender};
+use crate::flow::{PerFlow, Receiver, Sender, NOWHERE};
 use crate::net::Link;
 use crate::packet::{EcnBits, PktKind};
 use crate::world::Ctx;
@@ -63,10 +64,10 @@ pub struct Nic {
     pub profile: Profile,
     /// The uplink.
     pub uplink: Uplink,
-    /// Flows this host sends, by flow id.
-    pub senders: ById<Sender>,
-    /// Flows this host receives, by flow id.
-    pub receivers: ById<Receiver>,
+    /// Flows this host sends, each at its record's `tx_at`.
+    pub senders: PerFlow<Sender>,
+    /// Flows this host receives, each at its record's `rx_at`.
+    pub receivers: PerFlow<Receiver>,
     /// Flows with data to send, in round-robin order.
     pub active: Vec<u32>,
     /// Round-robin position in `active`.
@@ -100,14 +101,34 @@ impl Nic {
                 last_arrival: Ps::ZERO,
                 paused_since: None,
             },
-            senders: ById::default(),
-            receivers: ById::default(),
+            senders: PerFlow::default(),
+            receivers: PerFlow::default(),
             active: Vec::new(),
             rr: 0,
             ctrl: VecDeque::new(),
             wake_at: None,
             verifier,
         }
+    }
+
+    /// The sending state of `flow`, if this NIC sends it.
+    pub fn sender(&self, cx: &Ctx, flow: u32) -> Option<&Sender> {
+        self.senders.get(cx.flows.get(flow as usize)?.tx_at, flow)
+    }
+
+    /// The sending state of `flow`, mutably.
+    pub fn sender_mut(&mut self, cx: &Ctx, flow: u32) -> Option<&mut Sender> {
+        self.senders.get_mut(cx.flows.get(flow as usize)?.tx_at, flow)
+    }
+
+    /// The receiving state of `flow`, if this NIC receives it.
+    pub fn receiver(&self, cx: &Ctx, flow: u32) -> Option<&Receiver> {
+        self.receivers.get(cx.flows.get(flow as usize)?.rx_at, flow)
+    }
+
+    /// The receiving state of `flow`, mutably.
+    pub fn receiver_mut(&mut self, cx: &Ctx, flow: u32) -> Option<&mut Receiver> {
+        self.receivers.get_mut(cx.flows.get(flow as usize)?.rx_at, flow)
     }
 
     /// Flow parameters for this NIC's engine: the flow's base RTT and the
@@ -122,30 +143,90 @@ impl Nic {
         }
     }
 
-    /// Hands an event to the engine (or to the firmware co-simulating
-    /// it); a refusal is counted.
-    pub(crate) fn engine(&mut self, cx: &mut Ctx, flow: u32, kind: EventKind<'_>) -> Option<Decision> {
+    /// Hands an event for `flow` to the engine (or to the firmware
+    /// co-simulating it); a refusal is counted. `at` is the flow's handle
+    /// in this NIC's engine, from its start: the event goes straight to
+    /// the flow's slot. Without one (the engine refused the start, or the
+    /// firmware runs the flow) it goes by flow id, as the trace records it.
+    #[inline]
+    pub(crate) fn engine(
+        &mut self,
+        cx: &mut Ctx,
+        flow: u32,
+        at: Option<FlowHandle>,
+        kind: EventKind<'_>,
+    ) -> Option<Decision> {
         let now = Instant::from_nanos(cx.now.as_ns());
+        match at {
+            Some(h) if cx.tap.trace.is_none() && cx.tap.cosim.is_none() => {
+                let answer = self.engine.event(h, now, &kind);
+                Self::count(cx, answer)
+            }
+            _ => self.engine_by_id(cx, flow, at, now, kind),
+        }
+    }
+
+    /// [`Nic::engine`] with a trace or co-simulation, or without a handle.
+    #[inline(never)]
+    fn engine_by_id(
+        &mut self,
+        cx: &mut Ctx,
+        flow: u32,
+        at: Option<FlowHandle>,
+        now: Instant,
+        kind: EventKind<'_>,
+    ) -> Option<Decision> {
         let event = Event {
             flow: FlowId(flow),
             kind,
         };
+        let answer = match self.tapped(cx, flow, now, &event) {
+            Some(answer) => answer,
+            None => match at {
+                Some(h) => self.engine.event(h, now, &event.kind),
+                None => self.engine.handle(now, &event),
+            },
+        };
+        Self::count(cx, answer)
+    }
+
+    /// Starts `flow` in the engine (or the firmware): its handle in this
+    /// NIC's engine, if the engine runs it, and its first decision.
+    fn engine_start(&mut self, cx: &mut Ctx, flow: u32, params: FlowParams) -> (Option<FlowHandle>, Option<Decision>) {
+        let now = Instant::from_nanos(cx.now.as_ns());
+        let event = Event {
+            flow: FlowId(flow),
+            kind: EventKind::Start(params),
+        };
+        if let Some(answer) = self.tapped(cx, flow, now, &event) {
+            return (None, Self::count(cx, answer));
+        }
+        match self.engine.start(now, FlowId(flow), &params) {
+            Ok((h, d)) => (Some(h), Some(d)),
+            Err(e) => (None, Self::count(cx, Err(e))),
+        }
+    }
+
+    /// Records `event` if the trace selects the flow; the firmware's
+    /// answer if it co-simulates the flow.
+    fn tapped(&self, cx: &mut Ctx, flow: u32, now: Instant, event: &Event<'_>) -> Option<Result<Decision, Error>> {
         let host = self.host;
         if let Some(t) = cx.tap.trace.as_mut().filter(|t| t.selection.wants(host, flow)) {
-            t.record(now, &event);
+            t.record(now, event);
         }
-        let answer = match cx
+        let fw = cx
             .tap
             .cosim
             .as_mut()
-            .filter(|f| f.failure.is_none() && f.selection.wants(host, flow))
-        {
-            Some(fw) => fw.handle(now, &event).unwrap_or_else(|e| {
-                fw.failure = Some(e);
-                Err(Error::NotApplicable)
-            }),
-            None => self.engine.handle(now, &event),
-        };
+            .filter(|f| f.failure.is_none() && f.selection.wants(host, flow))?;
+        Some(fw.handle(now, event).unwrap_or_else(|e| {
+            fw.failure = Some(e);
+            Err(Error::NotApplicable)
+        }))
+    }
+
+    /// The engine's answer, a refusal counted.
+    fn count(cx: &mut Ctx, answer: Result<Decision, Error>) -> Option<Decision> {
         match answer {
             Ok(d) => Some(d),
             Err(_) => {
@@ -158,18 +239,21 @@ impl Nic {
     /// Opens the receiving side of `flow`: its state, and its receiver
     /// engine if the profile has one.
     pub fn open_receiver(&mut self, cx: &mut Ctx, flow: u32) {
-        self.receivers.insert(flow, Receiver::new());
+        let mut r = Receiver::new();
         if let Some(algorithm) = self.profile.receiver {
             let p = self.params(cx, flow, algorithm);
-            self.engine(cx, flow, EventKind::Start(p));
+            r.engine = self.engine_start(cx, flow, p).0;
         }
+        cx.flows[flow as usize].rx_at = self.receivers.open(flow, r);
     }
 
     /// Closes the receiving side of a finished flow.
     pub fn close_receiver(&mut self, cx: &mut Ctx, flow: u32) {
-        self.receivers.remove(&flow);
+        let rec = &mut cx.flows[flow as usize];
+        let r = self.receivers.close(rec.rx_at, flow);
+        rec.rx_at = NOWHERE;
         if self.profile.receiver.is_some() {
-            self.engine(cx, flow, EventKind::End);
+            self.engine(cx, flow, r.and_then(|r| r.engine), EventKind::End);
         }
     }
 
@@ -180,9 +264,12 @@ impl Nic {
             Some((burst, _)) => burst.min(f.size),
             None => f.size,
         };
-        self.senders.insert(flow, Sender::new(app_limit));
         let p = self.params(cx, flow, self.profile.sender);
-        if let Some(d) = self.engine(cx, flow, EventKind::Start(p)) {
+        let mut s = Sender::new(app_limit);
+        let (at, d) = self.engine_start(cx, flow, p);
+        s.engine = at;
+        cx.flows[flow as usize].tx_at = self.senders.open(flow, s);
+        if let Some(d) = d {
             self.apply(cx, flow, &d);
         }
     }
@@ -190,18 +277,20 @@ impl Nic {
     /// Every byte of `flow` is acknowledged: its sender state and engine
     /// entry go, and the world is told (the receiver closes its side).
     fn finish(&mut self, cx: &mut Ctx, flow: u32) {
-        if self.senders.remove(&flow).is_none() {
+        let rec = &mut cx.flows[flow as usize];
+        let Some(s) = self.senders.close(rec.tx_at, flow) else {
             return;
-        }
-        cx.flows[flow as usize].finish_ps = Some(cx.now);
-        self.engine(cx, flow, EventKind::End);
+        };
+        rec.tx_at = NOWHERE;
+        rec.finish_ps = Some(cx.now);
+        self.engine(cx, flow, s.engine, EventKind::End);
         self.active.retain(|&x| x != flow);
         cx.finished.push(flow);
     }
 
     /// Carries out the engine's decision for a flow this NIC sends.
     pub(crate) fn apply(&mut self, cx: &mut Ctx, flow: u32, d: &Decision) {
-        let Some(f) = self.senders.get_mut(&flow) else { return };
+        let Some(f) = self.sender_mut(cx, flow) else { return };
         f.window = d.window;
         // At least 1 Mb/s: a pace the simulated pacer can time.
         let rate = Rate::from_bps(d.rate().as_bps().max(1_000_000));
@@ -253,11 +342,11 @@ impl Nic {
 
     /// The engine's timer for `flow` fired (void if `gen` is stale).
     pub fn cc_timer(&mut self, cx: &mut Ctx, flow: u32, gen: u32) {
-        let Some(f) = self.senders.get(&flow) else { return };
+        let Some(f) = self.sender(cx, flow) else { return };
         if f.cc_gen != gen {
             return;
         }
-        if let Some(d) = self.engine(cx, flow, EventKind::Timer) {
+        if let Some(d) = self.engine(cx, flow, f.engine, EventKind::Timer) {
             self.apply(cx, flow, &d);
         }
         self.try_send(cx);
@@ -267,9 +356,10 @@ impl Nic {
     /// scheduler may send again.
     pub fn app_data(&mut self, cx: &mut Ctx, flow: u32) {
         let Some((burst, _)) = cx.cfg.on_off else { return };
-        if let Some(f) = self.senders.get_mut(&flow) {
+        let size = cx.flows[flow as usize].size;
+        if let Some(f) = self.sender_mut(cx, flow) {
             f.app_waiting = false;
-            f.app_limit = (f.app_limit + burst).min(cx.flows[flow as usize].size);
+            f.app_limit = (f.app_limit + burst).min(size);
         }
         self.try_send(cx);
     }
@@ -307,18 +397,18 @@ mod tests {
         let src = w.flows[0].src_host as usize;
         let (mut cx, nics, _, _) = w.parts();
         nics[src].apply(&mut cx, 0, d);
-        nics[src].senders[&0].pacer.next_send_ps
+        nics[src].sender(&cx, 0).unwrap().pacer.next_send_ps
     }
 
     #[test]
     fn a_new_rate_retimes_the_gap_after_the_last_packet() {
         let mut w = world();
         let src = w.flows[0].src_host as usize;
-        w.nics[src].senders.insert(0, Sender::new(100_000));
+        w.flows[0].tx_at = w.nics[src].senders.open(0, Sender::new(100_000));
         apply_at(&mut w, 1_000, &decision(10));
         // A 1000-byte packet sent at 1 µs at 10 Gb/s: next one at 1.8 µs.
         {
-            let f = w.nics[src].senders.get_mut(&0).unwrap();
+            let f = w.nics[src].senders.get_mut(w.flows[0].tx_at, 0).unwrap();
             f.pacer.wire = 1000;
             f.pacer.gap_ps = ser_ps(1000, f.rate.as_bps());
             f.pacer.next_send_ps = Ps::from_ns(1_000) + f.pacer.gap_ps;

@@ -52,7 +52,7 @@ impl Nic {
                     return;
                 }
                 cx.metrics.counters.probe_replies += 1;
-                if let Some((hop_index, hop)) = p.hop {
+                if let Some((hop_index, hop)) = cx.pkts.hop(p) {
                     let kind = EventKind::ProbeResponse {
                         probe: p.probe,
                         hop_index,
@@ -79,7 +79,8 @@ impl Nic {
 
     /// A sender-side event: the engine, its decision, the scheduler.
     fn sender_event(&mut self, cx: &mut Ctx, flow: u32, kind: EventKind<'_>) {
-        if let Some(d) = self.engine(cx, flow, kind) {
+        let at = self.sender(cx, flow).and_then(|f| f.engine);
+        if let Some(d) = self.engine(cx, flow, at, kind) {
             self.apply(cx, flow, &d);
         }
         self.try_send(cx);
@@ -91,7 +92,7 @@ impl Nic {
         let rec = &cx.flows[flow as usize];
         // A finished flow's receiving side is closed; a late copy of its
         // data is answered as the open side would have answered it.
-        let mut r = match self.receivers.get(&flow) {
+        let mut r = match self.receivers.get(rec.rx_at, flow) {
             Some(r) => *r,
             None if rec.finish_ps.is_some() => Receiver::finished(rec.size),
             None => return,
@@ -120,7 +121,7 @@ impl Nic {
             // A gap: go-back-N asks once per gap, the packet is discarded.
             let ask = r.nack_for != Some(r.rcv_nxt);
             r.nack_for = Some(r.rcv_nxt);
-            self.store(flow, r);
+            self.store(cx, flow, r);
             if ask {
                 let cum = r.rcv_nxt;
                 self.send_ctrl(cx, src, flow, PktKind::Nack, |_, q| q.seq = cum);
@@ -131,12 +132,12 @@ impl Nic {
         if !in_order || done || cc_core::ldcp::ack_now(r.ce_pending, r.unacked, cx.cfg.ack_every) {
             self.send_ack(cx, flow, pkt, p, &mut r);
         }
-        self.store(flow, r);
+        self.store(cx, flow, r);
     }
 
     /// Keeps a receiver's state if its side is still open.
-    fn store(&mut self, flow: u32, r: Receiver) {
-        if let Some(x) = self.receivers.get_mut(&flow) {
+    fn store(&mut self, cx: &Ctx, flow: u32, r: Receiver) {
+        if let Some(x) = self.receiver_mut(cx, flow) {
             *x = r;
         }
     }
@@ -147,7 +148,7 @@ impl Nic {
         let Ok(hops) = cx.cfg.tel.samples(cx.pkts.tel(p), &cx.cfg.port_speeds) else {
             return;
         };
-        let Some(d) = self.engine(cx, flow, EventKind::RxTelemetry { telemetry: &hops }) else {
+        let Some(d) = self.engine(cx, flow, r.engine, EventKind::RxTelemetry { telemetry: &hops }) else {
             return;
         };
         if let Request::Feedback { window } = d.request {
@@ -156,7 +157,7 @@ impl Nic {
             let (key, bits) = (cx.key, window.to_bits());
             let seq = r.feedback_seq;
             r.feedback_seq = seq.wrapping_add(1);
-            self.store(flow, *r);
+            self.store(cx, flow, *r);
             self.send_ctrl(cx, src, flow, PktKind::Feedback, |_, q| {
                 q.feedback = window;
                 q.seq = seq as u64;
@@ -175,7 +176,7 @@ impl Nic {
         let (cum, ece, n, src) = (r.rcv_nxt, r.ce_pending, r.unacked, cx.flows[flow as usize].src_host);
         r.unacked = 0;
         r.ce_pending = false;
-        self.store(flow, *r);
+        self.store(cx, flow, *r);
         let (key, integrity) = (cx.key, cx.cfg.integrity);
         let ts = data.ts_ps;
         self.send_ctrl(cx, src, flow, PktKind::Ack, |cx, q| {
@@ -198,52 +199,58 @@ impl Nic {
     /// The sender's Rx pipeline for an ACK: check the tag, parse the
     /// echoed telemetry, hand the ACK to the engine.
     fn on_ack(&mut self, cx: &mut Ctx, p: &Packet) {
-        let flow = p.flow;
-        let mut hops = cc_core::wire::Hops::new();
-        if !cx.pkts.tel(p).is_empty() {
-            if cx.cfg.integrity {
-                let t = cx.pkts.tel(p);
-                if self
-                    .verifier
-                    .open_parts(FlowId(flow), &[t, &p.seq.to_be_bytes()], &p.tag)
-                    .is_err()
-                {
-                    cx.metrics.counters.bad_tags += 1;
-                    return;
-                }
-            }
-            match cx.cfg.tel.samples(cx.pkts.tel(p), &cx.cfg.port_speeds) {
-                Ok(h) => hops = h,
-                Err(_) => cx.metrics.counters.bad_telemetry += 1,
+        let t = cx.pkts.tel(p);
+        if t.is_empty() {
+            return self.ack_to_engine(cx, p, &[]);
+        }
+        if cx.cfg.integrity && self.verifier.open_parts(FlowId(p.flow), &[t, &p.seq.to_be_bytes()], &p.tag).is_err() {
+            cx.metrics.counters.bad_tags += 1;
+            return;
+        }
+        // The samples are used where the parse left them (by reference:
+        // 300-odd bytes, not worth a copy).
+        let parsed = cx.cfg.tel.samples(t, &cx.cfg.port_speeds);
+        match &parsed {
+            Ok(hops) => self.ack_to_engine(cx, p, hops),
+            Err(_) => {
+                cx.metrics.counters.bad_telemetry += 1;
+                self.ack_to_engine(cx, p, &[])
             }
         }
-        let Some(f) = self.senders.get_mut(&flow) else { return };
+    }
+
+    /// The ACK, its telemetry samples read, to the engine; the flow
+    /// finishes, re-arms its timer or waits for its application.
+    fn ack_to_engine(&mut self, cx: &mut Ctx, p: &Packet, hops: &[HopSample]) {
+        let flow = p.flow;
+        let size = cx.flows[flow as usize].size;
+        let Some(f) = self.sender_mut(cx, flow) else { return };
         if p.seq > f.snd_una {
-            f.snd_una = p.seq.min(cx.flows[flow as usize].size);
+            f.snd_una = p.seq.min(size);
             f.snd_nxt = f.snd_nxt.max(f.snd_una);
         }
-        let (una, nxt) = (f.snd_una, f.snd_nxt);
+        let (una, nxt, at) = (f.snd_una, f.snd_nxt, f.engine);
         let ece = if p.ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
         let rtt_ns = Some((cx.now - p.ts_ps).as_ns().min(u32::MAX as u64) as u32);
         let ack = Ack {
             cum_ack: Seq(una as u32),
             snd_nxt: Seq(nxt as u32),
             ece,
-            telemetry: &hops,
+            telemetry: hops,
             rtt_ns,
         };
-        if let Some(d) = self.engine(cx, flow, EventKind::Ack(ack)) {
+        if let Some(d) = self.engine(cx, flow, at, EventKind::Ack(ack)) {
             self.apply(cx, flow, &d);
         }
-        let f = &self.senders[&flow];
-        if f.snd_una >= cx.flows[flow as usize].size {
+        let Some(f) = self.sender(cx, flow) else { return };
+        if f.snd_una >= size {
             self.finish(cx, flow);
         } else if f.snd_una < f.snd_nxt {
             self.arm_rto(cx, flow);
         } else if f.snd_una >= f.app_limit && !f.app_waiting {
             // An on/off burst is acknowledged: the next after the idle time.
             if let Some((_, idle_ps)) = cx.cfg.on_off {
-                if let Some(f) = self.senders.get_mut(&flow) {
+                if let Some(f) = self.sender_mut(cx, flow) {
                     f.app_waiting = true;
                 }
                 cx.q.push(cx.now + idle_ps, Ev::AppData { flow });
@@ -254,7 +261,7 @@ impl Nic {
 
     /// A NACK: go back to its sequence number.
     fn on_nack(&mut self, cx: &mut Ctx, p: &Packet) {
-        let Some(f) = self.senders.get_mut(&p.flow) else { return };
+        let Some(f) = self.sender_mut(cx, p.flow) else { return };
         let from = p.seq.max(f.snd_una);
         f.snd_una = from;
         f.snd_nxt = from;
@@ -272,7 +279,8 @@ impl Nic {
         sealed[4..4 + auth::SEQ_LEN].copy_from_slice(&(p.seq as u32).to_be_bytes());
         sealed[4 + auth::SEQ_LEN..].copy_from_slice(&p.tag);
         if cx.cfg.integrity {
-            let Some(f) = self.senders.get_mut(&p.flow) else { return };
+            let at = cx.flows[p.flow as usize].tx_at;
+            let Some(f) = self.senders.get_mut(at, p.flow) else { return };
             match self
                 .verifier
                 .open_sequenced(FlowId(p.flow), &mut f.feedback_guard, &sealed)
@@ -300,7 +308,8 @@ impl Nic {
             cx.metrics.counters.bad_telemetry += 1;
             return;
         };
-        let Some(d) = self.engine(cx, flow, EventKind::ProbeRequest { telemetry: &hops }) else {
+        let at = self.receiver(cx, flow).and_then(|r| r.engine);
+        let Some(d) = self.engine(cx, flow, at, EventKind::ProbeRequest { telemetry: &hops }) else {
             return;
         };
         if let Request::ProbeReply { hop_index } = d.request {
@@ -308,8 +317,8 @@ impl Nic {
                 return;
             };
             let (src, probe) = (cx.flows[flow as usize].src_host, p.probe);
-            self.send_ctrl(cx, src, flow, PktKind::ProbeReply, |_, q| {
-                q.hop = Some((hop_index, hop));
+            self.send_ctrl(cx, src, flow, PktKind::ProbeReply, |cx, q| {
+                q.hop = cx.pkts.put_hop((hop_index, hop));
                 q.probe = probe;
                 q.wire += cc_core::codec::HOP_LEN as u32;
             });

@@ -30,7 +30,7 @@ impl Nic {
     /// If `flow`'s window lets it send: when its pacer does, and whether it
     /// would use a timer credit to send.
     fn window_allows(&self, cx: &Ctx, flow: u32) -> Option<(Ps, bool)> {
-        let f = self.senders.get(&flow)?;
+        let f = self.sender(cx, flow)?;
         if f.snd_nxt >= f.app_limit {
             return None;
         }
@@ -179,8 +179,8 @@ impl Nic {
 
     /// The Tx pipeline for the next data packet of `flow`.
     fn send_data(&mut self, cx: &mut Ctx, flow: u32, sub_packet: bool) {
-        let (seq, len, last, dst) = {
-            let f = &self.senders[&flow];
+        let (seq, len, last, dst, at) = {
+            let Some(f) = self.sender(cx, flow) else { return };
             // A message ends where the application's bytes end (the flow,
             // or an on/off burst).
             let len = (f.app_limit - f.snd_nxt).min(cx.cfg.payload as u64) as u32;
@@ -189,12 +189,14 @@ impl Nic {
                 len,
                 f.snd_nxt + len as u64 == f.app_limit,
                 cx.flows[flow as usize].dst_host,
+                f.engine,
             )
         };
         let end = if last { MessageEnd::Last } else { MessageEnd::More };
         let d = self.engine(
             cx,
             flow,
+            at,
             EventKind::Sent {
                 seq: Seq(seq as u32),
                 len,
@@ -217,9 +219,10 @@ impl Nic {
         }
         let wire = p.wire;
         let id = cx.pkts.insert(p);
-        let Some(f) = self.senders.get_mut(&flow) else { return };
+        let rec = &mut cx.flows[flow as usize];
+        let Some(f) = self.senders.get_mut(rec.tx_at, flow) else { return };
         if seq < f.max_sent {
-            cx.flows[flow as usize].retransmits += 1;
+            rec.retransmits += 1;
             cx.metrics.counters.retransmits += 1;
         }
         f.snd_nxt = seq + len as u64;
@@ -243,7 +246,7 @@ impl Nic {
     /// flow is queued; when it fires early (the deadline moved) it requeues
     /// itself at the deadline.
     pub(crate) fn arm_rto(&mut self, cx: &mut Ctx, flow: u32) {
-        let Some(f) = self.senders.get_mut(&flow) else { return };
+        let Some(f) = self.sender_mut(cx, flow) else { return };
         f.rto_deadline = cx.now + cx.cfg.rto_ps;
         if !f.rto_pending {
             f.rto_pending = true;
@@ -253,7 +256,7 @@ impl Nic {
 
     /// The go-back-N timer of `flow` may have expired.
     pub fn rto(&mut self, cx: &mut Ctx, flow: u32) {
-        let Some(f) = self.senders.get_mut(&flow) else { return };
+        let Some(f) = self.sender_mut(cx, flow) else { return };
         f.rto_pending = false;
         if f.rto_deadline == Ps::NEVER || f.snd_una >= f.snd_nxt {
             return;
@@ -264,11 +267,12 @@ impl Nic {
             return;
         }
         cx.metrics.counters.timeouts += 1;
-        let una = f.snd_una;
+        let (una, at) = (f.snd_una, f.engine);
         f.snd_nxt = una;
         if let Some(d) = self.engine(
             cx,
             flow,
+            at,
             EventKind::Loss {
                 first_lost: Seq(una as u32),
             },
