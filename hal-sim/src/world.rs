@@ -393,24 +393,38 @@ impl World {
     /// `progress` is called now and then.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) {
         let mut n = 0u64;
-        let report = |w: &World| Progress {
-            now: w.now,
-            finished: w.flows.len() - w.unfinished,
-            flows: w.flows.len(),
-        };
-        while self.unfinished > 0 {
-            let Some((t, ev)) = self.q.pop() else { break };
-            if t > self.cfg.stop_ps {
-                break;
-            }
+        let mut next = self.next_event();
+        while let Some((t, ev)) = next {
             self.now = t;
-            self.handle(ev);
-            n += 1;
-            if n.is_multiple_of(1 << 16) {
-                progress(&report(self));
+            if matches!(ev, Ev::Sample | Ev::FlowStart { .. }) {
+                self.handle(ev);
+                n += 1;
+                if n.is_multiple_of(PROGRESS_EVERY) {
+                    progress(&self.progress());
+                }
+                next = self.next_event();
+            } else {
+                next = self.run_components(ev, &mut n, &mut progress);
             }
         }
-        progress(&report(self));
+        progress(&self.progress());
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            now: self.now,
+            finished: self.flows.len() - self.unfinished,
+            flows: self.flows.len(),
+        }
+    }
+
+    /// The next event, if the run goes on: flows unfinished, an event
+    /// pending, not past the stop time.
+    fn next_event(&mut self) -> Option<(Ps, Ev)> {
+        if self.unfinished == 0 {
+            return None;
+        }
+        self.q.pop().filter(|&(t, _)| t <= self.cfg.stop_ps)
     }
 
     /// The components and the context they are lent, as disjoint borrows.
@@ -431,7 +445,60 @@ impl World {
         (cx, &mut self.nics, &mut self.switches, &self.switch_of)
     }
 
-    /// Moves one event to its component.
+    /// Handles `first` and the events after it for as long as each is one
+    /// for a component (a NIC or a switch), lending the components one
+    /// context for all of them; the answer is the next event that needs
+    /// the whole world (a sample, a flow start), if the run goes on. The
+    /// same order and the same work as [`World::handle`] on each, without
+    /// building the context per event.
+    fn run_components(&mut self, first: Ev, n: &mut u64, progress: &mut impl FnMut(&Progress)) -> Option<(Ps, Ev)> {
+        let mut cx = Ctx {
+            now: self.now,
+            q: &mut self.q,
+            pkts: &mut self.pkts,
+            cfg: &self.cfg,
+            net: &self.net,
+            flows: &mut self.flows,
+            metrics: &mut self.metrics,
+            rng: &mut self.rng,
+            tap: &mut self.tap,
+            key: self.key,
+            finished: &mut self.finished,
+        };
+        let (nics, switches, switch_of) = (&mut self.nics[..], &mut self.switches[..], &self.switch_of[..]);
+        let mut ev = first;
+        let next = loop {
+            dispatch(&mut cx, nics, switches, switch_of, ev);
+            if !cx.finished.is_empty() {
+                self.unfinished -= close_finished(&mut cx, nics);
+            }
+            *n += 1;
+            if n.is_multiple_of(PROGRESS_EVERY) {
+                progress(&Progress {
+                    now: cx.now,
+                    finished: cx.flows.len() - self.unfinished,
+                    flows: cx.flows.len(),
+                });
+            }
+            if self.unfinished == 0 {
+                break None;
+            }
+            let Some((t, e)) = cx.q.pop() else { break None };
+            if t > cx.cfg.stop_ps {
+                break None;
+            }
+            if matches!(e, Ev::Sample | Ev::FlowStart { .. }) {
+                break Some((t, e));
+            }
+            cx.now = t;
+            ev = e;
+        };
+        self.now = cx.now;
+        next
+    }
+
+    /// Moves one event to its component (a sample and a flow start need
+    /// the world first).
     fn handle(&mut self, ev: Ev) {
         if matches!(ev, Ev::Sample) {
             self.sample();
@@ -441,41 +508,11 @@ impl World {
             self.schedule_next_start();
         }
         let (mut cx, nics, switches, switch_of) = self.parts();
-        let cx = &mut cx;
-        let src_of = |cx: &Ctx, flow: u32| cx.flows[flow as usize].src_host as usize;
-        match ev {
-            Ev::PortFree { node, port } => switches[switch_of[node as usize] as usize].port_free(cx, port),
-            Ev::Arrive { node, port, pkt } => match cx.net.nodes[node as usize].kind {
-                NodeKind::Host => nics[cx.net.host_index[node as usize] as usize].receive(cx, pkt),
-                NodeKind::Switch => switches[switch_of[node as usize] as usize].arrive(cx, port, pkt),
-            },
-            Ev::FlowStart { flow } => {
-                let (src, dst) = (src_of(cx, flow), cx.flows[flow as usize].dst_host as usize);
-                nics[src].start_sender(cx, flow);
-                nics[dst].open_receiver(cx, flow);
-                nics[src].active.push(flow);
-                nics[src].try_send(cx);
-            }
-            Ev::AppData { flow } => nics[src_of(cx, flow)].app_data(cx, flow),
-            Ev::CcTimer { flow, gen } => nics[src_of(cx, flow)].cc_timer(cx, flow, gen),
-            Ev::Rto { flow } => nics[src_of(cx, flow)].rto(cx, flow),
-            Ev::NicWake { host } => nics[host as usize].woken(cx),
-            Ev::Pause { node, port, on } => match cx.net.nodes[node as usize].kind {
-                NodeKind::Host => nics[cx.net.host_index[node as usize] as usize].pause(cx, on),
-                NodeKind::Switch => switches[switch_of[node as usize] as usize].pause(cx, port, on),
-            },
-            Ev::Sample => {}
+        dispatch(&mut cx, nics, switches, switch_of, ev);
+        if !cx.finished.is_empty() {
+            let done = close_finished(&mut cx, nics);
+            self.unfinished -= done;
         }
-        // Finished flows: their receiving sides close.
-        if cx.finished.is_empty() {
-            return;
-        }
-        let done = std::mem::take(cx.finished);
-        for &flow in &done {
-            let dst = cx.flows[flow as usize].dst_host as usize;
-            nics[dst].close_receiver(cx, flow);
-        }
-        self.unfinished -= done.len();
     }
 
     /// Bytes of `flow` delivered in order so far.
@@ -536,4 +573,48 @@ impl World {
             self.q.push(now + self.cfg.sample_ps, Ev::Sample);
         }
     }
+}
+
+/// Events between two progress reports.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// Moves one event to the component it is for. A flow start opens both
+/// sides of the flow (the world has queued the next start first); a
+/// sample is the world's, not a component's.
+fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], switch_of: &[u32], ev: Ev) {
+    let src_of = |cx: &Ctx, flow: u32| cx.flows[flow as usize].src_host as usize;
+    match ev {
+        Ev::PortFree { node, port } => switches[switch_of[node as usize] as usize].port_free(cx, port),
+        Ev::Arrive { node, port, pkt } => match cx.net.nodes[node as usize].kind {
+            NodeKind::Host => nics[cx.net.host_index[node as usize] as usize].receive(cx, pkt),
+            NodeKind::Switch => switches[switch_of[node as usize] as usize].arrive(cx, port, pkt),
+        },
+        Ev::FlowStart { flow } => {
+            let (src, dst) = (src_of(cx, flow), cx.flows[flow as usize].dst_host as usize);
+            nics[src].start_sender(cx, flow);
+            nics[dst].open_receiver(cx, flow);
+            nics[src].active.push(flow);
+            nics[src].try_send(cx);
+        }
+        Ev::AppData { flow } => nics[src_of(cx, flow)].app_data(cx, flow),
+        Ev::CcTimer { flow, gen } => nics[src_of(cx, flow)].cc_timer(cx, flow, gen),
+        Ev::Rto { flow } => nics[src_of(cx, flow)].rto(cx, flow),
+        Ev::NicWake { host } => nics[host as usize].woken(cx),
+        Ev::Pause { node, port, on } => match cx.net.nodes[node as usize].kind {
+            NodeKind::Host => nics[cx.net.host_index[node as usize] as usize].pause(cx, on),
+            NodeKind::Switch => switches[switch_of[node as usize] as usize].pause(cx, port, on),
+        },
+        Ev::Sample => {}
+    }
+}
+
+/// Closes the receiving side of each flow that finished while handling
+/// the last event; the answer is how many there were.
+fn close_finished(cx: &mut Ctx, nics: &mut [Nic]) -> usize {
+    let done = std::mem::take(cx.finished);
+    for &flow in &done {
+        let dst = cx.flows[flow as usize].dst_host as usize;
+        nics[dst].close_receiver(cx, flow);
+    }
+    done.len()
 }
