@@ -76,6 +76,8 @@ pub struct Sender {
     pub window: Window,
     /// Pacing rate from the engine (its decision's pacing, in bit/s).
     pub rate: Rate,
+    /// The decision's pacing `rate` was computed from.
+    pub pacing: Option<Pacing>,
     /// The pacer.
     pub pacer: Pacer,
     /// Packets the engine's timer released (windows below one packet).
@@ -108,6 +110,7 @@ impl Sender {
             max_sent: 0,
             window: Window::ZERO,
             rate: Rate::ZERO,
+            pacing: None,
             pacer: Pacer::default(),
             credits: 0,
             cc_gen: 0,

@@ -292,8 +292,15 @@ impl Nic {
     pub(crate) fn apply(&mut self, cx: &mut Ctx, flow: u32, d: &Decision) {
         let Some(f) = self.sender_mut(cx, flow) else { return };
         f.window = d.window;
-        // At least 1 Mb/s: a pace the simulated pacer can time.
-        let rate = Rate::from_bps(d.rate().as_bps().max(1_000_000));
+        // At least 1 Mb/s: a pace the simulated pacer can time. The rate
+        // (five divides) only when the pacing is not the one it came from.
+        let rate = match f.pacing {
+            Some(p) if p == d.pacing => f.rate,
+            _ => {
+                f.pacing = Some(d.pacing);
+                Rate::from_bps(d.rate().as_bps().max(1_000_000))
+            }
+        };
         if rate != f.rate && f.pacer.wire > 0 {
             // The pacer re-times the gap after the last packet at the new
             // rate (as the SIGCOMM'19 simulator's NIC does): a flow whose

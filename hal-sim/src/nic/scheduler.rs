@@ -231,8 +231,12 @@ impl Nic {
             f.credits = f.credits.saturating_sub(1);
             cx.metrics.counters.timer_releases += 1;
         }
-        f.pacer.wire = wire;
-        f.pacer.gap_ps = ser_ps(wire, f.rate.as_bps());
+        if wire != f.pacer.wire {
+            // Otherwise the gap is already ser_ps(wire, rate) (kept so on
+            // every change of rate), and a divide is saved.
+            f.pacer.wire = wire;
+            f.pacer.gap_ps = ser_ps(wire, f.rate.as_bps());
+        }
         f.pacer.next_send_ps = f.pacer.next_send_ps.max(cx.now) + f.pacer.gap_ps;
         cx.metrics.counters.data_packets += 1;
         if let Some(d) = d {
