@@ -3,8 +3,8 @@
 //! keep for it while it runs ([`Sender`] at the source, [`Receiver`] at
 //! the destination; both dropped when the flow finishes).
 
-use cc_core::prelude::*;
 use cc_core::engine::FlowHandle;
+use cc_core::prelude::*;
 use cc_core::wire::auth::ReplayGuard;
 
 use crate::event::Ps;

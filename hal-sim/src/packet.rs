@@ -253,7 +253,10 @@ impl Slab {
     /// Frees `i`, its telemetry buffer and its hop for reuse.
     pub fn remove(&mut self, i: u32) {
         let p = &mut self.pkts[i as usize];
-        let (t, h) = (std::mem::replace(&mut p.tel, NO_TEL), std::mem::replace(&mut p.hop, NO_HOP));
+        let (t, h) = (
+            std::mem::replace(&mut p.tel, NO_TEL),
+            std::mem::replace(&mut p.hop, NO_HOP),
+        );
         if t != NO_TEL {
             self.tel_free.push(t);
         }

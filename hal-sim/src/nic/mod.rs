@@ -21,8 +21,8 @@ pub mod scheduler;
 
 use std::collections::VecDeque;
 
-use cc_core::prelude::*;
 use cc_core::engine::FlowHandle;
+use cc_core::prelude::*;
 use cc_core::wire::auth::Verifier;
 
 pub use self::profile::{Gate, ProbeKind, Profile};

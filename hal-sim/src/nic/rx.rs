@@ -203,7 +203,12 @@ impl Nic {
         if t.is_empty() {
             return self.ack_to_engine(cx, p, &[]);
         }
-        if cx.cfg.integrity && self.verifier.open_parts(FlowId(p.flow), &[t, &p.seq.to_be_bytes()], &p.tag).is_err() {
+        if cx.cfg.integrity
+            && self
+                .verifier
+                .open_parts(FlowId(p.flow), &[t, &p.seq.to_be_bytes()], &p.tag)
+                .is_err()
+        {
             cx.metrics.counters.bad_tags += 1;
             return;
         }
@@ -280,7 +285,9 @@ impl Nic {
         sealed[4 + auth::SEQ_LEN..].copy_from_slice(&p.tag);
         if cx.cfg.integrity {
             let at = cx.flows[p.flow as usize].tx_at;
-            let Some(f) = self.senders.get_mut(at, p.flow) else { return };
+            let Some(f) = self.senders.get_mut(at, p.flow) else {
+                return;
+            };
             match self
                 .verifier
                 .open_sequenced(FlowId(p.flow), &mut f.feedback_guard, &sealed)

@@ -220,7 +220,9 @@ impl Nic {
         let wire = p.wire;
         let id = cx.pkts.insert(p);
         let rec = &mut cx.flows[flow as usize];
-        let Some(f) = self.senders.get_mut(rec.tx_at, flow) else { return };
+        let Some(f) = self.senders.get_mut(rec.tx_at, flow) else {
+            return;
+        };
         if seq < f.max_sent {
             rec.retransmits += 1;
             cx.metrics.counters.retransmits += 1;
