@@ -228,16 +228,7 @@ impl Slab {
 
     /// Stores a packet; returns its index.
     pub fn insert(&mut self, p: Packet) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.pkts[i as usize] = p;
-                i
-            }
-            None => {
-                self.pkts.push(p);
-                (self.pkts.len() - 1) as u32
-            }
-        }
+        place(&mut self.pkts, &mut self.free, p)
     }
 
     /// The packet at `i`.
@@ -269,16 +260,7 @@ impl Slab {
     /// Keeps a probe reply's hop (its index on the path, and its sample)
     /// for a packet being built: the answer goes in the packet's `hop`.
     pub fn put_hop(&mut self, hop: (u8, HopSample)) -> u32 {
-        match self.hop_free.pop() {
-            Some(h) => {
-                self.hops[h as usize] = hop;
-                h
-            }
-            None => {
-                self.hops.push(hop);
-                (self.hops.len() - 1) as u32
-            }
-        }
+        place(&mut self.hops, &mut self.hop_free, hop)
     }
 
     /// A probe reply's hop (none for other packets).
@@ -339,6 +321,21 @@ impl Slab {
     /// packet); `i` keeps none.
     pub fn take_tel(&mut self, i: u32) -> u32 {
         std::mem::replace(&mut self.pkts[i as usize].tel, NO_TEL)
+    }
+}
+
+/// Puts `v` in the first free place of `items` (one from `free`, else a
+/// new one at the end); the answer is its index.
+fn place<T>(items: &mut Vec<T>, free: &mut Vec<u32>, v: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            items[i as usize] = v;
+            i
+        }
+        None => {
+            items.push(v);
+            (items.len() - 1) as u32
+        }
     }
 }
 

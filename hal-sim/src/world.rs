@@ -452,35 +452,23 @@ impl World {
     /// same order and the same work as [`World::handle`] on each, without
     /// building the context per event.
     fn run_components(&mut self, first: Ev, n: &mut u64, progress: &mut impl FnMut(&Progress)) -> Option<(Ps, Ev)> {
-        let mut cx = Ctx {
-            now: self.now,
-            q: &mut self.q,
-            pkts: &mut self.pkts,
-            cfg: &self.cfg,
-            net: &self.net,
-            flows: &mut self.flows,
-            metrics: &mut self.metrics,
-            rng: &mut self.rng,
-            tap: &mut self.tap,
-            key: self.key,
-            finished: &mut self.finished,
-        };
-        let (nics, switches, switch_of) = (&mut self.nics[..], &mut self.switches[..], &self.switch_of[..]);
+        let mut unfinished = self.unfinished;
+        let (mut cx, nics, switches, switch_of) = self.parts();
         let mut ev = first;
         let next = loop {
             dispatch(&mut cx, nics, switches, switch_of, ev);
             if !cx.finished.is_empty() {
-                self.unfinished -= close_finished(&mut cx, nics);
+                unfinished -= close_finished(&mut cx, nics);
             }
             *n += 1;
             if n.is_multiple_of(PROGRESS_EVERY) {
                 progress(&Progress {
                     now: cx.now,
-                    finished: cx.flows.len() - self.unfinished,
+                    finished: cx.flows.len() - unfinished,
                     flows: cx.flows.len(),
                 });
             }
-            if self.unfinished == 0 {
+            if unfinished == 0 {
                 break None;
             }
             let Some((t, e)) = cx.q.pop() else { break None };
@@ -494,6 +482,7 @@ impl World {
             ev = e;
         };
         self.now = cx.now;
+        self.unfinished = unfinished;
         next
     }
 
