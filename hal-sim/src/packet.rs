@@ -199,8 +199,8 @@ pub struct Slab {
     stride: usize,
     tel_free: Vec<u32>,
     /// Probe replies' hops (index and sample), kept apart: they are few,
-    /// and 40 bytes in every packet would make each one to copy and to
-    /// load that much longer.
+    /// and 40 bytes in every packet would make every packet that much
+    /// longer to copy and to load.
     hops: Vec<(u8, HopSample)>,
     hop_free: Vec<u32>,
 }
