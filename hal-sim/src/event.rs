@@ -212,16 +212,7 @@ impl EventQueue {
     /// [`EventQueue::reserve`]): it runs where it would have run had it
     /// been queued when the number was reserved.
     pub fn push_reserved(&mut self, t: Ps, ev: Ev, seq: u64) {
-        let slot = match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = ev;
-                i
-            }
-            None => {
-                self.slots.push(ev);
-                (self.slots.len() - 1) as u32
-            }
-        };
+        let slot = crate::place(&mut self.slots, &mut self.free, ev);
         debug_assert!(slot < 1 << SLOT_BITS, "more than 2^24 pending events");
         self.cal.push(key(t, seq, slot));
     }

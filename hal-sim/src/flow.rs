@@ -211,16 +211,7 @@ impl<T> PerFlow<T> {
     /// Opens `flow` with state `v`; the answer is its place.
     pub fn open(&mut self, flow: u32, v: T) -> u32 {
         self.open += 1;
-        match self.free.pop() {
-            Some(at) => {
-                self.places[at as usize] = Some((flow, v));
-                at
-            }
-            None => {
-                self.places.push(Some((flow, v)));
-                (self.places.len() - 1) as u32
-            }
-        }
+        crate::place(&mut self.places, &mut self.free, Some((flow, v)))
     }
 
     /// The state of `flow` at place `at`.

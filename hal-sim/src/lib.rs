@@ -54,3 +54,20 @@ pub fn run_scenario(
     let sum = report::summary(&w, &s.name, &t0);
     Ok((w, sum))
 }
+
+/// Puts `v` in a free place of `items` (the last one freed, from `free`,
+/// else a new one at the end); the answer is its index. The slab's packets
+/// and hops, the event queue's slots and a NIC's per-flow tables reuse
+/// their places this way.
+pub(crate) fn place<T>(items: &mut Vec<T>, free: &mut Vec<u32>, v: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            items[i as usize] = v;
+            i
+        }
+        None => {
+            items.push(v);
+            (items.len() - 1) as u32
+        }
+    }
+}

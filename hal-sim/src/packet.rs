@@ -4,6 +4,7 @@ use cc_core::telemetry::HopSample;
 use cc_core::units::Window;
 
 use crate::event::Ps;
+use crate::place;
 use cc_core::ProbeId;
 
 /// What a packet is.
@@ -321,21 +322,6 @@ impl Slab {
     /// packet); `i` keeps none.
     pub fn take_tel(&mut self, i: u32) -> u32 {
         std::mem::replace(&mut self.pkts[i as usize].tel, NO_TEL)
-    }
-}
-
-/// Puts `v` in the first free place of `items` (one from `free`, else a
-/// new one at the end); the answer is its index.
-fn place<T>(items: &mut Vec<T>, free: &mut Vec<u32>, v: T) -> u32 {
-    match free.pop() {
-        Some(i) => {
-            items[i as usize] = v;
-            i
-        }
-        None => {
-            items.push(v);
-            (items.len() - 1) as u32
-        }
     }
 }
 
