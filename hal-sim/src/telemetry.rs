@@ -5,7 +5,7 @@
 //! engine's hop samples.
 
 use cc_core::units::LinkSpeed;
-use cc_core::wire::compact::{CompactHop, CompactRepr, CompactStack, CompactUnits, SpeedCode};
+use cc_core::wire::compact::{self, CompactHop, CompactRepr, CompactStack, CompactUnits, SpeedCode};
 use cc_core::wire::ifa::{self, HopLayout, IfaHop, IfaPacket, IfaRepr, NamespaceProfiles};
 use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
 use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, TraceFlags, TraceKind};
@@ -202,7 +202,7 @@ impl Telemetry {
         let h = hops.min(MAX_HOPS) as u32;
         match self.format {
             TelFormat::None => 0,
-            TelFormat::Compact => 2 + 8 * h,
+            TelFormat::Compact => (compact::HEADER_LEN + compact::HOP_LEN * h as usize) as u32,
             TelFormat::IntMd => 16 + 28 * h,
             TelFormat::Ioam => 12 + 4 * IOAM_NODE_WORDS as u32 * self.ioam_prealloc as u32 + 4,
             TelFormat::Ifa => (ifa::HEADER_LEN + ifa::MD_HEADER_LEN) as u32 + 32 * h,
@@ -215,7 +215,7 @@ impl Telemetry {
     pub fn room(&self) -> usize {
         match self.format {
             TelFormat::None => 0,
-            TelFormat::Compact => 2 + 8 * MAX_HOPS,
+            TelFormat::Compact => self.wire_bytes(MAX_HOPS) as usize,
             TelFormat::IntMd | TelFormat::Ioam | TelFormat::Ifa => TEL_CAP,
         }
     }
