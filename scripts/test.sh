@@ -90,6 +90,22 @@ echo "$prof" | head -n 8
 echo "$prof" | grep -q "instructions per event" && echo "$prof" | grep -q "cc_core::ldcp::" \
   || { echo "the profile of ldcp-ack names no LDCP function"; exit 1; }
 
+step "hal-sim: the profile-guided build (scripts/pgo.sh) runs as the plain one does, to the bit"
+./scripts/pgo.sh
+cargo build --release -p hal-sim --bin hal-sim
+runs=$(mktemp -d)
+for s in hpcc-2to1 websearch-leafspine ldcp-incast60; do
+  target/release/hal-sim run "scenarios/$s.toml" --out "$runs/plain-$s" >"$runs/plain-$s.txt"
+  target/pgo/release/hal-sim run "scenarios/$s.toml" --out "$runs/pgo-$s" >"$runs/pgo-$s.txt"
+  grep -q "profile-guided build" "$runs/pgo-$s.txt" \
+    || { echo "target/pgo/release/hal-sim does not say it is profile-guided" >&2; exit 1; }
+  cmp "$runs/plain-$s/flows.csv" "$runs/pgo-$s/flows.csv"
+  # Everything but the speed and the output directory.
+  diff <(grep -v -e '^  speed' -e '^wrote' "$runs/plain-$s.txt") <(grep -v -e '^  speed' -e '^wrote' "$runs/pgo-$s.txt")
+  echo "$s: the same flows and summary"
+done
+rm -rf "$runs"
+
 step "cc-core: no_std release builds for the soft cores"
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
   cargo build -p cc-core --release --target "$target"

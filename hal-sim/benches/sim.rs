@@ -92,7 +92,15 @@ fn main() {
             0.31,
         ),
     ];
-    println!("hal-sim benchmark (best of the runs)");
+    println!(
+        "hal-sim benchmark (best of the runs; {} build{})",
+        hal_sim::cpu::BUILD,
+        if hal_sim::cpu::BUILD == "plain" {
+            ", ./scripts/pgo.sh bench for the profile-guided one"
+        } else {
+            ""
+        }
+    );
     println!();
     println!(
         "{:<28} {:>16} {:>10} {:>12} {:>10}",

@@ -40,3 +40,8 @@ impl Stopwatch {
         }
     }
 }
+
+/// How this crate was built, for the speed figures: `"plain"`,
+/// `"profile-guided"` (`scripts/pgo.sh`) or `"instrumented"` (its
+/// training build). From the rustc flags, by `build.rs`.
+pub const BUILD: &str = env!("HAL_SIM_BUILD");

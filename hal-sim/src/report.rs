@@ -332,10 +332,11 @@ pub fn table(s: &Summary) -> String {
     row(
         "speed",
         format!(
-            "{:.2} M data packets per CPU-second ({:.2} s CPU, {:.2} s wall)",
+            "{:.2} M data packets per CPU-second ({:.2} s CPU, {:.2} s wall; {} build)",
             s.data_packets_per_s / 1e6,
             s.cpu_s,
-            s.wall_s
+            s.wall_s,
+            crate::cpu::BUILD
         ),
     );
     out

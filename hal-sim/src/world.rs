@@ -392,6 +392,14 @@ impl World {
     /// last completion, not at timers left behind) or the stop time;
     /// `progress` is called now and then.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) {
+        self.run_with(&mut progress);
+    }
+
+    /// [`World::run`], one function whatever the caller's `progress`: a
+    /// profile-guided build (`scripts/pgo.sh`) then finds its profile of
+    /// the loop in every program that runs it (the CLI that trained it,
+    /// the benchmark), where a copy per closure type would have none.
+    fn run_with(&mut self, progress: &mut dyn FnMut(&Progress)) {
         let mut n = 0u64;
         let mut next = self.next_event();
         while let Some((t, ev)) = next {
@@ -404,7 +412,7 @@ impl World {
                 }
                 next = self.next_event();
             } else {
-                next = self.run_components(ev, &mut n, &mut progress);
+                next = self.run_components(ev, &mut n, progress);
             }
         }
         progress(&self.progress());
@@ -451,7 +459,7 @@ impl World {
     /// the whole world (a sample, a flow start), if the run goes on. The
     /// same order and the same work as [`World::handle`] on each, without
     /// building the context per event.
-    fn run_components(&mut self, first: Ev, n: &mut u64, progress: &mut impl FnMut(&Progress)) -> Option<(Ps, Ev)> {
+    fn run_components(&mut self, first: Ev, n: &mut u64, progress: &mut dyn FnMut(&Progress)) -> Option<(Ps, Ev)> {
         let mut unfinished = self.unfinished;
         let (mut cx, nics, switches, switch_of) = self.parts();
         let mut ev = first;
