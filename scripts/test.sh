@@ -92,7 +92,7 @@ echo "$prof" | grep -q "instructions per event" && echo "$prof" | grep -q "cc_co
 
 step "hal-sim: the profile-guided build (scripts/pgo.sh) runs as the plain one does, to the bit"
 ./scripts/pgo.sh
-cargo build --release -p hal-sim --bin hal-sim
+CARGO_TARGET_DIR="$PWD/target" cargo build --release -p hal-sim --bin hal-sim
 runs=$(mktemp -d)
 for s in hpcc-2to1 websearch-leafspine ldcp-incast60; do
   target/release/hal-sim run "scenarios/$s.toml" --out "$runs/plain-$s" >"$runs/plain-$s.txt"
