@@ -54,6 +54,9 @@ pub struct Summary {
     pub data_packets: u64,
     /// Data packets per CPU-second.
     pub data_packets_per_s: f64,
+    /// The build that ran it, which the speed depends on: `"plain"` or
+    /// `"profile-guided"` ([`crate::cpu::BUILD`]).
+    pub build: &'static str,
     /// Per monitored port, after the warm-up.
     pub link_utilization: Vec<PortUtil>,
     /// Queue samples of all monitored ports after the warm-up, bytes.
@@ -211,6 +214,7 @@ pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
         events: w.q.handled(),
         data_packets: c.data_packets,
         data_packets_per_s: c.data_packets as f64 / cpu_s.max(1e-9),
+        build: crate::cpu::BUILD,
         link_utilization: w.metrics.ports.iter().filter_map(|p| utilization(p, warm)).collect(),
         queue_bytes: pcts(&queue),
         fct_slowdown: pcts(&slow),
@@ -336,7 +340,7 @@ pub fn table(s: &Summary) -> String {
             s.data_packets_per_s / 1e6,
             s.cpu_s,
             s.wall_s,
-            crate::cpu::BUILD
+            s.build
         ),
     );
     out
