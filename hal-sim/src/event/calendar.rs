@@ -49,6 +49,9 @@ pub(super) struct Calendar {
     near: usize,
     base: u64,
     far: BinaryHeap<Reverse<Key>>,
+    /// Bucket number of `far`'s first entry, `u64::MAX` when it is empty:
+    /// every pop moves `base`, and this spares it a look into the heap.
+    far_first: u64,
 }
 
 const NONE: u32 = u32::MAX;
@@ -64,6 +67,7 @@ impl Default for Calendar {
             near: 0,
             base: 0,
             far: BinaryHeap::new(),
+            far_first: u64::MAX,
         }
     }
 }
@@ -87,6 +91,7 @@ impl Calendar {
             self.file(n, k);
         } else {
             self.far.push(Reverse(k));
+            self.far_first = self.far_first.min((k >> 64) as u64 >> BUCKET_BITS);
         }
     }
 
@@ -194,6 +199,10 @@ impl Calendar {
     /// entries now within reach into their buckets.
     fn advance(&mut self, n: u64) {
         self.base = self.base.max(n);
+        // The loop's first test, without the heap: nothing comes in reach.
+        if self.far_first.saturating_sub(self.base) >= BUCKETS as u64 {
+            return;
+        }
         while let Some(&Reverse(k)) = self.far.peek() {
             // A far entry is never before `base` (it was filed far because
             // it lay past the calendar's reach then); max() keeps the
@@ -205,6 +214,10 @@ impl Calendar {
             self.far.pop();
             self.file(m, k);
         }
+        self.far_first = self
+            .far
+            .peek()
+            .map_or(u64::MAX, |&Reverse(k)| (k >> 64) as u64 >> BUCKET_BITS);
     }
 
     pub(super) fn len(&self) -> usize {
