@@ -139,9 +139,10 @@ pub struct World {
     pub net: Network,
     /// The NICs, by host index.
     pub nics: Vec<Nic>,
-    /// The switches; `switch_of[node]` is a switch node's index here.
+    /// The switches.
     pub switches: Vec<Switch>,
-    switch_of: Vec<u32>,
+    /// Each node's component: its NIC or its switch, by index.
+    component: Vec<Component>,
     /// Every flow, by id.
     pub flows: Vec<FlowRecord>,
     /// Packets in flight.
@@ -238,12 +239,15 @@ impl World {
             nics.push(Nic::new(host as u32, node, uplink, engine, profile, Verifier::new(key)));
         }
         let mut switches = Vec::new();
-        let mut switch_of = vec![u32::MAX; net.nodes.len()];
+        let mut component = Vec::with_capacity(net.nodes.len());
         for (node, n) in net.nodes.iter().enumerate() {
-            if n.kind == NodeKind::Switch {
-                switch_of[node] = switches.len() as u32;
-                switches.push(Switch::new(node as u32, &n.ports, aqm));
-            }
+            component.push(match n.kind {
+                NodeKind::Host => Component::Nic(net.host_index[node]),
+                NodeKind::Switch => {
+                    switches.push(Switch::new(node as u32, &n.ports, aqm));
+                    Component::Switch(switches.len() as u32 - 1)
+                }
+            });
         }
         let mut w = World {
             now: Ps::ZERO,
@@ -251,7 +255,7 @@ impl World {
             net,
             nics,
             switches,
-            switch_of,
+            component,
             flows: Vec::with_capacity(specs.len()),
             pkts: Slab::new(cfg.tel.room()),
             cfg,
@@ -351,7 +355,10 @@ impl World {
             }
         }
         for (n, p) in ports {
-            let port = &mut self.switches[self.switch_of[n as usize] as usize].ports[p as usize];
+            let Component::Switch(sw) = self.component[n as usize] else {
+                continue;
+            };
+            let port = &mut self.switches[sw as usize].ports[p as usize];
             port.monitor = Some(self.metrics.ports.len());
             self.metrics.ports.push(PortSeries {
                 name: format!("switch {n} port {p} → node {}", port.link.peer.0),
@@ -436,7 +443,7 @@ impl World {
     }
 
     /// The components and the context they are lent, as disjoint borrows.
-    pub(crate) fn parts(&mut self) -> (Ctx<'_>, &mut [Nic], &mut [Switch], &[u32]) {
+    pub(crate) fn parts(&mut self) -> (Ctx<'_>, &mut [Nic], &mut [Switch], &[Component]) {
         let cx = Ctx {
             now: self.now,
             q: &mut self.q,
@@ -450,7 +457,7 @@ impl World {
             key: self.key,
             finished: &mut self.finished,
         };
-        (cx, &mut self.nics, &mut self.switches, &self.switch_of)
+        (cx, &mut self.nics, &mut self.switches, &self.component)
     }
 
     /// Handles `first` and the events after it for as long as each is one
@@ -461,10 +468,10 @@ impl World {
     /// building the context per event.
     fn run_components(&mut self, first: Ev, n: &mut u64, progress: &mut dyn FnMut(&Progress)) -> Option<(Ps, Ev)> {
         let mut unfinished = self.unfinished;
-        let (mut cx, nics, switches, switch_of) = self.parts();
+        let (mut cx, nics, switches, component) = self.parts();
         let mut ev = first;
         let next = loop {
-            dispatch(&mut cx, nics, switches, switch_of, ev);
+            dispatch(&mut cx, nics, switches, component, ev);
             if !cx.finished.is_empty() {
                 unfinished -= close_finished(&mut cx, nics);
             }
@@ -504,8 +511,8 @@ impl World {
         if let Ev::FlowStart { .. } = ev {
             self.schedule_next_start();
         }
-        let (mut cx, nics, switches, switch_of) = self.parts();
-        dispatch(&mut cx, nics, switches, switch_of, ev);
+        let (mut cx, nics, switches, component) = self.parts();
+        dispatch(&mut cx, nics, switches, component, ev);
         if !cx.finished.is_empty() {
             let done = close_finished(&mut cx, nics);
             self.unfinished -= done;
@@ -572,19 +579,31 @@ impl World {
     }
 }
 
+/// What a node is in the simulation: the NIC of host index `.0`, or
+/// switch `.0` of the world's switches. Events for a node go by it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Component {
+    Nic(u32),
+    Switch(u32),
+}
+
 /// Events between two progress reports.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Moves one event to the component it is for. A flow start opens both
 /// sides of the flow (the world has queued the next start first); a
 /// sample is the world's, not a component's.
-fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], switch_of: &[u32], ev: Ev) {
+fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], component: &[Component], ev: Ev) {
     let src_of = |cx: &Ctx, flow: u32| cx.flows[flow as usize].src_host as usize;
     match ev {
-        Ev::PortFree { node, port } => switches[switch_of[node as usize] as usize].port_free(cx, port),
-        Ev::Arrive { node, port, pkt } => match cx.net.nodes[node as usize].kind {
-            NodeKind::Host => nics[cx.net.host_index[node as usize] as usize].receive(cx, pkt),
-            NodeKind::Switch => switches[switch_of[node as usize] as usize].arrive(cx, port, pkt),
+        Ev::PortFree { node, port } => match component[node as usize] {
+            Component::Switch(s) => switches[s as usize].port_free(cx, port),
+            // A NIC's port frees without an event: it plans a wake-up.
+            Component::Nic(_) => debug_assert!(false, "a port-free event for a host"),
+        },
+        Ev::Arrive { node, port, pkt } => match component[node as usize] {
+            Component::Nic(h) => nics[h as usize].receive(cx, pkt),
+            Component::Switch(s) => switches[s as usize].arrive(cx, port, pkt),
         },
         Ev::FlowStart { flow } => {
             let (src, dst) = (src_of(cx, flow), cx.flows[flow as usize].dst_host as usize);
@@ -597,9 +616,9 @@ fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], switch_of: 
         Ev::CcTimer { flow, gen } => nics[src_of(cx, flow)].cc_timer(cx, flow, gen),
         Ev::Rto { flow } => nics[src_of(cx, flow)].rto(cx, flow),
         Ev::NicWake { host } => nics[host as usize].woken(cx),
-        Ev::Pause { node, port, on } => match cx.net.nodes[node as usize].kind {
-            NodeKind::Host => nics[cx.net.host_index[node as usize] as usize].pause(cx, on),
-            NodeKind::Switch => switches[switch_of[node as usize] as usize].pause(cx, port, on),
+        Ev::Pause { node, port, on } => match component[node as usize] {
+            Component::Nic(h) => nics[h as usize].pause(cx, on),
+            Component::Switch(s) => switches[s as usize].pause(cx, port, on),
         },
         Ev::Sample => {}
     }
