@@ -56,9 +56,9 @@ CARGO_TARGET_DIR="$root/target/pgo-gen" \
 
 echo "==> training runs"
 for s in "${training[@]}"; do
-  LLVM_PROFILE_FILE="$pgo/raw/$s-%p.profraw" \
-    "$root/target/pgo-gen/release/hal-sim" run "scenarios/$s.toml" >/dev/null
   echo "  $s"
+  LLVM_PROFILE_FILE="$pgo/raw/$s-%p.profraw" \
+    "$root/target/pgo-gen/release/hal-sim" run --quiet "scenarios/$s.toml" >/dev/null
 done
 "$profdata" merge -o "$pgo/hal-sim.profdata" "$pgo"/raw/*.profraw
 
