@@ -339,22 +339,33 @@ impl Telemetry {
     /// INT-MD and IOAM carry no link speed: `speeds` gives each (node,
     /// egress port) its own, as a NIC's configuration would.
     pub fn samples(&self, bytes: &[u8], speeds: &PortSpeeds) -> Result<Hops, WireError> {
+        let mut out = Hops::new();
+        self.samples_into(bytes, speeds, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Telemetry::samples`] written into `out` (cleared first): the
+    /// compact stack's records are read straight into it, sparing the copy
+    /// a return by value makes, on every ACK.
+    pub fn samples_into(&self, bytes: &[u8], speeds: &PortSpeeds, out: &mut Hops) -> Result<(), WireError> {
         let by_port = |node: u64, port: u32| speeds.get(&(node, port)).copied();
-        match self.format {
-            TelFormat::None => Ok(Hops::new()),
-            TelFormat::Compact => CompactStack::new_unchecked(bytes).hop_samples(&COMPACT_UNITS),
+        out.clear();
+        *out = match self.format {
+            TelFormat::None => return Ok(()),
+            TelFormat::Compact => return CompactStack::new_unchecked(bytes).hop_samples_into(&COMPACT_UNITS, out),
             TelFormat::IntMd => {
-                IntMdRepr::parse(&IntMdPacket::new_checked(bytes)?)?.hop_samples_by_port(&self.profile, by_port)
+                IntMdRepr::parse(&IntMdPacket::new_checked(bytes)?)?.hop_samples_by_port(&self.profile, by_port)?
             }
             TelFormat::Ioam => {
                 let opt = IoamOption::new_checked(bytes)?;
-                IoamRepr::parse(&opt)?.hop_samples_by_port(&self.profile, by_port)
+                IoamRepr::parse(&opt)?.hop_samples_by_port(&self.profile, by_port)?
             }
             TelFormat::Ifa => {
                 let p = Self::ifa_profiles();
-                IfaRepr::parse(&IfaPacket::new_checked(bytes, &p)?, &p)?.hop_samples(&p, &self.profile)
+                IfaRepr::parse(&IfaPacket::new_checked(bytes, &p)?, &p)?.hop_samples(&p, &self.profile)?
             }
-        }
+        };
+        Ok(())
     }
 }
 

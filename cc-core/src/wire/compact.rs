@@ -180,14 +180,24 @@ impl<T: AsRef<[u8]>> CompactStack<T> {
     /// errors included, without the parsed copy in between (a NIC reads
     /// every ACK's stack this way).
     pub fn hop_samples(&self, units: &CompactUnits) -> Result<Hops> {
+        let mut out = Hops::new();
+        self.hop_samples_into(units, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`CompactStack::hop_samples`] written into `out`, which is cleared
+    /// first: a caller that keeps its buffer saves the copy of the samples
+    /// (300-odd bytes) that a return by value makes. On an error `out`
+    /// holds the hops before the bad one.
+    pub fn hop_samples_into(&self, units: &CompactUnits, out: &mut Hops) -> Result<()> {
+        out.clear();
         self.check_len()?;
         let widths = compact_widths(units);
-        let mut out = Hops::new();
         for i in 0..self.hop_count() as usize {
             out.push(self.hop(i)?.sample(units, widths))
                 .map_err(|_| WireError::TooManyHops)?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Hop `i`'s record; `UnknownType` for the reserved speed code.
@@ -415,7 +425,14 @@ mod tests {
             let units = CompactUnits { tx_unit_bytes: tx_unit, qlen_unit_bytes: qlen_unit };
             let s = CompactStack::new_unchecked(&b[..]);
             let two_steps = CompactRepr::parse(&s).map(|r| r.hop_samples(&units));
-            proptest::prop_assert_eq!(s.hop_samples(&units), two_steps);
+            proptest::prop_assert_eq!(s.hop_samples(&units), two_steps.clone());
+            // Into a buffer that already holds samples: cleared first.
+            let mut into = two_steps.clone().unwrap_or_default();
+            let r = s.hop_samples_into(&units, &mut into);
+            match two_steps {
+                Ok(h) => proptest::prop_assert_eq!((r, into), (Ok(()), h)),
+                Err(e) => proptest::prop_assert_eq!(r, Err(e)),
+            }
         }
 
         /// On any stack the parser accepts, pushing in place writes the

@@ -14,7 +14,7 @@
 
 use cc_core::prelude::*;
 use cc_core::wire::auth::{self, TAG_LEN};
-use cc_core::wire::WireError;
+use cc_core::wire::{Hops, WireError};
 
 use super::Nic;
 use crate::event::Ev;
@@ -212,11 +212,11 @@ impl Nic {
             cx.metrics.counters.bad_tags += 1;
             return;
         }
-        // The samples are used where the parse left them (by reference:
-        // 300-odd bytes, not worth a copy).
-        let parsed = cx.cfg.tel.samples(t, &cx.cfg.port_speeds);
-        match &parsed {
-            Ok(hops) => self.ack_to_engine(cx, p, hops),
+        // The samples are read into this buffer and used where they are
+        // (by reference: 300-odd bytes, not worth a copy).
+        let mut hops = Hops::new();
+        match cx.cfg.tel.samples_into(t, &cx.cfg.port_speeds, &mut hops) {
+            Ok(()) => self.ack_to_engine(cx, p, &hops),
             Err(_) => {
                 cx.metrics.counters.bad_telemetry += 1;
                 self.ack_to_engine(cx, p, &[])
