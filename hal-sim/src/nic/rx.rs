@@ -130,9 +130,11 @@ impl Nic {
         }
         let done = r.rcv_nxt >= size;
         if !in_order || done || cc_core::ldcp::ack_now(r.ce_pending, r.unacked, cx.cfg.ack_every) {
+            // It keeps the state before the ACK goes.
             self.send_ack(cx, flow, pkt, p, &mut r);
+        } else {
+            self.store(cx, flow, r);
         }
-        self.store(cx, flow, r);
     }
 
     /// Keeps a receiver's state if its side is still open.
