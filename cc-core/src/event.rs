@@ -275,6 +275,31 @@ impl Pacing {
     }
 }
 
+/// [`Pacing::rate`]'s divisions by `per`, done once for a flow's base RTT:
+/// the rate of each new window is then two multiplications and a compare,
+/// the same to the bit. A NIC that programs its pacer in bit/s keeps one
+/// per flow (`per` seldom changes; HPCC++ keeps it for the flow's life).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateDivisor(crate::fixmath::PerRtt);
+
+impl RateDivisor {
+    /// The divisions for `per` (five 32-bit divides).
+    pub fn new(per: BaseRtt) -> Self {
+        RateDivisor(crate::fixmath::PerRtt::new(per))
+    }
+
+    /// Whether these are the divisions for `per`.
+    pub fn is_for(&self, per: BaseRtt) -> bool {
+        self.0.nanos() == per.as_nanos()
+    }
+
+    /// The rate of `pacing`, `Pacing::rate` to the bit; `None` when its
+    /// `per` is not this divisor's.
+    pub fn rate(&self, pacing: Pacing) -> Option<Rate> {
+        self.is_for(pacing.per).then(|| self.0.rate(pacing.bytes))
+    }
+}
+
 /// The engine's answer for one flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -349,5 +374,32 @@ impl fmt::Display for Error {
             Error::StaleTelemetry => "telemetry older than the last sample",
             Error::NotApplicable => "event does not apply to this flow",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept divisor gives `Pacing::rate` to the bit for every window of
+    /// its base RTT, and nothing for another base RTT.
+    #[test]
+    fn a_kept_rate_divisor_is_the_rate_of_its_base_rtt_only() {
+        for t in [100u32, 999, 12_000, 65_537, 1 << 20] {
+            let per = BaseRtt::from_nanos(t).unwrap();
+            let div = RateDivisor::new(per);
+            for w in [1u32, 1_600, 150_000 * 16, (1 << 24) - 1, u32::MAX] {
+                let p = Pacing {
+                    bytes: Window::from_bits(w),
+                    per,
+                };
+                assert_eq!(div.rate(p), Some(p.rate()), "w {w} t {t}");
+                let other = Pacing {
+                    per: BaseRtt::from_nanos(if t > BaseRtt::MIN_NS { t - 1 } else { t + 1 }).unwrap(),
+                    ..p
+                };
+                assert_eq!(div.rate(other), None);
+            }
+        }
     }
 }

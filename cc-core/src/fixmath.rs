@@ -211,20 +211,51 @@ pub(crate) fn ratio_q24(num: u64, den: u64) -> Option<u64> {
 /// Never above W·8/T: the flow never paces faster than its window allows,
 /// and a window of one BDP paces at exactly the line rate.
 /// W_raw·q < 2^32·2^23, W_raw·f < 2^56, (b + 1)·T ≤ 2^53. Five
-/// `divu`/`remu` on rv32.
+/// `divu`/`remu` on rv32, all in [`PerRtt::new`]: q, r and f depend on T
+/// alone, so a caller that keeps them for its T pays only the
+/// multiplications of [`PerRtt::rate`] for each new window.
 #[inline]
 pub(crate) fn window_rate(w: Window, t: BaseRtt) -> Rate {
-    const NS_PER_S_OVER_2: u32 = 500_000_000;
-    let t = t.as_divisor32();
-    let (q, r) = (NS_PER_S_OVER_2 / t, NS_PER_S_OVER_2 % t);
-    let (f_hi, r2) = ((r << 12) / t, (r << 12) % t);
-    let f = (f_hi << 12) | ((r2 << 12) / t);
-    let w = w.to_bits() as u64;
-    let mut b = (w * f as u64) >> 24;
-    if (b + 1) * t.get() as u64 <= w * r as u64 {
-        b += 1;
+    PerRtt::new(t).rate(w)
+}
+
+/// The divisions of [`window_rate`] by T, done once: 5·10^8 = q·T + r,
+/// and f = ⌊r·2^24 / T⌋.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PerRtt {
+    t: core::num::NonZeroU32,
+    q: u32,
+    r: u32,
+    f: u32,
+}
+
+impl PerRtt {
+    #[inline]
+    pub(crate) fn new(t: BaseRtt) -> Self {
+        const NS_PER_S_OVER_2: u32 = 500_000_000;
+        let t = t.as_divisor32();
+        let (q, r) = (NS_PER_S_OVER_2 / t, NS_PER_S_OVER_2 % t);
+        let (f_hi, r2) = ((r << 12) / t, (r << 12) % t);
+        let f = (f_hi << 12) | ((r2 << 12) / t);
+        PerRtt { t, q, r, f }
     }
-    Rate::from_bps(w * q as u64 + b)
+
+    /// T in nanoseconds.
+    #[inline]
+    pub(crate) fn nanos(&self) -> u32 {
+        self.t.get()
+    }
+
+    /// W_raw·q + b, with b from f and corrected by one step against r.
+    #[inline]
+    pub(crate) fn rate(&self, w: Window) -> Rate {
+        let w = w.to_bits() as u64;
+        let mut b = (w * self.f as u64) >> 24;
+        if (b + 1) * self.t.get() as u64 <= w * self.r as u64 {
+            b += 1;
+        }
+        Rate::from_bps(w * self.q as u64 + b)
+    }
 }
 
 /// `⌊tau · 2^32 / T⌋` for tau < T ≤ 2^20: the fraction tau/T in 2^-32
@@ -445,9 +476,11 @@ mod tests {
             300_000,
             1 << 20,
         ] {
+            // One T's divisions kept for every window, as a pacer keeps them.
+            let per = PerRtt::new(BaseRtt::from_nanos(t).unwrap());
             for w in [1u32, 16, 1_600, 150_000 * 16, (1 << 24) - 1, 999_999_937, u32::MAX] {
                 let exact = w as u64 * 500_000_000 / t as u64;
-                let got = window_rate(Window::from_bits(w), BaseRtt::from_nanos(t).unwrap()).as_bps();
+                let got = per.rate(Window::from_bits(w)).as_bps();
                 assert!(got <= exact, "w {w} t {t}: {got} > {exact}");
                 assert!(exact - got <= (w as u64 >> 24), "w {w} t {t}: {got} vs {exact}");
             }

@@ -78,6 +78,9 @@ pub struct Sender {
     pub rate: Rate,
     /// The decision's pacing `rate` was computed from.
     pub pacing: Option<Pacing>,
+    /// The rate's divisions by the pacing's `per` (the base RTT), kept:
+    /// a new window then costs no divide.
+    pub rate_div: Option<RateDivisor>,
     /// The pacer.
     pub pacer: Pacer,
     /// Packets the engine's timer released (windows below one packet).
@@ -111,6 +114,7 @@ impl Sender {
             window: Window::ZERO,
             rate: Rate::ZERO,
             pacing: None,
+            rate_div: None,
             pacer: Pacer::default(),
             credits: 0,
             cc_gen: 0,

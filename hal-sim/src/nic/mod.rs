@@ -293,12 +293,19 @@ impl Nic {
         let Some(f) = self.sender_mut(cx, flow) else { return };
         f.window = d.window;
         // At least 1 Mb/s: a pace the simulated pacer can time. The rate
-        // (five divides) only when the pacing is not the one it came from.
+        // only when the pacing is not the one it came from, and its
+        // divisions (five) only when its base RTT is new.
         let rate = match f.pacing {
             Some(p) if p == d.pacing => f.rate,
             _ => {
                 f.pacing = Some(d.pacing);
-                Rate::from_bps(d.rate().as_bps().max(1_000_000))
+                let div = match f.rate_div {
+                    Some(div) if div.is_for(d.pacing.per) => div,
+                    _ => RateDivisor::new(d.pacing.per),
+                };
+                f.rate_div = Some(div);
+                let r = div.rate(d.pacing).unwrap_or_else(|| d.rate());
+                Rate::from_bps(r.as_bps().max(1_000_000))
             }
         };
         if rate != f.rate && f.pacer.wire > 0 {
