@@ -273,32 +273,30 @@ impl Pacing {
     pub fn rate(self) -> Rate {
         crate::fixmath::window_rate(self.bytes, self.per)
     }
+
+    /// [`Pacing::rate`], to the bit, with its divisions by `per` taken from
+    /// `kept` when they are for this `per`; otherwise done (five 32-bit
+    /// divides) and left in `kept` for the next call.
+    pub fn rate_with(self, kept: &mut Option<RateDivisor>) -> Rate {
+        let div = match *kept {
+            Some(RateDivisor(d)) if d.nanos() == self.per.as_nanos() => d,
+            _ => {
+                let d = crate::fixmath::PerRtt::new(self.per);
+                *kept = Some(RateDivisor(d));
+                d
+            }
+        };
+        div.rate(self.bytes)
+    }
 }
 
-/// [`Pacing::rate`]'s divisions by `per`, done once for a flow's base RTT:
-/// the rate of each new window is then two multiplications and a compare,
-/// the same to the bit. A NIC that programs its pacer in bit/s keeps one
-/// per flow (`per` seldom changes; HPCC++ keeps it for the flow's life).
+/// [`Pacing::rate`]'s divisions by `per`, done once for a flow's base RTT
+/// and kept by the caller for [`Pacing::rate_with`]: the rate of each new
+/// window is then two multiplications and a compare, the same to the bit.
+/// A NIC that programs its pacer in bit/s keeps one per flow (`per`
+/// seldom changes; HPCC++ keeps it for the flow's life).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateDivisor(crate::fixmath::PerRtt);
-
-impl RateDivisor {
-    /// The divisions for `per` (five 32-bit divides).
-    pub fn new(per: BaseRtt) -> Self {
-        RateDivisor(crate::fixmath::PerRtt::new(per))
-    }
-
-    /// Whether these are the divisions for `per`.
-    pub fn is_for(&self, per: BaseRtt) -> bool {
-        self.0.nanos() == per.as_nanos()
-    }
-
-    /// The rate of `pacing`, `Pacing::rate` to the bit; `None` when its
-    /// `per` is not this divisor's.
-    pub fn rate(&self, pacing: Pacing) -> Option<Rate> {
-        self.is_for(pacing.per).then(|| self.0.rate(pacing.bytes))
-    }
-}
 
 /// The engine's answer for one flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -381,24 +379,27 @@ impl fmt::Display for Error {
 mod tests {
     use super::*;
 
-    /// A kept divisor gives `Pacing::rate` to the bit for every window of
-    /// its base RTT, and nothing for another base RTT.
+    /// With divisions kept, `Pacing::rate` to the bit for every window of
+    /// the base RTT they are for; a pacing of another base RTT replaces
+    /// them.
     #[test]
-    fn a_kept_rate_divisor_is_the_rate_of_its_base_rtt_only() {
+    fn a_rate_with_kept_divisions_is_the_rate() {
         for t in [100u32, 999, 12_000, 65_537, 1 << 20] {
             let per = BaseRtt::from_nanos(t).unwrap();
-            let div = RateDivisor::new(per);
+            let other = BaseRtt::from_nanos(if t > BaseRtt::MIN_NS { t - 1 } else { t + 1 }).unwrap();
+            let mut kept = None;
             for w in [1u32, 1_600, 150_000 * 16, (1 << 24) - 1, u32::MAX] {
                 let p = Pacing {
                     bytes: Window::from_bits(w),
                     per,
                 };
-                assert_eq!(div.rate(p), Some(p.rate()), "w {w} t {t}");
-                let other = Pacing {
-                    per: BaseRtt::from_nanos(if t > BaseRtt::MIN_NS { t - 1 } else { t + 1 }).unwrap(),
-                    ..p
-                };
-                assert_eq!(div.rate(other), None);
+                assert_eq!(p.rate_with(&mut kept), p.rate(), "w {w} t {t}");
+                let for_t = kept;
+                let q = Pacing { per: other, ..p };
+                assert_eq!(q.rate_with(&mut kept), q.rate(), "w {w} t {t} and another");
+                assert_ne!(kept, for_t, "the divisions for another base RTT replace them");
+                assert_eq!(p.rate_with(&mut kept), p.rate());
+                assert_eq!(kept, for_t);
             }
         }
     }

@@ -299,12 +299,7 @@ impl Nic {
             Some(p) if p == d.pacing => f.rate,
             _ => {
                 f.pacing = Some(d.pacing);
-                let div = match f.rate_div {
-                    Some(div) if div.is_for(d.pacing.per) => div,
-                    _ => RateDivisor::new(d.pacing.per),
-                };
-                f.rate_div = Some(div);
-                let r = div.rate(d.pacing).unwrap_or_else(|| d.rate());
+                let r = d.pacing.rate_with(&mut f.rate_div);
                 Rate::from_bps(r.as_bps().max(1_000_000))
             }
         };
