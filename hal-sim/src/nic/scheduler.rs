@@ -122,17 +122,21 @@ impl Nic {
         if self.uplink.paused_since.is_some() {
             return;
         }
+        // Round robin from `rr`, each flow once: idx = (rr + i) mod n, kept
+        // by a wrap rather than a divide per flow (the divide was 1 % of
+        // the 2-to-1's time). `rr` is below n unless flows left.
         let n = self.active.len();
-        for i in 0..n {
-            let idx = (self.rr + i) % n;
+        let mut idx = if self.rr < n { self.rr } else { self.rr % n.max(1) };
+        for _ in 0..n {
             let flow = self.active[idx];
+            idx = if idx + 1 == n { 0 } else { idx + 1 };
             let Some((next, sub_packet)) = self.window_allows(cx, flow) else {
                 continue;
             };
             if next > cx.now {
                 continue;
             }
-            self.rr = (idx + 1) % n;
+            self.rr = idx;
             self.send_data(cx, flow, sub_packet);
             self.plan_next(cx);
             return;
