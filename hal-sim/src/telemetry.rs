@@ -344,14 +344,14 @@ impl Telemetry {
         Ok(out)
     }
 
-    /// [`Telemetry::samples`] written into `out` (cleared first): the
-    /// compact stack's records are read straight into it, sparing the copy
-    /// a return by value makes, on every ACK.
+    /// [`Telemetry::samples`] written into `out`, replacing what it held
+    /// (on an error, what it holds is not the samples): the compact
+    /// stack's records are read straight into it, sparing the copy a
+    /// return by value makes, on every ACK.
     pub fn samples_into(&self, bytes: &[u8], speeds: &PortSpeeds, out: &mut Hops) -> Result<(), WireError> {
         let by_port = |node: u64, port: u32| speeds.get(&(node, port)).copied();
-        out.clear();
         *out = match self.format {
-            TelFormat::None => return Ok(()),
+            TelFormat::None => Hops::new(),
             TelFormat::Compact => return CompactStack::new_unchecked(bytes).hop_samples_into(&COMPACT_UNITS, out),
             TelFormat::IntMd => {
                 IntMdRepr::parse(&IntMdPacket::new_checked(bytes)?)?.hop_samples_by_port(&self.profile, by_port)?

@@ -349,15 +349,12 @@ impl World {
         for f in &self.flows {
             let (src, dst) = (self.net.hosts[f.src_host as usize], self.net.hosts[f.dst_host as usize]);
             for (n, p) in self.net.path(src, dst, f.hash) {
-                if self.net.nodes[n as usize].kind == NodeKind::Switch {
-                    ports.insert((n, p));
+                if let Component::Switch(sw) = self.component[n as usize] {
+                    ports.insert((n, p, sw));
                 }
             }
         }
-        for (n, p) in ports {
-            let Component::Switch(sw) = self.component[n as usize] else {
-                continue;
-            };
+        for (n, p, sw) in ports {
             let port = &mut self.switches[sw as usize].ports[p as usize];
             port.monitor = Some(self.metrics.ports.len());
             self.metrics.ports.push(PortSeries {
