@@ -143,11 +143,10 @@ fn div_64_by_32(u1: u32, u0: u32, v: u32) -> Option<u32> {
 
 /// `floor(num · 2^24 / den)`, saturated at 2^40; `None` when `den == 0`.
 ///
-/// With 32-bit divides only (no `__udivdi3` on rv32): both operands are
-/// shifted right together until they fit 32 bits, and again until den <
-/// 2^24; then the quotient is an integer part and three 8-bit rounds of
-/// long division on the remainders (remainder < den < 2^24, so
-/// remainder·2^8 < 2^32): eight `divu`/`remu`.
+/// Both operands are shifted right together until they fit 32 bits, and
+/// again until den < 2^24; then [`quotient_q24`] divides exactly: one
+/// hardware divide on a 64-bit core, eight 32-bit `divu`/`remu` on rv32
+/// (no `__udivdi3` there). The results are the same to the bit.
 ///
 /// Exact when num < 2^32 and den < 2^24. A shift of both operands by k
 /// drops less than 2^k from each; den is at least 2^23 after a shift for
@@ -180,16 +179,43 @@ pub(crate) fn ratio_q24(num: u64, den: u64) -> Option<u64> {
     let Some(d) = NonZeroU32::new(d) else {
         return Some(LIMIT);
     };
+    Some(quotient_q24(n, d).min(LIMIT))
+}
+
+/// `⌊n · 2^24 / d⌋` for d < 2^24, or any value of at least 2^40 when the
+/// quotient is that large (the caller saturates there). On 64-bit cores
+/// the hardware divides n·2^24 < 2^56 once; elsewhere
+/// [`quotient_q24_narrow`] takes 32-bit steps. Both are exact below 2^40.
+#[inline(always)]
+fn quotient_q24(n: u32, d: NonZeroU32) -> u64 {
+    #[cfg(target_pointer_width = "64")]
+    {
+        ((n as u64) << 24) / d.get() as u64
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        quotient_q24_narrow(n, d)
+    }
+}
+
+/// [`quotient_q24`] with 32-bit divides only: the integer part, then three
+/// 8-bit rounds of long division on the remainders (remainder < d < 2^24,
+/// so remainder·2^8 < 2^32), eight `divu`/`remu`; an integer part of 2^16
+/// or more gives 2^40 at once. Compiled on every target so that the host
+/// tests check it against the 64-bit quotient.
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+#[inline(always)]
+fn quotient_q24_narrow(n: u32, d: NonZeroU32) -> u64 {
     let (q, r) = (n / d, n % d);
     if q >> 16 != 0 {
-        return Some(LIMIT);
+        return 1 << 40;
     }
     let a = r << 8;
     let (f1, r) = (a / d, a % d);
     let a = r << 8;
     let (f2, r) = (a / d, a % d);
     let f3 = (r << 8) / d;
-    Some(((q as u64) << 24 | (f1 << 16 | f2 << 8 | f3) as u64).min(LIMIT))
+    (q as u64) << 24 | (f1 << 16 | f2 << 8 | f3) as u64
 }
 
 /// Pacing rate R = W / T (HPCC++ Figure 6, line 27; LDCP §3.2 rate = cw/RTT).
@@ -259,10 +285,27 @@ impl PerRtt {
 }
 
 /// `⌊tau · 2^32 / T⌋` for tau < T ≤ 2^20: the fraction tau/T in 2^-32
-/// units, 12 + 12 + 8 bits by 32-bit divides on the remainders (each
-/// remainder < T ≤ 2^20, shifted by at most 12: below 2^32). Exact.
+/// units. Exact. On 64-bit cores one hardware divide of tau·2^32 < 2^52;
+/// elsewhere [`fraction_q32_narrow`].
 #[inline(always)]
 pub(crate) fn fraction_q32(tau: u32, t: NonZeroU32) -> u32 {
+    #[cfg(target_pointer_width = "64")]
+    {
+        (((tau as u64) << 32) / t.get() as u64) as u32
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        fraction_q32_narrow(tau, t)
+    }
+}
+
+/// [`fraction_q32`] with 32-bit divides only: 12 + 12 + 8 bits by divides
+/// on the remainders (each remainder < T ≤ 2^20, shifted by at most 12:
+/// below 2^32). Compiled on every target so that the host tests check it
+/// against the 64-bit quotient.
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+#[inline(always)]
+fn fraction_q32_narrow(tau: u32, t: NonZeroU32) -> u32 {
     let a = tau << 12;
     let (q1, r) = (a / t, a % t);
     let a = r << 12;
@@ -451,6 +494,58 @@ mod tests {
             let exact = ((u_old as u128 * (tt - ta) + u as u128 * ta + tt / 2) / tt) as u64;
             let tol = (u.abs_diff(u_old) >> 32) + 1;
             prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        /// The 32-bit long division that rv32 runs gives the 64-bit
+        /// quotient to the bit wherever it is below 2^40, and at least
+        /// 2^40 wherever that is (the caller saturates both there).
+        #[test]
+        fn narrow_q24_quotient_is_the_wide_one(n: u32, d in 1u32..1 << 24) {
+            let d = NonZeroU32::new(d).unwrap();
+            let wide = ((n as u64) << 24) / d.get() as u64;
+            let narrow = quotient_q24_narrow(n, d);
+            prop_assert_eq!(narrow.min(1 << 40), wide.min(1 << 40));
+            prop_assert_eq!(quotient_q24(n, d).min(1 << 40), wide.min(1 << 40));
+        }
+
+        /// The same for tau/T in 2^-32 units, over the whole envelope
+        /// tau < T ≤ 2^20.
+        #[test]
+        fn narrow_fraction_is_the_wide_one(t in 1u32..=1 << 20, tau_frac: u32) {
+            let tau = ((tau_frac as u64 * t as u64) >> 32) as u32;
+            let t = NonZeroU32::new(t).unwrap();
+            let wide = (((tau as u64) << 32) / t.get() as u64) as u32;
+            prop_assert_eq!(fraction_q32_narrow(tau, t), wide);
+            prop_assert_eq!(fraction_q32(tau, t), wide);
+        }
+    }
+
+    /// The narrow quotients at their edges: the largest operands, a
+    /// quotient just under and just at the 2^40 saturation, T at 2^20.
+    #[test]
+    fn narrow_quotients_at_the_edges() {
+        let nz = |x: u32| NonZeroU32::new(x).unwrap();
+        for (n, d) in [
+            (u32::MAX, 1),
+            (u32::MAX, (1 << 24) - 1),
+            (0xFFFF, 1),
+            (0x1_0000, 1),
+            (0x1_0000, 2),
+            (1, (1 << 24) - 1),
+        ] {
+            let wide = ((n as u64) << 24) / d as u64;
+            assert_eq!(
+                quotient_q24_narrow(n, nz(d)).min(1 << 40),
+                wide.min(1 << 40),
+                "{n} / {d}"
+            );
+        }
+        for (tau, t) in [(0, 1), ((1 << 20) - 1, 1 << 20), (1, 1 << 20), (99, 100), (1, 3)] {
+            let wide = (((tau as u64) << 32) / t as u64) as u32;
+            assert_eq!(fraction_q32_narrow(tau, nz(t)), wide, "{tau} / {t}");
         }
     }
 
