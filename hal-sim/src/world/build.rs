@@ -1,0 +1,211 @@
+//! How a scenario becomes a world: the topology, the flows and their
+//! base RTTs, the run's settings, a NIC per host and a switch per switch
+//! node, and the ports whose queues the run monitors.
+
+use std::path::Path;
+
+use cc_core::prelude::*;
+use cc_core::wire::auth::{FeedbackKey, Verifier};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{Component, Rngs, RunCfg, Tap, World};
+use crate::event::{ser_ps, Ev, EventQueue, Ps};
+use crate::flow::{FlowRecord, NOWHERE};
+use crate::metrics::{Metrics, PortSeries};
+use crate::net::{flow_hash, NodeKind};
+use crate::nic::{Nic, NicEngine, Profile};
+use crate::packet::Slab;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::switch::{Aqm, Switch};
+use crate::telemetry::Telemetry;
+use crate::workload;
+
+impl World {
+    /// Builds the world of a scenario; `dir` resolves relative paths.
+    pub fn new(s: &Scenario, dir: &Path, file: &str) -> Result<Self, ScenarioError> {
+        let err = |field: &str, message: String| ScenarioError {
+            file: file.into(),
+            line: None,
+            field: field.into(),
+            message,
+        };
+        let net = crate::topo::build(&s.topology);
+        let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
+        let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+        let specs = workload::flows(&s.workload, net.hosts.len() as u32, link_bps, &mut rng, dir, file)?;
+        let uniform = crate::topo::uniform_speed(&net);
+        let tel = Telemetry::new(
+            s.nic.telemetry,
+            LinkSpeed::from_mbps((uniform.unwrap_or(link_bps) / 1_000_000) as u32),
+            s.nic.ioam_prealloc,
+        );
+        let cfg = RunCfg {
+            payload: s.nic.payload_bytes.0,
+            header: s.nic.header_bytes,
+            ack_bytes: s.nic.ack_bytes,
+            ack_every: s.nic.ack_every.0,
+            rto_ps: Ps::from_ns(s.nic.rto_us.0 * 1_000),
+            tel,
+            port_speeds: crate::telemetry::port_speeds(&net),
+            integrity: s.nic.integrity,
+            control_priority: s.switch.control_priority,
+            kmax: s.switch.ecn_kmax_bytes.0,
+            stop_ps: Ps::from_ms_f64(s.stop_ms.0),
+            sample_ps: Ps::from_ns(s.metrics.sample_ns.0),
+            window_ps: Ps::from_ns(s.metrics.window_ns.0),
+            warmup_ps: Ps::from_ns(s.metrics.warmup_ns),
+            trace_flows: s.metrics.trace_flows,
+            tx_jitter_ps: Ps::from_ns(s.nic.tx_jitter_ns.0),
+            probe_loss: s.nic.probe_loss.0,
+            on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, Ps::from_ns(o.idle_ns.0))),
+        };
+        let aqm = Aqm {
+            buffer: s.switch.buffer_bytes.0,
+            port_buffer: s.switch.port_buffer_bytes.0,
+            kmin: s.switch.ecn_kmin_bytes.0,
+            kmax: s.switch.ecn_kmax_bytes.0,
+            pmax: s.switch.ecn_pmax.0,
+            drop_k: s.switch.drop_k_bytes.0,
+            ecn_ref_bps: s.switch.ecn_scale_with_speed.then_some(link_bps),
+            control_priority: s.switch.control_priority,
+            pfc: s.switch.pfc.as_ref().map(|p| crate::switch::Pfc {
+                xoff: match (p.xoff_bytes, p.dynamic_alpha) {
+                    (Some(b), _) => crate::switch::Xoff::Static(b.0),
+                    (None, a) => crate::switch::Xoff::Dynamic(a.unwrap_or(1.0)),
+                },
+                xon_gap: p.xon_gap_bytes.0,
+            }),
+        };
+        let engine_cfg = crate::cc::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
+        let profile = Profile::of(&s.cc, &engine_cfg);
+        let key = FeedbackKey::from_bytes(s.seed.to_le_bytes().repeat(2).try_into().unwrap_or([0; 16]));
+        let mut nics = Vec::new();
+        for (host, &node) in net.hosts.iter().enumerate() {
+            let engine = Box::new(NicEngine::new(engine_cfg).map_err(|e| err("cc", e.to_string()))?);
+            let uplink = net.nodes[node as usize].ports[0];
+            nics.push(Nic::new(host as u32, node, uplink, engine, profile, Verifier::new(key)));
+        }
+        let mut switches = Vec::new();
+        let mut component = Vec::with_capacity(net.nodes.len());
+        for (node, n) in net.nodes.iter().enumerate() {
+            component.push(match n.kind {
+                NodeKind::Host => Component::Nic(net.host_index[node]),
+                NodeKind::Switch => {
+                    switches.push(Switch::new(node as u32, &n.ports, aqm));
+                    Component::Switch(switches.len() as u32 - 1)
+                }
+            });
+        }
+        let mut w = World {
+            now: Ps::ZERO,
+            q: EventQueue::default(),
+            net,
+            nics,
+            switches,
+            component,
+            flows: Vec::with_capacity(specs.len()),
+            pkts: Slab::new(cfg.tel.room()),
+            cfg,
+            rng: Rngs {
+                wred: rng,
+                jitter: ChaCha8Rng::seed_from_u64(s.seed ^ 0x6a09_e667_f3bc_c908),
+                loss: ChaCha8Rng::seed_from_u64(s.seed ^ 0xbb67_ae85_84ca_a73b),
+            },
+            metrics: Metrics::default(),
+            key,
+            tap: Tap::default(),
+            unfinished: specs.len(),
+            finished: Vec::new(),
+            last_delivered: vec![0; specs.len()],
+            last_window_ps: Ps::ZERO,
+            starts: Vec::new(),
+            next_start: 0,
+            start_seq: 0,
+        };
+        for (i, f) in specs.iter().enumerate() {
+            w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0));
+        }
+        // One FlowStart pending at a time, the next by (start, id), under
+        // the sequence number it would have had if all were queued now: the
+        // order of events is the same, and the queue holds the flows in
+        // flight, not the 10^5 still to come.
+        w.start_seq = w.q.reserve(w.flows.len() as u64);
+        let mut starts: Vec<u32> = (0..w.flows.len() as u32).collect();
+        starts.sort_by_key(|&id| (w.flows[id as usize].start_ps, id));
+        w.starts = starts;
+        w.schedule_next_start();
+        w.monitor_ports();
+        w.q.push(Ps::ZERO, Ev::Sample);
+        Ok(w)
+    }
+
+    fn add_flow(&mut self, id: u32, f: &crate::scenario::FlowSpec, fixed_rtt_ns: Option<u64>) {
+        let (src, dst) = (self.net.hosts[f.src as usize], self.net.hosts[f.dst as usize]);
+        let hash = flow_hash(id);
+        let path = self.net.path(src, dst, hash);
+        let back = self.net.path(dst, src, hash);
+        let mtu_wire = self.cfg.payload + self.cfg.header + self.cfg.tel.wire_bytes(path.len());
+        let ack_wire = self.cfg.ack_bytes + self.cfg.tel.wire_bytes(path.len());
+        let mut rtt_ps = Ps::ZERO;
+        let mut bottleneck = u64::MAX;
+        for &(n, p) in &path {
+            let link = &self.net.nodes[n as usize].ports[p as usize];
+            rtt_ps += link.delay_ps + ser_ps(mtu_wire, link.bps);
+            bottleneck = bottleneck.min(link.bps);
+        }
+        for &(n, p) in &back {
+            let link = &self.net.nodes[n as usize].ports[p as usize];
+            rtt_ps += link.delay_ps + ser_ps(ack_wire, link.bps);
+        }
+        let clamp = |ns: u64| ns.clamp(BaseRtt::MIN_NS as u64, BaseRtt::MAX_NS as u64) as u32;
+        let path_rtt_ns = clamp(rtt_ps.as_ns());
+        let base_rtt_ns = fixed_rtt_ns.map_or(path_rtt_ns, clamp);
+        self.flows.push(FlowRecord {
+            id,
+            src_host: f.src,
+            dst_host: f.dst,
+            size: f.bytes,
+            start_ps: Ps::from_ns(f.start_ns),
+            hash,
+            base_rtt_ns,
+            path_rtt_ns,
+            bottleneck_bps: bottleneck,
+            hops: path.len().saturating_sub(1),
+            dport: f.dport,
+            finish_ps: None,
+            retransmits: 0,
+            tx_at: NOWHERE,
+            rx_at: NOWHERE,
+        });
+    }
+
+    /// Monitors every switch port that is the last hop to a flow's
+    /// destination, and every switch-to-switch port on a flow's path.
+    fn monitor_ports(&mut self) {
+        let mut ports = std::collections::BTreeSet::new();
+        for f in &self.flows {
+            let (src, dst) = (self.net.hosts[f.src_host as usize], self.net.hosts[f.dst_host as usize]);
+            for (n, p) in self.net.path(src, dst, f.hash) {
+                if let Component::Switch(sw) = self.component[n as usize] {
+                    ports.insert((n, p, sw));
+                }
+            }
+        }
+        for (n, p, sw) in ports {
+            let port = &mut self.switches[sw as usize].ports[p as usize];
+            port.monitor = Some(self.metrics.ports.len());
+            self.metrics.ports.push(PortSeries {
+                name: format!("switch {n} port {p} → node {}", port.link.peer.0),
+                bps: port.link.bps,
+                ..Default::default()
+            });
+        }
+        for i in 0..self.flows.len().min(self.cfg.trace_flows as usize) {
+            self.metrics.traces.push(crate::metrics::FlowTrace {
+                id: i as u32,
+                ..Default::default()
+            });
+        }
+    }
+}
