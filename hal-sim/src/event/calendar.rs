@@ -1,9 +1,11 @@
 //! The event queue's calendar: pending entries in 512 ps time buckets for
-//! the near future, a binary heap for the rest.
+//! the near future (or, while they are few, in one sorted ring), a binary
+//! heap for the rest.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::ring::Ring;
 use super::{Key, SLOT_BITS};
 
 /// log2 of a calendar bucket's width in picoseconds: 2^9 ps ≈ 0.5 ns, so
@@ -27,11 +29,16 @@ const PER_SUMMARY_WORD: usize = 64 * 64;
 /// A bucket is a list threaded through the event slots: `head[b]` is its
 /// first slot, `next[slot]` the one after, `keys[slot]` the slot's key.
 ///
-/// Invariant: the buckets hold exactly the entries whose bucket number
-/// (time >> [`BUCKET_BITS`]) is below `base + BUCKETS`, each in bucket
-/// `number % BUCKETS`, those numbered below `base` (never scheduled by the
-/// simulator, which schedules nothing in the past) in bucket `base`; `far`
-/// holds the rest. `base` only moves forward, to the bucket of the entry
+/// While few entries are near (below [`TO_RING_BELOW`] when the buckets
+/// empty, up to the ring's room), they are in a sorted [`Ring`] instead
+/// and the buckets are empty; the two orders are the same, the ring's
+/// exact by construction.
+///
+/// Invariant: the buckets (or the ring) hold exactly the entries whose
+/// bucket number (time >> [`BUCKET_BITS`]) is below `base + BUCKETS`, each
+/// in bucket `number % BUCKETS`, those numbered below `base` (never
+/// scheduled by the simulator, which schedules nothing in the past) in
+/// bucket `base`; `far` holds the rest. `base` only moves forward, to the bucket of the entry
 /// taken, or, with the buckets empty, to the far heap's first.
 #[derive(Debug)]
 pub(super) struct Calendar {
@@ -52,7 +59,17 @@ pub(super) struct Calendar {
     /// Bucket number of `far`'s first entry, `u64::MAX` when it is empty:
     /// every pop moves `base`, and this spares it a look into the heap.
     far_first: u64,
+    /// While `in_ring`, the near entries are here, sorted, and the buckets
+    /// are empty: a few dozen pending entries (a 2-to-1) are cheaper to
+    /// keep in order than to file in buckets and find again.
+    ring: Ring,
+    in_ring: bool,
 }
+
+/// Near entries below which the buckets hand over to the ring (which
+/// takes up to [`super::ring::RING`] before handing back): far apart, so
+/// a run crosses between them rarely.
+const TO_RING_BELOW: usize = 32;
 
 const NONE: u32 = u32::MAX;
 
@@ -68,6 +85,8 @@ impl Default for Calendar {
             base: 0,
             far: BinaryHeap::new(),
             far_first: u64::MAX,
+            ring: Ring::default(),
+            in_ring: true,
         }
     }
 }
@@ -95,8 +114,22 @@ impl Calendar {
         }
     }
 
-    /// Puts `k` at the head of the bucket numbered `n` (within reach).
+    /// Files `k`, whose bucket number `n` is within reach: in the ring
+    /// while it has room, else at the head of its bucket.
     fn file(&mut self, n: u64, k: Key) {
+        if self.in_ring {
+            if !self.ring.is_full() {
+                self.ring.insert(k);
+                self.near += 1;
+                return;
+            }
+            self.move_to_buckets();
+        }
+        self.file_in_bucket(n, k);
+    }
+
+    /// Puts `k` at the head of the bucket numbered `n` (within reach).
+    fn file_in_bucket(&mut self, n: u64, k: Key) {
         let b = n as usize % BUCKETS;
         let slot = (k as u64 & ((1 << SLOT_BITS) - 1)) as usize;
         if self.keys.len() <= slot {
@@ -124,6 +157,15 @@ impl Calendar {
         if self.near == 0 {
             let Reverse(k) = *self.far.peek()?;
             self.advance((k >> 64) as u64 >> BUCKET_BITS);
+        }
+        if self.in_ring {
+            let key = self.ring.first()?;
+            return Some(Found {
+                bucket: 0,
+                slot: (key as u64 & ((1 << SLOT_BITS) - 1)) as u32,
+                prev: NONE,
+                key,
+            });
         }
         let b = self.first_bucket();
         let mut best = Found {
@@ -178,6 +220,12 @@ impl Calendar {
     /// Takes the entry [`Calendar::first`] found; `base` moves to its
     /// bucket.
     pub(super) fn take(&mut self, f: Found) {
+        if self.in_ring {
+            self.ring.pop_first();
+            self.near -= 1;
+            self.advance(((f.key >> 64) as u64 >> BUCKET_BITS).max(self.base));
+            return;
+        }
         let b = f.bucket;
         let after = self.next[f.slot as usize];
         match f.prev {
@@ -193,6 +241,51 @@ impl Calendar {
         self.near -= 1;
         let ahead = (b + BUCKETS - self.base as usize % BUCKETS) % BUCKETS;
         self.advance(self.base + ahead as u64);
+        if self.near < TO_RING_BELOW {
+            self.move_to_ring();
+        }
+    }
+
+    /// The ring is full: its entries go to their buckets, and the buckets
+    /// take every near entry from now on (out of line: rare).
+    #[cold]
+    #[inline(never)]
+    fn move_to_buckets(&mut self) {
+        let keys: Vec<Key> = self.ring.drain().collect();
+        self.in_ring = false;
+        // Filing counts them again.
+        self.near -= keys.len();
+        for k in keys {
+            let n = ((k >> 64) as u64 >> BUCKET_BITS).max(self.base);
+            self.file_in_bucket(n, k);
+        }
+    }
+
+    /// Few near entries are left: they go from the buckets to the ring,
+    /// in order (out of line: rare).
+    #[cold]
+    #[inline(never)]
+    fn move_to_ring(&mut self) {
+        let mut keys = Vec::with_capacity(self.near);
+        for w in 0..WORDS {
+            let mut bits = std::mem::take(&mut self.occupied[w]);
+            while bits != 0 {
+                let b = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let mut at = std::mem::replace(&mut self.head[b], NONE);
+                while let Some(&k) = self.keys.get(at as usize) {
+                    keys.push(k);
+                    at = self.next[at as usize];
+                }
+            }
+        }
+        self.summary = [0; WORDS / 64];
+        // In order, each goes in at the ring's back.
+        keys.sort_unstable();
+        self.in_ring = true;
+        for k in keys {
+            self.ring.insert(k);
+        }
     }
 
     /// Moves `base` forward to bucket number `n`, bringing the far
@@ -218,6 +311,12 @@ impl Calendar {
             .far
             .peek()
             .map_or(u64::MAX, |&Reverse(k)| (k >> 64) as u64 >> BUCKET_BITS);
+    }
+
+    /// Whether the near entries are in the ring (the tests' view).
+    #[cfg(test)]
+    pub(super) fn in_ring(&self) -> bool {
+        self.in_ring
     }
 
     pub(super) fn len(&self) -> usize {
