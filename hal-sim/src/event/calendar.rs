@@ -29,17 +29,18 @@ const PER_SUMMARY_WORD: usize = 64 * 64;
 /// A bucket is a list threaded through the event slots: `head[b]` is its
 /// first slot, `next[slot]` the one after, `keys[slot]` the slot's key.
 ///
-/// While few entries are near (below [`TO_RING_BELOW`] when the buckets
-/// empty, up to the ring's room), they are in a sorted [`Ring`] instead
-/// and the buckets are empty; the two orders are the same, the ring's
-/// exact by construction.
+/// While few entries are near (from when fewer than [`TO_RING_BELOW`] are
+/// left in the buckets until the ring's room is used up), they are in a
+/// sorted [`Ring`] instead and the buckets are empty; the order is the
+/// same, the ring's exact by construction.
 ///
 /// Invariant: the buckets (or the ring) hold exactly the entries whose
 /// bucket number (time >> [`BUCKET_BITS`]) is below `base + BUCKETS`, each
 /// in bucket `number % BUCKETS`, those numbered below `base` (never
 /// scheduled by the simulator, which schedules nothing in the past) in
-/// bucket `base`; `far` holds the rest. `base` only moves forward, to the bucket of the entry
-/// taken, or, with the buckets empty, to the far heap's first.
+/// bucket `base`; `far` holds the rest. `base` only moves forward, to the
+/// bucket of the entry taken, or, with none near, to the far heap's
+/// first.
 #[derive(Debug)]
 pub(super) struct Calendar {
     /// First slot of each bucket's list, or `NONE`.
