@@ -118,10 +118,10 @@ impl Calendar {
     /// Files `k`, whose bucket number `n` is within reach: in the ring
     /// while it has room, else at the head of its bucket.
     fn file(&mut self, n: u64, k: Key) {
+        self.near += 1;
         if self.in_ring {
             if !self.ring.is_full() {
                 self.ring.insert(k);
-                self.near += 1;
                 return;
             }
             self.move_to_buckets();
@@ -129,7 +129,8 @@ impl Calendar {
         self.file_in_bucket(n, k);
     }
 
-    /// Puts `k` at the head of the bucket numbered `n` (within reach).
+    /// Puts `k` at the head of the bucket numbered `n` (within reach;
+    /// [`Calendar::file`] counts it).
     fn file_in_bucket(&mut self, n: u64, k: Key) {
         let b = n as usize % BUCKETS;
         let slot = (k as u64 & ((1 << SLOT_BITS) - 1)) as usize;
@@ -141,7 +142,6 @@ impl Calendar {
         self.head[b] = slot as u32;
         self.occupied[b / 64] |= 1 << (b % 64);
         self.summary[b / PER_SUMMARY_WORD] |= 1 << (b / 64 % 64);
-        self.near += 1;
     }
 
     /// Room for `slots` slots' keys and links (out of line: it happens
@@ -254,8 +254,6 @@ impl Calendar {
     fn move_to_buckets(&mut self) {
         let keys: Vec<Key> = self.ring.drain().collect();
         self.in_ring = false;
-        // Filing counts them again.
-        self.near -= keys.len();
         for k in keys {
             let n = ((k >> 64) as u64 >> BUCKET_BITS).max(self.base);
             self.file_in_bucket(n, k);
