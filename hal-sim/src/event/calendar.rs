@@ -74,6 +74,18 @@ const TO_RING_BELOW: usize = 32;
 
 const NONE: u32 = u32::MAX;
 
+/// The bucket number of a key's time.
+#[inline(always)]
+const fn bucket_of(k: Key) -> u64 {
+    (k >> 64) as u64 >> BUCKET_BITS
+}
+
+/// The event slot a key names.
+#[inline(always)]
+const fn slot_of(k: Key) -> u32 {
+    (k as u64 & ((1 << SLOT_BITS) - 1)) as u32
+}
+
 impl Default for Calendar {
     fn default() -> Self {
         Calendar {
@@ -106,12 +118,12 @@ pub(super) struct Found {
 
 impl Calendar {
     pub(super) fn push(&mut self, k: Key) {
-        let n = ((k >> 64) as u64 >> BUCKET_BITS).max(self.base);
+        let n = bucket_of(k).max(self.base);
         if n - self.base < BUCKETS as u64 {
             self.file(n, k);
         } else {
             self.far.push(Reverse(k));
-            self.far_first = self.far_first.min((k >> 64) as u64 >> BUCKET_BITS);
+            self.far_first = self.far_first.min(bucket_of(k));
         }
     }
 
@@ -133,7 +145,7 @@ impl Calendar {
     /// [`Calendar::file`] counts it).
     fn file_in_bucket(&mut self, n: u64, k: Key) {
         let b = n as usize % BUCKETS;
-        let slot = (k as u64 & ((1 << SLOT_BITS) - 1)) as usize;
+        let slot = slot_of(k) as usize;
         if self.keys.len() <= slot {
             self.grow(slot + 1);
         }
@@ -157,13 +169,13 @@ impl Calendar {
     pub(super) fn first(&mut self) -> Option<Found> {
         if self.near == 0 {
             let Reverse(k) = *self.far.peek()?;
-            self.advance((k >> 64) as u64 >> BUCKET_BITS);
+            self.advance(bucket_of(k));
         }
         if self.in_ring {
             let key = self.ring.first()?;
             return Some(Found {
                 bucket: 0,
-                slot: (key as u64 & ((1 << SLOT_BITS) - 1)) as u32,
+                slot: slot_of(key),
                 prev: NONE,
                 key,
             });
@@ -224,7 +236,7 @@ impl Calendar {
         if self.in_ring {
             self.ring.pop_first();
             self.near -= 1;
-            self.advance(((f.key >> 64) as u64 >> BUCKET_BITS).max(self.base));
+            self.advance(bucket_of(f.key));
             return;
         }
         let b = f.bucket;
@@ -255,7 +267,7 @@ impl Calendar {
         let keys: Vec<Key> = self.ring.drain().collect();
         self.in_ring = false;
         for k in keys {
-            let n = ((k >> 64) as u64 >> BUCKET_BITS).max(self.base);
+            let n = bucket_of(k).max(self.base);
             self.file_in_bucket(n, k);
         }
     }
@@ -299,17 +311,14 @@ impl Calendar {
             // A far entry is never before `base` (it was filed far because
             // it lay past the calendar's reach then); max() keeps the
             // invariant whatever happens.
-            let m = ((k >> 64) as u64 >> BUCKET_BITS).max(self.base);
+            let m = bucket_of(k).max(self.base);
             if m - self.base >= BUCKETS as u64 {
                 break;
             }
             self.far.pop();
             self.file(m, k);
         }
-        self.far_first = self
-            .far
-            .peek()
-            .map_or(u64::MAX, |&Reverse(k)| (k >> 64) as u64 >> BUCKET_BITS);
+        self.far_first = self.far.peek().map_or(u64::MAX, |&Reverse(k)| bucket_of(k));
     }
 
     /// Whether the near entries are in the ring (the tests' view).
