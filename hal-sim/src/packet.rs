@@ -108,6 +108,21 @@ fn used(b: &[u8]) -> &[u8] {
     b.get(2..(2 + n).min(b.len())).unwrap_or_default()
 }
 
+/// Asks the CPU to bring the cache line at `at` in (a hint: it neither
+/// reads the memory into the program nor faults; nothing off x86-64).
+#[inline(always)]
+fn prefetch(at: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of every x86-64 CPU, and a prefetch of any
+    // address is only a hint.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(at.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 /// A packet in flight.
 #[derive(Clone, Debug)]
 pub struct Packet {
@@ -235,6 +250,27 @@ impl Slab {
     /// The packet at `i`.
     pub fn get(&self, i: u32) -> &Packet {
         &self.pkts[i as usize]
+    }
+
+    /// Asks the CPU to bring packet `i` into its cache ahead of use (a
+    /// hint: nothing happens if `i` is no packet).
+    #[inline(always)]
+    pub fn prefetch(&self, i: u32) {
+        if let Some(p) = self.pkts.get(i as usize) {
+            let at = std::ptr::from_ref(p).cast::<u8>();
+            prefetch(at);
+            prefetch(at.wrapping_add(64));
+        }
+    }
+
+    /// Asks the CPU to bring the start of packet `i`'s telemetry buffer
+    /// (where a switch writes its hop) into its cache ahead of use.
+    #[inline(always)]
+    pub fn prefetch_tel(&self, i: u32) {
+        let t = self.pkts.get(i as usize).map_or(NO_TEL, |p| p.tel);
+        if let Some(b) = self.tels.get(t as usize * self.stride) {
+            prefetch(b);
+        }
     }
 
     /// The packet at `i`, mutably.

@@ -171,6 +171,8 @@ impl Switch {
             let p = cx.pkts.get(pkt);
             (p.dst, p.hash)
         };
+        // The hop's telemetry is written when the packet goes out.
+        cx.pkts.prefetch_tel(pkt);
         let Some(egress) = cx.net.next_port(self.node, dst, hash) else {
             cx.metrics.counters.drops += 1;
             cx.pkts.remove(pkt);

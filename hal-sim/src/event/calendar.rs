@@ -65,6 +65,11 @@ pub(super) struct Calendar {
     /// keep in order than to file in buckets and find again.
     ring: Ring,
     in_ring: bool,
+    /// The earliest entry in the buckets, found ahead by
+    /// [`Calendar::take`] (so that the loop can prefetch its packet while
+    /// it handles the event before) and kept right by every filing until
+    /// the next take.
+    peeked: Option<Found>,
 }
 
 /// Near entries below which the buckets hand over to the ring (which
@@ -100,13 +105,14 @@ impl Default for Calendar {
             far_first: u64::MAX,
             ring: Ring::default(),
             in_ring: true,
+            peeked: None,
         }
     }
 }
 
 /// Where the earliest entry is: its bucket, its slot, the slot before it
 /// in the bucket's list (`NONE` if first), and its key.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Found {
     bucket: usize,
     /// The entry's event slot.
@@ -152,6 +158,20 @@ impl Calendar {
         self.keys[slot] = k;
         self.next[slot] = self.head[b];
         self.head[b] = slot as u32;
+        if let Some(p) = &mut self.peeked {
+            // `k` goes first in its bucket: before the peeked entry in
+            // its list if they share the bucket, the earliest if earlier.
+            if k < p.key {
+                *p = Found {
+                    bucket: b,
+                    slot: slot as u32,
+                    prev: NONE,
+                    key: k,
+                };
+            } else if p.bucket == b && p.prev == NONE {
+                p.prev = slot as u32;
+            }
+        }
         self.occupied[b / 64] |= 1 << (b % 64);
         self.summary[b / PER_SUMMARY_WORD] |= 1 << (b / 64 % 64);
     }
@@ -180,6 +200,14 @@ impl Calendar {
                 key,
             });
         }
+        if let Some(f) = self.peeked {
+            return Some(f);
+        }
+        self.first_in_buckets()
+    }
+
+    /// The earliest entry in the buckets (`near > 0`, not in the ring).
+    fn first_in_buckets(&self) -> Option<Found> {
         let b = self.first_bucket();
         let mut best = Found {
             bucket: b,
@@ -231,14 +259,19 @@ impl Calendar {
     }
 
     /// Takes the entry [`Calendar::first`] found; `base` moves to its
-    /// bucket.
-    pub(super) fn take(&mut self, f: Found) {
+    /// bucket. With the entries in the buckets, it finds the next one
+    /// ahead (kept for the next `first`) and answers its event slot, so
+    /// that the loop can prefetch that event's packet while it handles
+    /// this one; nothing from the ring, whose few entries are at hand.
+    pub(super) fn take(&mut self, f: Found) -> Option<u32> {
         if self.in_ring {
+            // Nothing is peeked in the ring.
             self.ring.pop_first();
             self.near -= 1;
             self.advance(bucket_of(f.key));
-            return;
+            return None;
         }
+        self.peeked = None;
         let b = f.bucket;
         let after = self.next[f.slot as usize];
         match f.prev {
@@ -256,7 +289,17 @@ impl Calendar {
         self.advance(self.base + ahead as u64);
         if self.near < TO_RING_BELOW {
             self.move_to_ring();
+            return None;
         }
+        self.peek()
+    }
+
+    /// Finds the earliest entry ahead and keeps it (out of line, so that
+    /// the ring's path through `take` stays short).
+    #[inline(never)]
+    fn peek(&mut self) -> Option<u32> {
+        self.peeked = self.first_in_buckets();
+        self.peeked.map(|f| f.slot)
     }
 
     /// The ring is full: its entries go to their buckets, and the buckets

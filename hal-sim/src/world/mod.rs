@@ -297,6 +297,9 @@ impl World {
                 break None;
             }
             let Some((t, e)) = cx.q.pop() else { break None };
+            // A fabric's next arrival: its packet comes into cache while
+            // this event is handled.
+            cx.pkts.prefetch(cx.q.next_pkt());
             if t > cx.cfg.stop_ps {
                 break None;
             }
