@@ -263,12 +263,12 @@ impl Slab {
         }
     }
 
-    /// Asks the CPU to bring the start of packet `i`'s telemetry buffer
-    /// (where a switch writes its hop) into its cache ahead of use.
+    /// Asks the CPU to bring the start of telemetry buffer `t` (a
+    /// packet's `tel`, where a switch writes its hop) into its cache ahead
+    /// of use (nothing for [`NO_TEL`]).
     #[inline(always)]
-    pub fn prefetch_tel(&self, i: u32) {
-        let t = self.pkts.get(i as usize).map_or(NO_TEL, |p| p.tel);
-        if let Some(b) = self.tels.get(t as usize * self.stride) {
+    pub fn prefetch_tel(&self, t: u32) {
+        if let Some(b) = (t as usize).checked_mul(self.stride).and_then(|at| self.tels.get(at)) {
             prefetch(b);
         }
     }

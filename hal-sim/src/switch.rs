@@ -167,12 +167,12 @@ impl Switch {
 
     /// A packet arrived whole on port `ingress`.
     pub fn arrive(&mut self, cx: &mut Ctx, ingress: u16, pkt: u32) {
-        let (dst, hash) = {
+        let (dst, hash, tel) = {
             let p = cx.pkts.get(pkt);
-            (p.dst, p.hash)
+            (p.dst, p.hash, p.tel)
         };
         // The hop's telemetry is written when the packet goes out.
-        cx.pkts.prefetch_tel(pkt);
+        cx.pkts.prefetch_tel(tel);
         let Some(egress) = cx.net.next_port(self.node, dst, hash) else {
             cx.metrics.counters.drops += 1;
             cx.pkts.remove(pkt);
