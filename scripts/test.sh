@@ -105,6 +105,12 @@ for s in hpcc-2to1 websearch-leafspine ldcp-incast60; do
   echo "$s: the same flows and summary"
 done
 rm -rf "$runs"
+# The two builds in turn (scripts/in-turn.sh, the speed comparison a change
+# of a few per cent needs), one short round: the script runs and reports both.
+turn=$(./scripts/in-turn.sh -n 1 -s scenarios/ldcp-incast60.toml target/release/hal-sim target/pgo/release/hal-sim)
+echo "$turn"
+[ "$(echo "$turn" | grep -c 'lowest .* s, median .* s$')" -eq 2 ] \
+  || { echo "scripts/in-turn.sh did not report both builds" >&2; exit 1; }
 
 step "cc-core: no_std release builds for the soft cores"
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do

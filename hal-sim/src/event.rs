@@ -10,14 +10,17 @@
 //! has about fifty), those are kept in one sorted ring instead, where the
 //! first is at hand and a new one, nearly always among the latest, goes
 //! in a few places from the back; NIC wake-ups, which move on every ACK, in a heap of
-//! their own, one entry per host.
+//! their own, one entry per host (`wakes.rs`), keyed as the other entries
+//! are, so that one compare orders a wake-up among them.
 
 mod calendar;
 mod ring;
+mod wakes;
 
 use calendar::Calendar;
 #[cfg(test)]
 use calendar::{BUCKETS, BUCKET_BITS};
+use wakes::{Wakes, NO_WAKE};
 
 /// Simulated time in picoseconds, an instant since the run began or a span
 /// between two (2^64 ps ≈ 213 days). Picoseconds keep a 1.6 Tb/s link's
@@ -180,6 +183,12 @@ const fn key(t: Ps, seq: u64, slot: u32) -> Key {
     (t.0 as u128) << 64 | (seq << SLOT_BITS | slot as u64) as u128
 }
 
+/// The key of a host's wake-up at `t` under sequence number `seq`: an
+/// event key naming no slot, so one compare orders it among the others.
+const fn wake_key(t: Ps, seq: u64) -> Key {
+    key(t, seq, 0)
+}
+
 const fn time_of(k: Key) -> Ps {
     Ps((k >> 64) as u64)
 }
@@ -230,20 +239,19 @@ impl EventQueue {
     /// any): it runs in the order of this call among events at time `t`.
     pub fn wake(&mut self, host: u32, t: Ps) {
         self.seq += 1;
-        self.wakes.set(host, (t, self.seq));
+        self.wakes.set(host, wake_key(t, self.seq));
     }
 
     /// The earliest event.
     pub fn pop(&mut self) -> Option<(Ps, Ev)> {
         let main = self.cal.first();
-        if let Some(w) = self
-            .wakes
-            .peek()
-            .filter(|w| main.is_none_or(|f| *w < (time_of(f.key), (f.key as u64) >> SLOT_BITS)))
-        {
+        // Keys are distinct (each has its own sequence number), so a
+        // wake-up is never equal to the calendar's first.
+        let w = self.wakes.first();
+        if w != NO_WAKE && main.is_none_or(|f| w < f.key) {
             let host = self.wakes.pop_min();
             self.popped += 1;
-            return Some((w.0, Ev::NicWake { host }));
+            return Some((time_of(w), Ev::NicWake { host }));
         }
         let f = main?;
         // The next entry in the buckets: if an arrival, its packet is what
@@ -275,103 +283,12 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.cal.len() + self.wakes.heap.len()
+        self.cal.len() + self.wakes.len()
     }
 
     /// Whether nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.cal.len() == 0 && self.wakes.heap.is_empty()
-    }
-}
-
-/// At most one wake-up per host, by (time, sequence): an indexed binary
-/// min-heap, so a host's entry is found and moved in O(log hosts).
-#[derive(Debug, Default)]
-struct Wakes {
-    /// (time, sequence) and host.
-    heap: Vec<((Ps, u64), u32)>,
-    /// Host → index in `heap`, or `ABSENT`.
-    pos: Vec<u32>,
-}
-
-impl Wakes {
-    const ABSENT: u32 = u32::MAX;
-
-    fn set(&mut self, host: u32, key: (Ps, u64)) {
-        let h = host as usize;
-        if self.pos.len() <= h {
-            self.pos.resize(h + 1, Self::ABSENT);
-        }
-        match self.pos[h] {
-            Self::ABSENT => {
-                self.heap.push((key, host));
-                let i = self.heap.len() - 1;
-                self.pos[h] = i as u32;
-                self.up(i);
-            }
-            i => {
-                let i = i as usize;
-                let old = std::mem::replace(&mut self.heap[i].0, key);
-                if key < old {
-                    self.up(i);
-                } else {
-                    self.down(i);
-                }
-            }
-        }
-    }
-
-    fn peek(&self) -> Option<(Ps, u64)> {
-        self.heap.first().map(|e| e.0)
-    }
-
-    /// Removes the earliest entry (the caller peeked: there is one).
-    fn pop_min(&mut self) -> u32 {
-        let last = self.heap.len() - 1;
-        self.swap(0, last);
-        let (_, host) = self.heap.pop().unwrap_or_default();
-        self.pos[host as usize] = Self::ABSENT;
-        if !self.heap.is_empty() {
-            self.down(0);
-        }
-        host
-    }
-
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a].1 as usize] = a as u32;
-        self.pos[self.heap[b].1 as usize] = b as u32;
-    }
-
-    fn up(&mut self, mut i: usize) {
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if self.heap[i].0 >= self.heap[parent].0 {
-                break;
-            }
-            self.swap(i, parent);
-            i = parent;
-        }
-    }
-
-    fn down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let c = if l + 1 < n && self.heap[l + 1].0 < self.heap[l].0 {
-                l + 1
-            } else {
-                l
-            };
-            if self.heap[c].0 >= self.heap[i].0 {
-                break;
-            }
-            self.swap(c, i);
-            i = c;
-        }
+        self.len() == 0
     }
 }
 
