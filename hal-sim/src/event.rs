@@ -237,13 +237,45 @@ impl EventQueue {
 
     /// Schedules `host`'s wake-up at `t`, replacing the one pending (if
     /// any): it runs in the order of this call among events at time `t`.
+    #[inline(always)]
     pub fn wake(&mut self, host: u32, t: Ps) {
         self.seq += 1;
         self.wakes.set(host, wake_key(t, self.seq));
     }
 
-    /// The earliest event.
+    /// The earliest event. The common case, the near entries in the ring
+    /// (every pop of a 2-to-1), is a short path: the ring's first or the
+    /// first wake-up, whichever is earlier. The rest (the calendar's
+    /// buckets, the far heap) is out of line, so that the short path
+    /// saves and restores few registers. Not inlined: in the
+    /// loop it measured slower (the loop spills around it).
+    #[inline(never)]
     pub fn pop(&mut self) -> Option<(Ps, Ev)> {
+        if let Some(k) = self.cal.ring_first() {
+            // Keys are distinct (each has its own sequence number).
+            let w = self.wakes.first();
+            self.popped += 1;
+            if k < w {
+                let slot = self.cal.take_ring_first(k);
+                self.free.push(slot);
+                self.next_pkt = NO_PKT;
+                return Some((time_of(k), self.slots[slot as usize]));
+            }
+            // w < k: there is a wake-up, and it comes first.
+            return Some((
+                time_of(w),
+                Ev::NicWake {
+                    host: self.wakes.pop_min(),
+                },
+            ));
+        }
+        self.pop_other()
+    }
+
+    /// [`EventQueue::pop`] when the ring holds no entry: the entries are
+    /// in the calendar's buckets or far, or there are only wake-ups.
+    #[inline(never)]
+    fn pop_other(&mut self) -> Option<(Ps, Ev)> {
         let main = self.cal.first();
         // Keys are distinct (each has its own sequence number), so a
         // wake-up is never equal to the calendar's first.

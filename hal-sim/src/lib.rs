@@ -10,6 +10,17 @@
 //!
 //! Deterministic for a seed: one event queue ordered by (time, sequence),
 //! generators seeded from the scenario, the clock owned by the [`world::World`].
+//!
+//! Two attributes shape the compiled datapath, and neither changes what
+//! it computes. `#[inline(always)]` marks the small functions that every
+//! packet goes through (a NIC's transmit and next wake-up, a switch's
+//! transmit, the slab's and the telemetry buffers' helpers, the queue's
+//! wake-up), so that each is inlined into the handler that calls it
+//! rather than paid as a call. `#[inline(never)]` marks the handlers that
+//! are rare in every scenario (a flow's start and end, timers, PFC pauses,
+//! control packets other than ACKs) and the queue's paths other than its
+//! ring, keeping them out of the event loop's hot code. docs/simulator.md
+//! ("Speed") has the measurements.
 #![warn(missing_docs)]
 
 pub mod cc;
@@ -59,6 +70,7 @@ pub fn run_scenario(
 /// else a new one at the end); the answer is its index. The slab's packets
 /// and hops, the event queue's slots and a NIC's per-flow tables reuse
 /// their places this way.
+#[inline(always)]
 pub(crate) fn place<T>(items: &mut Vec<T>, free: &mut Vec<u32>, v: T) -> u32 {
     match free.pop() {
         Some(i) => {

@@ -243,6 +243,7 @@ impl Slab {
     }
 
     /// Stores a packet; returns its index.
+    #[inline(always)]
     pub fn insert(&mut self, p: Packet) -> u32 {
         place(&mut self.pkts, &mut self.free, p)
     }
@@ -279,6 +280,7 @@ impl Slab {
     }
 
     /// Frees `i`, its telemetry buffer and its hop for reuse.
+    #[inline(always)]
     pub fn remove(&mut self, i: u32) {
         let p = &mut self.pkts[i as usize];
         let (t, h) = (
@@ -311,6 +313,7 @@ impl Slab {
     }
 
     /// A new, empty telemetry buffer for a packet being built.
+    #[inline(always)]
     pub fn new_tel(&mut self) -> u32 {
         let t = match self.tel_free.pop() {
             Some(t) => t,
@@ -339,12 +342,14 @@ impl Slab {
     }
 
     /// Telemetry buffer `t` (from [`Slab::new_tel`] or a packet's `tel`).
+    #[inline(always)]
     pub fn tel_buf_mut(&mut self, t: u32) -> TelBuf<'_> {
         let span = self.tel_span(t);
         TelBuf(&mut self.tels[span])
     }
 
     /// Packet `i` and its telemetry buffer, if it has one.
+    #[inline(always)]
     pub fn with_tel_mut(&mut self, i: u32) -> (&mut Packet, Option<TelBuf<'_>>) {
         let span = match self.pkts[i as usize].tel {
             NO_TEL => None,

@@ -316,6 +316,7 @@ impl Switch {
     }
 
     /// A PFC frame from downstream reached egress port `port`.
+    #[inline(never)]
     pub fn pause(&mut self, cx: &mut Ctx, port: u16, on: bool) {
         let p = &mut self.ports[port as usize];
         if on == p.paused {
@@ -334,6 +335,7 @@ impl Switch {
 
     /// Queues the PortFree event of a port at its busy_until. A port needs
     /// one only when a packet waits behind the one it is sending.
+    #[inline(always)]
     fn schedule_free(&mut self, cx: &mut Ctx, port: u16) {
         let p = &mut self.ports[port as usize];
         if !p.free_pending {
@@ -345,6 +347,7 @@ impl Switch {
 
     /// Sends `pkt` on `port`: its telemetry hop (HPCC++ §6.1, at dequeue),
     /// the port's counters, and its arrival at the far end.
+    #[inline(always)]
     fn transmit(&mut self, cx: &mut Ctx, port: u16, pkt: u32, ingress_port: u16) {
         let now = cx.now;
         let p = &mut self.ports[port as usize];

@@ -142,6 +142,7 @@ impl Telemetry {
     }
 
     /// Writes the empty header the Tx pipeline puts on a packet.
+    #[inline(always)]
     pub fn init(&self, t: &mut TelBuf<'_>) {
         let written = match self.format {
             TelFormat::None => Ok(0),
@@ -348,6 +349,7 @@ impl Telemetry {
     /// (on an error, what it holds is not the samples): the compact
     /// stack's records are read straight into it, sparing the copy a
     /// return by value makes, on every ACK.
+    #[inline(always)]
     pub fn samples_into(&self, bytes: &[u8], speeds: &PortSpeeds, out: &mut Hops) -> Result<(), WireError> {
         let by_port = |node: u64, port: u32| speeds.get(&(node, port)).copied();
         *out = match self.format {

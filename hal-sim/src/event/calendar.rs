@@ -258,6 +258,26 @@ impl Calendar {
         w * 64 + self.occupied[w].trailing_zeros().min(63) as usize
     }
 
+    /// The ring's first key, while the near entries are in the ring.
+    #[inline(always)]
+    pub(super) fn ring_first(&self) -> Option<Key> {
+        if self.in_ring {
+            self.ring.first()
+        } else {
+            None
+        }
+    }
+
+    /// Takes the ring's first entry, `k` ([`Calendar::ring_first`] found
+    /// it); `base` moves to its bucket. The answer is its event's slot.
+    #[inline(always)]
+    pub(super) fn take_ring_first(&mut self, k: Key) -> u32 {
+        self.ring.pop_first();
+        self.near -= 1;
+        self.advance(bucket_of(k));
+        slot_of(k)
+    }
+
     /// Takes the entry [`Calendar::first`] found; `base` moves to its
     /// bucket. With the entries in the buckets, it finds the next one
     /// ahead (kept for the next `first`) and answers its event slot, so
@@ -343,13 +363,21 @@ impl Calendar {
     }
 
     /// Moves `base` forward to bucket number `n`, bringing the far
-    /// entries now within reach into their buckets.
+    /// entries now within reach into their buckets (or the ring).
+    #[inline(always)]
     fn advance(&mut self, n: u64) {
         self.base = self.base.max(n);
         // The loop's first test, without the heap: nothing comes in reach.
         if self.far_first.saturating_sub(self.base) >= BUCKETS as u64 {
             return;
         }
+        self.bring_far();
+    }
+
+    /// The far entries come within reach of `base` (out of line: every
+    /// few hundred events at most).
+    #[inline(never)]
+    fn bring_far(&mut self) {
         while let Some(&Reverse(k)) = self.far.peek() {
             // A far entry is never before `base` (it was filed far because
             // it lay past the calendar's reach then); max() keeps the

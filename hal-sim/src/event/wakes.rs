@@ -19,6 +19,7 @@ impl Wakes {
     const ABSENT: u32 = u32::MAX;
 
     /// Sets `host`'s wake-up to `key`, moving the one pending if any.
+    #[inline(always)]
     pub(super) fn set(&mut self, host: u32, key: Key) {
         let h = host as usize;
         if self.pos.len() <= h {
@@ -71,6 +72,7 @@ impl Wakes {
         self.pos[self.heap[b].1 as usize] = b as u32;
     }
 
+    #[inline(always)]
     fn up(&mut self, mut i: usize) {
         while i > 0 {
             let parent = (i - 1) / 2;

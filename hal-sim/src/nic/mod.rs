@@ -238,6 +238,7 @@ impl Nic {
 
     /// Opens the receiving side of `flow`: its state, and its receiver
     /// engine if the profile has one.
+    #[inline(never)]
     pub fn open_receiver(&mut self, cx: &mut Ctx, flow: u32) {
         let mut r = Receiver::new();
         if let Some(algorithm) = self.profile.receiver {
@@ -248,6 +249,7 @@ impl Nic {
     }
 
     /// Closes the receiving side of a finished flow.
+    #[inline(never)]
     pub fn close_receiver(&mut self, cx: &mut Ctx, flow: u32) {
         let rec = &mut cx.flows[flow as usize];
         let r = self.receivers.close(rec.rx_at, flow);
@@ -258,6 +260,7 @@ impl Nic {
     }
 
     /// Starts sending `flow`.
+    #[inline(never)]
     pub fn start_sender(&mut self, cx: &mut Ctx, flow: u32) {
         let f = &cx.flows[flow as usize];
         let app_limit = match cx.cfg.on_off {
@@ -276,6 +279,7 @@ impl Nic {
 
     /// Every byte of `flow` is acknowledged: its sender state and engine
     /// entry go, and the world is told (the receiver closes its side).
+    #[inline(never)]
     fn finish(&mut self, cx: &mut Ctx, flow: u32) {
         let rec = &mut cx.flows[flow as usize];
         let Some(s) = self.senders.close(rec.tx_at, flow) else {
@@ -289,6 +293,7 @@ impl Nic {
     }
 
     /// Carries out the engine's decision for a flow this NIC sends.
+    #[inline(always)]
     pub(crate) fn apply(&mut self, cx: &mut Ctx, flow: u32, d: &Decision) {
         let Some(f) = self.sender_mut(cx, flow) else { return };
         f.window = d.window;
@@ -350,6 +355,7 @@ impl Nic {
     }
 
     /// The engine's timer for `flow` fired (void if `gen` is stale).
+    #[inline(never)]
     pub fn cc_timer(&mut self, cx: &mut Ctx, flow: u32, gen: u32) {
         let Some(f) = self.sender(cx, flow) else { return };
         if f.cc_gen != gen {
@@ -363,6 +369,7 @@ impl Nic {
 
     /// An on/off flow's next burst: the application hands it over and the
     /// scheduler may send again.
+    #[inline(never)]
     pub fn app_data(&mut self, cx: &mut Ctx, flow: u32) {
         let Some((burst, _)) = cx.cfg.on_off else { return };
         let size = cx.flows[flow as usize].size;

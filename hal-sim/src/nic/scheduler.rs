@@ -19,6 +19,7 @@ use crate::world::Ctx;
 
 /// Gives a packet being built an empty telemetry header of the run's
 /// format, counted in its wire bytes.
+#[inline(always)]
 pub(crate) fn attach_telemetry(cx: &mut Ctx, p: &mut Packet) {
     p.tel = cx.pkts.new_tel();
     let mut t = cx.pkts.tel_buf_mut(p.tel);
@@ -46,6 +47,7 @@ impl Nic {
     }
 
     /// Makes sure the NIC wakes at `t` (or earlier).
+    #[inline(always)]
     fn wake(&mut self, cx: &mut Ctx, t: Ps) {
         if self.wake_at.is_none_or(|w| w > t) {
             self.wake_at = Some(t);
@@ -61,6 +63,7 @@ impl Nic {
 
     /// A PFC frame from the switch: data stops (control packets too, unless
     /// they have a priority of their own) until it resumes.
+    #[inline(never)]
     pub fn pause(&mut self, cx: &mut Ctx, on: bool) {
         match (on, self.uplink.paused_since) {
             (true, None) => self.uplink.paused_since = Some(cx.now),
@@ -82,6 +85,7 @@ impl Nic {
     /// After a transmission: one wake-up at the earliest instant something
     /// can go (control packets when the port frees; a flow when the port
     /// frees and its pacer allows). Nothing if every flow waits for an ACK.
+    #[inline(always)]
     fn plan_next(&mut self, cx: &mut Ctx) {
         let free = self.uplink.busy_until;
         if !self.ctrl.is_empty() && self.ctrl_may_go(cx) {
@@ -146,6 +150,7 @@ impl Nic {
 
     /// Starts serializing `pkt` on the uplink; it reaches the far end
     /// after serialization, propagation and any Tx jitter.
+    #[inline(always)]
     fn transmit(&mut self, cx: &mut Ctx, pkt: u32) {
         let u = &mut self.uplink;
         let ser = ser_ps(cx.pkts.get(pkt).wire, u.link.bps);
@@ -255,6 +260,7 @@ impl Nic {
     /// Sets the go-back-N deadline to now + RTO. At most one Rto event per
     /// flow is queued; when it fires early (the deadline moved) it requeues
     /// itself at the deadline.
+    #[inline(always)]
     pub(crate) fn arm_rto(&mut self, cx: &mut Ctx, flow: u32) {
         let Some(f) = self.sender_mut(cx, flow) else { return };
         f.rto_deadline = cx.now + cx.cfg.rto_ps;
@@ -265,6 +271,7 @@ impl Nic {
     }
 
     /// The go-back-N timer of `flow` may have expired.
+    #[inline(never)]
     pub fn rto(&mut self, cx: &mut Ctx, flow: u32) {
         let Some(f) = self.sender_mut(cx, flow) else { return };
         f.rto_pending = false;
