@@ -110,6 +110,7 @@ impl Nic {
 
     /// The uplink: control first, then the next eligible flow round robin;
     /// then plan the next wake-up.
+    #[inline(never)]
     pub(crate) fn try_send(&mut self, cx: &mut Ctx) {
         let free = self.uplink.busy_until;
         if cx.now < free {
