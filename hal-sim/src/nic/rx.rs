@@ -46,8 +46,8 @@ impl Nic {
 
     /// Every packet but data and ACKs: NACKs, probes and their replies,
     /// window feedback, CNPs, RTT requests and responses. Out of line:
-    /// a few per RTT at most, so the per-packet path through the loop
-    /// stays short (the hot code then fits the instruction cache better).
+    /// a few per flow and RTT at most, so the per-packet path through the
+    /// loop stays short (docs/simulator.md, "Speed", sixth round).
     #[inline(never)]
     fn on_control(&mut self, cx: &mut Ctx, p: &Packet) {
         match p.kind {
