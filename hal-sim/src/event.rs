@@ -252,22 +252,13 @@ impl EventQueue {
     #[inline(never)]
     pub fn pop(&mut self) -> Option<(Ps, Ev)> {
         if let Some(k) = self.cal.ring_first() {
-            // Keys are distinct (each has its own sequence number).
             let w = self.wakes.first();
-            self.popped += 1;
-            if k < w {
-                let slot = self.cal.take_ring_first(k);
-                self.free.push(slot);
-                self.next_pkt = NO_PKT;
-                return Some((time_of(k), self.slots[slot as usize]));
+            if w < k {
+                return Some(self.take_wake(w));
             }
-            // w < k: there is a wake-up, and it comes first.
-            return Some((
-                time_of(w),
-                Ev::NicWake {
-                    host: self.wakes.pop_min(),
-                },
-            ));
+            let slot = self.cal.take_ring_first(k);
+            self.next_pkt = NO_PKT;
+            return Some(self.take_slot(time_of(k), slot));
         }
         self.pop_other()
     }
@@ -277,13 +268,9 @@ impl EventQueue {
     #[inline(never)]
     fn pop_other(&mut self) -> Option<(Ps, Ev)> {
         let main = self.cal.first();
-        // Keys are distinct (each has its own sequence number), so a
-        // wake-up is never equal to the calendar's first.
         let w = self.wakes.first();
         if w != NO_WAKE && main.is_none_or(|f| w < f.key) {
-            let host = self.wakes.pop_min();
-            self.popped += 1;
-            return Some((time_of(w), Ev::NicWake { host }));
+            return Some(self.take_wake(w));
         }
         let f = main?;
         // The next entry in the buckets: if an arrival, its packet is what
@@ -292,10 +279,29 @@ impl EventQueue {
             Some(Ev::Arrive { pkt, .. }) => *pkt,
             _ => NO_PKT,
         };
-        let (t, slot) = (time_of(f.key), f.slot);
-        self.free.push(slot);
+        Some(self.take_slot(time_of(f.key), f.slot))
+    }
+
+    /// Takes the first wake-up, `w` (keys are distinct, each with its own
+    /// sequence number, so the caller found it below every other entry).
+    #[inline(always)]
+    fn take_wake(&mut self, w: Key) -> (Ps, Ev) {
         self.popped += 1;
-        Some((t, self.slots[slot as usize]))
+        (
+            time_of(w),
+            Ev::NicWake {
+                host: self.wakes.pop_min(),
+            },
+        )
+    }
+
+    /// The event of an entry at `t` taken from the calendar; its slot is
+    /// free.
+    #[inline(always)]
+    fn take_slot(&mut self, t: Ps, slot: u32) -> (Ps, Ev) {
+        self.popped += 1;
+        self.free.push(slot);
+        (t, self.slots[slot as usize])
     }
 
     /// The packet of the next arrival, if the calendar's buckets hold

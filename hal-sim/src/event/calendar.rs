@@ -286,9 +286,7 @@ impl Calendar {
     pub(super) fn take(&mut self, f: Found) -> Option<u32> {
         if self.in_ring {
             // Nothing is peeked in the ring.
-            self.ring.pop_first();
-            self.near -= 1;
-            self.advance(bucket_of(f.key));
+            self.take_ring_first(f.key);
             return None;
         }
         self.peeked = None;

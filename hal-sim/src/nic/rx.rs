@@ -51,6 +51,7 @@ impl Nic {
     #[inline(never)]
     fn on_control(&mut self, cx: &mut Ctx, p: &Packet) {
         match p.kind {
+            // `dispatch` hands these to their own pipelines.
             PktKind::Data | PktKind::Ack => {}
             PktKind::Nack => self.on_nack(cx, p),
             PktKind::Probe => self.on_probe(cx, p),
