@@ -18,7 +18,7 @@ use cc_core::reference::LdcpRef;
 
 #[path = "common/workload.rs"]
 mod workload;
-use workload::{hpcc_ack, hpcc_params, hpcc_ref, ldcp_ack, ldcp_setup, Telemetry};
+use workload::{hpcc_ack, hpcc_config, hpcc_params, hpcc_ref, ldcp_ack, ldcp_setup, Telemetry};
 
 const EVENTS: usize = 1 << 16;
 const RUNS: usize = 7;
@@ -63,7 +63,7 @@ struct Row {
 fn bench_hpcc_ack(what: &'static str, source: Telemetry, hops: usize) -> Row {
     let tel = samples(source, hops, EVENTS);
     let fixed = time_per_event(|| {
-        let mut eng: Engine<HpccSender<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
+        let mut eng: Engine<HpccSender<5>, 4> = Engine::new(hpcc_config()).unwrap();
         let (h, _) = eng
             .start(Instant::ZERO, FlowId(1), &hpcc_params(Algorithm::Hpcc))
             .unwrap();
@@ -73,7 +73,7 @@ fn bench_hpcc_ack(what: &'static str, source: Telemetry, hops: usize) -> Row {
         }
         tel.len()
     });
-    let cfg = HpccConfig::draft_default();
+    let cfg = hpcc_config();
     let bare = time_per_event(|| {
         let mut s = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)).unwrap();
         for (i, t) in tel.iter().enumerate() {
@@ -101,7 +101,7 @@ fn bench_rx_hpcc() -> Row {
     let tel = telemetry(5, EVENTS);
     let p = hpcc_params(Algorithm::HpccReceiver);
     let fixed = time_per_event(|| {
-        let mut eng: Engine<HpccReceiver<5>, 4> = Engine::new(HpccConfig::draft_default()).unwrap();
+        let mut eng: Engine<HpccReceiver<5>, 4> = Engine::new(hpcc_config()).unwrap();
         let (h, _) = eng.start(Instant::ZERO, FlowId(1), &p).unwrap();
         for (i, t) in tel.iter().enumerate() {
             let ev = EventKind::RxTelemetry { telemetry: t };
@@ -109,7 +109,7 @@ fn bench_rx_hpcc() -> Row {
         }
         tel.len()
     });
-    let cfg = HpccConfig::draft_default();
+    let cfg = hpcc_config();
     let bare = time_per_event(|| {
         let mut r = HpccReceiver::<5>::new(&cfg, &p, Instant::ZERO).unwrap();
         for (i, t) in tel.iter().enumerate() {
@@ -134,7 +134,7 @@ fn bench_rx_hpcc() -> Row {
 
 fn bench_probe_response() -> Row {
     let tel = telemetry(1, EVENTS);
-    let mut cfg = HpccConfig::draft_default();
+    let mut cfg = hpcc_config();
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let fixed = time_per_event(|| {
         let mut eng: Engine<HpccSender<1>, 4> = Engine::new(cfg).unwrap();

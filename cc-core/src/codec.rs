@@ -9,7 +9,8 @@
 //! kind 2   decision:  flow 4 | window 4 | pacing bytes 4 | pacing per (ns) 4 | ecn 1 | timer tag 1 [at 8] | request tag 1 [fields]
 //! kind 3   refusal:   flow 4 | error code 1
 //! kind 4   config:    HPCC++: eta 4 | maxStage 1 | W_ai tag 1 (0: N 2, 1: bit/s 8) | W_min 4 |
-//!                     queue signal 1 | telemetry tag 1 [probe timeout 1]
+//!                     queue signal 1 | telemetry tag 1 [probe timeout 1] |
+//!                     speeds n 1 | n × Mb/s 4 | base RTTs m 1 | m × ns 4 (the reciprocals' keys)
 //!                     LDCP: mtu 4 | alpha 4 | beta 4 | gamma 4 | fast start 1 | probe timeout 1
 //!                     (replaces the engine's configuration; answered by the same frame
 //!                     or a refusal of flow 0xFFFF_FFFF)
@@ -32,7 +33,7 @@ use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Pacing, ProbeId,
     Request, TimerRequest,
 };
-use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, TelemetrySource};
+use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, Reciprocals, TelemetrySource};
 use crate::ldcp::{FastStart, LdcpConfig};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Rate, Seq, Window};
@@ -685,6 +686,15 @@ pub fn encode_config(cfg: &AnyConfig, out: &mut [u8]) -> Result<usize> {
             w.u8(timeout_rtts)?;
         }
     }
+    // The reciprocal table by its keys: the reader works the values out.
+    w.u8(h.reciprocals.speeds().count() as u8)?;
+    for b in h.reciprocals.speeds() {
+        w.u32(b.as_mbps())?;
+    }
+    w.u8(h.reciprocals.rtts().count() as u8)?;
+    for t in h.reciprocals.rtts() {
+        w.u32(t.as_nanos())?;
+    }
     let l = &cfg.ldcp;
     for v in [l.mtu, l.alpha.to_bits(), l.beta.to_bits(), l.gamma.to_bits()] {
         w.u32(v)?;
@@ -748,6 +758,16 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         1 => TelemetrySource::Probe { timeout_rtts: r.u8()? },
         _ => return Err(WireError::UnknownType),
     };
+    let mut reciprocals = Reciprocals::new(&[], &[]).map_err(|_| WireError::BadLength)?;
+    for _ in 0..r.u8()? {
+        reciprocals
+            .add_speed(LinkSpeed::from_mbps(r.u32()?))
+            .map_err(|_| WireError::BadLength)?;
+    }
+    for _ in 0..r.u8()? {
+        let t = BaseRtt::from_nanos(r.u32()?).ok_or(WireError::BadLength)?;
+        reciprocals.add_rtt(t).map_err(|_| WireError::BadLength)?;
+    }
     let hpcc = HpccConfig {
         eta,
         max_stage,
@@ -755,6 +775,7 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         w_min,
         queue_signal,
         telemetry,
+        reciprocals,
     };
     let mtu = r.u32()?;
     let (alpha, beta, gamma) = (fraction(r.u32()?)?, fraction(r.u32()?)?, fraction(r.u32()?)?);

@@ -62,11 +62,31 @@ pub(crate) fn div_u64_narrow(n: u64, d: NonZeroU64) -> u64 {
     ((q_hi as u64) << 32) | q_lo as u64
 }
 
-/// `x.leading_zeros()` for `x ≠ 0` by binary search: five compare-and-shift
-/// steps. rv32imac has no count-leading-zeros instruction (that is Zbb),
-/// and the compiler's branch-free expansion takes about twice as many.
+/// `x.leading_zeros()` for `x ≠ 0`: one `clz` where the core has one
+/// (Zbb on RISC-V, every host), else [`leading_zeros_search`]. The same
+/// value either way.
 #[inline(always)]
-fn leading_zeros_nonzero(mut x: u32) -> u32 {
+pub(crate) fn leading_zeros_nonzero(x: u32) -> u32 {
+    #[cfg(any(target_feature = "zbb", not(any(target_arch = "riscv32", target_arch = "riscv64"))))]
+    {
+        x.leading_zeros()
+    }
+    #[cfg(not(any(target_feature = "zbb", not(any(target_arch = "riscv32", target_arch = "riscv64")))))]
+    {
+        leading_zeros_search(x)
+    }
+}
+
+/// `x.leading_zeros()` for `x ≠ 0` by binary search: five compare-and-shift
+/// steps. rv32imac and rv64imac have no count-leading-zeros instruction
+/// (that is Zbb), and the compiler's branch-free expansion takes about
+/// twice as many.
+#[cfg_attr(
+    any(target_feature = "zbb", not(any(target_arch = "riscv32", target_arch = "riscv64"))),
+    allow(dead_code)
+)]
+#[inline(always)]
+fn leading_zeros_search(mut x: u32) -> u32 {
     let mut n = 0;
     if x >> 16 == 0 {
         n += 16;
@@ -182,6 +202,75 @@ pub(crate) fn ratio_q24(num: u64, den: u64) -> Option<u64> {
     Some(quotient_q24(n, d).min(LIMIT))
 }
 
+/// `n · 2^24 / d` to a relative 2^-15, saturated at 2^40, with one 32-bit
+/// divide: `n` is shifted until its top bit is set, `d` rounded to its top
+/// 16 bits, and the quotient of the two (between 2^15 and 2^17) rounded to
+/// nearest and shifted into place.
+///
+/// ```text
+/// n = n'·2^-ln          n' in [2^31, 2^32)
+/// d ≈ d'·2^(bd − 16)    d' in [2^15, 2^16], bd = bit length of d, rounded to nearest
+/// n·2^24/d ≈ round(n'/d') · 2^(40 − ln − bd)
+/// ```
+/// Each rounding is within half a unit of a value of at least 2^15, so the
+/// result is within a relative 2^-15 of the exact quotient (property-tested
+/// against 128-bit arithmetic), unbiased. `d = 0` saturates (the limit of
+/// n/d); `n = 0` gives 0. HPCC++'s ComputeWind takes eta/U this way: its
+/// one division per event.
+#[inline(always)]
+pub(crate) fn ratio_q24_once(n: u32, d: u64) -> u64 {
+    const LIMIT: u64 = 1 << 40;
+    if n == 0 {
+        return 0;
+    }
+    let (d_hi, d_lo) = ((d >> 32) as u32, d as u32);
+    let bd = if d_hi != 0 {
+        64 - leading_zeros_nonzero(d_hi)
+    } else if d_lo != 0 {
+        32 - leading_zeros_nonzero(d_lo)
+    } else {
+        return LIMIT;
+    };
+    let d16 = if bd > 16 {
+        // Rounded to nearest: at most 2^16 (d just below a power of two).
+        let k = bd - 16;
+        ((d >> (k - 1)) + 1) >> 1
+    } else {
+        d << (16 - bd)
+    } as u32;
+    let ln = leading_zeros_nonzero(n);
+    let n32 = n << ln;
+    // d16 ≥ 2^15 (rounding never lowers the top bit): no division by zero.
+    let Some(div) = NonZeroU32::new(d16) else {
+        return LIMIT;
+    };
+    // n32 + d16/2 < 2^32 + 2^15: the half is added after the quotient's
+    // own rounding test instead, so nothing overflows.
+    let (q, r) = (n32 / div, n32 - (n32 / div) * d16);
+    let q = q + (r >= d16 - d16 / 2) as u32;
+    let e = 40 - ln as i32 - bd as i32;
+    let v = q as u64;
+    if e >= 0 {
+        // e ≤ 39 (ln ≥ 0, bd ≥ 1) and v < 2^18: below 2^57.
+        (v << e).min(LIMIT)
+    } else if e > -48 {
+        let k = (-e) as u32;
+        ((v >> (k - 1)) + 1) >> 1
+    } else {
+        0
+    }
+}
+
+/// `⌊x · m / 2^s⌋` for x < 2^41, m < 2^32 and 10 ≤ s ≤ 32, in two 32 × 32
+/// products (x = hi·2^32 + lo, hi < 2^9): `hi·m·2^(32 − s) + ⌊lo·m / 2^s⌋`,
+/// exact, below 2^64.
+#[inline(always)]
+pub(crate) const fn mul_shr41(x: u64, m: u32, s: u32) -> u64 {
+    let hi = (x >> 32) * m as u64;
+    let lo = (x as u32 as u64) * m as u64;
+    (hi << (32 - s)) + (lo >> s)
+}
+
 /// `⌊n · 2^24 / d⌋` for d < 2^24, or any value of at least 2^40 when the
 /// quotient is that large (the caller saturates there). On 64-bit cores
 /// the hardware divides n·2^24 < 2^56 once; elsewhere
@@ -284,36 +373,6 @@ impl PerRtt {
     }
 }
 
-/// `⌊tau · 2^32 / T⌋` for tau < T ≤ 2^20: the fraction tau/T in 2^-32
-/// units. Exact. On 64-bit cores one hardware divide of tau·2^32 < 2^52;
-/// elsewhere [`fraction_q32_narrow`].
-#[inline(always)]
-pub(crate) fn fraction_q32(tau: u32, t: NonZeroU32) -> u32 {
-    #[cfg(target_pointer_width = "64")]
-    {
-        (((tau as u64) << 32) / t.get() as u64) as u32
-    }
-    #[cfg(not(target_pointer_width = "64"))]
-    {
-        fraction_q32_narrow(tau, t)
-    }
-}
-
-/// [`fraction_q32`] with 32-bit divides only: 12 + 12 + 8 bits by divides
-/// on the remainders (each remainder < T ≤ 2^20, shifted by at most 12:
-/// below 2^32). Compiled on every target so that the host tests check it
-/// against the 64-bit quotient.
-#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
-#[inline(always)]
-fn fraction_q32_narrow(tau: u32, t: NonZeroU32) -> u32 {
-    let a = tau << 12;
-    let (q1, r) = (a / t, a % t);
-    let a = r << 12;
-    let (q2, r) = (a / t, a % t);
-    let q3 = (r << 8) / t;
-    q1 << 20 | q2 << 8 | q3
-}
-
 /// `(x · f + 2^31) >> 32` for x < 2^41, f < 2^32: x times the fraction
 /// f/2^32, rounded to nearest, with two 32 × 32 products (x = hi·2^32 + lo,
 /// hi < 2^9, so hi·f < 2^41 and the sum fits 64 bits). Never above x:
@@ -324,29 +383,6 @@ pub(crate) fn mul_frac_q32(x: u64, f: u32) -> u64 {
     let lo = (x as u32 as u64) * f;
     let hi = (x >> 32) * f;
     hi + ((lo + (1 << 31)) >> 32)
-}
-
-/// Line 9 of HPCC++ Figure 4, `U + (tau/T)·(u − U)`, rounded to nearest,
-/// for U, u < 2^41 and tau ≤ T ≤ 2^20 (tau ≥ T gives u):
-///
-/// ```text
-/// f    = ⌊tau · 2^32 / T⌋             fraction_q32
-/// step = (|u − U| · f + 2^31) >> 32   mul_frac_q32: |u − U| < 2^41
-/// U'   = U ± step
-/// ```
-/// Within |u − U|·2^-32 + 1/2 unit of the exact `(U·(T − tau) + u·tau)/T`:
-/// a relative 2^-32 of the step. No 64-bit division, no 64×64 product.
-#[inline]
-pub(crate) fn ewma(u_old: u64, u: u64, tau: u32, t: NonZeroU32) -> u64 {
-    if tau >= t.get() {
-        return u;
-    }
-    let f = fraction_q32(tau, t);
-    if u >= u_old {
-        u_old + mul_frac_q32(u - u_old, f)
-    } else {
-        u_old - mul_frac_q32(u_old - u, f).min(u_old)
-    }
 }
 
 #[inline(always)]
@@ -368,8 +404,39 @@ mod tests {
     fn leading_zeros_by_search() {
         for s in 0..32 {
             for x in [1u32 << s, (1u32 << s) | 1, u32::MAX >> (31 - s)] {
+                assert_eq!(leading_zeros_search(x), x.leading_zeros(), "{x:#x}");
                 assert_eq!(leading_zeros_nonzero(x), x.leading_zeros(), "{x:#x}");
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        /// The one-divide quotient is within a relative 2^-15 of
+        /// n·2^24/d (or saturated at 2^40 where that is larger), over the
+        /// whole range ComputeWind gives it: eta up to 2^32, U up to 2^41.
+        #[test]
+        fn the_one_divide_ratio_is_within_two_to_the_minus_15(n in 1u32.., d_bits in 0u32..42, d_frac: u64) {
+            let d = if d_bits == 0 { 0 } else { (1u64 << (d_bits - 1)) | (d_frac & ((1u64 << (d_bits - 1)) - 1)) };
+            let got = ratio_q24_once(n, d);
+            if d == 0 {
+                prop_assert_eq!(got, 1 << 40);
+                return Ok(());
+            }
+            let exact = ((n as u128) << 24) as f64 / d as f64;
+            if exact >= (1u64 << 40) as f64 * (1.0 + 2f64.powi(-15)) {
+                prop_assert_eq!(got, 1 << 40);
+            } else {
+                let tol = exact * 2f64.powi(-15) + 1.0;
+                prop_assert!((got as f64 - exact.min((1u64 << 40) as f64)).abs() <= tol, "{} vs {}", got, exact);
+            }
+        }
+
+        /// The split product is the 128-bit one.
+        #[test]
+        fn the_split_product_is_exact(x in 0u64..1 << 41, m: u32, s in 10u32..=32) {
+            let exact = ((x as u128 * m as u128) >> s) as u64;
+            prop_assert_eq!(mul_shr41(x, m, s), exact);
         }
     }
 
@@ -484,20 +551,6 @@ mod tests {
     }
 
     proptest! {
-        /// The EWMA step against the exact rounded quotient: within
-        /// |u − U|·2^-32 + 1 unit.
-        #[test]
-        fn ewma_matches_the_exact_weighted_mean(u_old in 0u64..1 << 41, u in 0u64..1 << 41, t in 100u32..=1 << 20, tau_frac: u32) {
-            let tau = ((tau_frac as u64 * t as u64) >> 32) as u32;
-            let got = ewma(u_old, u, tau, NonZeroU32::new(t).unwrap());
-            let (tt, ta) = (t as u128, tau as u128);
-            let exact = ((u_old as u128 * (tt - ta) + u as u128 * ta + tt / 2) / tt) as u64;
-            let tol = (u.abs_diff(u_old) >> 32) + 1;
-            prop_assert!(got.abs_diff(exact) <= tol, "{} vs {} (tolerance {})", got, exact, tol);
-        }
-    }
-
-    proptest! {
         #![proptest_config(ProptestConfig::with_cases(20_000))]
         /// The 32-bit long division that rv32 runs gives the 64-bit
         /// quotient to the bit wherever it is below 2^40, and at least
@@ -511,20 +564,10 @@ mod tests {
             prop_assert_eq!(quotient_q24(n, d).min(1 << 40), wide.min(1 << 40));
         }
 
-        /// The same for tau/T in 2^-32 units, over the whole envelope
-        /// tau < T ≤ 2^20.
-        #[test]
-        fn narrow_fraction_is_the_wide_one(t in 1u32..=1 << 20, tau_frac: u32) {
-            let tau = ((tau_frac as u64 * t as u64) >> 32) as u32;
-            let t = NonZeroU32::new(t).unwrap();
-            let wide = (((tau as u64) << 32) / t.get() as u64) as u32;
-            prop_assert_eq!(fraction_q32_narrow(tau, t), wide);
-            prop_assert_eq!(fraction_q32(tau, t), wide);
-        }
     }
 
-    /// The narrow quotients at their edges: the largest operands, a
-    /// quotient just under and just at the 2^40 saturation, T at 2^20.
+    /// The narrow quotient at its edges: the largest operands, a quotient
+    /// just under and just at the 2^40 saturation.
     #[test]
     fn narrow_quotients_at_the_edges() {
         let nz = |x: u32| NonZeroU32::new(x).unwrap();
@@ -542,10 +585,6 @@ mod tests {
                 wide.min(1 << 40),
                 "{n} / {d}"
             );
-        }
-        for (tau, t) in [(0, 1), ((1 << 20) - 1, 1 << 20), (1, 1 << 20), (99, 100), (1, 3)] {
-            let wide = (((tau as u64) << 32) / t as u64) as u32;
-            assert_eq!(fraction_q32_narrow(tau, nz(t)), wide, "{tau} / {t}");
         }
     }
 

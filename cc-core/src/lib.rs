@@ -80,7 +80,9 @@ pub mod prelude {
     pub use crate::engine::{Engine, Stats};
     pub use crate::event::*;
     pub use crate::hal::{pump, EventSource, SchedulerPort};
-    pub use crate::hpcc::{AdditiveIncrease, HpccConfig, HpccReceiver, HpccSender, QueueSignal, TelemetrySource};
+    pub use crate::hpcc::{
+        AdditiveIncrease, HpccConfig, HpccReceiver, HpccSender, QueueSignal, Reciprocals, TelemetrySource,
+    };
     pub use crate::ldcp::{FastStart, Ldcp, LdcpConfig, LdcpRate, Phase};
     pub use crate::telemetry::{CounterWidths, HopHistory, HopSample};
     pub use crate::units::*;

@@ -147,6 +147,7 @@ pub struct HopHistory {
 
 /// How a sample's timestamp stands to the stored one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg(test)]
 pub(crate) enum TsInterval {
     /// The sample is this many ns after the stored one.
     Forward(u32),
@@ -177,7 +178,7 @@ pub(crate) enum TsInterval {
 /// interval instead of being refused as stale until the timestamps come
 /// round again; a reordered ACK (elapsed ≪ W/4, d near W) stays stale. The
 /// W/4 margin covers queueing differences (4.2 ms for 24-bit ns stamps).
-#[inline]
+#[cfg(test)]
 pub(crate) const fn ts_interval(now: u32, before: u32, mask: u32, elapsed_ns: u64) -> TsInterval {
     match TsReach::new(mask, elapsed_ns) {
         Some(reach) => match reach.interval(now, before) {
@@ -214,21 +215,6 @@ impl TsReach {
         let half = (mask >> 1) + 1;
         let limit = if reach > half { reach } else { half };
         Some(TsReach { mask, limit })
-    }
-
-    /// The interval from `before` to `now` when it is at most half a wrap
-    /// and the history has not expired (`elapsed_ns` under one wrap):
-    /// then it is forward whatever the elapsed time, since the reach is
-    /// never below half a wrap, and no reach need be worked out. `None`
-    /// says only "ask [`TsReach`]": expired, stale or a long forward gap.
-    #[inline(always)]
-    pub(crate) const fn short_interval(now: u32, before: u32, mask: u32, elapsed_ns: u64) -> Option<u32> {
-        let d = now.wrapping_sub(before) & mask;
-        if elapsed_ns > mask as u64 || d > (mask >> 1) + 1 {
-            None
-        } else {
-            Some(d)
-        }
     }
 
     /// The interval from `before` to `now` ([`ts_interval`] once the reach
@@ -272,6 +258,26 @@ pub(crate) const fn tx_bytes_between(now: u32, before: u32, w: CounterWidths, dt
     if most_x8000 >= (unit_x8000 as u64) << w.tx_bits() {
         return None;
     }
+    tx_bytes_counted(now, before, w, most_x8000)
+}
+
+/// Whether a counter of widths `w` can wrap within `span_ns` on a link of
+/// `b_mbps`: the first test of [`tx_bytes_between`] for the longest
+/// interval. Where it cannot, every shorter interval passes that test, and
+/// [`tx_bytes_counted`] alone gives the same answer.
+#[inline(always)]
+pub(crate) const fn tx_counter_may_wrap(w: CounterWidths, span_ns: u32, b_mbps: u32) -> bool {
+    let unit_x8000 = w.tx_unit_bytes() as u32 * 8000;
+    span_ns as u64 * b_mbps as u64 >= (unit_x8000 as u64) << w.tx_bits()
+}
+
+/// The second test of [`tx_bytes_between`], for an interval in which the
+/// counter cannot wrap: the bytes, or `None` for a counter reset.
+/// `most_x8000` is Δts · B.
+#[inline(always)]
+pub(crate) const fn tx_bytes_counted(now: u32, before: u32, w: CounterWidths, most_x8000: u64) -> Option<u64> {
+    let unit = w.tx_unit_bytes() as u32;
+    let unit_x8000 = unit * 8000;
     let units = now.wrapping_sub(before) & w.tx_mask();
     if units as u64 * unit_x8000 as u64 > 2 * most_x8000 + unit_x8000 as u64 {
         None
@@ -309,13 +315,6 @@ pub(crate) fn stack_signature(hops: &[HopSample], first_index: u8, tracked: u16)
     signature_finish(h)
 }
 
-/// [`stack_signature`] of a stack of one hop, followed: the same value,
-/// with the seed a constant for a constant `first_index`.
-#[inline(always)]
-pub(crate) fn one_hop_signature(s: &HopSample, first_index: u8) -> u32 {
-    signature_finish(signature_round(signature_seed(1, first_index, 1), s))
-}
-
 /// The signature's start: hop count, where the stack starts, which hops
 /// are followed.
 #[inline(always)]
@@ -348,50 +347,21 @@ mod tests {
         CounterWidths::new(bits, 32, 1).unwrap().ts_mask()
     }
 
-    /// The one-hop signature is the stack signature of that one hop,
-    /// wherever the hop stood in its stack.
-    #[test]
-    fn the_one_hop_signature_is_the_stack_signature() {
-        let mut s = HopSample {
-            id: 7,
-            bandwidth: crate::units::LinkSpeed::from_gbps(100),
-            widths: CounterWidths::new(24, 20, 64).unwrap(),
-            ..HopSample::default()
-        };
-        for first in [0u8, 1, 2, 14] {
-            for id in [0u32, 7, u32::MAX] {
-                s.id = id;
-                assert_eq!(one_hop_signature(&s, first), stack_signature(&[s], first, 1));
-            }
-        }
-    }
-
-    /// A short interval is the reach's interval wherever it answers: the
-    /// shortcut never takes a stale or expired sample as forward.
-    #[test]
-    fn a_short_interval_is_the_reachs_interval() {
-        for bits in [1u8, 2, 8, 14, 24, 32] {
-            let m = mask(bits);
-            let w = m as u64 + 1;
-            for elapsed in [0, 1, w / 4, w / 2, w - 1, w, 2 * w, 1 << 33] {
-                for (now, before) in [
-                    (5u32, 0u32),
-                    (0, 5),
-                    (m / 2, 0),
-                    (m / 2 + 1, 0),
-                    (m / 2 + 2, 0),
-                    (m, 0),
-                    (3, m),
-                ] {
-                    if let Some(d) = TsReach::short_interval(now, before, m, elapsed) {
-                        let reach = TsReach::new(m, elapsed).expect("not expired");
-                        assert_eq!(
-                            reach.interval(now, before),
-                            Some(d),
-                            "{bits} bits, {elapsed} ns: {now} after {before}"
-                        );
-                    }
-                }
+    proptest::proptest! {
+        /// Where the counter cannot wrap within a span, the count alone is
+        /// the whole test for every interval below the span.
+        #[test]
+        fn a_counter_that_cannot_wrap_needs_only_the_count(
+            tx_bits in 1u8..=32, unit in 1u16..=256, span in 1u32..=1 << 20, frac: u32,
+            b in 100u32..=6_400_000, now: u32, before: u32,
+        ) {
+            let w = CounterWidths::new(32, tx_bits, unit).unwrap();
+            let dts = ((frac as u64 * span as u64) >> 32) as u32;
+            if !tx_counter_may_wrap(w, span, b) {
+                proptest::prop_assert_eq!(
+                    tx_bytes_counted(now, before, w, dts as u64 * b as u64),
+                    tx_bytes_between(now, before, w, dts, b)
+                );
             }
         }
     }

@@ -202,6 +202,7 @@ fn config(c: &Case) -> HpccConfig {
             QueueSignal::Length
         },
         telemetry: TelemetrySource::Inband,
+        ..HpccConfig::draft_default()
     }
 }
 

@@ -36,6 +36,7 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
             HpccMode::Probe => TelemetrySource::Probe { timeout_rtts: 4 },
             HpccMode::Sender | HpccMode::RxHpcc => TelemetrySource::Inband,
         },
+        reciprocals: Reciprocals::compact(),
     };
     let ldcp = LdcpConfig {
         mtu,

@@ -144,6 +144,8 @@ def main():
         for f in dict.fromkeys(ours):
             incl[f] += n
     print("%d instructions per event (%d events)" % (round(total / events), events))
+    print("%.1f divisions per event (div, divu, rem, remu: one instruction to QEMU, 32-64 cycles on a serial divider)"
+          % (divisions(nm, elf, counts) / events))
     print()
     print("%8s  %s" % ("self", "function (innermost cc_core frame)"))
     for f, n in own.most_common():
@@ -157,6 +159,28 @@ def main():
     if detail:
         show_detail(nm, elf, counts, owner, events, detail)
 
+
+
+def mnemonics(nm, elf, pcs):
+    """{pc: mnemonic} for the instructions at `pcs`, from llvm-objdump."""
+    import os
+    objdump = os.path.join(os.path.dirname(nm), "llvm-objdump")
+    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", "--start-address=0x%x" % min(pcs),
+                          "--stop-address=0x%x" % (max(pcs) + 4), elf],
+                         capture_output=True, text=True, check=True).stdout
+    want = set(pcs)
+    found = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s*(\S+)", line)
+        if m and int(m.group(1), 16) in want:
+            found[int(m.group(1), 16)] = m.group(2)
+    return found
+
+
+def divisions(nm, elf, counts):
+    """How many divide and remainder instructions the counted run executed."""
+    ops = mnemonics(nm, elf, list(counts))
+    return sum(n for pc, n in counts.items() if re.match(r"(div|rem)u?w?$", ops.get(pc, "")))
 
 
 def show_detail(nm, elf, counts, owner, events, detail):

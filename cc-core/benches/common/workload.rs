@@ -77,6 +77,14 @@ impl Telemetry {
     }
 }
 
+/// The draft's HPCC++ defaults, with the benchmark flows' base RTT among
+/// the configuration's reciprocals (as a NIC configures its fabric's).
+pub fn hpcc_config() -> HpccConfig {
+    let mut cfg = HpccConfig::draft_default();
+    let _ = cfg.reciprocals.add_rtt(hpcc_params(Algorithm::Hpcc).base_rtt);
+    cfg
+}
+
 /// An HPCC++ flow (or its receiver): T = 12 µs at 100 Gb/s.
 pub fn hpcc_params(algorithm: Algorithm) -> FlowParams {
     FlowParams {
@@ -112,7 +120,7 @@ pub fn probe_response(i: u32, hop: HopSample) -> Event<'static> {
 
 /// The `f64` model with the same parameters as `HpccConfig::draft_default`.
 pub fn hpcc_ref() -> HpccRef {
-    let cfg = HpccConfig::draft_default();
+    let cfg = hpcc_config();
     HpccRef::new(HpccRefParams {
         t_ns: 12_000.0,
         eta: 0.95,

@@ -6,14 +6,15 @@
 
 use bitfield_struct::bitfield;
 
+use super::reciprocals::{PER_BYTE_SHIFT, PER_RTT_SHIFT};
 use super::{HpccConfig, QueueSignal};
 use crate::event::{Decision, Error};
-use crate::fixmath::{ewma, fraction_q32, mul_frac_q32, ratio_q24};
+use crate::fixmath::{mul_frac_q32, mul_shr41, ratio_q24, ratio_q24_once};
 use crate::telemetry::{
-    one_hop_signature, stack_signature, ts_interval, tx_bytes_between, HopHistory, HopSample, TsInterval, TsReach,
-    SIGNATURE_MASK,
+    stack_signature, tx_bytes_between, tx_bytes_counted, tx_counter_may_wrap, CounterWidths, HopHistory, HopSample,
+    TsReach, SIGNATURE_MASK,
 };
-use crate::units::{BaseRtt, Instant, Utilization, Window};
+use crate::units::{BaseRtt, Instant, LinkSpeed, Utilization, Window};
 
 /// Flags and small counters packed in one word.
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
@@ -53,81 +54,130 @@ pub enum Measured {
     Unmeasured,
 }
 
-/// The new U for a path of one hop, or why there is none.
-enum OneStep {
-    /// The sample is older than the history: reject it.
-    Stale,
-    /// A timestamp wrap or more has passed: restart the history.
-    Expired,
-    /// No usable rate: U is unchanged.
-    Skip,
-    /// The new U in 2^-28 units (saturated by `set_u28`).
-    Updated(u64),
-}
-
-/// Load of one hop for one sample, as [`Self::hop_load`] computes it
-/// ([`PackedLoad`] is how it crosses that function's boundary).
+/// One hop's share of lines 4-7, as the loop compares hops.
 enum HopLoad {
     /// The sample is older than the history: reject the whole stack.
     Stale,
     /// A timestamp wrap or more has passed since the history was recorded:
     /// restart the history.
     Expired,
-    /// No usable rate (ts delta 0, bandwidth 0 or absurd, counter reset).
+    /// No usable rate (Δts 0, bandwidth 0 or absurd, counter reset).
     Skip,
-    /// u' of this hop and the ts delta it was measured over (ns).
-    Load { u: u64, dts: u32 },
+    /// tau = min(Δts, T) in ns and a = (tau/T)·u' in 2^-28 units: line 9's
+    /// weighted term, from which u' = a·T/tau.
+    Load { a: u64, tau: u32 },
 }
 
-/// A [`HopLoad`] in one word, so that the out-of-line per-hop function of
-/// the cold walks (a path longer than the history, the probe responder)
-/// answers in two registers instead of through memory (on rv32, an enum
-/// with a 64-bit field is returned by a store and reloaded by the caller).
-/// MeasureInflight's usual loop computes the load inline and needs no
-/// packing:
-///
-/// ```text
-/// bits 62-63   0 load, 1 skip, 2 expired, 3 stale
-/// bits 41-61   min(Δts, T) in ns (T ≤ 2^20: 21 bits)
-/// bits 0-40    u' in 2^-24 units (≤ 2^40, Utilization::MAX)
-/// ```
-/// Δts is capped at T: line 8 keeps only min(tau, T), and the longest
-/// Δts (tau of an idle path) passes through the same cap, so the cap
-/// changes no result.
+/// The flow's constants for one stack: T, its reciprocal, the queue
+/// signal, and the local time since the history was recorded.
 #[derive(Clone, Copy)]
-struct PackedLoad(u64);
+struct Flow {
+    t: u32,
+    per_rtt: u32,
+    signal: QueueSignal,
+    elapsed_ns: u64,
+}
 
-impl PackedLoad {
-    const U_BITS: u32 = 41;
-    const DTS_MASK: u64 = (1 << 21) - 1;
-    const SKIP: PackedLoad = PackedLoad(1 << 62);
-    const EXPIRED: PackedLoad = PackedLoad(2 << 62);
-    const STALE: PackedLoad = PackedLoad(3 << 62);
-
-    /// Packs `load`, its Δts capped at T already (`load_within`).
+impl Flow {
+    /// tau/T in 2^-32 units for tau < T, from the reciprocal:
+    /// `tau · round(2^38/T) / 2^6`, within a relative 2^-19 (the
+    /// reciprocal's) and one unit; tau·per_rtt < 2^20·2^31.4.
     #[inline(always)]
-    fn pack(load: HopLoad) -> PackedLoad {
-        match load {
-            HopLoad::Load { u, dts } => {
-                // u ≤ 2^40 (load_over saturates it), dts ≤ T ≤ 2^20.
-                PackedLoad(u | (dts as u64 & Self::DTS_MASK) << Self::U_BITS)
+    fn fraction(&self, tau: u32) -> u32 {
+        let f = (tau as u64 * self.per_rtt as u64) >> (PER_RTT_SHIFT - 32);
+        if f >> 32 != 0 {
+            u32::MAX
+        } else {
+            f as u32
+        }
+    }
+}
+
+/// What a stack's hops share when they have the same link speed and
+/// counter widths (nearly always, along a path): worked out once per stack
+/// for each such pair.
+#[derive(Clone, Copy)]
+struct Link {
+    bandwidth: LinkSpeed,
+    widths: CounterWidths,
+    /// The timestamps' reach; `None` when the history expired.
+    reach: Option<TsReach>,
+    /// 2^28 / BDP in 2^-22 units per 2^-8 byte: `8000 · 2^42 / (B·T)`, from
+    /// the two reciprocals, rounded to nearest; 0 where that is 2^32 or
+    /// more (a BDP of 1 KiB or less, below the design's range: such a hop
+    /// takes [`slow_load`]). At 1.6 Tb/s and T = 2^20 ns, k ≈ 20 900: a
+    /// relative 2^-14.4.
+    k: u32,
+    /// Whether the byte counter can wrap within T at this speed; where it
+    /// cannot, [`hop_load`] skips that test (see [`tx_counter_may_wrap`]).
+    counter_may_wrap: bool,
+}
+
+impl Link {
+    #[inline(always)]
+    fn new(flow: &Flow, cfg: &HpccConfig, s: &HopSample) -> Link {
+        let k = if s.bandwidth.is_plausible() {
+            // per_byte · per_rtt = 8000·2^63/(B·T) < 2^64; k = that / 2^21.
+            let p = cfg.reciprocals.per_byte(s.bandwidth) as u64 * flow.per_rtt as u64;
+            let k = (p >> 21) + (p >> 20 & 1);
+            if k >> 32 == 0 {
+                k as u32
+            } else {
+                0
             }
-            HopLoad::Skip => Self::SKIP,
-            HopLoad::Expired => Self::EXPIRED,
-            HopLoad::Stale => Self::STALE,
+        } else {
+            0
+        };
+        Link {
+            bandwidth: s.bandwidth,
+            widths: s.widths,
+            reach: TsReach::new(s.widths.ts_mask(), flow.elapsed_ns),
+            k,
+            counter_may_wrap: tx_counter_may_wrap(s.widths, flow.t, s.bandwidth.as_mbps()),
+        }
+    }
+}
+
+/// How a walk over a stack's hops ended.
+enum Walk {
+    /// A hop's sample is older than its history: reject the stack.
+    Stale,
+    /// A timestamp wrap or more has passed: restart the history.
+    Expired,
+    /// Every hop looked at.
+    Done(Busiest),
+}
+
+/// The busiest hop so far (lines 6-7): its (a, tau), compared by
+/// cross-multiplication, and the longest tau of any measured hop.
+struct Busiest {
+    a: u64,
+    tau: u32,
+    tau_max: u32,
+    measured: bool,
+}
+
+impl Busiest {
+    /// No hop yet: tau = 1 so that the first hop with a > 0 is busier.
+    fn new() -> Self {
+        Busiest {
+            a: 0,
+            tau: 1,
+            tau_max: 0,
+            measured: false,
         }
     }
 
+    /// Line 6, `if u' > u`, for u' = a/tau and u = self.a/self.tau:
+    /// `a · self.tau > self.a · tau` (a < 2^41, tau ≤ 2^20: below 2^61).
+    /// Strict, so the first of equally loaded hops stays, as in the draft.
     #[inline(always)]
-    fn unpack(self) -> HopLoad {
-        match self.0 >> 62 {
-            0 => HopLoad::Load {
-                u: self.0 & ((1 << Self::U_BITS) - 1),
-                dts: (self.0 >> Self::U_BITS & Self::DTS_MASK) as u32,
-            },
-            1 => HopLoad::Skip,
-            2 => HopLoad::Expired,
-            _ => HopLoad::Stale,
+    fn offer(&mut self, a: u64, tau: u32) {
+        self.measured = true;
+        self.tau_max = self.tau_max.max(tau);
+        if a * self.tau as u64 > self.a * tau as u64 {
+            self.a = a;
+            self.tau = tau;
         }
     }
 }
@@ -345,7 +395,9 @@ impl<const H: usize> HpccCore<H> {
     }
 
     /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`),
-    /// recorded at `now`.
+    /// recorded at `now`. Out of line: inlined, its registers weigh on
+    /// MeasureInflight's loop.
+    #[inline(never)]
     fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16, sig: u32) {
         self.set_recorded_at(now);
         let signal = cfg.queue_signal;
@@ -423,101 +475,6 @@ impl<const H: usize> HpccCore<H> {
         mask
     }
 
-    /// One hop's u' against its history (Figure 4, lines 4-5).
-    ///
-    /// ```text
-    /// txRate = (ack.L[i].txBytes − L[i].txBytes) / (ack.L[i].ts − L[i].ts)
-    /// u'     = min(ack.L[i].qlen, L[i].qlen) / (B·T) + txRate / B
-    /// ```
-    /// In integers, with B in Mb/s (B·T in bits is `B·T_ns/1000`):
-    /// ```text
-    /// queue term = min(q) · 8000 / (B · T)          q ≤ 2^32 → num ≤ 2^45, den ≤ 2^43
-    /// rate term  = Δtx · 8000 / (Δts · B)           Δtx ≤ 2^31·2^16 → num ≤ 2^60, den ≤ 2^55
-    ///              or the reported tx utilization (INT-MD), already txRate/B
-    /// sojourn    = min(s) / T                        (§9.3 variant)
-    /// ```
-    /// each through [`ratio_q24`] (2^-24 units, rounded down, saturating at
-    /// 2^40). Guards: Δts = 0, B = 0 or absurd → skip the hop; the
-    /// timestamp's interval by [`ts_interval`] (older → stale, a wrap or
-    /// more of local time → expired); the transmitted bytes by
-    /// [`tx_bytes_between`] (an interval that could hold a counter wrap, or
-    /// a counter reset → skip the hop).
-    ///
-    /// The Δts it returns is capped at T (see [`PackedLoad`]).
-    #[inline(always)]
-    fn hop_load(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> HopLoad {
-        match TsReach::new(s.widths.ts_mask(), elapsed_ns) {
-            Some(reach) => self.hop_load_within(signal, s, h, reach),
-            None => HopLoad::Expired,
-        }
-    }
-
-    /// [`Self::hop_load`] once the timestamp's reach is known (not
-    /// expired).
-    #[inline(always)]
-    fn hop_load_within(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, reach: TsReach) -> HopLoad {
-        self.hop_load_packed(signal, s, h, reach).unpack()
-    }
-
-    /// [`Self::hop_load_within`] out of line, its answer in one word.
-    #[inline(never)]
-    fn hop_load_packed(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, reach: TsReach) -> PackedLoad {
-        PackedLoad::pack(self.load_within(signal, s, h, reach))
-    }
-
-    /// The hop's load once the timestamp's reach is known: the interval,
-    /// then u' over it, its Δts capped at T (line 8's min(tau, T), which
-    /// changes no result: `ewma` gives u for tau ≥ T).
-    #[inline(always)]
-    fn load_within(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, reach: TsReach) -> HopLoad {
-        match reach.interval(s.ts, h.ts) {
-            Some(dts) => match self.load_over(signal, s, h, dts) {
-                HopLoad::Load { u, dts } => HopLoad::Load {
-                    u,
-                    dts: dts.min(self.t.as_nanos()),
-                },
-                other => other,
-            },
-            None => HopLoad::Stale,
-        }
-    }
-
-    /// [`Self::hop_load`] once the timestamp interval `dts` is known.
-    #[inline(always)]
-    fn load_over(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, dts: u32) -> HopLoad {
-        if dts == 0 || !s.bandwidth.is_plausible() {
-            return HopLoad::Skip;
-        }
-        let b = s.bandwidth.as_mbps() as u64;
-        let t = self.t.as_nanos() as u64;
-        let q = queue_signal(signal, s).min(h.queue) as u64;
-        // Denominators are ≥ 100 · 100 > 0 (plausible B, valid T, dts > 0):
-        // the `None` arms cannot happen, and would only zero a term. An
-        // empty queue (most hops of most paths) needs no division.
-        let queue_term = if q == 0 {
-            0
-        } else {
-            match signal {
-                QueueSignal::Length => ratio_q24(q * 8000, b * t),
-                QueueSignal::Sojourn => ratio_q24(q, t),
-            }
-            .unwrap_or(0)
-        };
-        // txRate/B: the switch's own utilization if it reports one (same
-        // 2^-24 scale as U), else from the counters.
-        let rate_term = match s.tx_utilization {
-            Some(util) => util.to_bits() as u64,
-            None => {
-                let Some(dtx_bytes) = tx_bytes_between(s.tx, h.tx, s.widths, dts, b as u32) else {
-                    return HopLoad::Skip;
-                };
-                ratio_q24(dtx_bytes * 8000, dts as u64 * b).unwrap_or(0)
-            }
-        };
-        let u = (queue_term + rate_term).min(Utilization::MAX.to_bits());
-        HopLoad::Load { u, dts }
-    }
-
     /// The hop with the highest inflight, for the probe responder (§7.1:
     /// "chooses the link with the highest inflight bytes").
     ///
@@ -543,8 +500,11 @@ impl<const H: usize> HpccCore<H> {
         }
         let known =
             self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
-        let elapsed = self.elapsed_since_record(now);
-        let mut best = (0usize, 0u64);
+        let flow = self.flow(cfg, now);
+        // Loads as (a, tau), u' = a/tau, compared by cross-multiplication
+        // (in 128 bits: the 7/8 test's factors overflow 64).
+        let busier = |x: (u64, u32), y: (u64, u32)| x.0 as u128 * y.1 as u128 > y.0 as u128 * x.1 as u128;
+        let mut best = (0usize, (0u64, 1u32));
         let mut sticky_load = None;
         let mut rank = 0usize;
         for (i, s) in hops.iter().enumerate() {
@@ -552,28 +512,31 @@ impl<const H: usize> HpccCore<H> {
             let load = if known && in_history {
                 rank += 1;
                 let Some(h) = self.hops.get(rank - 1) else { continue };
-                match self.hop_load(cfg.queue_signal, s, h, elapsed) {
+                match hop_load(&flow, &Link::new(&flow, cfg, s), s, h) {
                     HopLoad::Stale => return Err(Error::StaleTelemetry),
-                    HopLoad::Skip | HopLoad::Expired => 0,
-                    HopLoad::Load { u, .. } => u,
+                    HopLoad::Skip | HopLoad::Expired => (0, 1),
+                    HopLoad::Load { a, tau } => (a, tau),
                 }
             } else if known {
                 // A hop the history does not follow has no rate to show.
-                0
+                (0, 1)
             } else if s.bandwidth.is_plausible() {
-                // The queuing delay, in one scale for every hop: bytes ·
-                // 8000 / B for a queue length, the sojourn time itself (a
-                // time already) for the §9.3 variant.
-                match cfg.queue_signal {
-                    QueueSignal::Length => {
-                        ratio_q24(s.qlen_bytes as u64 * 8000, s.bandwidth.as_mbps() as u64).unwrap_or(0)
-                    }
+                // The queuing delay, in one scale for every hop (ns · 2^24):
+                // bytes times the link's time a byte, or the sojourn time
+                // itself (a time already) for the §9.3 variant.
+                let delay = match cfg.queue_signal {
+                    QueueSignal::Length => mul_shr41(
+                        s.qlen_bytes as u64,
+                        cfg.reciprocals.per_byte(s.bandwidth),
+                        PER_BYTE_SHIFT - 24,
+                    ),
                     QueueSignal::Sojourn => (s.sojourn_ns as u64) << 24,
-                }
+                };
+                (delay, 1)
             } else {
-                0
+                (0, 1)
             };
-            if load > best.1 {
+            if busier(load, best.1) {
                 best = (i, load);
             }
             if sticky == Some(i) {
@@ -581,12 +544,12 @@ impl<const H: usize> HpccCore<H> {
             }
         }
         if let (true, Some(i), Some(load)) = (known, sticky, sticky_load) {
-            // load ≥ 7/8 · best, in integers: best ≤ 2^40, so 8·load fits.
-            if load > 0 && 8 * load >= 7 * best.1 {
+            // load ≥ 7/8 · best.
+            if load.0 > 0 && 8 * load.0 as u128 * (best.1).1 as u128 >= 7 * (best.1).0 as u128 * load.1 as u128 {
                 return Ok(i);
             }
         }
-        if best.1 == 0 {
+        if (best.1).0 == 0 {
             let slowest = hops
                 .iter()
                 .enumerate()
@@ -596,6 +559,17 @@ impl<const H: usize> HpccCore<H> {
             return Ok(slowest.unwrap_or(0));
         }
         Ok(best.0)
+    }
+
+    /// The flow's constants for one stack at local time `now`.
+    #[inline(always)]
+    fn flow(&self, cfg: &HpccConfig, now: Instant) -> Flow {
+        Flow {
+            t: self.t.as_nanos(),
+            per_rtt: cfg.reciprocals.per_rtt(self.t),
+            signal: cfg.queue_signal,
+            elapsed_ns: self.elapsed_since_record(now),
+        }
     }
 
     /// `MeasureInflight` (draft 2022-10 §4.2, Figure 4):
@@ -613,23 +587,33 @@ impl<const H: usize> HpccCore<H> {
     /// 10:   return U;
     /// ```
     ///
+    /// Without a division. Line 9 needs u' only weighted by tau/T, and with
+    /// tau = Δts ≤ T the hop's own interval cancels out of the rate term:
+    ///
+    /// ```text
+    /// a = (tau/T)·u' = (q·tau/T + Δtx) / (B·T)         q, Δtx in bytes, B·T in bytes
+    /// u' > u  ⇔  a / tau > a_u / tau_u  ⇔  a·tau_u > a_u·tau
+    /// U = U − U·tau/T + a
+    /// ```
+    /// so each hop (`hop_load`) takes products by the reciprocals of B
+    /// and T ([`super::Reciprocals`]), the busiest hop is found by
+    /// cross-multiplication (`Busiest`), and line 9 takes one more
+    /// product. Only a hop with Δts ≥ T (after an idle gap; tau = T and
+    /// U = u') or a BDP of 1 KiB or less takes `slow_load`, which divides.
+    ///
     /// The draft leaves tau undefined when no hop has u' > 0. A measured
     /// zero load is still a measurement: tau is then the longest Δts among
     /// the hops that gave a load, so an idle path pulls U down (keeping U
     /// left a flow that had seen U = 2 at a window of W_ai/(1 − eta/U) for
-    /// good). When every hop was skipped, tau = 0 and U is kept. Line 9 in
-    /// integers:
+    /// good). When every hop was skipped, U is kept.
     ///
-    /// ```text
-    /// U = U + (tau/T)·(u − U)     U, u < 2^41 (2^-28 units), tau ≤ T ≤ 2^20
-    /// ```
-    /// in 2^-28 units (`U_EXTRA_BITS`), rounded to nearest, by `fixmath::ewma`
-    /// (32-bit divides and products; within a relative 2^-32 of the step). The first sample, or one from a different path (hop
-    /// count, identity, link speed or counter widths changed), is only
-    /// recorded, and so is one that arrives a whole timestamp wrap or more
-    /// after the history was recorded (`now` is the local clock: it tells a
-    /// long gap from an older sample). A stale stack (older timestamps) changes nothing.
-    #[inline(always)]
+    /// U is kept in 2^-28 units (`U_EXTRA_BITS`) below 8192, a queue of
+    /// 8191 BDPs, where u' saturates too. The first sample, or one from a
+    /// different path (hop count, identity, link speed or counter widths
+    /// changed), is only recorded, and so is one that arrives a whole
+    /// timestamp wrap or more after the history was recorded (`now` is the
+    /// local clock: it tells a long gap from an older sample). A stale
+    /// stack (older timestamps) changes nothing.
     pub fn measure_inflight(
         &mut self,
         cfg: &HpccConfig,
@@ -637,282 +621,81 @@ impl<const H: usize> HpccCore<H> {
         hops: &[HopSample],
         first_index: u8,
     ) -> Result<Measured, Error> {
-        match hops {
-            [one] => self.measure_one(cfg, now, one, first_index),
-            _ => self.measure_many(cfg, now, hops, first_index),
-        }
-    }
-
-    /// [`Self::measure_inflight`] for any stack but one of a single hop
-    /// (the loop's registers would otherwise be saved for that one too).
-    #[inline(never)]
-    fn measure_many(
-        &mut self,
-        cfg: &HpccConfig,
-        now: Instant,
-        hops: &[HopSample],
-        first_index: u8,
-    ) -> Result<Measured, Error> {
-        let (mask, sig) = Self::check_stack(hops, first_index)?;
+        let (tracked, sig) = Self::check_stack(hops, first_index)?;
         if !self.status.has_history() || self.status.path_sig() != sig || self.status.hops() as usize != hops.len() {
-            self.record(cfg, now, hops, mask, sig);
+            self.record(cfg, now, hops, tracked, sig);
             return Ok(Measured::Recorded);
         }
-        let elapsed = self.elapsed_since_record(now);
-        let mut u_max = 0u64;
-        let mut tau = 0u32;
-        let mut dts_max = 0u32;
-        let mut measured = false;
-        let mut expired = false;
-        // Lines 3-7 for one followed hop; false stops the loop (stale or
-        // expired).
-        let mut visit = |load: HopLoad| -> bool {
-            match load {
-                HopLoad::Stale => return false,
-                HopLoad::Expired => {
-                    expired = true;
-                    return false;
-                }
-                HopLoad::Skip => {}
-                HopLoad::Load { u, dts } => {
-                    measured = true;
-                    dts_max = dts_max.max(dts);
-                    if u > u_max {
-                        u_max = u;
-                        tau = dts;
-                    }
-                }
-            }
-            true
-        };
-        let signal = cfg.queue_signal;
-        let complete = if hops.len() <= H {
-            // Every hop followed (the usual case): hop i against slot i,
-            // the timestamps' reach worked out again only where the
-            // widths change (they seldom do along a path).
-            let mut widths = None;
-            let mut reach = None;
-            hops.iter().zip(&self.hops).all(|(s, h)| {
-                if widths != Some(s.widths) {
-                    widths = Some(s.widths);
-                    reach = TsReach::new(s.widths.ts_mask(), elapsed);
-                }
-                match reach {
-                    // The hop's load inline: on the usual path its answer
-                    // never crosses a frame (the packed out-of-line form
-                    // serves the cold walks, and adds no copy of this body
-                    // to the loop's frame).
-                    Some(r) => visit(self.load_within(signal, s, h, r)),
-                    None => visit(HopLoad::Expired),
-                }
-            })
+        let flow = self.flow(cfg, now);
+        let walked = if hops.len() <= H {
+            // Every hop followed (the usual case): hop i against slot i.
+            self.walk(cfg, &flow, hops)
         } else {
-            let mut rank = 0;
-            hops.iter().enumerate().all(|(i, s)| {
-                if mask >> (i & 15) & 1 == 0 {
-                    return true;
-                }
-                let Some(h) = self.hops.get(rank) else { return true };
-                rank += 1;
-                visit(self.hop_load(signal, s, h, elapsed))
-            })
+            self.walk_tracked(cfg, &flow, hops, tracked)
         };
-        if expired {
-            self.record(cfg, now, hops, mask, sig);
-            return Ok(Measured::Recorded);
-        }
-        if !complete {
-            return Err(Error::StaleTelemetry);
-        }
-        if !measured {
-            self.record(cfg, now, hops, mask, sig);
+        let busiest = match walked {
+            Walk::Stale => return Err(Error::StaleTelemetry),
+            Walk::Expired => {
+                self.record(cfg, now, hops, tracked, sig);
+                return Ok(Measured::Recorded);
+            }
+            Walk::Done(b) => b,
+        };
+        if !busiest.measured {
+            self.record(cfg, now, hops, tracked, sig);
             return Ok(Measured::Unmeasured);
         }
-        if u_max == 0 {
-            tau = dts_max;
-        }
-        let u_max28 = (u_max << U_EXTRA_BITS).min(U28_MAX);
-        self.set_u28(ewma(self.u28(), u_max28, tau, self.t.as_divisor32()));
-        let u_new = self.utilization();
-        self.record(cfg, now, hops, mask, sig);
-        Ok(Measured::Updated(u_new))
-    }
-
-    /// [`Self::measure_inflight`] for a stack of one hop (a path reduced to
-    /// its bottleneck, a probe's reply): the same steps, without the loop
-    /// (the one hop is the most loaded, tau its Δts), and with line 9 in
-    /// the form [`Self::step_one`] gives it. `measure_inflight` hands a
-    /// one-hop stack here, so a stack gets the same answer by either door.
-    #[inline(never)]
-    pub(crate) fn measure_one(
-        &mut self,
-        cfg: &HpccConfig,
-        now: Instant,
-        s: &HopSample,
-        first_index: u8,
-    ) -> Result<Measured, Error> {
-        let hops = core::slice::from_ref(s);
-        let (mask, sig) = Self::check_stack(hops, first_index)?;
-        if !self.status.has_history() || self.status.path_sig() != sig || self.status.hops() != 1 {
-            self.record(cfg, now, hops, mask, sig);
-            return Ok(Measured::Recorded);
-        }
-        let elapsed = self.elapsed_since_record(now);
-        let step = match self.hops.first() {
-            Some(h) => self.step_one(cfg.queue_signal, s, h, elapsed),
-            None => OneStep::Skip,
+        // Line 8 is in each hop's tau already; line 9, rounded to nearest
+        // ([`mul_frac_q32`], never above U).
+        let (a, tau) = if busiest.a == 0 {
+            (0, busiest.tau_max)
+        } else {
+            (busiest.a, busiest.tau)
         };
-        let measured = match step {
-            OneStep::Stale => return Err(Error::StaleTelemetry),
-            OneStep::Expired => Measured::Recorded,
-            OneStep::Skip => Measured::Unmeasured,
-            OneStep::Updated(u28) => {
-                self.set_u28(u28);
-                Measured::Updated(self.utilization())
-            }
-        };
-        self.record(cfg, now, hops, mask, sig);
-        Ok(measured)
-    }
-
-    /// Lines 4-9 of Figure 4 for a path of one hop: the new U (2^-28 units).
-    ///
-    /// With one hop, tau is that hop's Δts, and when Δts < T line 9's
-    /// weight tau/T cancels the rate term's division by Δts:
-    ///
-    /// ```text
-    /// U' = U + f·(u' − U)                       f = Δts/T
-    ///    = U − f·U + f·q/(B·T) + f·Δtx/(Δts·B)
-    ///    = U − f·U + 8000·(f·q + Δtx)/(B·T)    q, Δtx in bytes, B in Mb/s, T in ns
-    /// ```
-    /// so one [`ratio_q24`] replaces the two of [`Self::hop_load`] and the
-    /// EWMA's step. In integers: f in 2^-32 ([`fraction_q32`], exact); f·q
-    /// in 2^-8 bytes, rounded down (q < 2^32: < 2^40); Δtx < 2^32 by
-    /// [`tx_bytes_between`] (at most twice the line rate over Δts < T ≤
-    /// 2^20 ns, plus a unit), in 2^-8 bytes < 2^40; numerator (sum · 8000)
-    /// < 2^54, denominator B·T·2^8 < 2^23·2^20·2^8 = 2^51. The term f·u' is
-    /// held at f·8192 (u' saturates at 8192 = 2^(32 + U_HIGH_BITS) units of
-    /// 2^-28 on every path, so f·8192 is `f << U_HIGH_BITS`) and U·f is
-    /// rounded to nearest ([`mul_frac_q32`], never above U), as the general
-    /// path does.
-    ///
-    /// The general path ([`Self::load_over`] then [`ewma`]) serves the rest:
-    /// Δts ≥ T (tau = T, U' = u'), a switch-reported tx utilization, and the
-    /// sojourn-time signal.
-    #[inline(always)]
-    fn step_one(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, elapsed_ns: u64) -> OneStep {
-        match ts_interval(s.ts, h.ts, s.widths.ts_mask(), elapsed_ns) {
-            TsInterval::Forward(dts) => self.step_over(signal, s, h, dts),
-            TsInterval::Stale => OneStep::Stale,
-            TsInterval::Expired => OneStep::Expired,
-        }
-    }
-
-    /// [`Self::step_one`] once the timestamp interval `dts` is known.
-    #[inline(always)]
-    fn step_over(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, dts: u32) -> OneStep {
-        if !Self::fusable(signal, s, dts, self.t) {
-            return self.step_general(signal, s, h, dts);
-        }
-        match self.fused_step(s, h, dts) {
-            Some(u28) => OneStep::Updated(u28),
-            None => OneStep::Skip,
-        }
-    }
-
-    /// Whether [`Self::fused_step`] serves a sample: 0 < Δts < T, the
-    /// queue-length signal, the rate from the counters, a plausible B.
-    #[inline(always)]
-    fn fusable(signal: QueueSignal, s: &HopSample, dts: u32, t: BaseRtt) -> bool {
-        dts != 0
-            && dts < t.as_nanos()
-            && signal == QueueSignal::Length
-            && s.tx_utilization.is_none()
-            && s.bandwidth.is_plausible()
-    }
-
-    /// The new U (2^-28 units, before saturation) by line 9's one-hop form
-    /// (see [`Self::step_one`]), for a sample [`Self::fusable`] accepts;
-    /// `None` when the counters give no rate (skip the hop).
-    #[inline(always)]
-    fn fused_step(&self, s: &HopSample, h: &HopHistory, dts: u32) -> Option<u64> {
-        let t = self.t.as_divisor32();
-        let b = s.bandwidth.as_mbps();
-        let dtx = tx_bytes_between(s.tx, h.tx, s.widths, dts, b)?;
-        let f = fraction_q32(dts, t);
-        let q = s.qlen_bytes.min(h.queue) as u64;
-        let v8 = ((q * f as u64) >> 24) + (dtx << 8);
-        // Denominator ≥ 100 · 100 · 2^8 > 0 (plausible B, valid T): the
-        // `None` arm cannot happen.
-        let a24 = ratio_q24(v8 * 8000, (b as u64 * t.get() as u64) << 8).unwrap_or(0);
-        let a28 = (a24 << U_EXTRA_BITS).min((f as u64) << U_HIGH_BITS);
         let u = self.u28();
-        Some(u - mul_frac_q32(u, f) + a28)
+        let u_new = if tau >= flow.t {
+            a
+        } else {
+            u - mul_frac_q32(u, flow.fraction(tau)) + a
+        };
+        self.set_u28(u_new);
+        self.record(cfg, now, hops, tracked, sig);
+        Ok(Measured::Updated(self.utilization()))
     }
 
-    /// The common one-hop sample from start to finish, for the sender's ACK
-    /// and the probe reply: a followed path of one hop with history
-    /// (`first_index` the hop's place in its stack), a forward interval the
-    /// fused step serves, a rate from the counters. MeasureInflight by
-    /// [`Self::fused_step`], ComputeWind with `update_wc`, and the history
-    /// recorded: the same state, bit for bit, as [`Self::measure_one`]
-    /// followed by [`Self::compute_wind`] (property-tested). Written as one
-    /// piece so that no `Result` or [`Measured`] crosses a frame on the
-    /// path nearly every ACK takes. `false`, with nothing changed, for any
-    /// other sample: the general path decides it.
+    /// Lines 3-7: each hop of `hops` against the history slot of the
+    /// same rank, the busiest kept.
     #[inline(always)]
-    pub(crate) fn one_hop_fast(
-        &mut self,
-        cfg: &HpccConfig,
-        now: Instant,
-        s: &HopSample,
-        first_index: u8,
-        update_wc: bool,
-    ) -> bool {
-        let status = self.status;
-        if !status.has_history() || status.hops() != 1 || status.path_sig() != one_hop_signature(s, first_index) {
-            return false;
-        }
-        let Some(h) = self.hops.first() else {
-            return false;
-        };
-        // An expired history, or an interval past half a wrap, is the
-        // general path's to judge.
-        let elapsed = self.elapsed_since_record(now);
-        let Some(dts) = TsReach::short_interval(s.ts, h.ts, s.widths.ts_mask(), elapsed) else {
-            return false;
-        };
-        if !Self::fusable(cfg.queue_signal, s, dts, self.t) {
-            return false;
-        }
-        let Some(u28) = self.fused_step(s, h, dts) else {
-            return false;
-        };
-        self.set_u28(u28);
-        self.compute_wind(cfg, self.utilization(), update_wc);
-        // Same path, one hop: the history's count, signature and flag
-        // stand; the slot and the time it was recorded change.
-        self.set_recorded_at(now);
-        if let Some(h) = self.hops.first_mut() {
-            *h = kept(cfg.queue_signal, s);
-        }
-        true
-    }
-
-    /// [`Self::step_over`] by u' of line 5 and then line 9's EWMA. Out of
-    /// line: it serves the less common cases, and inlined its registers
-    /// would be saved on every ACK.
-    #[inline(never)]
-    fn step_general(&self, signal: QueueSignal, s: &HopSample, h: &HopHistory, dts: u32) -> OneStep {
-        match self.load_over(signal, s, h, dts) {
-            HopLoad::Stale => OneStep::Stale,
-            HopLoad::Expired => OneStep::Expired,
-            HopLoad::Skip => OneStep::Skip,
-            HopLoad::Load { u, dts } => {
-                let u28 = (u << U_EXTRA_BITS).min(U28_MAX);
-                OneStep::Updated(ewma(self.u28(), u28, dts, self.t.as_divisor32()))
+    fn walk(&self, cfg: &HpccConfig, flow: &Flow, hops: &[HopSample]) -> Walk {
+        let mut busiest = Busiest::new();
+        let mut link: Option<Link> = None;
+        for (s, h) in hops.iter().zip(&self.hops) {
+            // The link's constants, worked out again only where they change.
+            let l = match link {
+                Some(l) if l.bandwidth == s.bandwidth && l.widths == s.widths => l,
+                _ => *link.insert(Link::new(flow, cfg, s)),
+            };
+            match hop_load(flow, &l, s, h) {
+                HopLoad::Stale => return Walk::Stale,
+                HopLoad::Expired => return Walk::Expired,
+                HopLoad::Skip => {}
+                HopLoad::Load { a, tau } => busiest.offer(a, tau),
             }
         }
+        Walk::Done(busiest)
+    }
+
+    /// [`Self::walk`] for a path longer than the history: the hops of
+    /// `tracked`, in order.
+    #[cold]
+    #[inline(never)]
+    fn walk_tracked(&self, cfg: &HpccConfig, flow: &Flow, hops: &[HopSample], tracked: u16) -> Walk {
+        let mut followed = [HopSample::default(); H];
+        let picked = hops.iter().enumerate().filter(|(i, _)| tracked >> (i & 15) & 1 == 1);
+        for (slot, (_, s)) in followed.iter_mut().zip(picked) {
+            *slot = *s;
+        }
+        self.walk(cfg, flow, &followed)
     }
 
     /// `ComputeWind` (draft 2022-10 §4.2, Figure 5):
@@ -930,25 +713,23 @@ impl<const H: usize> HpccCore<H> {
     /// 20:    return W
     /// ```
     ///
-    /// Line 13 in integers: the factor eta/U in 2^-24 by `ratio_q24`
-    /// (32-bit divides, within a relative 2^-22), then
-    /// `W_raw = (Wc_raw · factor + 2^23) >> 24 + W_ai_raw` (Wc_raw < 2^32,
-    /// factor < 2^32: product < 2^64), rounded to nearest: Wc is fed back
-    /// into itself every RTT, and rounding down made windows of a few dozen
-    /// bytes drift 0.1 % low per RTT against the reference. U = 0 (possible
-    /// when maxStage = 0) is the formula's limit, infinity, and so is a
-    /// factor of 2^32 or more: the clamp turns either into W_init. W is
-    /// clamped to [W_min, W_init] before it becomes Wc. incStage saturates
-    /// at 15 (maxStage ≤ 15, so line 12's test is unaffected).
+    /// Line 13 in integers: the factor eta/U in 2^-24 by `ratio_q24_once`
+    /// (the event's one division, within a relative 2^-15, rounded to
+    /// nearest), then `W_raw = (Wc_raw · factor + 2^23) >> 24 + W_ai_raw`
+    /// (Wc_raw < 2^32, factor < 2^32: product < 2^64), rounded to nearest:
+    /// Wc is fed back into itself every RTT, and a rounding that always
+    /// went down made windows drift low against the reference. U = 0
+    /// (possible when maxStage = 0) is the formula's limit, infinity, and
+    /// so is a factor of 2^32 or more: the clamp turns either into W_init.
+    /// W is clamped to [W_min, W_init] before it becomes Wc. incStage
+    /// saturates at 15 (maxStage ≤ 15, so line 12's test is unaffected).
     pub fn compute_wind(&mut self, cfg: &HpccConfig, u: Utilization, update_wc: bool) -> Window {
         let stage = self.status.inc_stage();
         let wc = self.wc.to_bits() as u64;
         let w_ai = self.w_ai.to_bits() as u64;
         let md = u.to_bits() >= cfg.eta.to_bits() as u64 || stage >= cfg.max_stage;
         let raw = if md {
-            // eta/U in 2^-24 (U = 0 saturates it: the formula's infinity),
-            // then Wc · that, rounded to nearest.
-            let scale = ratio_q24(cfg.eta.to_bits() as u64, u.to_bits()).unwrap_or(1 << 40);
+            let scale = ratio_q24_once(cfg.eta.to_bits(), u.to_bits());
             let scaled = if scale >> 32 != 0 {
                 u64::MAX
             } else {
@@ -970,6 +751,111 @@ impl<const H: usize> HpccCore<H> {
             self.status.set_inc_stage(next);
         }
         w
+    }
+}
+
+/// One hop against its history (Figure 4, lines 4-5, and tau of line 7
+/// capped by line 8), as the weighted term a = (tau/T)·u' in 2^-28 units:
+///
+/// ```text
+/// f  = tau/T                          2^-32, Flow::fraction
+/// a  = (q·f + Δtx) · 2^28/(B·T)       B·T in bytes; the bytes in 2^-8 units times Link::k
+///    + f·sojourn/T                    §9.3 variant, instead of q·f
+///    + f·util                         a switch-reported txRate/B (INT-MD), instead of Δtx
+/// ```
+/// Ranges, for 0 < Δts < T ≤ 2^20: q·f < 2^32·2^-8 bytes in 2^-8 units
+/// (< 2^40); Δtx < 2^31 by [`tx_bytes_between`] (at most twice what the
+/// link sends in Δts < T, plus a unit, and B·T/8000 < 2^30 bytes), so the
+/// bytes are below 2^41 in 2^-8 units and [`mul_shr41`] takes them. Every
+/// term rounds down by less than one unit of 2^-28. Guards: Δts = 0, B = 0
+/// or absurd → skip the hop; the timestamp's interval by [`TsReach`]
+/// (older → stale, a wrap or more of local time → expired); the
+/// transmitted bytes by [`tx_bytes_between`] (an interval that could hold a
+/// counter wrap, or a counter reset → skip the hop).
+#[inline(always)]
+fn hop_load(flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad {
+    let Some(reach) = link.reach else {
+        return HopLoad::Expired;
+    };
+    let Some(dts) = reach.interval(s.ts, h.ts) else {
+        return HopLoad::Stale;
+    };
+    if dts == 0 || !s.bandwidth.is_plausible() {
+        return HopLoad::Skip;
+    }
+    if dts >= flow.t || link.k == 0 {
+        return slow_load(flow, s, h, dts);
+    }
+    let f = flow.fraction(dts);
+    let q = queue_signal(flow.signal, s).min(h.queue) as u64;
+    let qf8 = (q * f as u64) >> 24;
+    let (mut bytes8, mut a) = match flow.signal {
+        QueueSignal::Length => (qf8, 0),
+        QueueSignal::Sojourn => (0, mul_shr41(qf8, flow.per_rtt, PER_RTT_SHIFT - 20)),
+    };
+    match s.tx_utilization {
+        Some(util) => a += (util.to_bits() as u64 * f as u64) >> (32 - U_EXTRA_BITS),
+        None => {
+            let dtx = if link.counter_may_wrap {
+                tx_bytes_between(s.tx, h.tx, s.widths, dts, s.bandwidth.as_mbps())
+            } else {
+                tx_bytes_counted(s.tx, h.tx, s.widths, dts as u64 * s.bandwidth.as_mbps() as u64)
+            };
+            let Some(dtx) = dtx else {
+                return HopLoad::Skip;
+            };
+            bytes8 += dtx << 8;
+        }
+    }
+    a += mul_shr41(bytes8, link.k, 22);
+    // u' saturates at 8192 = 2^41 units of 2^-28, so a at f·8192.
+    HopLoad::Load {
+        a: a.min((f as u64) << U_HIGH_BITS),
+        tau: dts,
+    }
+}
+
+/// [`hop_load`] where its products do not serve: Δts ≥ T (tau = T, and
+/// a = u' itself), or a BDP of 1 KiB or less. u' of line 5 by its two
+/// quotients ([`ratio_q24`]):
+///
+/// ```text
+/// queue term = min(q) · 8000 / (B · T)          q ≤ 2^32 → num ≤ 2^45, den ≤ 2^43
+/// rate term  = Δtx · 8000 / (Δts · B)           Δtx ≤ 2^31·2^16 → num ≤ 2^60, den ≤ 2^55
+///              or the reported tx utilization (INT-MD), already txRate/B
+/// sojourn    = min(s) / T                        (§9.3 variant)
+/// ```
+/// each in 2^-24 units, rounded down, saturating at 2^40.
+#[cold]
+#[inline(never)]
+fn slow_load(flow: &Flow, s: &HopSample, h: &HopHistory, dts: u32) -> HopLoad {
+    let b = s.bandwidth.as_mbps() as u64;
+    let t = flow.t as u64;
+    let q = queue_signal(flow.signal, s).min(h.queue) as u64;
+    // Denominators are ≥ 100 · 100 > 0 (plausible B, valid T, dts > 0):
+    // the `None` arms cannot happen, and would only zero a term.
+    let queue_term = match flow.signal {
+        QueueSignal::Length => ratio_q24(q * 8000, b * t),
+        QueueSignal::Sojourn => ratio_q24(q, t),
+    }
+    .unwrap_or(0);
+    let rate_term = match s.tx_utilization {
+        Some(util) => util.to_bits() as u64,
+        None => {
+            let Some(dtx_bytes) = tx_bytes_between(s.tx, h.tx, s.widths, dts, b as u32) else {
+                return HopLoad::Skip;
+            };
+            ratio_q24(dtx_bytes * 8000, dts as u64 * b).unwrap_or(0)
+        }
+    };
+    let u = ((queue_term + rate_term) << U_EXTRA_BITS).min(U28_MAX);
+    if dts >= flow.t {
+        HopLoad::Load { a: u, tau: flow.t }
+    } else {
+        HopLoad::Load {
+            a: mul_frac_q32(u, flow.fraction(dts)),
+            tau: dts,
+        }
     }
 }
 
@@ -1000,7 +886,7 @@ fn queue_signal(signal: QueueSignal, s: &HopSample) -> u32 {
 mod tests {
     use super::*;
     use crate::telemetry::CounterWidths;
-    use crate::testing::{hop, hop_of, T_NS};
+    use crate::testing::{hop, T_NS};
     use crate::units::LinkSpeed;
 
     fn core1() -> (HpccConfig, HpccCore<5>) {
@@ -1014,144 +900,43 @@ mod tests {
         u.to_bits() as f64 / (1u64 << 24) as f64
     }
 
-    proptest::proptest! {
-        /// The one-hop step (line 9 with Δts/T folded into u') agrees with
-        /// u' then the EWMA on every forward interval: the same outcome for
-        /// skipped and measured samples, and U within a relative 2^-20 and
-        /// 64 units of 2^-28 (the one ratio's bound, ratio_q24). Stale and
-        /// expired intervals are decided before either step, by the one
-        /// `ts_interval`.
-        #[test]
-        fn one_hop_step_is_the_general_step(
-            steps in proptest::collection::vec((0u32..40_000, 0u32..700_000, 0u32..400_000, 0u64..20_000_000, proptest::bool::weighted(0.1)), 1..60),
-        ) {
-            let (cfg, mut c) = core1();
-            let (mut ts, mut tx, mut now) = (0u32, 0u32, 0u64);
-            for (dts, dtx, q, dnow, backwards) in steps {
-                if backwards {
-                    ts = ts.wrapping_sub(dts);
-                } else {
-                    ts = ts.wrapping_add(dts);
-                    tx = tx.wrapping_add(dtx);
-                }
-                now += dnow;
-                let s = hop(ts, tx, q);
-                let at = Instant::from_nanos(now);
-                let history = c.history().first().copied();
-                let interval = history.map(|h| ts_interval(s.ts, h.ts, s.widths.ts_mask(), c.elapsed_since_record(at)));
-                if let (Some(h), Some(TsInterval::Forward(d))) = (history, interval) {
-                    let fused = c.step_over(cfg.queue_signal, &s, &h, d);
-                    let general = c.step_general(cfg.queue_signal, &s, &h, d);
-                    match (fused, general) {
-                        (OneStep::Updated(x), OneStep::Updated(y)) => {
-                            let (x, y) = (x.min(U28_MAX), y.min(U28_MAX));
-                            let bound = y.max(x) >> 20 | 64;
-                            proptest::prop_assert!(x.abs_diff(y) <= bound, "{} vs {}", x, y);
-                        }
-                        (OneStep::Skip, OneStep::Skip) => {}
-                        _ => proptest::prop_assert!(false, "outcomes differ"),
-                    }
-                }
-                let _ = c.measure_one(&cfg, at, &s, 0);
-            }
-        }
-    }
-
-    proptest::proptest! {
-        /// The one-piece one-hop path is the general path where it applies:
-        /// measure_one then compute_wind give the same state bit for bit
-        /// (U, W, Wc, incStage, history, its time and signature), over
-        /// traces that wrap 24-bit stamps and 20-bit counters, or 14-bit
-        /// stamps whose half wrap (8.2 µs) is shorter than T (12 µs), leave
-        /// gaps past half a wrap, go backwards, change switch or speed, and
-        /// switch to the sojourn signal or a reported utilization (which it
-        /// must leave alone, untouched, to the general path).
-        #[test]
-        fn the_one_hop_fast_path_is_the_general_path(
-            steps in proptest::collection::vec(
-                (
-                    0u32..40_000,
-                    0u32..700_000,
-                    0u32..400_000,
-                    // Local gaps both shorter and longer than T and the wraps.
-                    proptest::prop_oneof![0u64..20_000, 0u64..20_000_000],
-                    0u8..16,
-                    proptest::bool::ANY,
-                    0u8..4,
-                ),
-                1..60,
-            ),
-            narrow in 0u8..3,
-            max_stage in 0u8..6,
-            u0 in 0u64..(1 << 26),
-        ) {
-            let (mut cfg, mut c) = core1();
-            cfg.max_stage = max_stage;
-            c.set_utilization(Utilization::from_bits(u0));
-            let widths = match narrow {
-                0 => CounterWidths::FULL,
-                1 => CounterWidths::new(24, 20, 64).unwrap(),
-                _ => CounterWidths::new(14, 20, 64).unwrap(),
-            };
-            let (mut ts, mut tx, mut now) = (0u32, 0u32, 0u64);
-            for (dts, dtx, q, dnow, odd, update, kind) in steps {
-                match odd {
-                    0 => ts = ts.wrapping_sub(dts),
-                    _ => {
-                        ts = ts.wrapping_add(dts);
-                        tx = tx.wrapping_add(if narrow > 0 { dtx / 64 } else { dtx });
-                    }
-                }
-                now += dnow;
-                let mut s = hop(ts, tx, q);
-                s.widths = widths;
-                match odd {
-                    1 => s.id = 2,
-                    2 => s.bandwidth = LinkSpeed::from_gbps(400),
-                    3 => s.tx_utilization = Some(crate::units::Fraction::from_bits(1 << 23).unwrap()),
-                    _ => {}
-                }
-                cfg.queue_signal = if kind == 0 { QueueSignal::Sojourn } else { QueueSignal::Length };
-                let first_index = kind & 1;
-                let at = Instant::from_nanos(now);
-                let before = c;
-                let mut fast = c;
-                if fast.one_hop_fast(&cfg, at, &s, first_index, update) {
-                    let r = c.measure_one(&cfg, at, &s, first_index);
-                    proptest::prop_assert!(matches!(r, Ok(Measured::Updated(_))), "general path: {:?}", r);
-                    let Ok(Measured::Updated(u)) = r else { continue };
-                    c.compute_wind(&cfg, u, update);
-                    proptest::prop_assert_eq!(fast, c);
-                } else {
-                    proptest::prop_assert_eq!(fast, before);
-                    if let Ok(Measured::Updated(u)) = c.measure_one(&cfg, at, &s, first_index) {
-                        c.compute_wind(&cfg, u, update);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The samples of a steady one-hop path take the one-piece path (the
-    /// property test above holds it to the general path wherever it does).
+    /// U settles within 0.1 % of the true load at the corners of the
+    /// documented range, where each ACK's step is tiny (tau ≪ T): a link
+    /// held at 95 % of 1.6 Tb/s with T = 300 µs, with byte counters and
+    /// with 64-byte counter units, and 400 Gb/s with T = 2^20 ns; one
+    /// 1 KB packet per ACK. Every rounding of the step is below 2^-28, so
+    /// its bias over T/tau steps stays far below 0.1 %.
     #[test]
-    fn a_steady_one_hop_path_takes_the_one_piece_path() {
-        let (cfg, mut c) = core1();
-        let at = |ns: u64| Instant::from_nanos(ns);
-        assert!(!c.one_hop_fast(&cfg, at(0), &hop(0, 0, 0), 0, false), "no history yet");
-        assert_eq!(c.measure_one(&cfg, at(0), &hop(0, 0, 0), 0), Ok(Measured::Recorded));
-        for i in 1..=4u32 {
-            let s = hop(i * 1_000, i * 12_500, 3_000);
+    fn u_settles_within_a_tenth_of_a_percent_at_the_ranges_corners() {
+        for (gbps, t_ns, unit) in [(1600u32, 300_000u32, 1u16), (1600, 300_000, 64), (400, 1 << 20, 64)] {
+            let cfg = HpccConfig::draft_default();
+            let t = BaseRtt::from_nanos(t_ns).unwrap();
+            let b = LinkSpeed::from_gbps(gbps);
+            let mut c = HpccCore::<1>::new(&cfg, t, Window::from_bytes(1 << 20)).unwrap();
+            let widths = CounterWidths::new(32, 32, unit).unwrap();
+            // A 1 KB packet every 1000·8000/B ns at 95 % load: 5.26 ns at 1.6 Tb/s.
+            let gap_ps = 1000u64 * 8_000_000 / b.as_mbps() as u64 * 100 / 95;
+            let (mut now_ps, mut sent) = (0u64, 0u64);
+            let steps = 8 * t_ns as u64 * 1000 / gap_ps;
+            for _ in 0..steps {
+                now_ps += gap_ps;
+                sent += 1000;
+                let s = HopSample {
+                    ts: (now_ps / 1000) as u32,
+                    tx: (sent / unit as u64) as u32,
+                    bandwidth: b,
+                    widths,
+                    ..HopSample::default()
+                };
+                c.measure_inflight(&cfg, Instant::from_nanos(now_ps / 1000), &[s], 0)
+                    .unwrap();
+            }
+            let u = as_f64(c.utilization());
             assert!(
-                c.one_hop_fast(&cfg, at(i as u64 * 1_000), &s, 0, i == 4),
-                "sample {}",
-                i
+                (u - 0.95).abs() <= 0.95e-3,
+                "{gbps} Gb/s, T {t_ns} ns, unit {unit}: U {u}"
             );
         }
-        assert!(c.utilization() > Utilization::ZERO);
-        assert_eq!(c.history()[0].ts, 4_000);
-        // Another switch: a new path, for the general path to record.
-        assert!(!c.one_hop_fast(&cfg, at(5_000), &hop_of(9, 5_000, 62_500, 0), 0, false));
     }
 
     #[test]
@@ -1401,8 +1186,13 @@ mod tests {
         // Stage 5 = maxStage: MI with U = 0.5 doubles Wc/eta... W = Wc·0.95/0.5 + W_ai.
         let wc = c.reference_window().to_bits() as u64;
         let w = c.compute_wind(&cfg, half, true);
-        let expect = (wc * cfg.eta.to_bits() as u64 + (1 << 22)) / (1 << 23) + ai as u64;
-        assert_eq!(w.to_bits() as u64, expect);
+        // eta/U by one division: within a relative 2^-15 (ratio_q24_once).
+        let expect = (wc * cfg.eta.to_bits() as u64) as f64 / (1u64 << 23) as f64 + ai as f64;
+        let got = w.to_bits() as f64;
+        assert!(
+            (got - expect).abs() <= expect * 2f64.powi(-15) + 1.0,
+            "{got} vs {expect}"
+        );
         assert_eq!(c.inc_stage(), 0);
     }
 

@@ -27,10 +27,12 @@
 
 mod core;
 mod receiver;
+mod reciprocals;
 mod sender;
 
 pub use self::core::{HpccCore, HpccSnapshot, Measured};
 pub use self::receiver::HpccReceiver;
+pub use self::reciprocals::{per_byte, per_rtt, Reciprocals, MAX_RTTS, MAX_SPEEDS};
 pub use self::sender::HpccSender;
 
 use crate::event::{Error, FlowParams};
@@ -93,6 +95,11 @@ pub struct HpccConfig {
     pub queue_signal: QueueSignal,
     /// Telemetry on data packets or from probes.
     pub telemetry: TelemetrySource,
+    /// Reciprocals of the fabric's link speeds and base RTTs, so that an
+    /// ACK multiplies instead of dividing; a speed or RTT left out costs a
+    /// division, never a different result (default: the compact format's
+    /// speeds, no RTT).
+    pub reciprocals: Reciprocals,
 }
 
 impl HpccConfig {
@@ -113,6 +120,7 @@ impl HpccConfig {
             w_min: Window::from_bytes(16),
             queue_signal: QueueSignal::Length,
             telemetry: TelemetrySource::Inband,
+            reciprocals: Reciprocals::compact(),
         }
     }
 

@@ -108,17 +108,6 @@ impl<const H: usize> HpccSender<H> {
             self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
             return Ok(self.decision());
         }
-        if let [s] = ack.telemetry {
-            // The common ACK of a one-hop path, decided in one piece.
-            let update = ack.cum_ack.after(self.last_update_seq);
-            if self.core.one_hop_fast(cfg, now, s, 0, update) {
-                if update {
-                    self.last_update_seq = ack.snd_nxt;
-                }
-                self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
-                return Ok(self.decision());
-            }
-        }
         // MeasureInflight checks the stack before it changes anything (an
         // empty stack is valid and measures nothing).
         if !ack.telemetry.is_empty() {
@@ -206,10 +195,11 @@ impl<const H: usize> HpccSender<H> {
         if !self.core.status.probe_outstanding() || probe != self.probe_id() {
             return Ok(self.decision());
         }
-        if !self.core.one_hop_fast(cfg, now, hop, hop_index, true) {
-            if let Measured::Updated(u) = self.core.measure_one(cfg, now, hop, hop_index)? {
-                self.core.compute_wind(cfg, u, true);
-            }
+        if let Measured::Updated(u) = self
+            .core
+            .measure_inflight(cfg, now, core::slice::from_ref(hop), hop_index)?
+        {
+            self.core.compute_wind(cfg, u, true);
         }
         self.core.status.set_probe_outstanding(false);
         let mut d = self.decision();
@@ -310,9 +300,9 @@ mod tests {
             Window::from_bytes(150_000),
             "Wc unchanged inside the RTT"
         );
-        // W = Wc · 0.95 / 2 + 75 B = 71325 B (to 1/16 byte, rounded down).
+        // W = Wc · 0.95 / 2 + 75 B = 71325 B (eta/U within a relative 2^-15).
         let w = d.window.to_bits() as f64 / 16.0;
-        assert!((w - 71_325.0).abs() < 0.2, "W = {w}");
+        assert!((w - 71_325.0).abs() < 71_325.0 * 2f64.powi(-15), "W = {w}");
         assert_eq!(s.last_update_seq(), Seq(150_000));
         // Past lastUpdateSeq: commit.
         let d = s

@@ -31,7 +31,7 @@ mod paths;
 #[path = "../../../cc-core/benches/common/workload.rs"]
 mod workload;
 use paths::{Bracket, Path};
-use workload::{hpcc_ack, hpcc_params, hpcc_ref, ldcp_ack, ldcp_setup, Telemetry};
+use workload::{hpcc_ack, hpcc_config, hpcc_params, hpcc_ref, ldcp_ack, ldcp_setup, Telemetry};
 
 /// Events per measured kind.
 const EVENTS: u32 = 512;
@@ -127,7 +127,7 @@ struct Row {
 
 fn bench_hpcc_ack(o: u64, path: Path) -> Row {
     let hops = if path == Path::HpccAck1 { 1 } else { 5 };
-    let cfg = HpccConfig::draft_default();
+    let cfg = hpcc_config();
     let Ok(mut s) = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else {
         exit(3)
     };
@@ -161,7 +161,7 @@ fn bench_hpcc_ack(o: u64, path: Path) -> Row {
 }
 
 fn bench_rx_hpcc(o: u64) -> Row {
-    let cfg = HpccConfig::draft_default();
+    let cfg = hpcc_config();
     let p = hpcc_params(Algorithm::HpccReceiver);
     let Ok(mut rx) = HpccReceiver::<5>::new(&cfg, &p, Instant::ZERO) else {
         exit(3)
@@ -192,7 +192,7 @@ fn bench_rx_hpcc(o: u64) -> Row {
 }
 
 fn bench_probe_response(o: u64) -> Row {
-    let mut cfg = HpccConfig::draft_default();
+    let mut cfg = hpcc_config();
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let Ok(mut s) = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else {
         exit(3)

@@ -68,7 +68,11 @@ struct ChannelRx<R> {
     control: Option<Control>,
 }
 
-/// Frames that are not events.
+/// Frames that are not events. A configuration (with its reciprocal
+/// tables, about 200 bytes) is far larger than a halt; there is one
+/// `Control` at a time, on the loop's stack, whose bound the stack check
+/// covers.
+#[allow(clippy::large_enum_variant)]
 enum Control {
     /// A new configuration and the frame's length (still in the buffer,
     /// to be echoed).
@@ -84,6 +88,7 @@ struct ChannelTx<W> {
 impl<R: Read> ChannelRx<R> {
     /// Reads until a valid event or control frame is at the front of the
     /// buffer.
+    #[allow(clippy::result_large_err)]
     fn next_frame(&mut self) -> Result<codec::EventBuf, Control> {
         loop {
             match codec::read_frame(self.filled()) {

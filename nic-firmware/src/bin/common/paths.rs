@@ -8,7 +8,7 @@ use core::hint::black_box;
 use cc_core::engine::FlowHandle;
 use cc_core::prelude::*;
 
-use super::workload::{self, hpcc_ack, hpcc_params, ldcp_ack, ldcp_setup, Telemetry};
+use super::workload::{self, hpcc_ack, hpcc_config, hpcc_params, ldcp_ack, ldcp_setup, Telemetry};
 
 /// One event kind's engine path.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -71,8 +71,9 @@ impl Path {
     /// baselines have none (they are measured for comparison).
     pub const fn target(self) -> Option<u64> {
         match self {
-            Path::LdcpAck | Path::LdcpTimer => Some(60),
-            Path::HpccAck1 | Path::ProbeResponse => Some(150),
+            Path::LdcpAck => Some(95),
+            Path::LdcpTimer => Some(85),
+            Path::HpccAck1 | Path::ProbeResponse => Some(200),
             Path::HpccAck5 | Path::HpccAck5OneQueue | Path::RxHpcc5 => Some(400),
             Path::DctcpAck | Path::DcqcnCnp => None,
         }
@@ -139,7 +140,7 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         }
         Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => {
             let hops = if path == Path::HpccAck1 { 1 } else { 5 };
-            let (mut eng, h) = started::<HpccSender<5>>(HpccConfig::draft_default(), hpcc_params(Algorithm::Hpcc));
+            let (mut eng, h) = started::<HpccSender<5>>(hpcc_config(), hpcc_params(Algorithm::Hpcc));
             let mut t = path.telemetry();
             for i in 0..events {
                 let now = Instant::from_nanos(i as u64 * 1000);
@@ -151,7 +152,7 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         }
         Path::RxHpcc5 => {
             let p = hpcc_params(Algorithm::HpccReceiver);
-            let (mut eng, h) = started::<HpccReceiver<5>>(HpccConfig::draft_default(), p);
+            let (mut eng, h) = started::<HpccReceiver<5>>(hpcc_config(), p);
             let mut t = Telemetry::new();
             for i in 0..events {
                 let now = Instant::from_nanos(i as u64 * 1000);
@@ -184,7 +185,7 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
             }
         }
         Path::ProbeResponse => {
-            let mut cfg = HpccConfig::draft_default();
+            let mut cfg = hpcc_config();
             cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
             let (mut eng, h) = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
             // Data in flight and probe 1 out; each response to probe n asks for n+1.

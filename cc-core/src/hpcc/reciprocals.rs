@@ -1,0 +1,296 @@
+//! The reciprocals HPCC++'s per-hop arithmetic multiplies by, made once
+//! with the engine's configuration.
+//!
+//! MeasureInflight divides by a hop's link speed B and by the flow's base
+//! RTT T (draft 2022-10 §4.2, Figure 4, lines 4-5 and 9). Both are
+//! constants of the fabric: a datacenter has a handful of link speeds and
+//! of path RTTs. The configuration keeps their reciprocals, so an ACK
+//! multiplies instead of dividing:
+//!
+//! ```text
+//! per_byte(B) = round(8000 · 2^25 / B)     ns a byte takes on the link, in 2^-25 ns
+//! per_rtt(T)  = round(2^38 / T)            1/T in 2^-38 per ns
+//! ```
+//!
+//! | quantity | range | bits | relative error |
+//! |---|---|---|---|
+//! | `per_byte`, B in 100 Mb/s ..= 6.4 Tb/s | 41 943 ..= 2.7·10^9 | ≤ 32 | ≤ 2^-16.4 (≤ 2^-18.4 at 1.6 Tb/s) |
+//! | `per_rtt`, T in 100 ns ..= 2^20 ns | 2^18 ..= 2.7·10^9 | ≤ 32 | ≤ 2^-19 |
+//!
+//! A speed or RTT that is not in the table gets the same value from the
+//! same function, with one division: the table changes how many
+//! instructions an ACK takes, never its result. So decisions stay the same
+//! to the bit whatever table a firmware and a simulator were configured
+//! with. The default table holds the compact telemetry format's seven
+//! speed codes (25 Gb/s to 1.6 Tb/s) and no RTT; a NIC adds its fabric's
+//! other speeds (INT-MD, IOAM and IFA carry none: the units profile's port
+//! speeds) and its flows' base RTTs.
+
+use crate::event::Error;
+use crate::units::{BaseRtt, LinkSpeed};
+
+/// Most link speeds a table holds.
+pub const MAX_SPEEDS: usize = 8;
+/// Most base RTTs a table holds.
+pub const MAX_RTTS: usize = 8;
+
+/// Scale of [`per_byte`]: 2^-25 ns a byte.
+pub(crate) const PER_BYTE_SHIFT: u32 = 25;
+/// Scale of [`per_rtt`]: 2^-38 per ns.
+pub(crate) const PER_RTT_SHIFT: u32 = 38;
+
+/// `round(8000 · 2^25 / B)`: the time one byte takes on a link of `b`, in
+/// 2^-25 ns, for a plausible B (100 Mb/s ..= 6.4 Tb/s: below 2^32); 0 for
+/// any other B (the hop is skipped before this is used).
+pub const fn per_byte(b: LinkSpeed) -> u32 {
+    if !b.is_plausible() {
+        return 0;
+    }
+    let mbps = b.as_mbps() as u64;
+    // 8000 · 2^25 < 2^38: no overflow; mbps ≥ 100, so the quotient < 2^32.
+    (((8000u64 << PER_BYTE_SHIFT) + mbps / 2) / mbps) as u32
+}
+
+/// `round(2^38 / T)`: 1/T in 2^-38 per ns (T in 100 ..= 2^20 ns: 2^18 ..=
+/// 2^31.4).
+pub const fn per_rtt(t: BaseRtt) -> u32 {
+    let t = t.as_nanos() as u64;
+    // T ≥ 100 (BaseRtt's range): no division by zero, quotient < 2^32.
+    (((1u64 << PER_RTT_SHIFT) + t / 2) / t) as u32
+}
+
+/// Link speeds and base RTTs with their reciprocals, made once (see the
+/// module docs). Part of [`super::HpccConfig`]. Two tables are equal when
+/// they hold the same speeds and RTTs, in whatever order they were added.
+///
+/// Each table is a hash table of eight slots: a key's home slot is the top
+/// three bits of `key · 0x9E37_79B1` (Fibonacci hashing), and a key whose
+/// home is taken goes to the next free slot. A lookup reads the home slot
+/// and, in a full table, at most seven more: an ACK's lookups are a
+/// product, a load and a compare each, whatever the table holds.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Reciprocals {
+    /// (B in Mb/s, per_byte(B)); free slots are (0, 0).
+    speeds: [(u32, u32); MAX_SPEEDS],
+    /// (T in ns, per_rtt(T)); free slots are (0, 0).
+    rtts: [(u32, u32); MAX_RTTS],
+}
+
+impl PartialEq for Reciprocals {
+    fn eq(&self, other: &Self) -> bool {
+        let same = |a: &[(u32, u32); 8], b: &[(u32, u32); 8]| {
+            let count = |t: &[(u32, u32); 8]| t.iter().filter(|e| e.0 != 0).count();
+            count(a) == count(b) && a.iter().filter(|e| e.0 != 0).all(|e| find(b, e.0) == Some(e.1))
+        };
+        same(&self.speeds, &other.speeds) && same(&self.rtts, &other.rtts)
+    }
+}
+
+impl Eq for Reciprocals {}
+
+impl Reciprocals {
+    /// The compact format's speed codes, 25 · 2^k Gb/s for k = 0..=6, the
+    /// 100 Gb/s of most host links first; no RTT.
+    pub const fn compact() -> Self {
+        let mut r = Reciprocals {
+            speeds: [(0, 0); MAX_SPEEDS],
+            rtts: [(0, 0); MAX_RTTS],
+        };
+        let gbps = [100u32, 400, 200, 25, 50, 800, 1600];
+        let mut i = 0;
+        while i < gbps.len() {
+            let b = LinkSpeed::from_gbps(gbps[i]);
+            // Seven keys in eight slots: there is always a free one.
+            let mut slot = home(b.as_mbps());
+            while r.speeds[slot].0 != 0 {
+                slot = (slot + 1) % MAX_SPEEDS;
+            }
+            r.speeds[slot] = (b.as_mbps(), per_byte(b));
+            i += 1;
+        }
+        r
+    }
+
+    /// A table of `speeds` (at most [`MAX_SPEEDS`], each plausible) and
+    /// `rtts` (at most [`MAX_RTTS`]); [`Error::InvalidParams`] otherwise.
+    /// Repeated values are kept once.
+    pub fn new(speeds: &[LinkSpeed], rtts: &[BaseRtt]) -> Result<Self, Error> {
+        let mut r = Reciprocals {
+            speeds: [(0, 0); MAX_SPEEDS],
+            rtts: [(0, 0); MAX_RTTS],
+        };
+        for &b in speeds {
+            r.add_speed(b)?;
+        }
+        for &t in rtts {
+            r.add_rtt(t)?;
+        }
+        Ok(r)
+    }
+
+    /// Adds a link speed; [`Error::InvalidParams`] for an implausible one
+    /// or a full table. A speed already there changes nothing.
+    pub fn add_speed(&mut self, b: LinkSpeed) -> Result<(), Error> {
+        if !b.is_plausible() {
+            return Err(Error::InvalidParams);
+        }
+        add(&mut self.speeds, b.as_mbps(), per_byte(b))
+    }
+
+    /// Adds a base RTT; [`Error::InvalidParams`] for a full table. An RTT
+    /// already there changes nothing.
+    pub fn add_rtt(&mut self, t: BaseRtt) -> Result<(), Error> {
+        add(&mut self.rtts, t.as_nanos(), per_rtt(t))
+    }
+
+    /// The speeds in the table (in slot order).
+    pub fn speeds(&self) -> impl Iterator<Item = LinkSpeed> + '_ {
+        self.speeds
+            .iter()
+            .filter(|e| e.0 != 0)
+            .map(|e| LinkSpeed::from_mbps(e.0))
+    }
+
+    /// The base RTTs in the table (in slot order).
+    pub fn rtts(&self) -> impl Iterator<Item = BaseRtt> + '_ {
+        self.rtts
+            .iter()
+            .filter(|e| e.0 != 0)
+            .filter_map(|e| BaseRtt::from_nanos(e.0))
+    }
+
+    /// [`per_byte`] of `b`: from the table, or worked out (one division).
+    #[inline(always)]
+    pub(crate) fn per_byte(&self, b: LinkSpeed) -> u32 {
+        match find(&self.speeds, b.as_mbps()) {
+            Some(v) => v,
+            None => per_byte_cold(b),
+        }
+    }
+
+    /// [`per_rtt`] of `t`: from the table, or worked out (one division).
+    #[inline(always)]
+    pub(crate) fn per_rtt(&self, t: BaseRtt) -> u32 {
+        match find(&self.rtts, t.as_nanos()) {
+            Some(v) => v,
+            None => per_rtt_cold(t),
+        }
+    }
+}
+
+impl Default for Reciprocals {
+    fn default() -> Self {
+        Self::compact()
+    }
+}
+
+/// A key's home slot: the top three bits of its Fibonacci hash.
+#[inline(always)]
+const fn home(key: u32) -> usize {
+    (key.wrapping_mul(0x9E37_79B1) >> 29) as usize
+}
+
+/// The value of `key` (not 0), from its home slot on.
+#[inline(always)]
+fn find(table: &[(u32, u32); 8], key: u32) -> Option<u32> {
+    for slot in home(key)..home(key) + table.len() {
+        let (k, v) = table[slot & 7];
+        if k == key {
+            return Some(v);
+        }
+        if k == 0 {
+            return None;
+        }
+    }
+    None
+}
+
+fn add(table: &mut [(u32, u32); 8], key: u32, value: u32) -> Result<(), Error> {
+    for slot in home(key)..home(key) + table.len() {
+        let e = &mut table[slot & 7];
+        if e.0 == key {
+            return Ok(());
+        }
+        if e.0 == 0 {
+            *e = (key, value);
+            return Ok(());
+        }
+    }
+    Err(Error::InvalidParams)
+}
+
+#[cold]
+#[inline(never)]
+fn per_byte_cold(b: LinkSpeed) -> u32 {
+    per_byte(b)
+}
+
+#[cold]
+#[inline(never)]
+fn per_rtt_cold(t: BaseRtt) -> u32 {
+    per_rtt(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reciprocals_are_within_their_stated_error() {
+        for mbps in [100u32, 999, 10_000, 25_000, 100_000, 1_600_000, 6_400_000] {
+            let v = per_byte(LinkSpeed::from_mbps(mbps)) as f64;
+            let exact = 8000.0 * (1u64 << 25) as f64 / mbps as f64;
+            let tol = if mbps <= 1_600_000 {
+                2f64.powf(-18.4)
+            } else {
+                2f64.powf(-16.4)
+            };
+            assert!((v - exact).abs() / exact <= tol, "{mbps} Mb/s: {v} vs {exact}");
+        }
+        for t in [100u32, 1_000, 12_000, 300_000, 1 << 20] {
+            let v = per_rtt(BaseRtt::from_nanos(t).unwrap()) as f64;
+            let exact = (1u64 << 38) as f64 / t as f64;
+            assert!((v - exact).abs() / exact <= 2f64.powf(-19.0), "{t} ns: {v} vs {exact}");
+        }
+    }
+
+    /// The table only saves the division: a value found there is the one
+    /// worked out, and a speed or RTT not there gets it worked out.
+    #[test]
+    fn a_table_gives_what_the_function_gives() {
+        let t = BaseRtt::from_nanos(12_000).unwrap();
+        let r = Reciprocals::new(&[LinkSpeed::from_gbps(40)], &[t]).unwrap();
+        assert_eq!(r.per_rtt(t), per_rtt(t));
+        let other = BaseRtt::from_nanos(7_777).unwrap();
+        assert_eq!(r.per_rtt(other), per_rtt(other));
+        for b in [40u32, 100, 10] {
+            let b = LinkSpeed::from_gbps(b);
+            assert_eq!(r.per_byte(b), per_byte(b));
+            assert_eq!(Reciprocals::compact().per_byte(b), per_byte(b));
+        }
+        assert_eq!(r.speeds().count(), 1);
+        assert!(r.rtts().eq([t]));
+        // Equal whatever the order the keys were added in.
+        let (a, b) = (BaseRtt::from_nanos(1_000).unwrap(), BaseRtt::from_nanos(2_000).unwrap());
+        assert_eq!(Reciprocals::new(&[], &[a, b]), Reciprocals::new(&[], &[b, a]));
+        assert_ne!(Reciprocals::new(&[], &[a]), Reciprocals::new(&[], &[b]));
+    }
+
+    #[test]
+    fn a_full_table_or_an_absurd_speed_is_refused() {
+        let mut r = Reciprocals::compact();
+        assert_eq!(r.add_speed(LinkSpeed::from_mbps(0)), Err(Error::InvalidParams));
+        assert_eq!(r.add_speed(LinkSpeed::from_gbps(100)), Ok(()), "already there");
+        assert_eq!(r.add_speed(LinkSpeed::from_gbps(10)), Ok(()));
+        assert_eq!(r.add_speed(LinkSpeed::from_gbps(40)), Err(Error::InvalidParams));
+        assert_eq!(r.speeds().count(), MAX_SPEEDS);
+        for t in 1..=MAX_RTTS as u32 {
+            r.add_rtt(BaseRtt::from_nanos(1000 * t).unwrap()).unwrap();
+        }
+        assert_eq!(
+            r.add_rtt(BaseRtt::from_nanos(99_999).unwrap()),
+            Err(Error::InvalidParams)
+        );
+    }
+}
