@@ -48,15 +48,24 @@ pub const fn per_byte(b: LinkSpeed) -> u32 {
     }
     let mbps = b.as_mbps() as u64;
     // 8000 · 2^25 < 2^38: no overflow; mbps ≥ 100, so the quotient < 2^32.
-    (((8000u64 << PER_BYTE_SHIFT) + mbps / 2) / mbps) as u32
+    // `checked_div` has no divide-by-zero branch, which the firmware's
+    // no-panic check relies on (a zero divisor cannot reach it).
+    match ((8000u64 << PER_BYTE_SHIFT) + mbps / 2).checked_div(mbps) {
+        Some(q) => q as u32,
+        None => 0,
+    }
 }
 
 /// `round(2^38 / T)`: 1/T in 2^-38 per ns (T in 100 ..= 2^20 ns: 2^18 ..=
 /// 2^31.4).
 pub const fn per_rtt(t: BaseRtt) -> u32 {
     let t = t.as_nanos() as u64;
-    // T ≥ 100 (BaseRtt's range): no division by zero, quotient < 2^32.
-    (((1u64 << PER_RTT_SHIFT) + t / 2) / t) as u32
+    // T ≥ 100 (BaseRtt's range): the quotient < 2^32, and `checked_div`
+    // has no divide-by-zero branch.
+    match ((1u64 << PER_RTT_SHIFT) + t / 2).checked_div(t) {
+        Some(q) => q as u32,
+        None => 0,
+    }
 }
 
 /// Link speeds and base RTTs with their reciprocals, made once (see the
