@@ -108,6 +108,9 @@ struct Link {
     /// takes [`slow_load`]). At 1.6 Tb/s and T = 2^20 ns, k ≈ 20 900: a
     /// relative 2^-14.4.
     k: u32,
+    /// Whether B is a speed the engine uses ([`LinkSpeed::is_plausible`]);
+    /// a hop on any other is skipped.
+    plausible: bool,
     /// Whether the byte counter can wrap within T at this speed; where it
     /// cannot, [`hop_load`] skips that test (see [`tx_counter_may_wrap`]).
     counter_may_wrap: bool,
@@ -116,7 +119,8 @@ struct Link {
 impl Link {
     #[inline(always)]
     fn new(flow: &Flow, cfg: &HpccConfig, s: &HopSample) -> Link {
-        let k = if s.bandwidth.is_plausible() {
+        let plausible = s.bandwidth.is_plausible();
+        let k = if plausible {
             // per_byte · per_rtt = 8000·2^63/(B·T) < 2^64; k = that / 2^21.
             let p = cfg.reciprocals.per_byte(s.bandwidth) as u64 * flow.per_rtt as u64;
             let k = (p >> 21) + (p >> 20 & 1);
@@ -133,6 +137,7 @@ impl Link {
             widths: s.widths,
             reach: TsReach::new(s.widths.ts_mask(), flow.elapsed_ns),
             k,
+            plausible,
             counter_may_wrap: tx_counter_may_wrap(s.widths, flow.t, s.bandwidth.as_mbps()),
         }
     }
@@ -780,7 +785,7 @@ fn hop_load(flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad 
     let Some(dts) = reach.interval(s.ts, h.ts) else {
         return HopLoad::Stale;
     };
-    if dts == 0 || !s.bandwidth.is_plausible() {
+    if dts == 0 || !link.plausible {
         return HopLoad::Skip;
     }
     if dts >= flow.t || link.k == 0 {

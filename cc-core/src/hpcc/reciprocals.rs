@@ -99,24 +99,19 @@ impl PartialEq for Reciprocals {
 impl Eq for Reciprocals {}
 
 impl Reciprocals {
-    /// The compact format's speed codes, 25 · 2^k Gb/s for k = 0..=6, the
-    /// 100 Gb/s of most host links first; no RTT.
+    /// The compact format's speed codes, 25 · 2^k Gb/s for k = 0..=6; no
+    /// RTT.
     pub const fn compact() -> Self {
         let mut r = Reciprocals {
             speeds: [(0, 0); MAX_SPEEDS],
             rtts: [(0, 0); MAX_RTTS],
         };
-        let gbps = [100u32, 400, 200, 25, 50, 800, 1600];
-        let mut i = 0;
-        while i < gbps.len() {
-            let b = LinkSpeed::from_gbps(gbps[i]);
-            // Seven keys in eight slots: there is always a free one.
-            let mut slot = home(b.as_mbps());
-            while r.speeds[slot].0 != 0 {
-                slot = (slot + 1) % MAX_SPEEDS;
-            }
-            r.speeds[slot] = (b.as_mbps(), per_byte(b));
-            i += 1;
+        let mut k = 0;
+        // Seven keys in eight slots: every one finds a slot.
+        while k < 7 {
+            let b = LinkSpeed::from_gbps(25 << k);
+            let _ = add(&mut r.speeds, b.as_mbps(), per_byte(b));
+            k += 1;
         }
         r
     }
@@ -215,16 +210,20 @@ fn find(table: &[(u32, u32); 8], key: u32) -> Option<u32> {
     None
 }
 
-fn add(table: &mut [(u32, u32); 8], key: u32, value: u32) -> Result<(), Error> {
-    for slot in home(key)..home(key) + table.len() {
-        let e = &mut table[slot & 7];
-        if e.0 == key {
+/// Puts `key` with `value` in its home slot or the next free one; a key
+/// already there is kept as it is.
+const fn add(table: &mut [(u32, u32); 8], key: u32, value: u32) -> Result<(), Error> {
+    let mut probe = 0;
+    while probe < table.len() {
+        let slot = (home(key) + probe) & 7;
+        if table[slot].0 == key {
             return Ok(());
         }
-        if e.0 == 0 {
-            *e = (key, value);
+        if table[slot].0 == 0 {
+            table[slot] = (key, value);
             return Ok(());
         }
+        probe += 1;
     }
     Err(Error::InvalidParams)
 }
