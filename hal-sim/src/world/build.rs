@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use cc_core::hpcc::{MAX_RTTS, MAX_SPEEDS};
 use cc_core::prelude::*;
 use cc_core::wire::auth::{FeedbackKey, Verifier};
 use rand_chacha::rand_core::SeedableRng;
@@ -126,6 +127,14 @@ impl World {
         for (i, f) in specs.iter().enumerate() {
             w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0));
         }
+        // The engines multiply by the reciprocals of the fabric's link
+        // speeds and the flows' base RTTs, as a NIC is configured for its
+        // fabric; a value left out would cost a division, never a result.
+        let mut engine_cfg = engine_cfg;
+        engine_cfg.hpcc.reciprocals = w.fabric_reciprocals();
+        for nic in &mut w.nics {
+            nic.engine.reset(engine_cfg).map_err(|e| err("cc", e.to_string()))?;
+        }
         // One FlowStart pending at a time, the next by (start, id), under
         // the sequence number it would have had if all were queued now: the
         // order of events is the same, and the queue holds the flows in
@@ -178,6 +187,38 @@ impl World {
             tx_at: NOWHERE,
             rx_at: NOWHERE,
         });
+    }
+
+    /// The reciprocal table for this fabric: its most common link speeds
+    /// and its flows' most common base RTTs, as many as the table holds
+    /// (ties by value, so the same scenario gives the same table).
+    fn fabric_reciprocals(&self) -> Reciprocals {
+        fn most_common(counts: std::collections::BTreeMap<u32, usize>, room: usize) -> Vec<u32> {
+            let mut v: Vec<(u32, usize)> = counts.into_iter().collect();
+            v.sort_by_key(|&(value, n)| (std::cmp::Reverse(n), value));
+            v.into_iter().take(room).map(|(value, _)| value).collect()
+        }
+        let mut speeds = std::collections::BTreeMap::new();
+        for port in self.net.nodes.iter().flat_map(|n| &n.ports) {
+            let b = LinkSpeed::from_mbps((port.bps / 1_000_000) as u32);
+            if b.is_plausible() {
+                *speeds.entry(b.as_mbps()).or_insert(0) += 1;
+            }
+        }
+        let mut rtts = std::collections::BTreeMap::new();
+        for f in &self.flows {
+            *rtts.entry(f.base_rtt_ns).or_insert(0) += 1;
+        }
+        let speeds: Vec<LinkSpeed> = most_common(speeds, MAX_SPEEDS)
+            .into_iter()
+            .map(LinkSpeed::from_mbps)
+            .collect();
+        let rtts: Vec<BaseRtt> = most_common(rtts, MAX_RTTS)
+            .into_iter()
+            .filter_map(BaseRtt::from_nanos)
+            .collect();
+        // Within the table's room and plausible by construction.
+        Reciprocals::new(&speeds, &rtts).unwrap_or_default()
     }
 
     /// Monitors every switch port that is the last hop to a flow's
