@@ -90,6 +90,20 @@ echo "$prof" | head -n 8
 echo "$prof" | grep -q "instructions per event" && echo "$prof" | grep -q "cc_core::ldcp::" \
   || { echo "the profile of ldcp-ack names no LDCP function"; exit 1; }
 
+step "nic-firmware: the benchmark's three cores in one table (scripts/bench.sh, instructions only)"
+bench_json=$(mktemp)
+nic-firmware/scripts/bench.sh --no-divisions --json "$bench_json" | head -n 14
+python3 - "$bench_json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 9, rows
+for r in rows:
+    for core in ("rv32imac", "rv64imac", "rv64imac_zbb"):
+        assert isinstance(r[core]["mean"], int) and r[core]["max"] >= r[core]["mean"], (r["event"], core)
+print("bench.sh: %d rows on three cores" % len(rows))
+PY
+rm -f "$bench_json"
+
 step "hal-sim: the profile-guided build (scripts/pgo.sh) runs as the plain one does, to the bit"
 ./scripts/pgo.sh
 CARGO_TARGET_DIR="$PWD/target" cargo build --release -p hal-sim --bin hal-sim

@@ -5,7 +5,8 @@
 #                                                      of functions matching on_ack)
 # KIND: ldcp-ack, ldcp-timer, hpcc-ack-1, hpcc-ack-5, hpcc-ack-5-one-queue, rx-hpcc-5, probe-response,
 #       dctcp-ack, dcqcn-cnp
-# TARGET: riscv32imac-unknown-none-elf (default) or riscv64imac-unknown-none-elf
+# TARGET: riscv32imac-unknown-none-elf (default) or riscv64imac-unknown-none-elf,
+#         either with "+zbb" after it for an image built with Zbb (clz in one instruction)
 #
 # Builds the `profile` image, runs it under QEMU with one instruction per
 # translation block and the exec trace on (every executed instruction is
@@ -17,6 +18,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?usage: scripts/profile.sh KIND [TARGET]}
 target=${2:-riscv32imac-unknown-none-elf}
+ext=
+case $target in
+  *+zbb) target=${target%+zbb}; ext=zbb ;;
+esac
 case $target in
   riscv32*) qemu=qemu-system-riscv32; cpu=rv32 ;;
   riscv64*) qemu=qemu-system-riscv64; cpu=rv64 ;;
@@ -29,6 +34,10 @@ nm="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bi
 # Its own target folder: the log level differs from the other images', and
 # sharing one folder would rebuild both every time.
 export CARGO_TARGET_DIR=target/profile
+if [ -n "$ext" ]; then
+  export CARGO_TARGET_DIR=target/profile-$ext RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+$ext"
+  cpu="$cpu,$ext=true"
+fi
 DEFMT_LOG=off cargo build --release --features reference --bin profile --target "$target" >&2
 elf=$CARGO_TARGET_DIR/$target/release/profile
 work=$(mktemp -d)
@@ -40,5 +49,5 @@ echo "$kind" | timeout 300 "$qemu" -machine virt -cpu "$cpu" -bios none -m 64M -
 rc=$?
 set -e
 [ "$rc" -eq 0 ] || { echo "profile.sh: the image exited with $rc (unknown kind? see scripts/profile.sh)" >&2; exit "$rc"; }
-echo "profile of $kind on ${target%%-*}:"
+echo "profile of $kind on ${target%%-*}${ext:++$ext}:"
 python3 tools/profile.py "$a2l" "$nm" "$elf" "$work/trace" 64 ${PROFILE_DETAIL:+"$PROFILE_DETAIL"}

@@ -23,6 +23,11 @@ case "$(od -An -tx1 -j4 -N1 "$elf" | tr -d ' ')" in
   02) qemu=qemu-system-riscv64; cpu=rv64 ;;
   *) echo "qemu.sh: $elf is not an ELF file" >&2; exit 2 ;;
 esac
+# An image built with Zbb (`-C target-feature=+zbb`) carries the text
+# below (nic_firmware::ZBB_MARKER); QEMU's core gets the extension too.
+if grep -q -a "nic-firmware:isa-ext:zbb" "$elf"; then
+  cpu="$cpu,zbb=true"
+fi
 command -v "$qemu" >/dev/null || { echo "qemu.sh: $qemu not found; install Debian's qemu-system-misc" >&2; exit 127; }
 command -v defmt-print >/dev/null || { echo "qemu.sh: defmt-print not found; cargo install defmt-print --locked" >&2; exit 127; }
 if grep -q -a "nic-firmware:host-channel:stdio" "$elf"; then

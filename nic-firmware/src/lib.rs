@@ -78,8 +78,18 @@ pub fn instret() -> u64 {
 /// Ends the run with `code` as QEMU's exit status (semihosting
 /// SYS_EXIT_EXTENDED): 0 is the pass verdict.
 pub fn exit(code: i32) -> ! {
+    #[cfg(target_feature = "zbb")]
+    core::hint::black_box(&ZBB_MARKER);
     semihosting::process::exit(code)
 }
+
+/// Text `scripts/qemu.sh` looks for in an image built with Zbb
+/// (`-C target-feature=+zbb`), to give QEMU's core the extension: the
+/// ELF's ISA attributes do not name it. Every image ends through
+/// [`exit`], which keeps it.
+#[cfg(target_feature = "zbb")]
+#[used]
+pub static ZBB_MARKER: [u8; 24] = *b"nic-firmware:isa-ext:zbb";
 
 /// Formats one line with `core::fmt` and logs it as a single defmt
 /// `println!` frame: for tables, which defmt's own hints cannot pad.

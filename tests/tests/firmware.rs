@@ -33,15 +33,21 @@ fn firmware_dir() -> PathBuf {
 }
 
 /// Builds the replay image for `target` with `features` (`None`: the
-/// defaults) into `target_dir` under nic-firmware/, and returns its path.
-/// The folder is set explicitly, so the images go where the tests look
-/// whatever target folder the host build uses.
-fn build_replay(target: &str, features: Option<&str>, target_dir: &str) -> PathBuf {
+/// defaults) and, with `zbb`, the Zbb extension (the DPA class of core:
+/// `clz` in one instruction), into `target_dir` under nic-firmware/, and
+/// returns its path. The folder is set explicitly, so the images go where
+/// the tests look whatever target folder the host build uses.
+fn build_replay(target: &str, features: Option<&str>, zbb: bool, target_dir: &str) -> PathBuf {
     let dir = firmware_dir().join(target_dir);
     let mut cargo = Command::new(env!("CARGO"));
     cargo.args(["build", "--release", "--bin", "replay", "--target", target]);
     if let Some(f) = features {
         cargo.args(["--no-default-features", "--features", f]);
+    }
+    if zbb {
+        cargo.env("RUSTFLAGS", "-C target-feature=+zbb");
+    } else {
+        cargo.env_remove("RUSTFLAGS");
     }
     let status = cargo
         .current_dir(firmware_dir())
@@ -52,10 +58,17 @@ fn build_replay(target: &str, features: Option<&str>, target_dir: &str) -> PathB
     dir.join(target).join("release/replay")
 }
 
-/// The replay image for both targets, built once per test run.
-fn images() -> &'static [PathBuf; 2] {
-    static IMAGES: OnceLock<[PathBuf; 2]> = OnceLock::new();
-    IMAGES.get_or_init(|| TARGETS.map(|t| build_replay(t, None, "target")))
+/// The replay image for both targets, and for riscv64imac with Zbb (run
+/// by scripts/qemu.sh on a core with Zbb), built once per test run.
+fn images() -> &'static [PathBuf; 3] {
+    static IMAGES: OnceLock<[PathBuf; 3]> = OnceLock::new();
+    IMAGES.get_or_init(|| {
+        [
+            build_replay(TARGETS[0], None, false, "target"),
+            build_replay(TARGETS[1], None, false, "target"),
+            build_replay(TARGETS[1], None, true, "target/zbb"),
+        ]
+    })
 }
 
 /// The riscv32 replay image with the UART as its event channel (no
@@ -63,7 +76,7 @@ fn images() -> &'static [PathBuf; 2] {
 /// folder of its own so it does not replace the default image.
 fn uart_image() -> &'static PathBuf {
     static IMAGE: OnceLock<PathBuf> = OnceLock::new();
-    IMAGE.get_or_init(|| build_replay(TARGETS[0], Some("log-semihosting"), "target/uart-channel"))
+    IMAGE.get_or_init(|| build_replay(TARGETS[0], Some("log-semihosting"), false, "target/uart-channel"))
 }
 
 /// Runs `trace` through the firmware image; returns its output (the
@@ -135,7 +148,7 @@ fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
     }
 }
 
-/// Replays `trace` on both images and compares every byte; returns the
+/// Replays `trace` on every image and compares every byte; returns the
 /// host's decoded answers for the mode checks.
 fn equivalent(name: &str, trace: &[u8]) -> Vec<Answer> {
     let (expected, answers) = host_answers(trace);
