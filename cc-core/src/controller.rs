@@ -240,12 +240,7 @@ impl Controller for Ldcp {
 
     #[inline(always)]
     fn ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
-        // Ldcp::on_ack, with the common ACK's decision built straight into
-        // the answer (through on_ack it was copied there).
-        if self.ack_clocked_ack(cfg, ack) {
-            return Ok(Ldcp::decision(self, cfg));
-        }
-        Ok(self.any_ack(cfg, now, ack))
+        self.ack_into(cfg, now, ack, Ok)
     }
 
     fn sent(
