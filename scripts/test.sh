@@ -92,7 +92,9 @@ echo "$prof" | grep -q "instructions per event" && echo "$prof" | grep -q "cc_co
 
 step "nic-firmware: the benchmark's three cores in one table (scripts/bench.sh, instructions only)"
 bench_json=$(mktemp)
-nic-firmware/scripts/bench.sh --no-divisions --json "$bench_json" | head -n 14
+bench_out=$(mktemp)
+nic-firmware/scripts/bench.sh --no-divisions --json "$bench_json" >"$bench_out"
+head -n 14 "$bench_out"
 python3 - "$bench_json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
@@ -102,7 +104,7 @@ for r in rows:
         assert isinstance(r[core]["mean"], int) and r[core]["max"] >= r[core]["mean"], (r["event"], core)
 print("bench.sh: %d rows on three cores" % len(rows))
 PY
-rm -f "$bench_json"
+rm -f "$bench_json" "$bench_out"
 
 step "hal-sim: the profile-guided build (scripts/pgo.sh) runs as the plain one does, to the bit"
 ./scripts/pgo.sh
