@@ -36,7 +36,7 @@ use crate::event::{
 use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, Reciprocals, TelemetrySource};
 use crate::ldcp::{FastStart, LdcpConfig};
 use crate::telemetry::{CounterWidths, HopSample};
-use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Rate, Seq, Window};
+use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Mtu, Rate, Seq, Window};
 use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 
 /// Frame magic.
@@ -696,7 +696,7 @@ pub fn encode_config(cfg: &AnyConfig, out: &mut [u8]) -> Result<usize> {
         w.u32(t.as_nanos())?;
     }
     let l = &cfg.ldcp;
-    for v in [l.mtu, l.alpha.to_bits(), l.beta.to_bits(), l.gamma.to_bits()] {
+    for v in [l.mtu.bytes(), l.alpha.to_bits(), l.beta.to_bits(), l.gamma.to_bits()] {
         w.u32(v)?;
     }
     w.u8((l.fast_start == FastStart::Enabled) as u8)?;
@@ -777,7 +777,7 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         telemetry,
         reciprocals,
     };
-    let mtu = r.u32()?;
+    let mtu = Mtu::new(r.u32()?).ok_or(WireError::BadLength)?;
     let (alpha, beta, gamma) = (fraction(r.u32()?)?, fraction(r.u32()?)?, fraction(r.u32()?)?);
     let fast_start = match r.u8()? {
         0 => FastStart::Disabled,

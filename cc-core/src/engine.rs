@@ -476,7 +476,7 @@ mod tests {
     use super::*;
     use crate::event::{Algorithm, EventKind, FlowParams};
     use crate::ldcp::{Ldcp, LdcpConfig};
-    use crate::units::{BaseRtt, Instant, LinkSpeed, Seq};
+    use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Mtu, Seq};
 
     fn params() -> FlowParams {
         FlowParams {
@@ -492,15 +492,15 @@ mod tests {
         let mut e: Engine<Ldcp, 4> = Engine::new(LdcpConfig::draft_default()).unwrap();
         let (h, _) = e.start(Instant::ZERO, FlowId(1), &params()).unwrap();
         let mut bad = LdcpConfig::draft_default();
-        bad.mtu = 0;
+        bad.gamma = Fraction::ONE;
         assert_eq!(e.reset(bad), Err(Error::InvalidParams));
         assert_eq!(e.len(), 1);
         assert_eq!(e.config(), &LdcpConfig::draft_default());
         let mut other = LdcpConfig::draft_default();
-        other.mtu = 4096;
+        other.mtu = Mtu::new(4096).unwrap();
         assert_eq!(e.reset(other), Ok(()));
         assert!(e.is_empty());
-        assert_eq!(e.config().mtu, 4096);
+        assert_eq!(e.config().mtu.bytes(), 4096);
         assert_eq!(e.stats(), Stats::default());
         // The old flow's handle names nothing now, even once its slot is
         // taken again.

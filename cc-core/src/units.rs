@@ -410,6 +410,76 @@ impl Packets {
     }
 }
 
+/// The packet size LDCP counts its window in, 64 ..= 65 535 bytes, with
+/// its reciprocal, made once with the configuration, so that an ACK turns
+/// bytes into packets (PAWA's n, draft-dai §2.2 eq. (2)) by a product:
+///
+/// ```text
+/// per_byte = ⌈2^48 / MTU⌉                      ≤ 2^42 (MTU ≥ 64)
+/// n        = bytes · 2^16 / MTU = (bytes · per_byte) >> 32, rounded down
+/// ```
+/// Exact for bytes < 2^16: per_byte exceeds 2^48/MTU by e < 1, which adds
+/// bytes·e/2^32 < 2^-16 to a quotient whose fractional part is a multiple
+/// of 1/MTU and at most 1 − 1/MTU, with 1/MTU > 2^-16: the floor cannot
+/// move. Larger byte counts divide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Mtu {
+    bytes: u32,
+    per_byte: u64,
+}
+
+impl Mtu {
+    /// Smallest accepted MTU, bytes.
+    pub const MIN: u32 = 64;
+    /// Largest accepted MTU, bytes.
+    pub const MAX: u32 = 65_535;
+
+    /// An MTU of `bytes`; `None` outside [`Self::MIN`] ..= [`Self::MAX`].
+    pub const fn new(bytes: u32) -> Option<Self> {
+        if bytes < Self::MIN || bytes > Self::MAX {
+            return None;
+        }
+        // bytes ≥ 64: `checked_div` has no divide-by-zero branch (the
+        // firmware's no-panic check) and cannot fail.
+        match ((1u64 << 48) + bytes as u64 - 1).checked_div(bytes as u64) {
+            Some(per_byte) => Some(Mtu { bytes, per_byte }),
+            None => None,
+        }
+    }
+
+    /// The MTU in bytes.
+    pub const fn bytes(self) -> u32 {
+        self.bytes
+    }
+
+    /// `bytes / MTU` in 2^-16 packets, rounded down, saturating at
+    /// 2^32 − 1 (65 535 packets): by the reciprocal below 64 KiB, dividing
+    /// above.
+    #[inline(always)]
+    pub fn packets_raw(self, bytes: u32) -> u32 {
+        if bytes >> Packets::FRAC_BITS == 0 {
+            // bytes < 2^16, per_byte ≤ 2^42: the product is below 2^58.
+            return ((bytes as u64 * self.per_byte) >> 32) as u32;
+        }
+        self.packets_raw_wide(bytes)
+    }
+
+    #[inline(never)]
+    fn packets_raw_wide(self, bytes: u32) -> u32 {
+        let Some(d) = core::num::NonZeroU64::new(self.bytes as u64) else {
+            return u32::MAX;
+        };
+        crate::fixmath::div_u64((bytes as u64) << Packets::FRAC_BITS, d).min(u32::MAX as u64) as u32
+    }
+}
+
+impl fmt::Display for Mtu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} B", self.bytes)
+    }
+}
+
 impl fmt::Display for Packets {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} pkt", self.0)
@@ -448,6 +518,48 @@ impl Seq {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `bytes · 2^16 / MTU`, rounded down and saturated, by its definition.
+    fn packets_by_definition(bytes: u32, mtu: u32) -> u32 {
+        (((bytes as u64) << 16) / mtu as u64).min(u32::MAX as u64) as u32
+    }
+
+    #[test]
+    fn mtu_range_is_64_to_65535_bytes() {
+        assert_eq!(Mtu::new(63), None);
+        assert_eq!(Mtu::new(65_536), None);
+        assert_eq!(Mtu::new(64).map(Mtu::bytes), Some(64));
+        assert_eq!(Mtu::new(65_535).map(Mtu::bytes), Some(65_535));
+    }
+
+    /// Every MTU against every byte count below 2^16 would be 2^32 cases;
+    /// the MTUs where the reciprocal's excess e is largest relative to
+    /// 1/MTU (the largest ones, and odd ones near powers of two) against
+    /// every such count, exhaustively.
+    #[test]
+    fn mtu_reciprocal_is_exact_below_64_kib_at_the_hard_mtus() {
+        for mtu in [
+            64, 65, 127, 129, 1000, 1500, 4095, 4097, 9000, 32_767, 32_769, 65_533, 65_534, 65_535,
+        ] {
+            let m = Mtu::new(mtu).unwrap();
+            for bytes in 0..1u32 << 16 {
+                assert_eq!(
+                    m.packets_raw(bytes),
+                    packets_by_definition(bytes, mtu),
+                    "{bytes} B at MTU {mtu}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn mtu_reciprocal_is_the_quotient(mtu in Mtu::MIN..=Mtu::MAX, bytes: u32, small in 0u32..1 << 16) {
+            let m = Mtu::new(mtu).unwrap();
+            proptest::prop_assert_eq!(m.packets_raw(bytes), packets_by_definition(bytes, mtu));
+            proptest::prop_assert_eq!(m.packets_raw(small), packets_by_definition(small, mtu));
+        }
+    }
 
     #[test]
     fn seq_serial_arithmetic_wraps() {

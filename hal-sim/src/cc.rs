@@ -39,7 +39,8 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         reciprocals: Reciprocals::compact(),
     };
     let ldcp = LdcpConfig {
-        mtu,
+        mtu: Mtu::new(mtu)
+            .ok_or_else(|| format!("an MTU of {mtu} B is outside LDCP's {} ..= {} B", Mtu::MIN, Mtu::MAX))?,
         alpha: ratio(l.alpha.0)?,
         beta: ratio(l.beta.0)?,
         gamma: ratio(l.gamma.0)?,

@@ -235,7 +235,7 @@ mod tests {
         }
         let d = d.unwrap();
         defmt::info!("after 400 marked ACKs: window {=u32} bytes", d.window.bytes_floor());
-        assert!(d.window.bytes_floor() < cfg.mtu);
+        assert!(d.window.bytes_floor() < cfg.mtu.bytes());
         let Some(when) = armed else {
             defmt::panic!("no timer armed with cw < 1")
         };
@@ -268,13 +268,13 @@ mod tests {
                 },
             )
             .unwrap();
-        let iw = d.window.bytes_floor() / cfg.mtu;
+        let iw = d.window.bytes_floor() / cfg.mtu.bytes();
         assert!(iw > 2);
         let mut not_ect = 0;
         for k in 0..iw + 5 {
             let sent = EventKind::Sent {
-                seq: Seq(k * cfg.mtu),
-                len: cfg.mtu,
+                seq: Seq(k * cfg.mtu.bytes()),
+                len: cfg.mtu.bytes(),
                 end: MessageEnd::More,
             };
             let d = e.handle(at(k as u64 * 80), &Event { flow: FLOW, kind: sent }).unwrap();

@@ -24,7 +24,13 @@ pub use self::rate::LdcpRate;
 pub use self::window::{Ldcp, Phase};
 
 use crate::event::{Error, FlowParams, TimerRequest};
-use crate::units::{Fraction, Instant, Packets};
+use crate::units::{Fraction, Instant, Mtu, Packets};
+
+/// 1 KB, the drafts' packet size (evaluated at compile time).
+const DEFAULT_MTU: Mtu = match Mtu::new(1000) {
+    Some(m) => m,
+    None => panic!("1000 B is within Mtu's range"),
+};
 
 /// Whether new flows use the zero-RTT fast start of §2.3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,8 +46,9 @@ pub enum FastStart {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LdcpConfig {
-    /// Packet size the window is counted in, bytes (64 ..= 65535).
-    pub mtu: u32,
+    /// Packet size the window is counted in (64 ..= 65 535 bytes), with
+    /// the reciprocal that turns acknowledged bytes into packets.
+    pub mtu: Mtu,
     /// Increase constant alpha of eq. (1), 0 < alpha ≤ 1.
     pub alpha: Fraction,
     /// Decrease constant beta of eq. (1), 0 < beta ≤ 1.
@@ -57,24 +64,6 @@ pub struct LdcpConfig {
 }
 
 impl LdcpConfig {
-    /// The MTU as a divisor (≥ 64 once validated; 1 if not): dividing by a
-    /// `NonZeroU64` has no divide-by-zero branch, which the firmware's
-    /// no-panic check relies on.
-    pub const fn mtu_divisor(&self) -> core::num::NonZeroU64 {
-        match core::num::NonZeroU64::new(self.mtu as u64) {
-            Some(m) => m,
-            None => core::num::NonZeroU64::MIN,
-        }
-    }
-
-    /// The MTU as a 32-bit divisor (see [`LdcpConfig::mtu_divisor`]).
-    pub const fn mtu_divisor32(&self) -> core::num::NonZeroU32 {
-        match core::num::NonZeroU32::new(self.mtu) {
-            Some(m) => m,
-            None => core::num::NonZeroU32::MIN,
-        }
-    }
-
     /// Smallest accepted gamma, 2^-10: keeps RTT/cw below 2^30 ns.
     pub const MIN_GAMMA_BITS: u32 = 1 << (Fraction::FRAC_BITS - 10);
 
@@ -84,7 +73,7 @@ impl LdcpConfig {
     /// 150-packet window).
     pub const fn draft_default() -> Self {
         LdcpConfig {
-            mtu: 1000,
+            mtu: DEFAULT_MTU,
             alpha: Fraction::ONE,
             beta: match Fraction::inverse_pow2(1) {
                 Some(f) => f,
@@ -102,8 +91,7 @@ impl LdcpConfig {
     /// Checks every field's range.
     pub fn validate(&self) -> Result<(), Error> {
         let unit = |f: Fraction| f.to_bits() > 0;
-        let ok = (64..=65_535).contains(&self.mtu)
-            && unit(self.alpha)
+        let ok = unit(self.alpha)
             && unit(self.beta)
             && self.gamma.to_bits() >= Self::MIN_GAMMA_BITS
             && self.gamma < Fraction::ONE
@@ -138,9 +126,9 @@ impl LdcpConfig {
         if !p.line_rate.is_plausible() {
             return Err(Error::InvalidParams);
         }
-        // bdp < 2^30 (LinkSpeed::bdp_bytes), · 16 < 2^34; mtu ≥ 1 (validated).
+        // bdp < 2^30 (LinkSpeed::bdp_bytes), · 16 < 2^34; MTU ≥ 64.
         let bdp = p.line_rate.bdp_bytes(p.base_rtt);
-        let iw16 = (bdp * 16 / self.mtu.max(1) as u64).clamp(16, IW16_MAX as u64);
+        let iw16 = (bdp * 16 / self.mtu.bytes().max(1) as u64).clamp(16, IW16_MAX as u64);
         Ok(iw16 as u32)
     }
 }
@@ -283,8 +271,7 @@ mod tests {
         bad = c;
         bad.gamma = Fraction::inverse_pow2(11).unwrap();
         assert!(bad.validate().is_err());
-        bad = c;
-        bad.mtu = 10;
-        assert!(bad.validate().is_err());
+        assert_eq!(Mtu::new(63), None);
+        assert_eq!(Mtu::new(65_536), None);
     }
 }

@@ -77,7 +77,7 @@ impl LdcpRate {
 
     /// Rate = cw·MTU/RTT; window cw·MTU.
     pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
-        Decision::window_paced(self.cw.to_window(cfg.mtu), self.srtt)
+        Decision::window_paced(self.cw.to_window(cfg.mtu.bytes()), self.srtt)
     }
 
     fn send_probe(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {

@@ -93,21 +93,13 @@ const AI_CARRY_MASK: u64 = (1 << AI_EXTRA_BITS) - 1;
 const FRACTION_BITS: u32 = crate::units::Fraction::FRAC_BITS;
 
 /// Newly acknowledged bytes as packets, n in eq. (2), in 2^-16 packets
-/// (at most 2^32 − 1: 65 535 packets per ACK):
-///
-/// ```text
-/// n = newly · 2^16 / MTU          rounded down
-/// ```
-/// One 32-bit `divu` while newly < 2^16 bytes (the numerator fits 32 bits:
-/// every per-packet or delayed ACK of a few jumbo frames); the 64-bit
-/// division above that.
-#[inline]
+/// (at most 2^32 − 1: 65 535 packets per ACK): `newly · 2^16 / MTU`,
+/// rounded down, by the MTU's reciprocal ([`crate::units::Mtu`]) below
+/// 64 KiB (every per-packet or delayed ACK of a few jumbo frames), by a
+/// division above.
+#[inline(always)]
 fn acked_packets(cfg: &LdcpConfig, newly: u32) -> u32 {
-    if newly >> Packets::FRAC_BITS == 0 {
-        (newly << Packets::FRAC_BITS) / cfg.mtu_divisor32()
-    } else {
-        div_u64((newly as u64) << Packets::FRAC_BITS, cfg.mtu_divisor()).min(u32::MAX as u64) as u32
-    }
+    cfg.mtu.packets_raw(newly)
 }
 
 /// PAWA, eq. (1)/(2), for cw ≥ 1, `carry` the increase carried below cw's
@@ -275,7 +267,7 @@ impl Ldcp {
     fn iw_end(&self, cfg: &LdcpConfig) -> Seq {
         // iw16 < 2^20 and mtu ≤ 65535: the product fits u64, and IW·MTU ≤
         // 65535 · 65535 < 2^32.
-        let bytes = (self.status.iw16() as u64 * cfg.mtu as u64).div_ceil(16);
+        let bytes = (self.status.iw16() as u64 * cfg.mtu.bytes() as u64).div_ceil(16);
         Seq(self.aux).add(bytes as u32)
     }
 
@@ -299,10 +291,14 @@ impl Ldcp {
     #[inline]
     pub fn decision(&self, cfg: &LdcpConfig) -> Decision {
         let iw = self.initial_window();
-        let window = self.cw.to_window(cfg.mtu);
+        let window = self.cw.to_window(cfg.mtu.bytes());
         // Paced at most at IW per RTT, the line rate: one conversion when
         // cw is below IW, as it nearly always is.
-        let paced = if self.cw <= iw { window } else { iw.to_window(cfg.mtu) };
+        let paced = if self.cw <= iw {
+            window
+        } else {
+            iw.to_window(cfg.mtu.bytes())
+        };
         Decision {
             window,
             pacing: Pacing {
@@ -576,7 +572,7 @@ impl Ldcp {
     /// unchecked configuration can bring) takes the general form.
     #[inline(always)]
     fn decision_below_one(&self, cfg: &LdcpConfig) -> Decision {
-        match self.cw.to_bits().checked_mul(cfg.mtu) {
+        match self.cw.to_bits().checked_mul(cfg.mtu.bytes()) {
             Some(raw) if self.cw < Packets::ONE => Decision::window_paced(
                 Window::from_bits(raw >> (Packets::FRAC_BITS - Window::FRAC_BITS)),
                 self.srtt,
@@ -596,8 +592,8 @@ impl Ldcp {
         if self.phase() == Phase::FastStart {
             let acked = self.snd_una.bytes_since(Seq(self.aux)) as u64;
             self.enter_stable();
-            let cw = div_u64(acked << Packets::FRAC_BITS, cfg.mtu_divisor());
-            self.cw = Packets::from_bits_saturating(cw).max(cfg.gamma_packets());
+            let cw = cfg.mtu.packets_raw(acked.min(u32::MAX as u64) as u32);
+            self.cw = Packets::from_bits(cw).max(cfg.gamma_packets());
         }
         let mut d = self.after_cw_change(cfg, now, old);
         d.request = Request::GoBackN { from: first_lost };
@@ -654,7 +650,7 @@ pub(crate) fn smooth_rtt_at(srtt: BaseRtt, sample_ns: u32, cw: Packets) -> BaseR
 mod tests {
     use super::*;
     use crate::event::Algorithm;
-    use crate::units::{Fraction, LinkSpeed};
+    use crate::units::{Fraction, LinkSpeed, Mtu};
     use proptest::prelude::{any, prop_oneof};
 
     const T_NS: u32 = 8_000;
@@ -711,7 +707,7 @@ mod tests {
             cfg.alpha = Fraction::from_bits(alpha).unwrap();
             cfg.beta = Fraction::from_bits(beta).unwrap();
             proptest::prop_assume!(cfg.validate().is_ok());
-            cfg.mtu = mtu;
+            cfg.mtu = Mtu::new(mtu).unwrap();
             fast.status.set_ai_carry(carry);
             let mut general = fast;
             let mut a = ack(1_000_000u32.wrapping_add(newly), if marked { EcnEcho::Marked } else { EcnEcho::NotMarked });
@@ -729,17 +725,16 @@ mod tests {
         /// The tick's decision is the general one for every window (below
         /// one packet, where it applies, and above, where it must defer:
         /// above IW, 100 packets here, with an MTU small enough for cw·MTU
-        /// to fit 32 bits, the pace is IW's), MTU and RTT, and for an MTU
-        /// no checked configuration allows.
+        /// to fit 32 bits, the pace is IW's), MTU and RTT.
         #[test]
         fn the_decision_below_one_packet_is_the_general_decision(
             cw_raw in prop_oneof![1u32..(1 << 16), (100u32 << 16)..(1 << 26), any::<u32>()],
-            mtu in prop_oneof![64u32..=65_535, 64u32..=64, any::<u32>()],
+            mtu in prop_oneof![64u32..=65_535, 64u32..=64, 65_535u32..=65_535],
             rtt in BaseRtt::MIN_NS..=BaseRtt::MAX_NS,
             fast_start: bool,
         ) {
             let (mut cfg, mut l) = stable(cw_raw);
-            cfg.mtu = mtu;
+            cfg.mtu = Mtu::new(mtu).unwrap();
             l.srtt = BaseRtt::from_nanos(rtt).unwrap();
             if fast_start {
                 l.status.set_phase(Phase::FastStart);
@@ -1075,7 +1070,7 @@ mod tests {
         let start = l.snd_una();
         for k in 1..=cw {
             let a = Ack {
-                cum_ack: start.add(k * cfg.mtu),
+                cum_ack: start.add(k * cfg.mtu.bytes()),
                 snd_nxt: start,
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
@@ -1099,7 +1094,7 @@ mod tests {
             assert!((g - 1.0).abs() < 0.01, "cw {cw}: grew {g} packets per RTT");
         }
         cfg.alpha = Fraction::ratio(1, 4).unwrap();
-        cfg.mtu = 4096;
+        cfg.mtu = Mtu::new(4096).unwrap();
         let g = growth_over_one_rtt(&cfg, 48_000);
         assert!((g - 0.25).abs() < 0.0025, "grew {g} packets per RTT");
     }
@@ -1168,7 +1163,7 @@ mod tests {
     #[test]
     fn an_iw_past_the_window_range_is_clamped() {
         let mut cfg = LdcpConfig::draft_default();
-        cfg.mtu = 512;
+        cfg.mtu = Mtu::new(512).unwrap();
         let p = FlowParams {
             base_rtt: BaseRtt::from_nanos(1_000_000).unwrap(),
             line_rate: LinkSpeed::from_gbps(400),

@@ -309,8 +309,8 @@ pub fn check_decision(cfg: &AnyConfig, p: &FlowParams, now: Instant, d: &Decisio
             }
         }
         Algorithm::Ldcp | Algorithm::LdcpRate => {
-            let mtu = cfg.ldcp.mtu as u64;
-            if d.window < cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu) {
+            let mtu = cfg.ldcp.mtu.bytes() as u64;
+            if d.window < cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu.bytes()) {
                 return Err("LDCP window below gamma");
             }
             let iw_bytes = bdp.div_ceil(mtu).max(1) * mtu;
