@@ -399,11 +399,23 @@ impl<const H: usize> HpccCore<H> {
         Ok((mask, stack_signature(hops, first_index, mask)))
     }
 
-    /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`),
-    /// recorded at `now`. Out of line: inlined, its registers weigh on
-    /// MeasureInflight's loop.
+    /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`) of
+    /// a new path (or a restarted one), recorded at `now`: the samples and
+    /// the path's signature and hop count.
     #[inline(never)]
     fn record(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16, sig: u32) {
+        self.store(cfg, now, hops, tracked);
+        self.status.set_path_sig(sig & SIGNATURE_MASK);
+        // check_stack keeps hops.len() ≤ 15; the mask keeps the setter in range.
+        self.status.set_hops((hops.len() & 0xF) as u8);
+        self.status.set_has_history(true);
+    }
+
+    /// Stores the samples of `hops` as the history of the path it already
+    /// holds, recorded at `now` (the signature and hop count stay). Out of
+    /// line: inlined, its registers weigh on MeasureInflight's loop.
+    #[inline(never)]
+    fn store(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16) {
         self.set_recorded_at(now);
         let signal = cfg.queue_signal;
         let keep = |s: &HopSample| kept(signal, s);
@@ -415,10 +427,6 @@ impl<const H: usize> HpccCore<H> {
         } else {
             self.record_tracked(hops, tracked, keep);
         }
-        self.status.set_path_sig(sig & SIGNATURE_MASK);
-        // check_stack keeps hops.len() ≤ 15; the mask keeps the setter in range.
-        self.status.set_hops((hops.len() & 0xF) as u8);
-        self.status.set_has_history(true);
     }
 
     /// [`Self::record`] for a path longer than the history: the hops of
@@ -647,7 +655,7 @@ impl<const H: usize> HpccCore<H> {
             Walk::Done(b) => b,
         };
         if !busiest.measured {
-            self.record(cfg, now, hops, tracked, sig);
+            self.store(cfg, now, hops, tracked);
             return Ok(Measured::Unmeasured);
         }
         // Line 8 is in each hop's tau already; line 9, rounded to nearest
@@ -664,7 +672,7 @@ impl<const H: usize> HpccCore<H> {
             u - mul_frac_q32(u, flow.fraction(tau)) + a
         };
         self.set_u28(u_new);
-        self.record(cfg, now, hops, tracked, sig);
+        self.store(cfg, now, hops, tracked);
         Ok(Measured::Updated(self.utilization()))
     }
 
