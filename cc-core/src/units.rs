@@ -205,9 +205,19 @@ impl Rate {
     }
 }
 
+/// In the largest of Gb/s, Mb/s, kb/s and bit/s that is at most the
+/// rate, with two decimals, rounded down: `92.74 Gb/s`.
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} bit/s", self.0)
+        let (unit, name) = match self.0 {
+            r if r >= 1_000_000_000 => (1_000_000_000, "Gb/s"),
+            r if r >= 1_000_000 => (1_000_000, "Mb/s"),
+            r if r >= 1_000 => (1_000, "kb/s"),
+            _ => return write!(f, "{} bit/s", self.0),
+        };
+        // unit ≥ 1000: the hundredths are (remainder · 100) / unit < 100.
+        let (whole, rest) = (self.0 / unit, self.0 % unit);
+        write!(f, "{}.{:02} {}", whole, rest * 100 / unit, name)
     }
 }
 
@@ -522,6 +532,20 @@ mod tests {
     /// `bytes · 2^16 / MTU`, rounded down and saturated, by its definition.
     fn packets_by_definition(bytes: u32, mtu: u32) -> u32 {
         (((bytes as u64) << 16) / mtu as u64).min(u32::MAX as u64) as u32
+    }
+
+    #[test]
+    fn rates_print_in_the_largest_unit() {
+        let show = |bps| {
+            let mut text = heapless::String::<32>::new();
+            core::fmt::Write::write_fmt(&mut text, format_args!("{}", Rate::from_bps(bps))).unwrap();
+            text
+        };
+        assert_eq!(show(92_746_700_000), "92.74 Gb/s");
+        assert_eq!(show(100_000_000_000), "100.00 Gb/s");
+        assert_eq!(show(25_500_000), "25.50 Mb/s");
+        assert_eq!(show(1_000), "1.00 kb/s");
+        assert_eq!(show(999), "999 bit/s");
     }
 
     #[test]

@@ -292,7 +292,7 @@ fn run(a: RunArgs) -> ExitCode {
         let result = std::fs::create_dir_all(&o)
             .map_err(|e| e.to_string())
             .and_then(|_| report::write_csv(&w, &o.join("flows.csv")).map_err(|e| e.to_string()))
-            .and_then(|_| report::write_plots(&w, &o).map_err(|e| e.to_string()));
+            .and_then(|_| report::write_plots(&w, &s.name, &o).map_err(|e| e.to_string()));
         match result {
             Ok(()) => say!(
                 "wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg",

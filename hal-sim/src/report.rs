@@ -42,6 +42,12 @@ pub struct PortUtil {
 pub struct Summary {
     /// Scenario name.
     pub scenario: String,
+    /// The algorithm ([`crate::scenario::Cc::label`]).
+    pub algorithm: &'static str,
+    /// The switches' marking and drop thresholds at the host link speed.
+    pub marking: crate::scenario::Marking,
+    /// The NICs' retransmission timeout, µs.
+    pub rto_us: f64,
     /// Simulated time at the end, ns.
     pub sim_ns: f64,
     /// Wall-clock seconds of the simulation loop.
@@ -208,6 +214,9 @@ pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
     let c = w.metrics.counters;
     Summary {
         scenario: name.into(),
+        algorithm: w.cfg.algorithm,
+        marking: w.cfg.marking,
+        rto_us: ns(w.cfg.rto_ps) / 1e3,
         sim_ns: ns(w.now),
         wall_s,
         cpu_s,
@@ -232,20 +241,40 @@ pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
     }
 }
 
-/// A byte count as kB or MB.
-fn bytes(b: u64) -> String {
-    if b >= 1_000_000 {
-        format!("{} MB", b / 1_000_000)
+/// A byte count in B, kB, MB or GB (powers of 1000), to three significant
+/// figures at most: `512 B`, `1.5 kB`, `400 kB`, `10 MB`.
+pub fn bytes(b: u64) -> String {
+    si(b as f64, "B")
+}
+
+/// `v` with an SI prefix (k, M, G, T) and `unit`, to three significant
+/// figures at most, trailing zeros dropped: `92.7 Gb/s`, `10 kB`.
+pub fn si(v: f64, unit: &str) -> String {
+    let (scaled, prefix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .iter()
+        .find(|(p, _)| v.abs() >= *p)
+        .map_or((v, ""), |(p, n)| (v / p, *n));
+    let digits = if scaled.abs() >= 100.0 {
+        0
+    } else if scaled.abs() >= 10.0 {
+        1
     } else {
-        format!("{} kB", b / 1_000)
-    }
+        2
+    };
+    let text = format!("{scaled:.digits$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    format!("{text} {prefix}{unit}")
 }
 
 /// The summary as a terminal table.
 pub fn table(s: &Summary) -> String {
     let mut out = String::new();
     let mut row = |k: &str, v: String| out.push_str(&format!("  {k:<28} {v}\n"));
-    row("scenario", s.scenario.clone());
+    row("scenario", format!("{} ({})", s.scenario, s.algorithm));
     row("simulated", format!("{:.3} ms", s.sim_ns / 1e6));
     row("flows finished", format!("{} / {}", s.flows_finished, s.flows));
     if s.link_utilization.len() <= 4 {
@@ -299,14 +328,32 @@ pub fn table(s: &Summary) -> String {
         );
     }
     row("Jain fairness (mean)", format!("{:.3}", s.jain_fairness));
-    row("ECN marks", s.counters.ecn_marks.to_string());
+    let m = s.marking;
     row(
-        "drops (fast start / stable)",
-        format!(
-            "{} ({} / {})",
-            s.drops, s.counters.drops_fast_start, s.counters.drops_stable
-        ),
+        "ECN marks",
+        if m.pmax > 0.0 {
+            format!(
+                "{}  (K_min {}, K_max {}, P_max {} at the host link speed)",
+                s.counters.ecn_marks,
+                bytes(m.kmin),
+                bytes(m.kmax),
+                m.pmax
+            )
+        } else {
+            format!("{}  (switches do not mark)", s.counters.ecn_marks)
+        },
     );
+    if s.algorithm == "LDCP" {
+        row(
+            "drops (fast start / stable)",
+            format!(
+                "{} ({} / {})",
+                s.drops, s.counters.drops_fast_start, s.counters.drops_stable
+            ),
+        );
+    } else {
+        row("drops", s.drops.to_string());
+    }
     if s.counters.pfc_pauses > 0 {
         row(
             "PFC pauses / paused switch, host",
@@ -320,8 +367,19 @@ pub fn table(s: &Summary) -> String {
     }
     row(
         "retransmits / timeouts",
-        format!("{} / {}", s.retransmits, s.counters.timeouts),
+        format!("{} / {}  (RTO {:.0} µs)", s.retransmits, s.counters.timeouts, s.rto_us),
     );
+    if s.counters.timeouts > 0 && s.drops == 0 {
+        row(
+            "  spurious timeouts",
+            format!(
+                "{} timeouts and no drop: packets waited in queues (up to {}) longer than the RTO; \
+                 raise nic.rto_us",
+                s.counters.timeouts,
+                bytes(s.queue_bytes.max as u64)
+            ),
+        );
+    }
     row(
         "integrity rejects / replays",
         format!("{} / {}", s.counters.bad_tags, s.counters.replayed_feedback),
@@ -412,8 +470,74 @@ pub type Series = (String, Vec<(f64, f64)>);
 /// What drawing a plot can fail with.
 pub type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
-/// A line plot of `series` with labelled axes.
+/// Columns a line is thinned to ([`thin`]): about the plot area's width
+/// in pixels.
+const PLOT_COLUMNS: usize = 800;
+
+/// A series reduced to what a plot `columns` pixels wide can show: over
+/// equal slices of its x range, each slice's lowest and highest point (in
+/// x order, so a peak or a dip one sample wide stays), and of a run of
+/// equal y values only its ends. A time series of 10^6 samples draws as
+/// at most 2 · `columns` points. `pts` is in increasing x.
+pub fn thin(pts: &[(f64, f64)], columns: usize) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(pts.len().min(2 * columns + 2));
+    let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+        return out;
+    };
+    let width = (last.0 - first.0) / columns.max(1) as f64;
+    let column = |x: f64| {
+        if width > 0.0 {
+            ((x - first.0) / width) as usize
+        } else {
+            0
+        }
+    };
+    let mut i = 0;
+    while i < pts.len() {
+        let c = column(pts[i].0);
+        let (mut lo, mut hi, mut j) = (i, i, i);
+        while j < pts.len() && column(pts[j].0) == c {
+            if pts[j].1 < pts[lo].1 {
+                lo = j;
+            }
+            if pts[j].1 > pts[hi].1 {
+                hi = j;
+            }
+            j += 1;
+        }
+        let mut keep = [lo.min(hi), lo.max(hi)];
+        if i == 0 {
+            keep[0] = 0;
+        }
+        if j == pts.len() {
+            keep[1] = j - 1;
+        }
+        out.push(pts[keep[0]]);
+        if keep[1] != keep[0] {
+            out.push(pts[keep[1]]);
+        }
+        i = j;
+    }
+    // Of a run of equal y, the ends.
+    let mut runs: Vec<(f64, f64)> = Vec::with_capacity(out.len());
+    for (k, p) in out.iter().enumerate() {
+        let same_before = k > 0 && out[k - 1].1 == p.1;
+        let same_after = k + 1 < out.len() && out[k + 1].1 == p.1;
+        if !(same_before && same_after) {
+            runs.push(*p);
+        }
+    }
+    runs
+}
+
+/// A line plot of `series` with labelled axes, each line thinned to what
+/// the picture can show ([`thin`]).
 pub fn line_plot_xy(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series]) -> PlotResult {
+    let series: Vec<Series> = series
+        .iter()
+        .map(|(name, pts)| (name.clone(), thin(pts, PLOT_COLUMNS)))
+        .collect();
+    let series = &series[..];
     let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let xs = series.iter().flat_map(|(_, v)| v.iter().map(|p| p.0));
@@ -463,8 +587,9 @@ where
     Ok(())
 }
 
-/// A line plot with a logarithmic x axis.
-fn log_x_plot(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series]) -> PlotResult {
+/// A line plot with a logarithmic x axis of bytes and a y axis from
+/// `y_from`.
+fn log_x_plot(path: &Path, title: &str, x_label: &str, y_label: &str, y_from: f64, series: &[Series]) -> PlotResult {
     let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let all = series.iter().flat_map(|(_, p)| p.iter());
@@ -477,15 +602,25 @@ fn log_x_plot(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d((xmin * 0.7..xmax * 1.5).log_scale(), 0.0..ymax * 1.1)?;
-    chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
+        .build_cartesian_2d(
+            (xmin * 0.7..xmax * 1.5).log_scale(),
+            y_from..ymax.max(y_from + 1.0) * 1.1,
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_label_formatter(&|x| bytes(x.round() as u64))
+        .draw()?;
     draw_lines(&mut chart, series, true)?;
     root.present()?;
     Ok(())
 }
 
-/// Writes queue.svg, window_rate.svg and fct_slowdown.svg into `dir`.
-pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
+/// Writes queue.svg, window_rate.svg, window.svg and fct_slowdown.svg into
+/// `dir`, their titles naming the scenario `name` and the algorithm.
+pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
+    let of = format!("{name}, {}", w.cfg.algorithm);
     // The busiest ports (largest queue seen), at most six: a plot of
     // hundreds of lines would show none.
     let mut busiest: Vec<&PortSeries> = w.metrics.ports.iter().collect();
@@ -508,12 +643,12 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
         &dir.join("queue.svg"),
         &if w.metrics.ports.len() > busiest.len() {
             format!(
-                "Queue at the {} of {} monitored ports with the largest queue",
+                "Queue at the {} of {} ports with the largest queue ({of})",
                 busiest.len(),
                 w.metrics.ports.len()
             )
         } else {
-            "Queue at monitored ports".to_string()
+            format!("Queue at monitored ports ({of})")
         },
         "queue (KB)",
         &queues,
@@ -534,14 +669,14 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
     let rates = traces("rate", &|tr, i| tr.rate_gbps[i]);
     line_plot(
         &dir.join("window_rate.svg"),
-        "Pacing rate of traced flows (R = W/T for HPCC++)",
+        &format!("Pacing rate of traced flows ({of})"),
         "rate (Gb/s)",
         &rates,
     )?;
     let windows = traces("window", &|tr, i| tr.window[i] / 1e3);
     line_plot(
         &dir.join("window.svg"),
-        "Window of traced flows",
+        &format!("Window of traced flows ({of})"),
         "window (KB)",
         &windows,
     )?;
@@ -559,9 +694,10 @@ pub fn write_plots(w: &World, dir: &Path) -> PlotResult {
     let lines = [line("p50", |b| b.p50), line("p95", |b| b.p95), line("p99", |b| b.p99)];
     log_x_plot(
         &dir.join("fct_slowdown.svg"),
-        "FCT slowdown by flow size",
-        "flow size (bytes, bucket's upper edge)",
-        "slowdown",
+        &format!("FCT slowdown by flow size ({of})"),
+        "flow size (bucket's upper edge)",
+        "FCT slowdown (1 = the ideal FCT)",
+        1.0,
         &lines,
     )?;
     Ok(())

@@ -25,3 +25,56 @@ fn the_ideal_fct_is_the_paths_whatever_t_the_engine_uses() {
     // And the engines did use the global T.
     assert_eq!(wg.flows[0].base_rtt_ns, 40_000);
 }
+
+/// A long run's queue plot stays small (each line thinned to what 800
+/// pixels show, peaks kept), and the plots say what they show: the
+/// scenario and the algorithm in every title, flow sizes in bytes with a
+/// unit, slowdown from 1.
+#[test]
+fn plots_are_small_and_labelled() {
+    // Samples every 100 ns over the 3.2 ms the flows take.
+    let mut s = common::incast(4, 10_000_000, 20.0, 0);
+    s.metrics.sample_ns = TimeNs(100);
+    s.name = "plot-check".into();
+    let (w, _) = common::run(&s);
+    let dir = std::env::temp_dir().join(format!("hal-sim-plots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    report::write_plots(&w, &s.name, &dir).unwrap();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let samples: usize = w.metrics.ports.iter().map(|p| p.queue.len()).sum();
+    assert!(samples > 20 * 800, "{samples} samples: too few to test the thinning");
+    let queue = read("queue.svg");
+    assert!(queue.len() < 100_000, "queue.svg is {} bytes", queue.len());
+    for f in ["queue.svg", "window.svg", "window_rate.svg", "fct_slowdown.svg"] {
+        assert!(read(f).contains("(plot-check, HPCC++)"), "{f} does not name the run");
+    }
+    let fct = read("fct_slowdown.svg");
+    assert!(
+        fct.contains("MB") || fct.contains("kB"),
+        "fct_slowdown.svg's sizes carry no unit"
+    );
+    assert!(
+        !fct.contains("000000.0"),
+        "fct_slowdown.svg prints sizes as bare numbers"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Thinning keeps the ends, every column's extremes in order, and drops
+/// the inside of flat runs.
+#[test]
+fn thinning_keeps_peaks_and_ends() {
+    let mut pts: Vec<(f64, f64)> = (0..100_000).map(|i| (i as f64, 0.0)).collect();
+    pts[50_001].1 = 7.0; // a one-sample peak
+    pts[70_000].1 = -3.0; // a one-sample dip
+    let t = report::thin(&pts, 100);
+    assert!(t.len() < 20, "{} points", t.len());
+    assert_eq!(t.first(), Some(&(0.0, 0.0)));
+    assert_eq!(t.last(), Some(&(99_999.0, 0.0)));
+    assert!(t.contains(&(50_001.0, 7.0)) && t.contains(&(70_000.0, -3.0)));
+    assert!(t.windows(2).all(|w| w[0].0 < w[1].0), "not in x order");
+    let noisy: Vec<(f64, f64)> = (0..100_000).map(|i| (i as f64, ((i * 7919) % 101) as f64)).collect();
+    let t = report::thin(&noisy, 100);
+    assert!(t.len() <= 2 * 100 + 2, "{} points", t.len());
+    assert_eq!(t.iter().map(|p| p.1).fold(f64::MIN, f64::max), 100.0);
+}

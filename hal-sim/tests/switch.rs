@@ -41,9 +41,9 @@ fn acks_through_a_queue(priority: bool) -> f64 {
         },
     );
     s.nic.telemetry = hal_sim::telemetry::TelFormat::None;
-    s.switch.ecn_kmin_bytes = Bytes(300_000);
-    s.switch.ecn_kmax_bytes = Bytes(300_000);
-    s.switch.ecn_pmax = Prob(1.0);
+    s.switch.ecn_kmin_bytes = Some(Bytes(300_000));
+    s.switch.ecn_kmax_bytes = Some(Bytes(300_000));
+    s.switch.ecn_pmax = Some(Prob(1.0));
     s.switch.control_priority = priority;
     let (w, sum) = common::run(&s);
     assert_eq!(sum.flows_finished, 3);

@@ -217,10 +217,10 @@ fn incast(senders: u32, stop_ms: f64, algorithm: Cc, bytes: u64) -> Scenario {
         cc,
         Workload::incast(bytes),
     );
-    s.switch.ecn_kmin_bytes = Bytes(5000);
-    s.switch.ecn_kmax_bytes = Bytes(40_000);
-    s.switch.ecn_pmax = Prob(0.2);
-    s.switch.drop_k_bytes = Bytes(20_000);
+    s.switch.ecn_kmin_bytes = Some(Bytes(5000));
+    s.switch.ecn_kmax_bytes = Some(Bytes(40_000));
+    s.switch.ecn_pmax = Some(Prob(0.2));
+    s.switch.drop_k_bytes = Some(Bytes(20_000));
     if !hpcc {
         s.nic.telemetry = TelFormat::None;
     }
@@ -381,7 +381,7 @@ fn dctcp_cuts_and_grows() {
 #[test]
 fn dcqcn_cnps_and_timers() {
     let mut s = incast(4, 0.6, Cc::Dcqcn(DcqcnCfg::default()), 2_000_000);
-    s.switch.drop_k_bytes = Bytes(u64::MAX >> 24);
+    s.switch.drop_k_bytes = Some(Bytes(u64::MAX >> 24));
     let a = equivalent("DCQCN 4-to-1", &record(&s, Side::Sender));
     let armed = count(&a, |d| matches!(d.timer, TimerRequest::Arm(_)));
     assert!(armed > 20, "{armed} timers armed");

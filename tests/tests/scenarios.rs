@@ -155,7 +155,7 @@ fn ldcp_incast1000_goes_below_one_packet_without_stable_drops() {
         .count();
     assert!(below > 0, "no traced window below one packet");
     assert_eq!(s.counters.drops_stable, 0, "stable-stage drops");
-    let kmax = w.cfg.kmax as f64;
+    let kmax = w.cfg.marking.kmax as f64;
     let p = &w.metrics.ports[0];
     let under = p.queue.iter().filter(|&&q| (q as f64) < kmax).count() as f64 / p.queue.len() as f64;
     assert!(under >= 0.6, "queue under K_max {:.1} % of the time", under * 100.0);
@@ -183,7 +183,7 @@ fn ldcp_2to1_holds_the_queue_at_full_rate() {
     assert_eq!(s.flows_finished, 2);
     assert!(s.link_utilization[0].utilization >= 0.95, "{:?}", s.link_utilization);
     assert!(
-        s.queue_bytes.p99 < w.cfg.kmax as f64,
+        s.queue_bytes.p99 < w.cfg.marking.kmax as f64,
         "queue p99 {} B",
         s.queue_bytes.p99
     );
@@ -212,7 +212,7 @@ fn dctcp_2to1_holds_the_queue_at_k_as_its_analysis_predicts() {
     assert!(s.jain_fairness >= 0.99, "Jain {:.4}", s.jain_fairness);
     let pkt = data_packet_wire(&w) as f64;
     let n = 2.0;
-    let k = w.cfg.kmax as f64;
+    let k = w.cfg.marking.kmax as f64;
     let bdp = 100e9 / 8.0 * w.flows[0].path_rtt_ns as f64 * 1e-9;
     let w_star = (bdp + k) / pkt / n;
     let amplitude = n * w_star * (2.0 / w_star).sqrt() / 2.0 * pkt;
@@ -243,7 +243,7 @@ fn dcqcn_2to1_keeps_the_queue_in_its_marking_band() {
     assert_eq!(s.drops, 0);
     assert!(s.jain_fairness >= 0.99, "Jain {:.4}", s.jain_fairness);
     // K_min as the scenario file sets it; K_max as the run holds it.
-    let (kmin, kmax) = (400_000.0, w.cfg.kmax as f64);
+    let (kmin, kmax) = (400_000.0, w.cfg.marking.kmax as f64);
     assert!(
         s.queue_bytes.p99 >= kmin && s.queue_bytes.p99 <= kmax,
         "queue p99 {} B outside [{kmin}, {kmax}]",
@@ -317,12 +317,12 @@ fn fattree16(seed: u64, cc: hal_sim::scenario::Cc) -> Summary {
             Cc::Dctcp(_) => (300_000, 300_000, 1.0),
             _ => (5_000, 40_000, 0.2),
         };
-        s.switch.ecn_kmin_bytes = Bytes(kmin);
-        s.switch.ecn_kmax_bytes = Bytes(kmax);
-        s.switch.ecn_pmax = Prob(pmax);
+        s.switch.ecn_kmin_bytes = Some(Bytes(kmin));
+        s.switch.ecn_kmax_bytes = Some(Bytes(kmax));
+        s.switch.ecn_pmax = Some(Prob(pmax));
         s.switch.ecn_scale_with_speed = true;
         if let Cc::Ldcp { .. } = cc {
-            s.switch.drop_k_bytes = Bytes(20_000);
+            s.switch.drop_k_bytes = Some(Bytes(20_000));
         }
         s.switch.control_priority = matches!(cc, Cc::Dcqcn(_));
         s.nic.telemetry = hal_sim::telemetry::TelFormat::None;

@@ -14,6 +14,23 @@ pub struct CcCfg {
     pub base_rtt_ns: Option<TimeNs>,
 }
 
+impl Cc {
+    /// The algorithm's name, as reports and plots show it.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Cc::Hpcc(h) => match h.mode {
+                HpccMode::Sender => "HPCC++",
+                HpccMode::RxHpcc => "HPCC++ (Rx-HPCC)",
+                HpccMode::Probe => "HPCC++ (probe mode)",
+            },
+            Cc::Ldcp { .. } => "LDCP",
+            Cc::LdcpRate(_) => "LDCP (rate variant)",
+            Cc::Dctcp(_) => "DCTCP",
+            Cc::Dcqcn(_) => "DCQCN",
+        }
+    }
+}
+
 /// An algorithm and its parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cc {

@@ -459,9 +459,16 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
         }
         WorkKind::Cdf => {
             only("cdf", &given, &["distribution", "load", "count"])?;
+            let load = need(w.load, "load", "cdf")?;
+            if load.0 <= 0.0 {
+                return Err((
+                    "load",
+                    format!("must be in (0, 1]: no flow arrives at a load of {}", load.0),
+                ));
+            }
             Flows::Cdf {
                 distribution: need(w.distribution, "distribution", "cdf")?,
-                load: need(w.load, "load", "cdf")?,
+                load,
                 count: need(w.count, "count", "cdf")?,
             }
         }
@@ -506,8 +513,12 @@ fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
             _ => {}
         }
     }
-    if s.switch.ecn_kmin_bytes > s.switch.ecn_kmax_bytes {
-        return Err(("switch.ecn_kmin_bytes", "must not exceed ecn_kmax_bytes".into()));
+    let m = s.switch.marking(&s.cc.algorithm, s.topology.link_gbps.0);
+    if m.kmin > m.kmax {
+        return Err((
+            "switch.ecn_kmin_bytes",
+            format!("must not exceed ecn_kmax_bytes ({} > {})", m.kmin, m.kmax),
+        ));
     }
     if !(1..=8).contains(&s.nic.ioam_prealloc) {
         return Err((

@@ -187,7 +187,8 @@ pub enum Shape {
     },
 }
 
-/// Switch buffers and marking (LDCP §2.1).
+/// Switch buffers and marking (LDCP §2.1). A marking field not given takes
+/// the default of the algorithm in use ([`Marking::default_for`]).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchCfg {
@@ -195,16 +196,18 @@ pub struct SwitchCfg {
     pub buffer_bytes: Bytes,
     /// buf_max: tail drop above this per-port queue.
     pub port_buffer_bytes: Bytes,
-    /// WRED/ECN K_min (ECN-capable packets).
-    pub ecn_kmin_bytes: Bytes,
-    /// WRED/ECN K_max.
-    pub ecn_kmax_bytes: Bytes,
-    /// WRED/ECN P_max.
-    pub ecn_pmax: Prob,
-    /// K of eq. (3): ECN-incapable packets are dropped at or above it.
-    pub drop_k_bytes: Bytes,
-    /// K_min and K_max are for the host link speed; every port scales them
-    /// by its own speed (a 400 Gb/s port marks at four times the queue).
+    /// WRED/ECN K_min (ECN-capable packets), for the host link speed.
+    pub ecn_kmin_bytes: Option<Bytes>,
+    /// WRED/ECN K_max, for the host link speed.
+    pub ecn_kmax_bytes: Option<Bytes>,
+    /// WRED/ECN P_max; 0 turns marking off.
+    pub ecn_pmax: Option<Prob>,
+    /// K of eq. (3): ECN-incapable packets are dropped at or above it, for
+    /// the host link speed.
+    pub drop_k_bytes: Option<Bytes>,
+    /// K_min, K_max and K are for the host link speed; every port scales
+    /// them by its own speed (a 400 Gb/s port marks at four times the
+    /// queue of a 100 Gb/s one), as deployments set them per port speed.
     pub ecn_scale_with_speed: bool,
     /// Control packets (ACKs, NACKs, CNPs, feedback, probes) in a
     /// strict-priority queue ahead of data, as the HPCC paper's simulator
@@ -212,6 +215,79 @@ pub struct SwitchCfg {
     pub control_priority: bool,
     /// PFC (`[switch.pfc]`): lossless data by pausing upstream ports.
     pub pfc: Option<PfcCfg>,
+}
+
+/// The switches' marking and drop thresholds in use, at the host link
+/// speed.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Marking {
+    /// WRED/ECN K_min, bytes.
+    pub kmin: u64,
+    /// WRED/ECN K_max, bytes.
+    pub kmax: u64,
+    /// WRED/ECN P_max (0: no marking).
+    pub pmax: f64,
+    /// Drop threshold K for ECN-incapable data (`u64::MAX`: none).
+    pub drop_k: u64,
+}
+
+/// No threshold.
+const NEVER: u64 = u64::MAX >> 24;
+
+impl Marking {
+    /// The marking an algorithm is run with when the scenario gives none,
+    /// for hosts at `gbps` (per Gb/s of the host link, so that the queue
+    /// they allow is the same in time at every speed):
+    ///
+    /// | algorithm | K_min | K_max | P_max | K (drop) | from |
+    /// |---|---|---|---|---|---|
+    /// | DCQCN | 4 KB | 16 KB | 0.2 | none | the HPCC reference simulator's DCQCN runs (100 / 400 KB at 25 Gb/s) |
+    /// | DCTCP | 3 KB | 3 KB | 1.0 | none | the same simulator's DCTCP runs (30 KB at 10 Gb/s) |
+    /// | LDCP, both variants | 50 B | 400 B | 0.2 | 200 B | the shipped LDCP scenarios (5 / 40 / 20 KB at 100 Gb/s); the draft gives no values |
+    /// | HPCC++ | – | – | 0 | none | reads telemetry, not ECN: no marking |
+    pub fn default_for(cc: &Cc, gbps: u32) -> Marking {
+        let g = gbps as u64;
+        match cc {
+            Cc::Dcqcn(_) => Marking {
+                kmin: 4_000 * g,
+                kmax: 16_000 * g,
+                pmax: 0.2,
+                drop_k: NEVER,
+            },
+            Cc::Dctcp(_) => Marking {
+                kmin: 3_000 * g,
+                kmax: 3_000 * g,
+                pmax: 1.0,
+                drop_k: NEVER,
+            },
+            Cc::Ldcp { .. } | Cc::LdcpRate(_) => Marking {
+                kmin: 50 * g,
+                kmax: 400 * g,
+                pmax: 0.2,
+                drop_k: 200 * g,
+            },
+            Cc::Hpcc(_) => Marking {
+                kmin: NEVER,
+                kmax: NEVER,
+                pmax: 0.0,
+                drop_k: NEVER,
+            },
+        }
+    }
+}
+
+impl SwitchCfg {
+    /// The thresholds in use: each field given, the algorithm's default
+    /// ([`Marking::default_for`]) for the others.
+    pub fn marking(&self, cc: &Cc, gbps: u32) -> Marking {
+        let d = Marking::default_for(cc, gbps);
+        Marking {
+            kmin: self.ecn_kmin_bytes.map_or(d.kmin, |b| b.0),
+            kmax: self.ecn_kmax_bytes.map_or(d.kmax, |b| b.0),
+            pmax: self.ecn_pmax.map_or(d.pmax, |p| p.0),
+            drop_k: self.drop_k_bytes.map_or(d.drop_k, |b| b.0),
+        }
+    }
 }
 
 /// PFC (IEEE 802.1Qbb) on every switch: each ingress port counts the bytes
@@ -245,11 +321,11 @@ impl Default for SwitchCfg {
         SwitchCfg {
             buffer_bytes: Bytes(32 << 20),
             port_buffer_bytes: Bytes(8 << 20),
-            ecn_kmin_bytes: Bytes(u64::MAX >> 24),
-            ecn_kmax_bytes: Bytes(u64::MAX >> 24),
-            ecn_pmax: Prob(0.0),
-            drop_k_bytes: Bytes(u64::MAX >> 24),
-            ecn_scale_with_speed: false,
+            ecn_kmin_bytes: None,
+            ecn_kmax_bytes: None,
+            ecn_pmax: None,
+            drop_k_bytes: None,
+            ecn_scale_with_speed: true,
             control_priority: false,
             pfc: None,
         }
@@ -268,8 +344,9 @@ pub struct NicCfg {
     pub ack_bytes: u32,
     /// Acknowledge every n packets (a CE mark is acknowledged at once).
     pub ack_every: Count,
-    /// Retransmission timeout (go-back-N), µs.
-    pub rto_us: TimeNs,
+    /// Retransmission timeout (go-back-N), µs; by default
+    /// [`NicCfg::rto_us_for`] of the switches' port buffer.
+    pub rto_us: Option<TimeNs>,
     /// Telemetry header the Tx pipeline requests.
     pub telemetry: TelFormat,
     /// IOAM nodes the sender pre-allocates.
@@ -292,12 +369,30 @@ impl Default for NicCfg {
             header_bytes: 48,
             ack_bytes: 64,
             ack_every: Count(1),
-            rto_us: TimeNs(200),
+            rto_us: None,
             telemetry: TelFormat::Compact,
             ioam_prealloc: 5,
             integrity: true,
             tx_jitter_ns: DelayNs(0),
             probe_loss: Prob(0.0),
+        }
+    }
+}
+
+impl NicCfg {
+    /// The RTO in µs: the one given, or twice the longest a full port
+    /// queue (`port_buffer_bytes`) takes to drain at the host link speed
+    /// `gbps`, and at least 1 ms. A timeout shorter than the queueing
+    /// delay the buffers allow fires while the packet still waits in a
+    /// queue (a spurious timeout and a go-back-N of data that was not
+    /// lost); RoCE NICs set theirs in milliseconds for the same reason.
+    pub fn rto_us_for(&self, port_buffer_bytes: u64, gbps: u32) -> u64 {
+        match self.rto_us {
+            Some(t) => t.0,
+            None => {
+                let drain_us = port_buffer_bytes.saturating_mul(8) / (gbps.max(1) as u64 * 1_000);
+                drain_us.saturating_mul(2).max(1_000)
+            }
         }
     }
 }
@@ -419,7 +514,8 @@ pub enum Distribution {
 pub struct MetricsCfg {
     /// Queue and rate sampling period.
     pub sample_ns: TimeNs,
-    /// Figures "after the first …" start here.
+    /// Figures "after the first …" (utilization, fairness, queues) start
+    /// here; 0 (the default) counts the whole run.
     pub warmup_ns: u64,
     /// Window for Jain fairness and utilization series.
     pub window_ns: TimeNs,
@@ -431,7 +527,7 @@ impl Default for MetricsCfg {
     fn default() -> Self {
         MetricsCfg {
             sample_ns: TimeNs(1_000),
-            warmup_ns: 1_000_000,
+            warmup_ns: 0,
             window_ns: TimeNs(100_000),
             trace_flows: 4,
         }

@@ -41,17 +41,23 @@ impl World {
             LinkSpeed::from_mbps((uniform.unwrap_or(link_bps) / 1_000_000) as u32),
             s.nic.ioam_prealloc,
         );
+        let marking = s.switch.marking(&s.cc.algorithm, s.topology.link_gbps.0);
         let cfg = RunCfg {
             payload: s.nic.payload_bytes.0,
             header: s.nic.header_bytes,
             ack_bytes: s.nic.ack_bytes,
             ack_every: s.nic.ack_every.0,
-            rto_ps: Ps::from_ns(s.nic.rto_us.0 * 1_000),
+            rto_ps: Ps::from_ns(
+                s.nic
+                    .rto_us_for(s.switch.port_buffer_bytes.0, s.topology.link_gbps.0)
+                    .saturating_mul(1_000),
+            ),
             tel,
             port_speeds: crate::telemetry::port_speeds(&net),
             integrity: s.nic.integrity,
             control_priority: s.switch.control_priority,
-            kmax: s.switch.ecn_kmax_bytes.0,
+            marking,
+            algorithm: s.cc.algorithm.label(),
             stop_ps: Ps::from_ms_f64(s.stop_ms.0),
             sample_ps: Ps::from_ns(s.metrics.sample_ns.0),
             window_ps: Ps::from_ns(s.metrics.window_ns.0),
@@ -64,10 +70,10 @@ impl World {
         let aqm = Aqm {
             buffer: s.switch.buffer_bytes.0,
             port_buffer: s.switch.port_buffer_bytes.0,
-            kmin: s.switch.ecn_kmin_bytes.0,
-            kmax: s.switch.ecn_kmax_bytes.0,
-            pmax: s.switch.ecn_pmax.0,
-            drop_k: s.switch.drop_k_bytes.0,
+            kmin: marking.kmin,
+            kmax: marking.kmax,
+            pmax: marking.pmax,
+            drop_k: marking.drop_k,
             ecn_ref_bps: s.switch.ecn_scale_with_speed.then_some(link_bps),
             control_priority: s.switch.control_priority,
             pfc: s.switch.pfc.as_ref().map(|p| crate::switch::Pfc {

@@ -50,8 +50,10 @@ pub struct RunCfg {
     pub integrity: bool,
     /// Control packets travel ahead of data (and are not paused by PFC).
     pub control_priority: bool,
-    /// WRED/ECN: above this queue (bytes) every ECN-capable packet is marked.
-    pub kmax: u64,
+    /// The switches' marking and drop thresholds, at the host link speed.
+    pub marking: crate::scenario::Marking,
+    /// The algorithm's name ([`crate::scenario::Cc::label`]).
+    pub algorithm: &'static str,
     /// The run ends at this simulated time, ps, whatever is unfinished.
     pub stop_ps: Ps,
     /// Metrics sampling period.

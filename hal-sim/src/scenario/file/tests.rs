@@ -128,3 +128,60 @@ fn errors_name_file_line_and_field() {
     assert_eq!(e.field, "cc.wai_flows", "{e}");
     assert!(e.line.is_some());
 }
+
+/// With no marking field, each algorithm gets the marking it needs
+/// (ECN-driven ones mark; HPCC++ does not), per Gb/s of the host link;
+/// a field given overrides only itself.
+#[test]
+fn marking_defaults_follow_the_algorithm_and_the_link_speed() {
+    let with = |cc: &str, extra: &str| {
+        let text = GOOD
+            .replace("algorithm = \"hpcc\"", &format!("algorithm = \"{cc}\""))
+            .replace("[cc]", &format!("{extra}\n[cc]"));
+        let s = parse(&text, "m.toml").unwrap();
+        s.switch.marking(&s.cc.algorithm, s.topology.link_gbps.0)
+    };
+    let dcqcn = with("dcqcn", "");
+    assert_eq!((dcqcn.kmin, dcqcn.kmax, dcqcn.pmax), (400_000, 1_600_000, 0.2));
+    let dctcp = with("dctcp", "");
+    assert_eq!((dctcp.kmin, dctcp.kmax, dctcp.pmax), (300_000, 300_000, 1.0));
+    let ldcp = with("ldcp", "");
+    assert_eq!(
+        (ldcp.kmin, ldcp.kmax, ldcp.pmax, ldcp.drop_k),
+        (5_000, 40_000, 0.2, 20_000)
+    );
+    assert_eq!(with("hpcc", "").pmax, 0.0);
+    let given = with("dcqcn", "[switch]\necn_kmax_bytes = 800000");
+    assert_eq!((given.kmin, given.kmax, given.pmax), (400_000, 800_000, 0.2));
+    let e = parse(
+        &GOOD
+            .replace("algorithm = \"hpcc\"", "algorithm = \"dcqcn\"")
+            .replace("[cc]", "[switch]\necn_kmax_bytes = 1000\n[cc]"),
+        "m.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "switch.ecn_kmin_bytes", "{e}");
+    assert!(e.message.contains("400000 > 1000"), "{e}");
+}
+
+/// The default RTO outlasts a full port queue; a given one is kept.
+#[test]
+fn the_default_rto_outlasts_the_port_buffer() {
+    let s = parse(GOOD, "r.toml").unwrap();
+    // 8 MB at 100 Gb/s drains in 671 µs.
+    assert_eq!(s.nic.rto_us_for(s.switch.port_buffer_bytes.0, 100), 1_342);
+    assert_eq!(s.nic.rto_us_for(100_000, 100), 1_000);
+    let s = parse(&GOOD.replace("[cc]", "[nic]\nrto_us = 300\n[cc]"), "r.toml").unwrap();
+    assert_eq!(s.nic.rto_us_for(8 << 20, 100), 300);
+}
+
+#[test]
+fn a_load_of_zero_is_refused_at_its_line() {
+    let text = GOOD.replace(
+        "kind = \"incast\"\nbytes = 1000000",
+        "kind = \"cdf\"\ndistribution = \"websearch\"\nload = 0.0\ncount = 10",
+    );
+    let e = parse(&text, "l.toml").unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("workload.load", Some(14)), "{e}");
+    assert!(e.message.contains("(0, 1]"), "{e}");
+}
