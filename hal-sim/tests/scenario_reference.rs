@@ -1,0 +1,86 @@
+//! docs/scenarios.md lists every field the scenario parser accepts: the
+//! parser's own list of a table's fields (what it answers to an unknown
+//! one) against the page's section for that table.
+
+use hal_sim::scenario::parse;
+
+const PAGE: &str = include_str!("../../docs/scenarios.md");
+
+const BASE: &str = r#"
+name = "t"
+stop_ms = 1.0
+[topology]
+kind = "incast"
+senders = 2
+link_gbps = 100
+link_delay_ns = 1000
+[cc]
+algorithm = "hpcc"
+[workload]
+kind = "incast"
+bytes = 1000
+"#;
+
+/// The fields the parser accepts in `table` ("" for the top level): the
+/// list in its refusal of an unknown field.
+fn accepted(table: &str) -> Vec<String> {
+    let text = match table {
+        "" => BASE.replacen("name = \"t\"", "name = \"t\"\nzz_unknown = 1", 1),
+        "workload.flows" => BASE.replace(
+            "kind = \"incast\"\nbytes = 1000",
+            "kind = \"list\"\nflows = [{ src = 1, dst = 0, bytes = 1, zz_unknown = 1 }]",
+        ),
+        "workload.on_off" => format!("{BASE}[workload.on_off]\nburst_bytes = 1\nidle_ns = 1\nzz_unknown = 1\n"),
+        "switch.pfc" => format!("{BASE}[switch.pfc]\nxoff_bytes = 1\nzz_unknown = 1\n"),
+        t if BASE.contains(&format!("[{t}]")) => BASE.replace(&format!("[{t}]\n"), &format!("[{t}]\nzz_unknown = 1\n")),
+        t => format!("{BASE}[{t}]\nzz_unknown = 1\n"),
+    };
+    let e = parse(&text, "ref.toml").expect_err("an unknown field must be refused");
+    let msg = e.to_string();
+    let list = msg
+        .split_once("expected")
+        .unwrap_or_else(|| panic!("no field list in: {msg}"))
+        .1;
+    let fields: Vec<String> = list.split('`').skip(1).step_by(2).map(str::to_string).collect();
+    assert!(!fields.is_empty(), "no field list in: {msg}");
+    fields
+}
+
+/// The page's text from `heading` to the next heading of the same level.
+fn section(heading: &str) -> &'static str {
+    let start = PAGE
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("docs/scenarios.md has no heading {heading:?}"));
+    let level = heading.split(' ').next().unwrap();
+    let rest = &PAGE[start + heading.len() + 2..];
+    let end = rest.find(&format!("\n{level} ")).unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[test]
+fn every_field_the_parser_accepts_is_on_the_page() {
+    let tables = [
+        ("", "## Top level"),
+        ("topology", "## `[topology]`"),
+        ("switch", "## `[switch]`"),
+        ("switch.pfc", "### `[switch.pfc]`"),
+        ("nic", "## `[nic]`"),
+        ("cc", "## `[cc]`"),
+        ("workload", "## `[workload]`"),
+        ("workload.flows", "## `[workload]`"),
+        ("workload.on_off", "### `[workload.on_off]`"),
+        ("metrics", "## `[metrics]`"),
+    ];
+    let mut missing = Vec::new();
+    for (table, heading) in tables {
+        let text = section(heading);
+        for field in accepted(table) {
+            // A sub-table is described under its own heading.
+            let sub = if table.is_empty() { field.clone() } else { format!("{table}.{field}") };
+            if !text.contains(&format!("`{field}`")) && !PAGE.contains(&format!("`[{sub}]`")) {
+                missing.push(format!("{table}.{field}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "docs/scenarios.md does not describe: {missing:?}");
+}
