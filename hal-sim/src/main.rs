@@ -156,14 +156,26 @@ fn sweep(a: SweepArgs) -> ExitCode {
         out.display()
     );
     let outcomes = match sweep::run(&points, jobs, out, |o| match &o.summary {
-        Ok(s) => eprintln!(
-            "  {}: slowdown p50 {:.2} p99 {:.2}, {} / {} flows finished",
-            o.point.label(),
-            s.fct_slowdown.p50,
-            s.fct_slowdown.p99,
-            s.flows_finished,
-            s.flows
-        ),
+        Ok(s) => {
+            let by_size: Vec<String> = s
+                .slowdown_by_size
+                .iter()
+                .filter(|b| b.flows > 0)
+                .map(|b| match b.upto_bytes {
+                    Some(u) => format!("≤{} {:.2}", report::bytes(u), b.p99),
+                    None => format!(">{} {:.2}", report::bytes(b.from_bytes), b.p99),
+                })
+                .collect();
+            eprintln!(
+                "  {}: slowdown p50 {:.2} p99 {:.2}, {} / {} flows finished; p99 by size: {}",
+                o.point.label(),
+                s.fct_slowdown.p50,
+                s.fct_slowdown.p99,
+                s.flows_finished,
+                s.flows,
+                by_size.join(", ")
+            )
+        }
         Err(e) => eprintln!("  {}: {e}", o.point.label()),
     }) {
         Ok(o) => o,
@@ -173,10 +185,20 @@ fn sweep(a: SweepArgs) -> ExitCode {
         }
     };
     let failed = outcomes.iter().filter(|o| o.summary.is_err()).count();
-    match (sweep::series(&outcomes), axes.first()) {
-        (Some(lines), Some(x)) => {
+    let series = axes
+        .first()
+        .and_then(|x| sweep::series(&outcomes, &x.field).map(|l| (l, x)));
+    match series {
+        Some((lines, x)) => {
             let path = out.join("sweep.svg");
-            if let Err(e) = report::line_plot_xy(&path, "FCT slowdown", &x.field, "FCT slowdown", &lines) {
+            let title = match axes.iter().find(|a| a.field == "seed" && a.field != x.field) {
+                Some(seeds) => format!(
+                    "FCT slowdown p50 and p99 over all flows, each point the mean of {} seeds",
+                    seeds.values.len()
+                ),
+                None => "FCT slowdown p50 and p99 over all flows".to_string(),
+            };
+            if let Err(e) = report::line_plot_xy(&path, &title, &x.field, "FCT slowdown", &lines) {
                 eprintln!("error: {}: {e}", path.display());
                 return ExitCode::FAILURE;
             }

@@ -87,13 +87,43 @@ impl Point {
             field: field.into(),
             message,
         };
-        let text = std::fs::read_to_string(&self.file).map_err(|e| err("", e.to_string()))?;
-        let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| err("", e.to_string()))?;
+        let file = self.file.display().to_string();
+        let original = std::fs::read_to_string(&self.file).map_err(|e| err("", e.to_string()))?;
+        // The file's own errors, with its own lines.
+        scenario::parse(&original, &file)?;
+        let mut table: toml::Table = original.parse().map_err(|e: toml::de::Error| err("", e.to_string()))?;
         for (field, value) in &self.set {
             set(&mut table, field, value.clone()).map_err(|m| err(field, m))?;
         }
         let text = toml::to_string(&table).map_err(|e| err("", e.to_string()))?;
-        scenario::parse(&text, &name)
+        scenario::parse(&text, &name).map_err(|e| {
+            // The text parsed is the file re-written with the fields set:
+            // its lines are not the file's. A field set here is named as
+            // the option that set it; any other, at its line in the file.
+            let vary = self.set.iter().find(|(f, _)| {
+                *f == e.field || e.field.starts_with(&format!("{f}.")) || f.starts_with(&format!("{}.", e.field))
+            });
+            match vary {
+                Some((f, v)) => ScenarioError {
+                    file: format!("--vary {f}={v} on {file}"),
+                    line: None,
+                    field: e.field,
+                    message: e.message,
+                },
+                None => ScenarioError {
+                    file: file.clone(),
+                    line: scenario::line_of_field(&original, &e.field),
+                    message: format!("{} (with {})", e.message, self.overrides()),
+                    field: e.field,
+                },
+            }
+        })
+    }
+
+    /// The fields set, as the options that set them.
+    fn overrides(&self) -> String {
+        let set: Vec<String> = self.set.iter().map(|(f, v)| format!("--vary {f}={v}")).collect();
+        set.join(" ")
     }
 }
 
@@ -113,27 +143,47 @@ fn set(table: &mut toml::Table, field: &str, value: toml::Value) -> Result<(), S
 }
 
 /// The grid: every file with every combination of the axes' values, files
-/// outermost, the last axis innermost.
+/// outermost, the last axis innermost. A `cc.` field that the file's
+/// algorithm does not take (`cc.eta` for an LDCP file) is not varied for
+/// that file: the file runs once for the other axes' combinations, so a
+/// sweep can compare algorithms while varying one algorithm's parameter.
 pub fn grid(files: &[PathBuf], axes: &[Axis]) -> Vec<Point> {
-    let mut sets: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
-    for a in axes {
-        sets = sets
-            .into_iter()
-            .flat_map(|s| {
-                a.values.iter().map(move |v| {
-                    let mut s = s.clone();
-                    s.push((a.field.clone(), v.clone()));
-                    s
+    let mut points = Vec::new();
+    for file in files {
+        let applies = |a: &Axis| {
+            let Some(v) = a.values.first() else { return true };
+            let probe = Point {
+                index: 0,
+                file: file.clone(),
+                set: vec![(a.field.clone(), v.clone())],
+            };
+            !(a.field.starts_with("cc.")
+                && probe
+                    .scenario()
+                    .is_err_and(|e| e.field == a.field && e.message.starts_with("does not apply to algorithm")))
+        };
+        let mut sets: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
+        for a in axes.iter().filter(|a| applies(a)) {
+            sets = sets
+                .into_iter()
+                .flat_map(|s| {
+                    a.values.iter().map(move |v| {
+                        let mut s = s.clone();
+                        s.push((a.field.clone(), v.clone()));
+                        s
+                    })
                 })
-            })
-            .collect();
+                .collect();
+        }
+        for set in sets {
+            points.push(Point {
+                index: points.len(),
+                file: file.clone(),
+                set,
+            });
+        }
     }
-    files
-        .iter()
-        .flat_map(|f| sets.iter().map(move |s| (f.clone(), s.clone())))
-        .enumerate()
-        .map(|(index, (file, set))| Point { index, file, set })
-        .collect()
+    points
 }
 
 /// `i/n`: this shard's points are those whose index is i modulo n.
@@ -202,11 +252,11 @@ fn run_point(p: &Point) -> Result<Summary, String> {
 /// FCT slowdown p50 and p99 against the first axis (numeric), a line per
 /// file and value of the other axes, the mean over seeds where `seed` is
 /// an axis; `None` when the first axis is not numeric or nothing ran.
-pub fn series(outcomes: &[Outcome]) -> Option<Vec<Series>> {
+pub fn series(outcomes: &[Outcome], x_field: &str) -> Option<Vec<Series>> {
     // (label, x) → (sum of y, runs)
     let mut acc: Vec<(String, f64, f64, u32)> = Vec::new();
     for o in outcomes {
-        let (Ok(s), Some((_, x))) = (&o.summary, o.point.set.first()) else {
+        let (Ok(s), Some((_, x))) = (&o.summary, o.point.set.iter().find(|(f, _)| f == x_field)) else {
             continue;
         };
         let x = x.as_float().or_else(|| x.as_integer().map(|i| i as f64))?;
@@ -215,7 +265,7 @@ pub fn series(outcomes: &[Outcome]) -> Option<Vec<Series>> {
             .file
             .file_stem()
             .map_or(String::new(), |f| f.to_string_lossy().into_owned());
-        for (f, v) in o.point.set.iter().skip(1).filter(|(f, _)| f != "seed") {
+        for (f, v) in o.point.set.iter().filter(|(f, _)| f != x_field && f != "seed") {
             rest.push_str(&format!(" {f}={v}"));
         }
         for (pct, y) in [("p50", s.fct_slowdown.p50), ("p99", s.fct_slowdown.p99)] {
@@ -241,4 +291,80 @@ pub fn series(outcomes: &[Outcome]) -> Option<Vec<Series>> {
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
     (!lines.is_empty()).then_some(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HPCC: &str = r#"
+name = "h"
+stop_ms = 1.0
+[topology]
+kind = "incast"
+senders = 2
+link_gbps = 100
+link_delay_ns = 1000
+[cc]
+algorithm = "hpcc"
+[workload]
+kind = "incast"
+bytes = 1000
+"#;
+
+    fn files(dir: &str) -> (PathBuf, PathBuf) {
+        let d = std::env::temp_dir().join(format!("hal-sim-sweep-{dir}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let (h, l) = (d.join("h.toml"), d.join("l.toml"));
+        std::fs::write(&h, HPCC).unwrap();
+        std::fs::write(&l, HPCC.replace("\"hpcc\"", "\"ldcp\"")).unwrap();
+        (h, l)
+    }
+
+    /// `cc.eta` varies the HPCC++ file only; the LDCP file runs once for
+    /// each seed.
+    #[test]
+    fn an_algorithm_field_varies_only_the_files_that_take_it() {
+        let (h, l) = files("grid");
+        let axes = [
+            Axis::parse("cc.eta=0.9,0.95").unwrap(),
+            Axis::parse("seed=1,2").unwrap(),
+        ];
+        let points = grid(&[h.clone(), l.clone()], &axes);
+        let of = |f: &PathBuf| points.iter().filter(|p| &p.file == f).count();
+        assert_eq!((of(&h), of(&l)), (4, 2));
+        assert!(points.iter().all(|p| p.scenario().is_ok()));
+        assert!(points.iter().enumerate().all(|(i, p)| p.index == i));
+    }
+
+    /// An error in a field the sweep set names the option, not a line of a
+    /// file the user never wrote; one in the file names the file's line.
+    #[test]
+    fn errors_name_the_vary_option_or_the_files_line() {
+        let (h, _) = files("errors");
+        let point = |field: &str, v: &str| Point {
+            index: 0,
+            file: h.clone(),
+            set: vec![(field.into(), toml_value(v))],
+        };
+        let e = point("cc.eta", "0.0").scenario().unwrap_err();
+        assert!(e.to_string().starts_with("--vary cc.eta=0.0 on "), "{e}");
+        assert_eq!(e.line, None);
+        let e = point("workload.lod", "0.3").scenario().unwrap_err();
+        assert!(
+            e.to_string().contains("--vary workload.lod=0.3") && e.message.contains("`load`"),
+            "{e}"
+        );
+        let e = point("switch.ecn_kmax_bytes", "1").scenario().unwrap_err();
+        assert_eq!(e.field, "switch.ecn_kmin_bytes");
+        assert!(e.message.contains("--vary switch.ecn_kmax_bytes=1"), "{e}");
+        // A file error keeps the file's own line (cc.eta on line 11).
+        std::fs::write(
+            &h,
+            HPCC.replace("algorithm = \"hpcc\"", "algorithm = \"hpcc\"\neta = 0.0"),
+        )
+        .unwrap();
+        let e = point("seed", "3").scenario().unwrap_err();
+        assert_eq!((e.field.as_str(), e.line), ("cc.eta", Some(11)), "{e}");
+    }
 }

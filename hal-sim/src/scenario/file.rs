@@ -159,22 +159,42 @@ fn line_of_key(text: &str, table: &str, key: &str) -> Option<usize> {
     None
 }
 
+/// The line of the dotted `field` (`cc.eta`, `seed`) in scenario `text`,
+/// if written there.
+pub fn line_of_field(text: &str, field: &str) -> Option<usize> {
+    let (table, key) = field.rsplit_once('.').unwrap_or(("", field));
+    line_of_key(text, table, key)
+}
+
 /// Parses scenario text; `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-    let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError {
-        file: file.into(),
-        line: e.span().map(|s| line_of(text, s.start)),
-        field: String::new(),
-        message: e.message().trim().to_string(),
+    let de = toml::Deserializer::parse(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start));
+        let message = e.message().trim();
+        ScenarioError {
+            file: file.into(),
+            line,
+            field: String::new(),
+            message: match line.filter(|_| message == "duplicate key") {
+                Some(l) => duplicate_key(text, l),
+                None => message.to_string(),
+            },
+        }
     })?;
     let f: File = serde_path_to_error::deserialize(de).map_err(|e| {
         let field = e.path().to_string();
         let inner = e.into_inner();
+        let field = if field == "." { String::new() } else { field };
+        let message = inner.message().trim();
+        let (field, message) = match unknown_field(text, &field, message) {
+            Some((name, hint)) => (name, hint),
+            None => (field, message.to_string()),
+        };
         ScenarioError {
             file: file.into(),
             line: inner.span().map(|s| line_of(text, s.start)),
-            field: if field == "." { String::new() } else { field },
-            message: inner.message().trim().to_string(),
+            field,
+            message,
         }
     })?;
     let err = |field: &str, message: String| {
@@ -202,14 +222,223 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     Ok(s)
 }
 
+/// The key written at `line` (a duplicate), named with the line of its
+/// first appearance in the same table.
+fn duplicate_key(text: &str, line: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let key_of = |l: &str| l.split('=').next().map(|k| k.trim().trim_matches('"').to_string());
+    let Some(key) = lines.get(line - 1).and_then(|l| key_of(l)) else {
+        return "duplicate key".into();
+    };
+    let first = lines[..line - 1]
+        .iter()
+        .enumerate()
+        .rev()
+        .take_while(|(_, l)| !l.trim_start().starts_with('['))
+        .filter(|(_, l)| key_of(l).as_deref() == Some(key.as_str()))
+        .map(|(i, _)| i + 1)
+        .last();
+    match first {
+        Some(f) => format!("duplicate key `{key}` (first written at line {f})"),
+        None => format!("duplicate key `{key}`"),
+    }
+}
+
+/// For serde's "unknown field `x`, expected one of …" at `path`:
+/// the field's dotted name and a message listing only the fields that
+/// the table's `kind` or `algorithm` takes, with the nearest of them as a
+/// suggestion.
+fn unknown_field(text: &str, path: &str, message: &str) -> Option<(String, String)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (name, rest) = rest.split_once('`')?;
+    // The path names the unknown field itself, after its table.
+    let table = match path.strip_suffix(name) {
+        Some(t) => t.strip_suffix('.').unwrap_or(t),
+        None => path,
+    };
+    let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    let kinds = match table {
+        "topology" => Some(("kind", TOPOLOGY_KINDS)),
+        "cc" => Some(("algorithm", CC_KINDS)),
+        "workload" => Some(("kind", WORKLOAD_KINDS)),
+        _ => None,
+    };
+    let chosen = kinds.and_then(|(key, kinds)| {
+        let t: toml::Table = text.parse().ok()?;
+        let kind = t.get(table)?.get(key)?.as_str()?.to_string();
+        Some((key, kinds, kind))
+    });
+    let allowed: Vec<&str> = match &chosen {
+        Some((_, kinds, kind)) => {
+            let of_any = |f: &&str| kinds.iter().any(|(_, fs)| fs.contains(f));
+            let own = fields_of(kinds, kind);
+            expected
+                .iter()
+                .copied()
+                .filter(|f| !of_any(f) || own.contains(f))
+                .collect()
+        }
+        None => expected.clone(),
+    };
+    let near = |fields: &[&str]| {
+        fields
+            .iter()
+            .map(|f| (edit_distance(name, f), f.to_string()))
+            .filter(|(d, f)| *d <= 2.max(f.len() / 3))
+            .min()
+            .map(|(_, f)| f)
+    };
+    let mut hint = format!("unknown field `{name}`");
+    match (near(&allowed), near(&expected), &chosen) {
+        (Some(f), _, _) => hint.push_str(&format!("; did you mean `{f}`?")),
+        // Near a field of another kind only: say whose.
+        (None, Some(f), Some((key, kinds, _))) => {
+            let takers: Vec<&str> = kinds
+                .iter()
+                .filter(|(_, fs)| fs.contains(&f.as_str()))
+                .map(|(n, _)| *n)
+                .collect();
+            hint.push_str(&format!(
+                "; did you mean `{f}` (a field of {key} = {})?",
+                takers.join(", ")
+            ));
+        }
+        _ => {}
+    }
+    match &chosen {
+        Some((key, _, kind)) => hint.push_str(&format!(" ({key} = \"{kind}\" takes {})", list_or_none(&allowed))),
+        None => hint.push_str(&format!(" (the table takes {})", list_or_none(&allowed))),
+    }
+    let dotted = if table.is_empty() {
+        name.to_string()
+    } else {
+        format!("{table}.{name}")
+    };
+    Some((dotted, hint))
+}
+
+/// Levenshtein distance, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + (ca != *cb) as usize).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 /// A field error: the field's name in its table, and what is wrong.
 type FieldError = (&'static str, String);
 
-/// Refuses the first of `given` (field, written) that `kind` has no use for.
-fn only(kind: &str, given: &[(&'static str, bool)], applies: &[&str]) -> Result<(), FieldError> {
+/// The fields each `kind` of `[topology]` takes, beyond `kind`,
+/// `link_gbps` and `link_delay_ns`.
+const TOPOLOGY_KINDS: &[(&str, &[&str])] = &[
+    ("star", &["hosts"]),
+    ("incast", &["senders"]),
+    ("dumbbell", &["left", "right", "bottleneck_gbps"]),
+    ("leaf_spine", &["leaves", "spines", "hosts_per_leaf", "fabric_gbps"]),
+    (
+        "fat_tree",
+        &[
+            "pods",
+            "tors_per_pod",
+            "hosts_per_tor",
+            "aggs_per_pod",
+            "cores_per_agg",
+            "fabric_gbps",
+        ],
+    ),
+    ("k_ary_fat_tree", &["k", "fabric_gbps"]),
+];
+
+/// The fields each `algorithm` of `[cc]` takes, beyond `algorithm` and
+/// `base_rtt_ns`.
+const CC_KINDS: &[(&str, &[&str])] = &[
+    (
+        "hpcc",
+        &[
+            "eta",
+            "max_stage",
+            "wai_mbps",
+            "wai_flows",
+            "w_min_bytes",
+            "mode",
+            "sojourn",
+        ],
+    ),
+    ("ldcp", &["alpha", "beta", "gamma", "fast_start"]),
+    ("ldcp_rate", &["alpha", "beta", "gamma"]),
+    ("dctcp", &["g", "w_min_bytes"]),
+    (
+        "dcqcn",
+        &[
+            "g",
+            "preset",
+            "ta_us",
+            "td_us",
+            "ti_us",
+            "fast_recovery",
+            "rate_ai",
+            "rate_hai",
+            "min_rate_mbps",
+            "byte_counter",
+            "clamp_target",
+            "cnp_interval_us",
+        ],
+    ),
+];
+
+/// The fields each `kind` of `[workload]` takes, beyond `kind` and
+/// `on_off`.
+const WORKLOAD_KINDS: &[(&str, &[&str])] = &[
+    ("list", &["flows"]),
+    ("incast", &["receiver", "bytes", "start_ns"]),
+    ("cdf", &["distribution", "load", "count"]),
+    ("csv", &["path"]),
+    ("ns3", &["path"]),
+];
+
+/// The fields `kind` takes, from one of the tables above.
+fn fields_of(kinds: &[(&str, &'static [&'static str])], kind: &str) -> &'static [&'static str] {
+    kinds.iter().find(|(k, _)| *k == kind).map_or(&[], |(_, f)| f)
+}
+
+/// Refuses the first of `given` (field, written) that `kind` (of the
+/// table's `key`, `kind` or `algorithm`) has no use for.
+fn only_in(
+    key: &str,
+    kinds: &[(&str, &'static [&'static str])],
+    kind: &str,
+    given: &[(&'static str, bool)],
+) -> Result<(), FieldError> {
+    let applies = fields_of(kinds, kind);
     match given.iter().find(|(k, written)| *written && !applies.contains(k)) {
-        Some((k, _)) => Err((k, format!("does not apply to kind = \"{kind}\""))),
+        Some((k, _)) => {
+            let takers: Vec<&str> = kinds.iter().filter(|(_, f)| f.contains(k)).map(|(n, _)| *n).collect();
+            Err((
+                k,
+                format!(
+                    "does not apply to {key} = \"{kind}\" (it is a field of {}; {kind} takes {})",
+                    takers.join(", "),
+                    list_or_none(applies)
+                ),
+            ))
+        }
         None => Ok(()),
+    }
+}
+
+fn list_or_none(fields: &[&str]) -> String {
+    if fields.is_empty() {
+        "none".into()
+    } else {
+        fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -238,19 +467,19 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
     ];
     let shape = match t.kind {
         TopoKind::Star => {
-            only("star", &given, &["hosts"])?;
+            only_in("kind", TOPOLOGY_KINDS, "star", &given)?;
             Shape::Star {
                 hosts: need(t.hosts, "hosts", "star")?,
             }
         }
         TopoKind::Incast => {
-            only("incast", &given, &["senders"])?;
+            only_in("kind", TOPOLOGY_KINDS, "incast", &given)?;
             Shape::Incast {
                 senders: need(t.senders, "senders", "incast")?,
             }
         }
         TopoKind::Dumbbell => {
-            only("dumbbell", &given, &["left", "right", "bottleneck_gbps"])?;
+            only_in("kind", TOPOLOGY_KINDS, "dumbbell", &given)?;
             Shape::Dumbbell {
                 left: need(t.left, "left", "dumbbell")?,
                 right: need(t.right, "right", "dumbbell")?,
@@ -258,11 +487,7 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
             }
         }
         TopoKind::LeafSpine => {
-            only(
-                "leaf_spine",
-                &given,
-                &["leaves", "spines", "hosts_per_leaf", "fabric_gbps"],
-            )?;
+            only_in("kind", TOPOLOGY_KINDS, "leaf_spine", &given)?;
             Shape::LeafSpine {
                 leaves: need(t.leaves, "leaves", "leaf_spine")?,
                 spines: need(t.spines, "spines", "leaf_spine")?,
@@ -271,15 +496,7 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
             }
         }
         TopoKind::FatTree => {
-            const FIELDS: &[&str] = &[
-                "pods",
-                "tors_per_pod",
-                "hosts_per_tor",
-                "aggs_per_pod",
-                "cores_per_agg",
-                "fabric_gbps",
-            ];
-            only("fat_tree", &given, FIELDS)?;
+            only_in("kind", TOPOLOGY_KINDS, "fat_tree", &given)?;
             Shape::FatTree {
                 pods: need(t.pods, "pods", "fat_tree")?,
                 tors_per_pod: need(t.tors_per_pod, "tors_per_pod", "fat_tree")?,
@@ -290,7 +507,7 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
             }
         }
         TopoKind::KAryFatTree => {
-            only("k_ary_fat_tree", &given, &["k", "fabric_gbps"])?;
+            only_in("kind", TOPOLOGY_KINDS, "k_ary_fat_tree", &given)?;
             let k = need(t.k, "k", "k_ary_fat_tree")?.0;
             if k % 2 != 0 || k < 2 {
                 return Err(("k", format!("must be even and at least 2 (got {k})")));
@@ -339,17 +556,8 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         ("clamp_target", c.clamp_target.is_some()),
         ("cnp_interval_us", c.cnp_interval_us.is_some()),
     ];
-    const HPCC: &[&str] = &[
-        "eta",
-        "max_stage",
-        "wai_mbps",
-        "wai_flows",
-        "w_min_bytes",
-        "mode",
-        "sojourn",
-    ];
-    let ldcp = |kind: &str, applies: &[&str]| -> Result<LdcpCfg, FieldError> {
-        only(kind, &given, applies)?;
+    let ldcp = |kind: &str| -> Result<LdcpCfg, FieldError> {
+        only_in("algorithm", CC_KINDS, kind, &given)?;
         let d = LdcpCfg::default();
         Ok(LdcpCfg {
             alpha: c.alpha.unwrap_or(d.alpha),
@@ -357,9 +565,32 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
             gamma: c.gamma.unwrap_or(d.gamma),
         })
     };
+    // Ranges the engine needs beyond the fields' types: a gain, constant
+    // or target of 0 leaves the algorithm nothing to do.
+    let positive: [(&'static str, Option<f64>); 6] = [
+        ("eta", c.eta.map(|p| p.0)),
+        ("alpha", c.alpha.map(|p| p.0)),
+        ("beta", c.beta.map(|p| p.0)),
+        ("g", c.g.map(|p| p.0)),
+        ("rate_ai", c.rate_ai.map(|p| p.0)),
+        ("rate_hai", c.rate_hai.map(|p| p.0)),
+    ];
+    if let Some(t) = c.base_rtt_ns {
+        if !(cc_core::units::BaseRtt::MIN_NS as u64..=cc_core::units::BaseRtt::MAX_NS as u64).contains(&t.0) {
+            return Err((
+                "base_rtt_ns",
+                format!(
+                    "must be in {} ..= {} ns, the engine's range of T (got {})",
+                    cc_core::units::BaseRtt::MIN_NS,
+                    cc_core::units::BaseRtt::MAX_NS,
+                    t.0
+                ),
+            ));
+        }
+    }
     let algorithm = match c.algorithm {
         Algo::Hpcc => {
-            only("hpcc", &given, HPCC)?;
+            only_in("algorithm", CC_KINDS, "hpcc", &given)?;
             let d = HpccCfg::default();
             Cc::Hpcc(HpccCfg {
                 eta: c.eta.unwrap_or(d.eta),
@@ -376,37 +607,20 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
             })
         }
         Algo::Ldcp => Cc::Ldcp {
-            params: ldcp("ldcp", &["alpha", "beta", "gamma", "fast_start"])?,
+            params: ldcp("ldcp")?,
             fast_start: c.fast_start.unwrap_or(true),
         },
         // The rate variant has no fast start (its first RTT is the NIC's).
-        Algo::LdcpRate => Cc::LdcpRate(ldcp("ldcp_rate", &["alpha", "beta", "gamma"])?),
+        Algo::LdcpRate => Cc::LdcpRate(ldcp("ldcp_rate")?),
         Algo::Dctcp => {
-            only("dctcp", &given, &["g", "w_min_bytes"])?;
+            only_in("algorithm", CC_KINDS, "dctcp", &given)?;
             Cc::Dctcp(DctcpCfg {
                 g: c.g.unwrap_or(DctcpCfg::default().g),
                 w_min_bytes: c.w_min_bytes,
             })
         }
         Algo::Dcqcn => {
-            only(
-                "dcqcn",
-                &given,
-                &[
-                    "g",
-                    "preset",
-                    "ta_us",
-                    "td_us",
-                    "ti_us",
-                    "fast_recovery",
-                    "rate_ai",
-                    "rate_hai",
-                    "min_rate_mbps",
-                    "byte_counter",
-                    "clamp_target",
-                    "cnp_interval_us",
-                ],
-            )?;
+            only_in("algorithm", CC_KINDS, "dcqcn", &given)?;
             Cc::Dcqcn(DcqcnCfg {
                 preset: c.preset.unwrap_or_default(),
                 g: c.g,
@@ -423,6 +637,10 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
             })
         }
     };
+    // After the kind's check: a field of another algorithm is named as such.
+    if let Some((k, Some(v))) = positive.iter().find(|(_, v)| v.is_some_and(|v| v <= 0.0)) {
+        return Err((k, format!("must be in (0, 1] (got {v})")));
+    }
     Ok(CcCfg {
         algorithm,
         base_rtt_ns: c.base_rtt_ns,
@@ -442,7 +660,7 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
     ];
     let flows = match w.kind {
         WorkKind::List => {
-            only("list", &given, &["flows"])?;
+            only_in("kind", WORKLOAD_KINDS, "list", &given)?;
             let flows = need(w.flows, "flows", "list")?;
             if flows.is_empty() {
                 return Err(("flows", "required for kind = \"list\"".into()));
@@ -450,7 +668,7 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
             Flows::List(flows)
         }
         WorkKind::Incast => {
-            only("incast", &given, &["receiver", "bytes", "start_ns"])?;
+            only_in("kind", WORKLOAD_KINDS, "incast", &given)?;
             Flows::Incast {
                 receiver: w.receiver.unwrap_or(0),
                 bytes: need(w.bytes, "bytes", "incast")?,
@@ -458,7 +676,7 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
             }
         }
         WorkKind::Cdf => {
-            only("cdf", &given, &["distribution", "load", "count"])?;
+            only_in("kind", WORKLOAD_KINDS, "cdf", &given)?;
             let load = need(w.load, "load", "cdf")?;
             if load.0 <= 0.0 {
                 return Err((
@@ -473,13 +691,13 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
             }
         }
         WorkKind::Csv => {
-            only("csv", &given, &["path"])?;
+            only_in("kind", WORKLOAD_KINDS, "csv", &given)?;
             Flows::Csv {
                 path: need(w.path, "path", "csv")?,
             }
         }
         WorkKind::Ns3 => {
-            only("ns3", &given, &["path"])?;
+            only_in("kind", WORKLOAD_KINDS, "ns3", &given)?;
             Flows::Ns3 {
                 path: need(w.path, "path", "ns3")?,
             }

@@ -20,7 +20,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 pub use self::cc::*;
-pub use self::file::parse;
+pub use self::file::{line_of_field, parse};
 use crate::telemetry::TelFormat;
 
 /// A number that must lie in a range; refused while parsing otherwise.

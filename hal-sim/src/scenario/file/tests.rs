@@ -185,3 +185,69 @@ fn a_load_of_zero_is_refused_at_its_line() {
     assert_eq!((e.field.as_str(), e.line), ("workload.load", Some(14)), "{e}");
     assert!(e.message.contains("(0, 1]"), "{e}");
 }
+
+/// A value the engine cannot run with is refused at its line, with its
+/// range, not later as "parameters out of range".
+#[test]
+fn engine_ranges_are_checked_at_the_field() {
+    for (field, line, want) in [
+        ("eta = 0.0", "cc.eta", "(0, 1]"),
+        ("base_rtt_ns = 50", "cc.base_rtt_ns", "100 ..= 1048576 ns"),
+    ] {
+        let e = parse(
+            &GOOD.replace("algorithm = \"hpcc\"", &format!("algorithm = \"hpcc\"\n{field}")),
+            "r.toml",
+        )
+        .unwrap_err();
+        assert_eq!((e.field.as_str(), e.line), (line, Some(11)), "{e}");
+        assert!(e.message.contains(want), "{e}");
+    }
+    let e = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"ldcp\"\nbeta = 0"),
+        "r.toml",
+    )
+    .unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("cc.beta", Some(11)), "{e}");
+}
+
+/// An unknown field is named with its table, gets the nearest field the
+/// table's kind takes, and the list holds only that kind's fields.
+#[test]
+fn an_unknown_field_gets_a_suggestion_from_its_kind() {
+    let e = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"hpcc\"\netaa = 0.9"),
+        "u.toml",
+    )
+    .unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("cc.etaa", Some(11)), "{e}");
+    assert!(e.message.contains("did you mean `eta`?"), "{e}");
+    assert!(
+        e.message.contains("`max_stage`") && !e.message.contains("`alpha`"),
+        "{e}"
+    );
+    let e = parse(&GOOD.replace("senders = 2", "sendrs = 2"), "u.toml").unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("topology.sendrs", Some(6)), "{e}");
+    assert!(e.message.contains("did you mean `senders`?"), "{e}");
+    assert!(!e.message.contains("`hosts_per_leaf`"), "{e}");
+    // Nothing near: no suggestion, still the list.
+    let e = parse(&GOOD.replace("senders = 2", "senders = 2\nzzzz = 1"), "u.toml").unwrap_err();
+    assert!(
+        !e.message.contains("did you mean") && e.message.contains("`senders`"),
+        "{e}"
+    );
+    // A field of another algorithm says whose it is.
+    let e = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"hpcc\"\nalpha = 0.5"),
+        "u.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "cc.alpha", "{e}");
+    assert!(e.message.contains("ldcp, ldcp_rate"), "{e}");
+}
+
+#[test]
+fn a_duplicate_key_is_named_with_its_first_line() {
+    let e = parse(&GOOD.replace("senders = 2", "senders = 2\nsenders = 3"), "d.toml").unwrap_err();
+    assert_eq!(e.line, Some(7), "{e}");
+    assert_eq!(e.message, "duplicate key `senders` (first written at line 6)", "{e}");
+}
