@@ -134,6 +134,27 @@ for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
   cargo build -p cc-core --release --target "$target" --features defmt
 done
 
+step "cc-core: a new crate depending on it builds warning-free with the newest compatible dependencies"
+# A firmware team's crate resolves cc-core's dependencies anew, to the
+# latest semver-compatible releases, not to this workspace's Cargo.lock;
+# its CI often denies warnings (a deprecation there breaks its build).
+fresh=$(mktemp -d)
+mkdir "$fresh/src"
+cat >"$fresh/Cargo.toml" <<TOML
+[package]
+name = "cc-core-user"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+cc-core = { path = "$PWD/cc-core" }
+[workspace]
+TOML
+echo 'fn main() { let _ = cc_core::ldcp::LdcpConfig::draft_default(); }' >"$fresh/src/main.rs"
+(cd "$fresh" && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$fresh/target" cargo build)
+grep -A1 'name = "heapless"' "$fresh/Cargo.lock" | tail -n 1
+rm -rf "$fresh"
+
 step "fuzz smoke: every cargo-fuzz target for ${FUZZ_SECONDS:=15} s (long runs: ./scripts/fuzz.sh 3600)"
 ./scripts/fuzz.sh "$FUZZ_SECONDS"
 

@@ -298,7 +298,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         slot.live(flow).ok_or(Error::UnknownFlow)?;
         let state = slot.state.take().ok_or(Error::UnknownFlow)?;
         slot.generation = slot.generation.wrapping_add(1);
-        self.ids.remove(&slot.id);
+        self.ids.swap_remove(&slot.id);
         // Ended slots plus live flows are at most N: there is room.
         let _ = self.free.push(flow.index);
         Ok(state.decision(&self.cfg))
