@@ -151,7 +151,7 @@ cc-core = { path = "$PWD/cc-core" }
 [workspace]
 TOML
 echo 'fn main() { let _ = cc_core::ldcp::LdcpConfig::draft_default(); }' >"$fresh/src/main.rs"
-(cd "$fresh" && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$fresh/target" cargo build)
+(cd "$fresh" && RUSTUP_TOOLCHAIN="$toolchain" RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$fresh/target" cargo build)
 grep -A1 'name = "heapless"' "$fresh/Cargo.lock" | tail -n 1
 rm -rf "$fresh"
 
