@@ -71,6 +71,9 @@ pub struct Summary {
     pub fct_slowdown: Pcts,
     /// FCT slowdown by flow size.
     pub slowdown_by_size: Vec<SizeBucket>,
+    /// Finished flows faster than the ideal FCT, whose slowdown counts as
+    /// 1 (see [`flow_results`]).
+    pub slowdown_clamped: usize,
     /// Mean Jain index over windows after the warm-up.
     pub jain_fairness: f64,
     /// Drops, all causes.
@@ -88,7 +91,11 @@ pub struct Summary {
 /// Per-flow results. The ideal FCT is the path's own base RTT (whatever T
 /// the engine was given) plus the flow's bytes with their headers, not
 /// their telemetry, at the bottleneck's speed: the HPCC reference
-/// simulator's "standalone" FCT, so slowdowns compare with its.
+/// simulator's "standalone" FCT, so slowdowns compare with its. The base
+/// RTT counts a full packet's store-and-forward at every hop, so a flow
+/// whose last (or only) packet is smaller can finish up to
+/// hops · (MTU − that packet) of serialization sooner than this ideal; its
+/// slowdown is clamped to 1 and [`Summary::slowdown_clamped`] counts it.
 pub fn flow_results(w: &World) -> Vec<FlowResult> {
     w.flows
         .iter()
@@ -228,6 +235,10 @@ pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
         queue_bytes: pcts(&queue),
         fct_slowdown: pcts(&slow),
         slowdown_by_size: slowdown_by_size(&flows),
+        slowdown_clamped: flows
+            .iter()
+            .filter(|f| f.fct_ns.is_some_and(|t| t < f.ideal_fct_ns))
+            .count(),
         jain_fairness: if jain.is_empty() {
             1.0
         } else {
@@ -317,6 +328,16 @@ pub fn table(s: &Summary) -> String {
         "FCT slowdown p50/p95/p99",
         format!("{:.2} / {:.2} / {:.2}", f.p50, f.p95, f.p99),
     );
+    if s.slowdown_clamped > 0 {
+        row(
+            "  counted as 1",
+            format!(
+                "{} flows finished sooner than the ideal (a last packet smaller than the full one \
+                 the ideal's base RTT assumes at each hop)",
+                s.slowdown_clamped
+            ),
+        );
+    }
     for b in s.slowdown_by_size.iter().filter(|b| b.flows > 0) {
         let size = match b.upto_bytes {
             Some(u) => format!("≤ {}", bytes(u)),

@@ -78,3 +78,18 @@ fn thinning_keeps_peaks_and_ends() {
     assert!(t.len() <= 2 * 100 + 2, "{} points", t.len());
     assert_eq!(t.iter().map(|p| p.1).fold(f64::MIN, f64::max), 100.0);
 }
+
+/// A one-packet flow smaller than the MTU finishes sooner than the ideal,
+/// whose base RTT stores and forwards a full packet at each hop: its
+/// slowdown counts as 1 and the summary counts it; flows that share a
+/// link are slower than the ideal and are not counted.
+#[test]
+fn flows_faster_than_the_ideal_are_counted() {
+    let (w, sum) = common::run(&common::incast(3, 200, 1.0, 0));
+    let flows = report::flow_results(&w);
+    assert!(flows.iter().all(|f| f.fct_ns.unwrap() < f.ideal_fct_ns), "{flows:?}");
+    assert!(flows.iter().all(|f| f.slowdown == Some(1.0)));
+    assert_eq!(sum.slowdown_clamped, 3);
+    let (_, sum) = common::run(&common::incast(2, 1_000_000, 2.0, 0));
+    assert_eq!((sum.slowdown_clamped, sum.flows_finished), (0, 2));
+}
