@@ -50,6 +50,8 @@ pub struct Summary {
     pub rto_us: f64,
     /// Simulated time at the end, ns.
     pub sim_ns: f64,
+    /// The scenario's `stop_ms`, in ns.
+    pub stop_ns: f64,
     /// Wall-clock seconds of the simulation loop.
     pub wall_s: f64,
     /// CPU seconds of the simulation loop.
@@ -225,6 +227,7 @@ pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
         marking: w.cfg.marking,
         rto_us: ns(w.cfg.rto_ps) / 1e3,
         sim_ns: ns(w.now),
+        stop_ns: ns(w.cfg.stop_ps),
         wall_s,
         cpu_s,
         events: w.q.handled(),
@@ -287,7 +290,19 @@ pub fn table(s: &Summary) -> String {
     let mut row = |k: &str, v: String| out.push_str(&format!("  {k:<28} {v}\n"));
     row("scenario", format!("{} ({})", s.scenario, s.algorithm));
     row("simulated", format!("{:.3} ms", s.sim_ns / 1e6));
-    row("flows finished", format!("{} / {}", s.flows_finished, s.flows));
+    row(
+        "flows finished",
+        if s.flows_finished < s.flows && s.sim_ns >= s.stop_ns {
+            format!(
+                "{} / {}  (the run reached stop_ms with {} unfinished: raise it to see them end)",
+                s.flows_finished,
+                s.flows,
+                s.flows - s.flows_finished
+            )
+        } else {
+            format!("{} / {}", s.flows_finished, s.flows)
+        },
+    );
     if s.link_utilization.len() <= 4 {
         for u in &s.link_utilization {
             row(
