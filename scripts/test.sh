@@ -48,6 +48,9 @@ if [ "${CI:-}" = "true" ]; then
   export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
 fi
 
+step "commit subjects: 72 characters or fewer (CONTRIBUTING.md)"
+./scripts/commit-subjects.sh
+
 step "format"
 cargo fmt --all -- --check
 (cd nic-firmware && cargo fmt -- --check)

@@ -69,7 +69,7 @@ fn hop_gen(t_ns: u32) -> impl Strategy<Value = HopGen> {
             any::<u32>(),
             20u8..=32,
             16u8..=32,
-            prop::sample::select(vec![1u16, 8, 64, 256]),
+            prop::sample::select(vec![1u16, 8, 64, 80, 128, 256]),
             prop::option::weighted(0.2, 0u32..=(1 << 24)),
         ),
     )
@@ -143,7 +143,7 @@ struct Case {
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    (1_000u32..=1_000_000).prop_flat_map(|t_ns| {
+    (1_000u32..=BaseRtt::MAX_NS).prop_flat_map(|t_ns| {
         (
             (
                 Just(t_ns),
