@@ -10,8 +10,8 @@ use super::{Key, SLOT_BITS};
 
 /// log2 of a calendar bucket's width in picoseconds: 2^9 ps ≈ 0.5 ns, so
 /// that even the ten thousand packets in flight on a 320-host fat-tree's
-/// 1 µs links share a bucket with only a few others (1 ns buckets measured
-/// 12 % slower there, 0.25 ns ones no faster).
+/// 1 µs links share a bucket with only a few others (docs/simulator.md,
+/// "Speed", has the widths tried).
 pub(super) const BUCKET_BITS: u32 = 9;
 /// Buckets in the calendar: 2^14 of them reach about 8.4 µs past the
 /// clock, past a link's delay and serialization, where most events fall.

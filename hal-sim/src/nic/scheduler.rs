@@ -128,8 +128,8 @@ impl Nic {
             return;
         }
         // Round robin from `rr`, each flow once: idx = (rr + i) mod n, kept
-        // by a wrap rather than a divide per flow (the divide was 1 % of
-        // the 2-to-1's time). `rr` is below n unless flows left.
+        // by a wrap rather than a divide per flow (this runs for every
+        // packet). `rr` is below n unless flows left.
         let n = self.active.len();
         let mut idx = if self.rr < n { self.rr } else { self.rr % n.max(1) };
         for _ in 0..n {

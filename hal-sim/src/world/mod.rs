@@ -411,8 +411,7 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 ///
 /// Inlined into the loop (the compiler left it a call): the components'
 /// handlers then inline into it too, and the call's saving and restoring
-/// of registers on every event goes. 3.6 % fewer instructions on the
-/// 2-to-1 and about 6 % more packets a second; no slower on the fat-tree.
+/// of registers on every event goes.
 #[inline(always)]
 fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], component: &[Component], ev: Ev) {
     let src_of = |cx: &Ctx, flow: u32| cx.flows[flow as usize].src_host as usize;
