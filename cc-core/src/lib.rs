@@ -42,6 +42,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The fuzz target's `Arbitrary` derive (feature `arbitrary`, never in
+// firmware) names `std`.
+#[cfg(feature = "arbitrary")]
+extern crate std;
+
 pub mod codec;
 pub mod controller;
 pub mod dcqcn;

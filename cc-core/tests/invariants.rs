@@ -11,72 +11,6 @@ use proptest::strategy::ValueTree;
 
 type Eng = model::ModelEngine;
 
-#[derive(Clone, Debug)]
-enum Op {
-    Start {
-        flow: u32,
-        algo: u8,
-        t_ns: u32,
-        mbps: u32,
-        seq: u32,
-    },
-    End {
-        flow: u32,
-    },
-    Sent {
-        flow: u32,
-        seq: u32,
-        len: u32,
-        last: bool,
-    },
-    Ack {
-        flow: u32,
-        cum: u32,
-        nxt: u32,
-        ece: bool,
-        hops: Vec<HopSample>,
-        rtt: Option<u32>,
-    },
-    Loss {
-        flow: u32,
-        seq: u32,
-    },
-    Cnp {
-        flow: u32,
-    },
-    /// `probe`: `None` answers the flow's latest request, `Some` any number.
-    RttResponse {
-        flow: u32,
-        rtt: Option<u32>,
-        probe: Option<u8>,
-    },
-    ProbeResponse {
-        flow: u32,
-        idx: u8,
-        hop: HopSample,
-        probe: Option<u8>,
-    },
-    RxTelemetry {
-        flow: u32,
-        hops: Vec<HopSample>,
-    },
-    ProbeRequest {
-        flow: u32,
-        hops: Vec<HopSample>,
-    },
-    Feedback {
-        flow: u32,
-        window: u32,
-    },
-    FlowCount {
-        flow: u32,
-        n: u16,
-    },
-    Timer {
-        flow: u32,
-    },
-}
-
 fn hop() -> impl Strategy<Value = HopSample> {
     (
         any::<u32>(),
@@ -107,7 +41,7 @@ fn hop() -> impl Strategy<Value = HopSample> {
 /// Telemetry that mostly continues the previous sample of the same flow
 /// (so the engine gets past "first sample" into real updates), sometimes
 /// garbage.
-fn hops() -> impl Strategy<Value = Vec<HopSample>> {
+fn hops() -> impl Strategy<Value = model::Hops> {
     prop_oneof![
         3 => (1usize..=5, 0u32..50_000, 0u32..200_000, 0u32..300_000).prop_map(|(n, dt, dtx, q)| {
             (0..n)
@@ -123,113 +57,43 @@ fn hops() -> impl Strategy<Value = Vec<HopSample>> {
                 })
                 .collect()
         }),
-        1 => prop::collection::vec(hop(), 0..=7),
+        1 => prop::collection::vec(hop(), 0..=7).prop_map(|v| v.into_iter().collect()),
     ]
 }
 
-fn op() -> impl Strategy<Value = Op> {
+/// A flow id and an operation on it.
+fn op() -> impl Strategy<Value = (u32, model::Op)> {
+    use model::Op;
     // Ids 0..10 over a table of 8: most events find their flow, some do not,
     // and some starts meet a full table.
     let flow = 0u32..FLOW_IDS;
     prop_oneof![
         4 => (flow.clone(), 0u8..4, prop_oneof![9 => 1_000u32..200_000, 1 => any::<u32>()], prop_oneof![4 => Just(100_000u32), 4 => 10_000u32..1_600_000, 1 => any::<u32>()], any::<u32>())
-            .prop_map(|(flow, algo, t_ns, mbps, seq)| Op::Start { flow, algo, t_ns, mbps, seq }),
-        1 => flow.clone().prop_map(|flow| Op::End { flow }),
-        4 => (flow.clone(), any::<u32>(), 0u32..9000, any::<bool>()).prop_map(|(flow, seq, len, last)| Op::Sent { flow, seq, len, last }),
-        8 => (flow.clone(), any::<u32>(), any::<u32>(), any::<bool>(), hops()).prop_flat_map(|(flow, cum, nxt, ece, hops)| prop::option::of(any::<u32>()).prop_map(move |rtt| Op::Ack { flow, cum, nxt, ece, hops: hops.clone(), rtt })),
-        1 => (flow.clone(), any::<u32>()).prop_map(|(flow, seq)| Op::Loss { flow, seq }),
-        2 => flow.clone().prop_map(|flow| Op::Cnp { flow }),
-        2 => (flow.clone(), prop::option::of(any::<u32>()), prop::option::weighted(0.3, any::<u8>())).prop_map(|(flow, rtt, probe)| Op::RttResponse { flow, rtt, probe }),
-        1 => (flow.clone(), any::<u8>(), hop(), prop::option::weighted(0.3, any::<u8>())).prop_map(|(flow, idx, hop, probe)| Op::ProbeResponse { flow, idx, hop, probe }),
-        3 => (flow.clone(), hops()).prop_map(|(flow, hops)| Op::RxTelemetry { flow, hops }),
-        1 => (flow.clone(), hops()).prop_map(|(flow, hops)| Op::ProbeRequest { flow, hops }),
-        1 => (flow.clone(), any::<u32>()).prop_map(|(flow, window)| Op::Feedback { flow, window }),
-        1 => (flow.clone(), any::<u16>()).prop_map(|(flow, n)| Op::FlowCount { flow, n }),
-        4 => flow.prop_map(|flow| Op::Timer { flow }),
+            .prop_map(|(flow, algo, t_ns, mbps, seq)| (flow, Op::Start { algo, t_ns, mbps, seq })),
+        1 => flow.clone().prop_map(|flow| (flow, Op::End)),
+        4 => (flow.clone(), any::<u32>(), 0u32..9000, any::<bool>()).prop_map(|(flow, seq, len, last)| (flow, Op::Sent { seq, len, last })),
+        8 => (flow.clone(), any::<u32>(), any::<u32>(), any::<bool>(), hops(), prop::option::of(any::<u32>())).prop_map(|(flow, cum, nxt, ece, hops, rtt)| (flow, Op::Ack { cum, nxt, ece, hops, rtt })),
+        1 => (flow.clone(), any::<u32>()).prop_map(|(flow, seq)| (flow, Op::Loss { seq })),
+        2 => flow.clone().prop_map(|flow| (flow, Op::Cnp)),
+        2 => (flow.clone(), prop::option::of(any::<u32>()), prop::option::weighted(0.3, any::<u8>())).prop_map(|(flow, rtt, probe)| (flow, Op::RttResponse { rtt, probe })),
+        1 => (flow.clone(), any::<u8>(), hop(), prop::option::weighted(0.3, any::<u8>())).prop_map(|(flow, idx, hop, probe)| (flow, Op::ProbeResponse { idx, hop, probe })),
+        3 => (flow.clone(), hops()).prop_map(|(flow, hops)| (flow, Op::RxTelemetry { hops })),
+        1 => (flow.clone(), hops()).prop_map(|(flow, hops)| (flow, Op::ProbeRequest { hops })),
+        1 => (flow.clone(), any::<u32>()).prop_map(|(flow, window)| (flow, Op::Feedback { window })),
+        1 => (flow.clone(), any::<u16>()).prop_map(|(flow, n)| (flow, Op::FlowCount { n })),
+        4 => flow.prop_map(|flow| (flow, Op::Timer)),
     ]
-}
-
-impl Op {
-    /// The flow and the model's operation.
-    fn as_model(&self) -> (u32, model::Op<'_>) {
-        match self {
-            Op::Start {
-                flow,
-                algo,
-                t_ns,
-                mbps,
-                seq,
-            } => (
-                *flow,
-                model::Op::Start {
-                    algo: *algo,
-                    t_ns: *t_ns,
-                    mbps: *mbps,
-                    seq: *seq,
-                },
-            ),
-            Op::End { flow } => (*flow, model::Op::End),
-            Op::Sent { flow, seq, len, last } => (
-                *flow,
-                model::Op::Sent {
-                    seq: *seq,
-                    len: *len,
-                    last: *last,
-                },
-            ),
-            Op::Ack {
-                flow,
-                cum,
-                nxt,
-                ece,
-                hops,
-                rtt,
-            } => (
-                *flow,
-                model::Op::Ack {
-                    cum: *cum,
-                    nxt: *nxt,
-                    ece: *ece,
-                    hops,
-                    rtt: *rtt,
-                },
-            ),
-            Op::Loss { flow, seq } => (*flow, model::Op::Loss { seq: *seq }),
-            Op::Cnp { flow } => (*flow, model::Op::Cnp),
-            Op::RttResponse { flow, rtt, probe } => (
-                *flow,
-                model::Op::RttResponse {
-                    rtt: *rtt,
-                    probe: *probe,
-                },
-            ),
-            Op::ProbeResponse { flow, idx, hop, probe } => (
-                *flow,
-                model::Op::ProbeResponse {
-                    idx: *idx,
-                    hop: *hop,
-                    probe: *probe,
-                },
-            ),
-            Op::RxTelemetry { flow, hops } => (*flow, model::Op::RxTelemetry { hops }),
-            Op::ProbeRequest { flow, hops } => (*flow, model::Op::ProbeRequest { hops }),
-            Op::Feedback { flow, window } => (*flow, model::Op::Feedback { window: *window }),
-            Op::FlowCount { flow, n } => (*flow, model::Op::FlowCount { n: *n }),
-            Op::Timer { flow } => (*flow, model::Op::Timer),
-        }
-    }
 }
 
 /// Runs one sequence through the model; returns how many events a live
 /// flow handled.
-fn run(ops: &[(u32, Op)], probe: bool) -> Result<u64, TestCaseError> {
+fn run(ops: &[(u32, (u32, model::Op))], probe: bool) -> Result<u64, TestCaseError> {
     let mut m = Model::new(probe);
     let (mut now, mut handled) = (1_000_000u64, 0u64);
-    for (dt, op) in ops {
+    for (dt, (flow, op)) in ops {
         now = now.saturating_add(*dt as u64);
-        let (flow, op) = op.as_model();
         let answer = m
-            .step(Instant::from_nanos(now), flow, &op)
+            .step(Instant::from_nanos(now), *flow, op)
             .map_err(|v| TestCaseError::fail(v.to_string()))?;
         if let Some(Ok(_)) = answer {
             handled += 1;

@@ -1,9 +1,10 @@
 //! One model of the engine for the property tests
 //! (`cc-core/tests/invariants.rs`) and the fuzz target
 //! (`fuzz/fuzz_targets/engine.rs`): the operations, their translation to
-//! events, and the invariants every answer keeps (DESIGN §4, §9). Each
-//! consumer only generates operations; one definition keeps the two from
-//! drifting apart.
+//! events, and the invariants every answer keeps (DESIGN §4, §9). Both
+//! generate this module's [`Op`] itself: the property test by a proptest
+//! strategy, the fuzz target through [`Op`]'s `Arbitrary` implementation
+//! (feature `arbitrary`). One definition keeps the two from drifting apart.
 //!
 //! The invariants, checked after every step:
 //!
@@ -38,9 +39,13 @@ pub const FLOW_IDS: u32 = 10;
 /// The table under test: 8 flows of any algorithm, 5 hops of history.
 pub type ModelEngine = Engine<AnyController<5>, 8>;
 
+/// A telemetry stack of an operation: up to 16 hops, one more than the
+/// engine reads, so that a stack too long to take is among the cases.
+pub type Hops = heapless::Vec<HopSample, 16>;
+
 /// One operation on one flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op<'a> {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
     /// Start with `ALGORITHMS[algo % 4]`; a T out of range is no event.
     Start {
         /// Index into [`ALGORITHMS`], modulo 4.
@@ -72,7 +77,7 @@ pub enum Op<'a> {
         /// ECN-Echo.
         ece: bool,
         /// Echoed telemetry.
-        hops: &'a [HopSample],
+        hops: Hops,
         /// RTT sample.
         rtt: Option<u32>,
     },
@@ -102,12 +107,12 @@ pub enum Op<'a> {
     /// Telemetry at the receiver.
     RxTelemetry {
         /// The stack.
-        hops: &'a [HopSample],
+        hops: Hops,
     },
     /// A probe at the receiver.
     ProbeRequest {
         /// The stack.
-        hops: &'a [HopSample],
+        hops: Hops,
     },
     /// Rx-HPCC feedback, raw window.
     Feedback {
@@ -182,7 +187,7 @@ impl Model {
     /// `op` for flow `flow % FLOW_IDS` at `now`, through
     /// [`Engine::handle`], with every invariant checked. The answer, or
     /// `None` when the operation is no event (a start with T out of range).
-    pub fn step(&mut self, now: Instant, flow: u32, op: &Op<'_>) -> Result<Option<Result<Decision, Error>>, Violation> {
+    pub fn step(&mut self, now: Instant, flow: u32, op: &Op) -> Result<Option<Result<Decision, Error>>, Violation> {
         let f = flow % FLOW_IDS;
         let fail = |what| Violation {
             what,
@@ -244,7 +249,7 @@ impl Model {
 /// The event an operation stands for (`None`: a start with T out of
 /// range, which `FlowParams` cannot express). `latest` is the flow's latest
 /// probe number, for responses that answer it.
-pub fn event_kind<'a>(op: &Op<'a>, latest: ProbeId) -> Option<EventKind<'a>> {
+pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
     Some(match *op {
         Op::Start { algo, t_ns, mbps, seq } => EventKind::Start(FlowParams {
             algorithm: ALGORITHMS[algo as usize % 4],
@@ -262,7 +267,7 @@ pub fn event_kind<'a>(op: &Op<'a>, latest: ProbeId) -> Option<EventKind<'a>> {
             cum,
             nxt,
             ece,
-            hops,
+            ref hops,
             rtt,
         } => EventKind::Ack(Ack {
             cum_ack: Seq(cum),
@@ -282,8 +287,8 @@ pub fn event_kind<'a>(op: &Op<'a>, latest: ProbeId) -> Option<EventKind<'a>> {
             hop_index: idx,
             hop,
         },
-        Op::RxTelemetry { hops } => EventKind::RxTelemetry { telemetry: hops },
-        Op::ProbeRequest { hops } => EventKind::ProbeRequest { telemetry: hops },
+        Op::RxTelemetry { ref hops } => EventKind::RxTelemetry { telemetry: hops },
+        Op::ProbeRequest { ref hops } => EventKind::ProbeRequest { telemetry: hops },
         Op::Feedback { window } => EventKind::Feedback {
             window: Window::from_bits(window),
         },
@@ -353,4 +358,86 @@ pub fn check_decision(cfg: &AnyConfig, p: &FlowParams, now: Instant, d: &Decisio
         }
     }
     Ok(())
+}
+
+/// One step of a fuzzed sequence: the flow id, the time since the last
+/// step, the operation.
+#[cfg(feature = "arbitrary")]
+#[derive(Clone, Debug, arbitrary::Arbitrary)]
+pub struct Step {
+    /// Flow id (taken modulo [`FLOW_IDS`]).
+    pub flow: u8,
+    /// ns since the previous step.
+    pub dt: u32,
+    /// The operation.
+    pub op: Op,
+}
+
+/// Any operation from fuzzer bytes, every field free: hops of any speed
+/// and widths (valid widths: the engine only ever sees those, as
+/// `CounterWidths::new` checks them where they are made), probe numbers
+/// any (or the latest).
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Op {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        fn hop(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<HopSample> {
+            let (ts_bits, tx_bits, unit): (u8, u8, u16) = u.arbitrary()?;
+            let util: Option<u32> = u.arbitrary()?;
+            Ok(HopSample {
+                ts: u.arbitrary()?,
+                tx: u.arbitrary()?,
+                qlen_bytes: u.arbitrary()?,
+                sojourn_ns: u.arbitrary()?,
+                bandwidth: LinkSpeed::from_mbps(u.arbitrary()?),
+                id: u.int_in_range(0..=3)?,
+                widths: crate::telemetry::CounterWidths::new(ts_bits % 34, tx_bits % 34, unit)
+                    .unwrap_or(crate::telemetry::CounterWidths::FULL),
+                tx_utilization: util.and_then(|u| crate::units::Fraction::from_bits(u % (1 << 25))),
+            })
+        }
+        fn hops(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Hops> {
+            let mut v = Hops::new();
+            for _ in 0..u.int_in_range(0..=16)? {
+                let _ = v.push(hop(u)?);
+            }
+            Ok(v)
+        }
+        Ok(match u.int_in_range(0u8..=13)? {
+            0 => Op::Start {
+                algo: u.arbitrary()?,
+                t_ns: u.arbitrary()?,
+                mbps: u.arbitrary()?,
+                seq: u.arbitrary()?,
+            },
+            1 => Op::End,
+            2 => Op::Sent {
+                seq: u.arbitrary()?,
+                len: u.arbitrary()?,
+                last: u.arbitrary()?,
+            },
+            3 => Op::Ack {
+                cum: u.arbitrary()?,
+                nxt: u.arbitrary()?,
+                ece: u.arbitrary()?,
+                hops: hops(u)?,
+                rtt: u.arbitrary()?,
+            },
+            4 => Op::Loss { seq: u.arbitrary()? },
+            5 => Op::Cnp,
+            6 => Op::RttResponse {
+                rtt: u.arbitrary()?,
+                probe: u.arbitrary()?,
+            },
+            7 => Op::ProbeResponse {
+                idx: u.arbitrary()?,
+                hop: hop(u)?,
+                probe: u.arbitrary()?,
+            },
+            8 => Op::RxTelemetry { hops: hops(u)? },
+            9 => Op::ProbeRequest { hops: hops(u)? },
+            10 => Op::Feedback { window: u.arbitrary()? },
+            11 => Op::FlowCount { n: u.arbitrary()? },
+            _ => Op::Timer,
+        })
+    }
 }
