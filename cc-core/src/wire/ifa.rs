@@ -64,6 +64,51 @@ pub const VERSION: u8 = 2;
 pub const EXPERIMENTAL_IP_PROTOCOL: u8 = 253;
 /// Bytes of every hop layout here.
 pub const HOP_LEN: usize = 32;
+
+/// Where each field starts, in bytes: of the IFA header from its first
+/// byte, of the metadata header from its first byte, of a hop from the
+/// hop's first byte (the layouts above). A field narrower than its bytes is
+/// masked where it is read.
+mod field {
+    /// IFA header: version (4 bits) and GNS (4).
+    pub const VERSION_GNS: usize = 0;
+    /// IFA header: the protocol of the L4 header that follows.
+    pub const NEXT_HEADER: usize = 1;
+    /// IFA header: flags.
+    pub const FLAGS: usize = 2;
+    /// IFA header: max metadata length, 4-byte words.
+    pub const MAX_LENGTH: usize = 3;
+
+    /// Metadata header: request vector.
+    pub const MD_REQUEST_VECTOR: usize = 0;
+    /// Metadata header: action vector.
+    pub const MD_ACTION_VECTOR: usize = 1;
+    /// Metadata header: hop limit.
+    pub const MD_HOP_LIMIT: usize = 2;
+    /// Metadata header: current length, 4-byte words.
+    pub const MD_CURRENT_LENGTH: usize = 3;
+
+    /// Hop: LNS (4 bits), device id (20), TTL (8).
+    pub const HOP_LNS_DEVICE_TTL: usize = 0;
+    /// Hop: speed (4), ECN (2), queue id (6), rx timestamp seconds (20).
+    pub const HOP_SPEED_QUEUE_SECONDS: usize = 4;
+    /// Hop: egress port, 16 bits.
+    pub const HOP_EGRESS_PORT: usize = 8;
+    /// Hop: ingress port, 16 bits.
+    pub const HOP_INGRESS_PORT: usize = 10;
+    /// Hop: rx timestamp nanoseconds, 32 bits.
+    pub const HOP_RX_NANOSECONDS: usize = 12;
+    /// Hop: residence time, ns, 32 bits.
+    pub const HOP_RESIDENCE: usize = 16;
+    /// Hop: queue bytes, 32 bits.
+    pub const HOP_QUEUE_BYTES: usize = 20;
+    /// Hop: reserved, 16 bits.
+    pub const HOP_RESERVED: usize = 24;
+    /// Hop: queue cells, 16 bits.
+    pub const HOP_QUEUE_CELLS: usize = 26;
+    /// Hop: reserved, or the transmitted-bytes counter (TxBytes layout).
+    pub const HOP_TAIL: usize = 28;
+}
 /// IP protocol number of TCP.
 pub const TCP: u8 = 6;
 /// IP protocol number of UDP.
@@ -212,23 +257,23 @@ impl<T: AsRef<[u8]>> IfaPacket<T> {
 
     /// Version.
     pub fn version(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 0) >> 4
+        be::u8_at(self.buffer.as_ref(), field::VERSION_GNS) >> 4
     }
     /// Global namespace.
     pub fn gns(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 0) & 0xF
+        be::u8_at(self.buffer.as_ref(), field::VERSION_GNS) & 0xF
     }
     /// Protocol of the L4 header that follows (TCP or UDP).
     pub fn next_header(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 1)
+        be::u8_at(self.buffer.as_ref(), field::NEXT_HEADER)
     }
     /// Flags; the reserved top three bits read as zero.
     pub fn flags(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 2) & flags::DEFINED
+        be::u8_at(self.buffer.as_ref(), field::FLAGS) & flags::DEFINED
     }
     /// Max metadata length, 4-byte words.
     pub fn max_length(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 3)
+        be::u8_at(self.buffer.as_ref(), field::MAX_LENGTH)
     }
     /// The L4 header's bytes (valid after `check_len`).
     pub fn l4_header(&self) -> &[u8] {
@@ -249,19 +294,19 @@ impl<T: AsRef<[u8]>> IfaPacket<T> {
     }
     /// Request vector.
     pub fn request_vector(&self) -> u8 {
-        self.md_u8(0)
+        self.md_u8(field::MD_REQUEST_VECTOR)
     }
     /// Action vector.
     pub fn action_vector(&self) -> u8 {
-        self.md_u8(1)
+        self.md_u8(field::MD_ACTION_VECTOR)
     }
     /// Hop limit.
     pub fn hop_limit(&self) -> u8 {
-        self.md_u8(2)
+        self.md_u8(field::MD_HOP_LIMIT)
     }
     /// Current metadata length, 4-byte words.
     pub fn current_length(&self) -> u8 {
-        self.md_u8(3)
+        self.md_u8(field::MD_CURRENT_LENGTH)
     }
     /// Bytes from the IFA header to the end of the stack.
     pub fn total_len(&self) -> Result<usize> {
@@ -337,8 +382,8 @@ impl IfaRepr {
         let mut hops = heapless::Vec::new();
         let mut at = md + MD_HEADER_LEN;
         while at < total {
-            let w0 = be::u32_at(b, at);
-            let w1 = be::u32_at(b, at + 4);
+            let w0 = be::u32_at(b, at + field::HOP_LNS_DEVICE_TTL);
+            let w1 = be::u32_at(b, at + field::HOP_SPEED_QUEUE_SECONDS);
             let layout = profiles.layout((w0 >> 28) as u8)?;
             let h = IfaHop {
                 lns: (w0 >> 28) as u8,
@@ -348,14 +393,14 @@ impl IfaRepr {
                 ecn: (w1 >> 26 & 0x3) as u8,
                 queue_id: (w1 >> 20 & 0x3F) as u8,
                 rx_seconds: w1 & 0xF_FFFF,
-                egress_port: be::u16_at(b, at + 8),
-                ingress_port: be::u16_at(b, at + 10),
-                rx_nanoseconds: be::u32_at(b, at + 12),
-                residence_ns: be::u32_at(b, at + 16),
-                queue_bytes: be::u32_at(b, at + 20),
-                queue_cells: be::u16_at(b, at + 26),
+                egress_port: be::u16_at(b, at + field::HOP_EGRESS_PORT),
+                ingress_port: be::u16_at(b, at + field::HOP_INGRESS_PORT),
+                rx_nanoseconds: be::u32_at(b, at + field::HOP_RX_NANOSECONDS),
+                residence_ns: be::u32_at(b, at + field::HOP_RESIDENCE),
+                queue_bytes: be::u32_at(b, at + field::HOP_QUEUE_BYTES),
+                queue_cells: be::u16_at(b, at + field::HOP_QUEUE_CELLS),
                 tail: match layout {
-                    HopLayout::TxBytes => be::u32_at(b, at + 28),
+                    HopLayout::TxBytes => be::u32_at(b, at + field::HOP_TAIL),
                     HopLayout::Standard => 0,
                 },
             };
@@ -405,41 +450,41 @@ impl IfaRepr {
         if b.len() < self.buffer_len() {
             return Err(WireError::BufferTooSmall);
         }
-        be::put_u8(b, 0, VERSION << 4 | (self.gns & 0xF));
-        be::put_u8(b, 1, self.next_header);
-        be::put_u8(b, 2, self.flags & flags::DEFINED);
-        be::put_u8(b, 3, self.max_length);
+        be::put_u8(b, field::VERSION_GNS, VERSION << 4 | (self.gns & 0xF));
+        be::put_u8(b, field::NEXT_HEADER, self.next_header);
+        be::put_u8(b, field::FLAGS, self.flags & flags::DEFINED);
+        be::put_u8(b, field::MAX_LENGTH, self.max_length);
         let md = HEADER_LEN + self.l4.len();
         if let Some(l4) = b.get_mut(HEADER_LEN..md) {
             l4.copy_from_slice(&self.l4);
         }
-        be::put_u8(b, md, self.request_vector);
-        be::put_u8(b, md + 1, self.action_vector);
-        be::put_u8(b, md + 2, self.hop_limit);
-        be::put_u8(b, md + 3, words as u8);
+        be::put_u8(b, md + field::MD_REQUEST_VECTOR, self.request_vector);
+        be::put_u8(b, md + field::MD_ACTION_VECTOR, self.action_vector);
+        be::put_u8(b, md + field::MD_HOP_LIMIT, self.hop_limit);
+        be::put_u8(b, md + field::MD_CURRENT_LENGTH, words as u8);
         let mut at = md + MD_HEADER_LEN;
         for h in &self.hops {
             be::put_u32(
                 b,
-                at,
+                at + field::HOP_LNS_DEVICE_TTL,
                 (h.lns as u32 & 0xF) << 28 | (h.device_id & 0xF_FFFF) << 8 | h.ttl as u32,
             );
             be::put_u32(
                 b,
-                at + 4,
+                at + field::HOP_SPEED_QUEUE_SECONDS,
                 (h.speed as u32 & 0xF) << 28
                     | (h.ecn as u32 & 0x3) << 26
                     | (h.queue_id as u32 & 0x3F) << 20
                     | (h.rx_seconds & 0xF_FFFF),
             );
-            be::put_u16(b, at + 8, h.egress_port);
-            be::put_u16(b, at + 10, h.ingress_port);
-            be::put_u32(b, at + 12, h.rx_nanoseconds);
-            be::put_u32(b, at + 16, h.residence_ns);
-            be::put_u32(b, at + 20, h.queue_bytes);
-            be::put_u16(b, at + 24, 0);
-            be::put_u16(b, at + 26, h.queue_cells);
-            be::put_u32(b, at + 28, h.tail);
+            be::put_u16(b, at + field::HOP_EGRESS_PORT, h.egress_port);
+            be::put_u16(b, at + field::HOP_INGRESS_PORT, h.ingress_port);
+            be::put_u32(b, at + field::HOP_RX_NANOSECONDS, h.rx_nanoseconds);
+            be::put_u32(b, at + field::HOP_RESIDENCE, h.residence_ns);
+            be::put_u32(b, at + field::HOP_QUEUE_BYTES, h.queue_bytes);
+            be::put_u16(b, at + field::HOP_RESERVED, 0);
+            be::put_u16(b, at + field::HOP_QUEUE_CELLS, h.queue_cells);
+            be::put_u32(b, at + field::HOP_TAIL, h.tail);
             at += HOP_LEN;
         }
         Ok(())

@@ -60,6 +60,34 @@ use crate::units::LinkSpeed;
 pub const SHIM_LEN: usize = 4;
 /// Metadata header bytes.
 pub const MD_HEADER_LEN: usize = 12;
+
+/// Where each field of the shim and the metadata header starts, in bytes
+/// from the shim's first byte (§5.7.2 and the metadata header's layout
+/// above); a field narrower than its byte is masked where it is read.
+mod field {
+    /// Shim: type (4 bits), NPT (2), reserved (2).
+    pub const TYPE_NPT: usize = 0;
+    /// Shim: length in 4-byte words, shim not counted.
+    pub const LENGTH: usize = 1;
+    /// Shim: the NPT-dependent field, 16 bits.
+    pub const NPT_FIELD: usize = 2;
+    /// Version (4 bits), D, E and M flags, one reserved bit.
+    pub const VERSION_FLAGS: usize = 4;
+    /// Reserved.
+    pub const RESERVED: usize = 5;
+    /// Three reserved bits and HopML (5).
+    pub const HOP_ML: usize = 6;
+    /// Remaining hop count.
+    pub const REMAINING_HOPS: usize = 7;
+    /// Instruction bitmap, 16 bits.
+    pub const INSTRUCTIONS: usize = 8;
+    /// Domain-specific id, 16 bits.
+    pub const DOMAIN_ID: usize = 10;
+    /// Domain-specific instructions, 16 bits.
+    pub const DS_INSTRUCTIONS: usize = 12;
+    /// Domain-specific flags, 16 bits.
+    pub const DS_FLAGS: usize = 14;
+}
 /// The shim type of INT-MD.
 pub const TYPE_MD: u8 = 1;
 /// The metadata header version of INT v2.0.
@@ -200,22 +228,22 @@ impl<T: AsRef<[u8]>> IntMdPacket<T> {
 
     /// Shim type (1 = INT-MD).
     pub fn shim_type(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 0) >> 4
+        be::u8_at(self.buffer.as_ref(), field::TYPE_NPT) >> 4
     }
     /// Next-protocol type (NPT): 0 = DSCP marks INT, 1 = the original UDP
     /// payload follows, 2 = the original L4 header follows.
     pub fn npt(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 0) >> 2 & 0x3
+        be::u8_at(self.buffer.as_ref(), field::TYPE_NPT) >> 2 & 0x3
     }
     /// Shim length in 4-byte words: the metadata header and the stack,
     /// not the shim (§5.7.2).
     pub fn length_words(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 1)
+        be::u8_at(self.buffer.as_ref(), field::LENGTH)
     }
     /// The NPT-dependent field, reserved bits cleared (original DSCP,
     /// original UDP port, or IP protocol).
     pub fn npt_field(&self) -> u16 {
-        npt_field_defined(self.npt(), be::u16_at(self.buffer.as_ref(), 2))
+        npt_field_defined(self.npt(), be::u16_at(self.buffer.as_ref(), field::NPT_FIELD))
     }
     /// Total bytes of shim, header and stack.
     pub fn total_len(&self) -> usize {
@@ -223,16 +251,16 @@ impl<T: AsRef<[u8]>> IntMdPacket<T> {
     }
     /// Metadata header version.
     pub fn version(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 4) >> 4
+        be::u8_at(self.buffer.as_ref(), field::VERSION_FLAGS) >> 4
     }
     /// D, E, M flags as the low 3 bits (D = 4, E = 2, M = 1).
     pub fn flags(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 4) >> 1 & 0x7
+        be::u8_at(self.buffer.as_ref(), field::VERSION_FLAGS) >> 1 & 0x7
     }
     /// Per-hop metadata length in 4-byte words, domain-specific metadata
     /// included.
     pub fn hop_ml(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 6) & 0x1F
+        be::u8_at(self.buffer.as_ref(), field::HOP_ML) & 0x1F
     }
     /// Bytes per hop (HopML · 4).
     pub fn hop_stride(&self) -> usize {
@@ -240,23 +268,23 @@ impl<T: AsRef<[u8]>> IntMdPacket<T> {
     }
     /// Remaining hop count.
     pub fn remaining_hops(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 7)
+        be::u8_at(self.buffer.as_ref(), field::REMAINING_HOPS)
     }
     /// Instruction bitmap.
     pub fn instructions(&self) -> u16 {
-        be::u16_at(self.buffer.as_ref(), 8)
+        be::u16_at(self.buffer.as_ref(), field::INSTRUCTIONS)
     }
     /// Domain-specific id.
     pub fn domain_id(&self) -> u16 {
-        be::u16_at(self.buffer.as_ref(), 10)
+        be::u16_at(self.buffer.as_ref(), field::DOMAIN_ID)
     }
     /// Domain-specific instructions.
     pub fn ds_instructions(&self) -> u16 {
-        be::u16_at(self.buffer.as_ref(), 12)
+        be::u16_at(self.buffer.as_ref(), field::DS_INSTRUCTIONS)
     }
     /// Domain-specific flags.
     pub fn ds_flags(&self) -> u16 {
-        be::u16_at(self.buffer.as_ref(), 14)
+        be::u16_at(self.buffer.as_ref(), field::DS_FLAGS)
     }
     /// Hops in the stack (valid after `check_len`).
     pub fn hop_count(&self) -> usize {
@@ -422,17 +450,17 @@ impl IntMdRepr {
         if b.len() < len {
             return Err(WireError::BufferTooSmall);
         }
-        be::put_u8(b, 0, TYPE_MD << 4 | (self.npt & 0x3) << 2);
-        be::put_u8(b, 1, words as u8);
-        be::put_u16(b, 2, npt_field_defined(self.npt, self.npt_field));
-        be::put_u8(b, 4, VERSION << 4 | (self.flags & 0x7) << 1);
-        be::put_u8(b, 5, 0);
-        be::put_u8(b, 6, self.hop_ml & 0x1F);
-        be::put_u8(b, 7, self.remaining_hops);
-        be::put_u16(b, 8, self.instructions);
-        be::put_u16(b, 10, self.domain_id);
-        be::put_u16(b, 12, self.ds_instructions);
-        be::put_u16(b, 14, self.ds_flags);
+        be::put_u8(b, field::TYPE_NPT, TYPE_MD << 4 | (self.npt & 0x3) << 2);
+        be::put_u8(b, field::LENGTH, words as u8);
+        be::put_u16(b, field::NPT_FIELD, npt_field_defined(self.npt, self.npt_field));
+        be::put_u8(b, field::VERSION_FLAGS, VERSION << 4 | (self.flags & 0x7) << 1);
+        be::put_u8(b, field::RESERVED, 0);
+        be::put_u8(b, field::HOP_ML, self.hop_ml & 0x1F);
+        be::put_u8(b, field::REMAINING_HOPS, self.remaining_hops);
+        be::put_u16(b, field::INSTRUCTIONS, self.instructions);
+        be::put_u16(b, field::DOMAIN_ID, self.domain_id);
+        be::put_u16(b, field::DS_INSTRUCTIONS, self.ds_instructions);
+        be::put_u16(b, field::DS_FLAGS, self.ds_flags);
         for (i, h) in self.hops.iter().enumerate() {
             let mut at = SHIM_LEN + MD_HEADER_LEN + i * stride;
             for (k, (mask, flen)) in FIELDS.iter().enumerate() {

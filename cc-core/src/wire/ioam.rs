@@ -43,6 +43,28 @@ pub const OPTION_HEADER_LEN: usize = 4;
 /// Trace option header bytes.
 pub const TRACE_HEADER_LEN: usize = 8;
 
+/// Where each field of the option and the trace header starts, in bytes
+/// from the option type (RFC 9486 §3, RFC 9197 §4.4.1; the layout above).
+/// A field narrower than its bytes is masked where it is read.
+mod field {
+    /// IPv6 option type (0x31).
+    pub const OPTION_TYPE: usize = 0;
+    /// Option data length: bytes after this one.
+    pub const OPTION_LEN: usize = 1;
+    /// Reserved.
+    pub const RESERVED: usize = 2;
+    /// IOAM option type: 0 pre-allocated, 1 incremental.
+    pub const IOAM_TYPE: usize = 3;
+    /// Namespace id, 16 bits.
+    pub const NAMESPACE: usize = 4;
+    /// NodeLen (5 bits), flags (4), RemainingLen (7): 16 bits.
+    pub const NODE_LEN_FLAGS: usize = 6;
+    /// The low byte of `NODE_LEN_FLAGS`: a flag bit and RemainingLen (7).
+    pub const REMAINING_LEN: usize = 7;
+    /// Trace type (24 bits) and a reserved byte.
+    pub const TRACE_TYPE: usize = 8;
+}
+
 /// Trace-type bits, as masks of the 24-bit field.
 pub mod bits {
     /// Hop limit and short node id.
@@ -185,15 +207,15 @@ impl<T: AsRef<[u8]>> IoamOption<T> {
 
     /// Option type (0x31).
     pub fn option_type(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 0)
+        be::u8_at(self.buffer.as_ref(), field::OPTION_TYPE)
     }
     /// Bytes of the whole option (type and length bytes included).
     pub fn total_len(&self) -> usize {
-        2 + be::u8_at(self.buffer.as_ref(), 1) as usize
+        2 + be::u8_at(self.buffer.as_ref(), field::OPTION_LEN) as usize
     }
     /// Pre-allocated or incremental; other IOAM option types are refused.
     pub fn kind(&self) -> Result<TraceKind> {
-        match be::u8_at(self.buffer.as_ref(), 3) {
+        match be::u8_at(self.buffer.as_ref(), field::IOAM_TYPE) {
             0 => Ok(TraceKind::PreAllocated),
             1 => Ok(TraceKind::Incremental),
             _ => Err(WireError::UnknownType),
@@ -201,25 +223,25 @@ impl<T: AsRef<[u8]>> IoamOption<T> {
     }
     /// IOAM namespace id.
     pub fn namespace(&self) -> u16 {
-        be::u16_at(self.buffer.as_ref(), 4)
+        be::u16_at(self.buffer.as_ref(), field::NAMESPACE)
     }
     /// NodeLen in 4-byte words.
     pub fn node_len(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 6) >> 3
+        be::u8_at(self.buffer.as_ref(), field::NODE_LEN_FLAGS) >> 3
     }
     /// The flags.
     pub fn flags(&self) -> TraceFlags {
-        let w = be::u16_at(self.buffer.as_ref(), 6);
+        let w = be::u16_at(self.buffer.as_ref(), field::NODE_LEN_FLAGS);
         TraceFlags::from_nibble((w >> 7 & 0xF) as u8)
     }
     /// RemainingLen in 4-byte words.
     pub fn remaining_len(&self) -> u8 {
-        be::u8_at(self.buffer.as_ref(), 7) & 0x7F
+        be::u8_at(self.buffer.as_ref(), field::REMAINING_LEN) & 0x7F
     }
     /// The 24-bit trace type. Bit 23 is reserved, "ignored upon receipt"
     /// (RFC 9197 §4.4.1): it reads as 0.
     pub fn trace_type(&self) -> u32 {
-        be::u32_at(self.buffer.as_ref(), 8) >> 8 & !bits::RESERVED
+        be::u32_at(self.buffer.as_ref(), field::TRACE_TYPE) >> 8 & !bits::RESERVED
     }
 
     /// Start and end of the filled node data.
@@ -424,24 +446,24 @@ impl<'a> IoamRepr<'a> {
         if b.len() < len {
             return Err(WireError::BufferTooSmall);
         }
-        be::put_u8(b, 0, IPV6_OPTION_TYPE);
-        be::put_u8(b, 1, (len - 2) as u8);
-        be::put_u8(b, 2, 0);
+        be::put_u8(b, field::OPTION_TYPE, IPV6_OPTION_TYPE);
+        be::put_u8(b, field::OPTION_LEN, (len - 2) as u8);
+        be::put_u8(b, field::RESERVED, 0);
         be::put_u8(
             b,
-            3,
+            field::IOAM_TYPE,
             match self.kind {
                 TraceKind::PreAllocated => 0,
                 TraceKind::Incremental => 1,
             },
         );
-        be::put_u16(b, 4, self.namespace);
+        be::put_u16(b, field::NAMESPACE, self.namespace);
         be::put_u16(
             b,
-            6,
+            field::NODE_LEN_FLAGS,
             (node_words as u16) << 11 | (self.flags.nibble() as u16) << 7 | self.remaining_len as u16,
         );
-        be::put_u32(b, 8, tt << 8);
+        be::put_u32(b, field::TRACE_TYPE, tt << 8);
         let mut at = OPTION_HEADER_LEN + TRACE_HEADER_LEN;
         if self.kind == TraceKind::PreAllocated {
             let free = 4 * self.remaining_len as usize;
