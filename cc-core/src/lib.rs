@@ -65,10 +65,10 @@ pub mod testing;
 pub mod units;
 pub mod wire;
 
-/// The README's code example, compiled and run as a doctest.
+/// docs/engine.md's code example, compiled and run as a doctest.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeExample;
+#[doc = include_str!("../../docs/engine.md")]
+pub struct EngineGuideExample;
 
 pub use controller::{AnyConfig, AnyController, Controller};
 pub use engine::{Engine, Stats};
