@@ -12,7 +12,7 @@
 mod cases;
 
 use cc_core::wire::ioam::{bits, find_in_hop_by_hop, IoamOption, IoamRepr, TraceKind};
-use cc_core::wire::{TxCounter, UnitsProfile};
+use cc_core::wire::{PortSpeedStack, TxCounter, UnitsProfile};
 use serde_json::Value;
 
 const VECTORS: &str = include_str!("../../interop/ioam/vectors.json");

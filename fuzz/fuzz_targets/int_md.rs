@@ -2,7 +2,7 @@
 //! that parse to the same Repr.
 #![no_main]
 use cc_core::wire::int_md::{IntMdPacket, IntMdRepr};
-use cc_core::wire::UnitsProfile;
+use cc_core::wire::{PortSpeedStack, UnitsProfile};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! hop-by-hop search never panics either.
 #![no_main]
 use cc_core::wire::ioam::{find_in_hop_by_hop, IoamOption, IoamRepr};
-use cc_core::wire::UnitsProfile;
+use cc_core::wire::{PortSpeedStack, UnitsProfile};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

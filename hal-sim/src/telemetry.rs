@@ -9,7 +9,7 @@ use cc_core::wire::compact::{self, CompactHop, CompactRepr, CompactStack, Compac
 use cc_core::wire::ifa::{self, HopLayout, IfaHop, IfaPacket, IfaRepr, NamespaceProfiles};
 use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
 use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, TraceFlags, TraceKind};
-use cc_core::wire::{Hops, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
+use cc_core::wire::{Hops, PortSpeedStack, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
 
 use crate::packet::{TelBuf, TEL_CAP};
 

@@ -52,7 +52,7 @@
 //! the egress tx utilization (bit 7), scaled by the profile's full scale,
 //! and the link speed from the profile. See [`IntMdRepr::hop_samples`].
 
-use super::{be, fold_identity, Hops, Result, UnitsProfile, WireError, MAX_HOPS};
+use super::{be, fold_identity, Hops, PortSpeedStack, Result, UnitsProfile, WireError, MAX_HOPS};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::LinkSpeed;
 
@@ -501,7 +501,9 @@ impl IntMdRepr {
         }
         Ok(())
     }
+}
 
+impl PortSpeedStack for IntMdRepr {
     /// The engine's samples, first hop first (the stack is reversed).
     ///
     /// Needs the egress timestamp (bit 5; the ingress timestamp, bit 4, is
@@ -510,15 +512,7 @@ impl IntMdRepr {
     /// (all ones) into either. Queue occupancy (bit 3) × the profile's unit
     /// gives the queue, hop latency (bit 2) the sojourn time, node id and
     /// level-1 egress port the identity, the profile the link speed.
-    pub fn hop_samples(&self, profile: &UnitsProfile) -> Result<Hops> {
-        self.hop_samples_by_port(profile, |_, _| None)
-    }
-
-    /// [`IntMdRepr::hop_samples`] on a fabric whose links differ in speed
-    /// (INT-MD carries none): `speed(node_id, l1_egress)` gives each hop's
-    /// egress link speed, as the device's configuration knows it; `None`
-    /// falls back to the profile's.
-    pub fn hop_samples_by_port(
+    fn hop_samples_by_port(
         &self,
         profile: &UnitsProfile,
         speed: impl Fn(u64, u32) -> Option<LinkSpeed>,

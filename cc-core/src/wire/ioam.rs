@@ -32,7 +32,7 @@
 //! | undefined trace-type bits 12-21 | 4-byte fields (RFC 9197 §4.4.1: a transit node fills them with 0xFFFFFFFF) |
 //! | reserved fields: the option's reserved byte (RFC 9486 §3), the fourth flag bit, trace-type bit 23 and the reserved byte after the trace type (RFC 9197 §4.4.1) | ignored on receipt, written as zero |
 
-use super::{be, fold_identity, Hops, Result, TimestampFraction, UnitsProfile, WireError, MAX_HOPS};
+use super::{be, fold_identity, Hops, PortSpeedStack, Result, TimestampFraction, UnitsProfile, WireError, MAX_HOPS};
 use crate::telemetry::HopSample;
 use crate::units::LinkSpeed;
 
@@ -518,7 +518,34 @@ impl<'a> IoamRepr<'a> {
         }
         Ok(())
     }
+}
 
+/// Finds the IOAM option in an IPv6 hop-by-hop options header (starting at
+/// its Next Header byte), skipping Pad1, PadN and other options.
+pub fn find_in_hop_by_hop(hbh: &[u8]) -> Result<&[u8]> {
+    if hbh.len() < 2 {
+        return Err(WireError::Truncated);
+    }
+    let len = 8 * (hbh[1] as usize + 1);
+    let hbh = hbh.get(..len).ok_or(WireError::Truncated)?;
+    let mut at = 2;
+    while at < len {
+        match hbh[at] {
+            0 => at += 1,
+            t => {
+                let l = 2 + *hbh.get(at + 1).ok_or(WireError::Truncated)? as usize;
+                let opt = hbh.get(at..at + l).ok_or(WireError::BadLength)?;
+                if t == IPV6_OPTION_TYPE {
+                    return Ok(opt);
+                }
+                at += l;
+            }
+        }
+    }
+    Err(WireError::MissingField)
+}
+
+impl PortSpeedStack for IoamRepr<'_> {
     /// The engine's samples, first hop first (the list is reversed).
     ///
     /// The timestamp (bits 2 and 3) is converted to ns modulo 2^32 under
@@ -528,15 +555,7 @@ impl<'a> IoamRepr<'a> {
     /// counter: the profile must place one in the namespace-specific data
     /// (short, or the low 32 bits of wide); without it, or without both
     /// timestamp fields, the result is `MissingField`.
-    pub fn hop_samples(&self, profile: &UnitsProfile) -> Result<Hops> {
-        self.hop_samples_by_port(profile, |_, _| None)
-    }
-
-    /// [`IoamRepr::hop_samples`] on a fabric whose links differ in speed
-    /// (IOAM carries none): `speed(node_id, egress_if)` gives each hop's
-    /// egress link speed, as the device's configuration knows it; `None`
-    /// falls back to the profile's.
-    pub fn hop_samples_by_port(
+    fn hop_samples_by_port(
         &self,
         profile: &UnitsProfile,
         speed: impl Fn(u64, u32) -> Option<LinkSpeed>,
@@ -580,31 +599,6 @@ impl<'a> IoamRepr<'a> {
         }
         Ok(out)
     }
-}
-
-/// Finds the IOAM option in an IPv6 hop-by-hop options header (starting at
-/// its Next Header byte), skipping Pad1, PadN and other options.
-pub fn find_in_hop_by_hop(hbh: &[u8]) -> Result<&[u8]> {
-    if hbh.len() < 2 {
-        return Err(WireError::Truncated);
-    }
-    let len = 8 * (hbh[1] as usize + 1);
-    let hbh = hbh.get(..len).ok_or(WireError::Truncated)?;
-    let mut at = 2;
-    while at < len {
-        match hbh[at] {
-            0 => at += 1,
-            t => {
-                let l = 2 + *hbh.get(at + 1).ok_or(WireError::Truncated)? as usize;
-                let opt = hbh.get(at..at + l).ok_or(WireError::BadLength)?;
-                if t == IPV6_OPTION_TYPE {
-                    return Ok(opt);
-                }
-                at += l;
-            }
-        }
-    }
-    Err(WireError::MissingField)
 }
 
 #[cfg(test)]

@@ -140,6 +140,26 @@ impl TxCounter {
     }
 }
 
+/// A parsed telemetry stack whose hops carry no link speed (INT-MD, IOAM):
+/// the engine's samples, each hop's speed from the device's configuration
+/// where the fabric's links differ, else the profile's. (The compact stack
+/// and IFA carry a speed code and have their own `hop_samples`.)
+pub trait PortSpeedStack {
+    /// The engine's samples, first hop first: `speed(node id, egress
+    /// port)` gives a hop's egress link speed, as the device's
+    /// configuration knows it; `None` falls back to the profile's.
+    fn hop_samples_by_port(
+        &self,
+        profile: &UnitsProfile,
+        speed: impl Fn(u64, u32) -> Option<LinkSpeed>,
+    ) -> Result<Hops>;
+
+    /// [`Self::hop_samples_by_port`] with every link at the profile's speed.
+    fn hop_samples(&self, profile: &UnitsProfile) -> Result<Hops> {
+        self.hop_samples_by_port(profile, |_, _| None)
+    }
+}
+
 /// Device units that the formats leave open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
