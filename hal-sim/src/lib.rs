@@ -26,6 +26,7 @@
 pub mod cc;
 pub mod cosim;
 pub mod cpu;
+pub mod ctx;
 pub mod event;
 pub mod flow;
 pub mod metrics;

@@ -18,7 +18,7 @@ use crate::event::{ser_ps, Ev, Ps};
 use crate::net::Link;
 use crate::packet::{EcnBits, PktKind};
 use crate::telemetry::{HopState, TelFormat};
-use crate::world::Ctx;
+use crate::ctx::Ctx;
 
 /// Buffer sizes and marking (LDCP §2.1).
 #[derive(Clone, Copy, Debug)]

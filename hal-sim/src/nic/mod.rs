@@ -30,7 +30,7 @@ use crate::event::{ser_ps, Ev, Ps};
 use crate::flow::{PerFlow, Receiver, Sender, NOWHERE};
 use crate::net::Link;
 use crate::packet::{EcnBits, PktKind};
-use crate::world::Ctx;
+use crate::ctx::Ctx;
 
 /// Flows per NIC's engine table.
 pub const FLOWS_PER_NIC: usize = 2048;

@@ -20,7 +20,7 @@ use super::Nic;
 use crate::event::Ev;
 use crate::flow::Receiver;
 use crate::packet::{EcnBits, Packet, PktKind, NO_TEL};
-use crate::world::Ctx;
+use crate::ctx::Ctx;
 
 impl Nic {
     /// A packet reached this host.

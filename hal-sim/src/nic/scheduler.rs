@@ -15,7 +15,7 @@ use cc_core::prelude::*;
 use super::{Gate, Nic};
 use crate::event::{ser_ps, Ev, Ps};
 use crate::packet::{EcnBits, Packet, PktKind};
-use crate::world::Ctx;
+use crate::ctx::Ctx;
 
 /// Gives a packet being built an empty telemetry header of the run's
 /// format, counted in its wire bytes.

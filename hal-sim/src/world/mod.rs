@@ -14,11 +14,12 @@
 
 mod build;
 
+pub use crate::ctx::{Ctx, Rngs, RunCfg, Tap};
+
 use std::path::Path;
 
 use cc_core::prelude::*;
 use cc_core::wire::auth::FeedbackKey;
-use rand_chacha::ChaCha8Rng;
 
 use crate::event::{Ev, EventQueue, Ps};
 use crate::flow::FlowRecord;
@@ -27,98 +28,6 @@ use crate::net::Network;
 use crate::nic::Nic;
 use crate::packet::Slab;
 use crate::switch::Switch;
-use crate::telemetry::{PortSpeeds, Telemetry};
-
-/// Run settings derived from the scenario, shared by every component.
-#[derive(Clone, Debug)]
-pub struct RunCfg {
-    /// Payload per data packet.
-    pub payload: u32,
-    /// Data header bytes.
-    pub header: u32,
-    /// Control packet bytes.
-    pub ack_bytes: u32,
-    /// ACK every n packets.
-    pub ack_every: u32,
-    /// Retransmission timeout.
-    pub rto_ps: Ps,
-    /// Telemetry format.
-    pub tel: Telemetry,
-    /// Link speed of every switch port, for telemetry that carries none.
-    pub port_speeds: PortSpeeds,
-    /// Tag and verify notifications.
-    pub integrity: bool,
-    /// Control packets travel ahead of data (and are not paused by PFC).
-    pub control_priority: bool,
-    /// The switches' marking and drop thresholds, at the host link speed.
-    pub marking: crate::scenario::Marking,
-    /// The algorithm's name ([`crate::scenario::Cc::label`]).
-    pub algorithm: &'static str,
-    /// The run ends at this simulated time, ps, whatever is unfinished.
-    pub stop_ps: Ps,
-    /// Metrics sampling period.
-    pub sample_ps: Ps,
-    /// Fairness window.
-    pub window_ps: Ps,
-    /// Warm-up.
-    pub warmup_ps: Ps,
-    /// Flows traced over time.
-    pub trace_flows: u32,
-    /// NIC Tx latency variation (exclusive upper bound; 0: none).
-    pub tx_jitter_ps: Ps,
-    /// Probability that a probe reply is lost.
-    pub probe_loss: f64,
-    /// On/off application: bytes per burst and the idle time after each.
-    pub on_off: Option<(u64, Ps)>,
-}
-
-/// The run's random streams, one per use, so that turning one use on
-/// changes no other draw.
-pub struct Rngs {
-    /// WRED marking (after the workload's draws, from the same seed).
-    pub wred: ChaCha8Rng,
-    /// The NICs' Tx jitter.
-    pub jitter: ChaCha8Rng,
-    /// Probe-reply losses.
-    pub loss: ChaCha8Rng,
-}
-
-/// Where engine events can be copied to: a trace being recorded (see
-/// [`World::record`]) and firmware co-simulating some flows.
-#[derive(Default)]
-pub struct Tap {
-    /// Event trace being recorded, if any.
-    pub trace: Option<crate::trace::TraceRecorder>,
-    /// Firmware running some flows' congestion control.
-    pub cosim: Option<crate::cosim::Firmware>,
-}
-
-/// What a component may use while it handles one input.
-pub struct Ctx<'a> {
-    /// The time of the event being handled, ps.
-    pub now: Ps,
-    /// Where to schedule what follows.
-    pub q: &'a mut EventQueue,
-    /// Packets in flight.
-    pub pkts: &'a mut Slab,
-    /// The run's settings.
-    pub cfg: &'a RunCfg,
-    /// The network's shape and routes.
-    pub net: &'a Network,
-    /// Every flow: what it is, and its outcome so far.
-    pub flows: &'a mut [FlowRecord],
-    /// What the run measures.
-    pub metrics: &'a mut Metrics,
-    /// Random streams.
-    pub rng: &'a mut Rngs,
-    /// Trace and co-simulation.
-    pub tap: &'a mut Tap,
-    /// The notification key shared by all NICs.
-    pub key: FeedbackKey,
-    /// Flows that finished while handling this input (their receivers
-    /// close next).
-    pub finished: &'a mut Vec<u32>,
-}
 
 /// How far a run has come.
 #[derive(Clone, Copy, Debug)]
