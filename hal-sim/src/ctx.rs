@@ -103,4 +103,3 @@ pub struct Ctx<'a> {
     /// close next).
     pub finished: &'a mut Vec<u32>,
 }
-

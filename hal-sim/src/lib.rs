@@ -23,7 +23,6 @@
 //! ("Speed") has the measurements.
 #![warn(missing_docs)]
 
-pub mod cc;
 pub mod cosim;
 pub mod cpu;
 pub mod ctx;

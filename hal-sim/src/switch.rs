@@ -14,11 +14,11 @@
 
 use std::collections::VecDeque;
 
+use crate::ctx::Ctx;
 use crate::event::{ser_ps, Ev, Ps};
 use crate::net::Link;
 use crate::packet::{EcnBits, PktKind};
 use crate::telemetry::{HopState, TelFormat};
-use crate::ctx::Ctx;
 
 /// Buffer sizes and marking (LDCP §2.1).
 #[derive(Clone, Copy, Debug)]

@@ -26,11 +26,11 @@ use cc_core::prelude::*;
 use cc_core::wire::auth::Verifier;
 
 pub use self::profile::{Gate, ProbeKind, Profile};
+use crate::ctx::Ctx;
 use crate::event::{ser_ps, Ev, Ps};
 use crate::flow::{PerFlow, Receiver, Sender, NOWHERE};
 use crate::net::Link;
 use crate::packet::{EcnBits, PktKind};
-use crate::ctx::Ctx;
 
 /// Flows per NIC's engine table.
 pub const FLOWS_PER_NIC: usize = 2048;

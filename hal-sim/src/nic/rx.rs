@@ -17,10 +17,10 @@ use cc_core::wire::auth::{self, TAG_LEN};
 use cc_core::wire::{Hops, WireError};
 
 use super::Nic;
+use crate::ctx::Ctx;
 use crate::event::Ev;
 use crate::flow::Receiver;
 use crate::packet::{EcnBits, Packet, PktKind, NO_TEL};
-use crate::ctx::Ctx;
 
 impl Nic {
     /// A packet reached this host.

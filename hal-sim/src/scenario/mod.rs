@@ -12,6 +12,7 @@
 //! ```
 
 mod cc;
+mod engine;
 mod file;
 
 use std::fmt;
@@ -20,6 +21,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 pub use self::cc::*;
+pub use self::engine::engine_config;
 pub use self::file::{line_of_field, parse};
 use crate::telemetry::TelFormat;
 

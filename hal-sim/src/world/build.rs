@@ -84,7 +84,7 @@ impl World {
                 xon_gap: p.xon_gap_bytes.0,
             }),
         };
-        let engine_cfg = crate::cc::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
+        let engine_cfg = crate::scenario::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
         let key = FeedbackKey::from_bytes(s.seed.to_le_bytes().repeat(2).try_into().unwrap_or([0; 16]));
         let mut nics = Vec::new();

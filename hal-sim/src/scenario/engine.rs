@@ -1,8 +1,9 @@
-//! The engine configuration a scenario asks for.
+//! The engine configuration a scenario asks for: cc-core's configuration
+//! from the scenario's `[cc]` table (`cc.rs`).
 
 use cc_core::prelude::*;
 
-use crate::scenario::{Cc, CcCfg, DcqcnCfg, DcqcnPreset, HpccCfg, HpccMode, LdcpCfg, Wai};
+use super::{Cc, CcCfg, DcqcnCfg, DcqcnPreset, HpccCfg, HpccMode, LdcpCfg, Wai};
 
 /// cc-core's configuration for every NIC; `mtu` is the data payload, the
 /// unit LDCP counts its window in. The algorithm not chosen keeps its
