@@ -15,6 +15,7 @@
 //! What the NIC does for a flow comes from its [`Profile`] (capabilities),
 //! never from which algorithm runs.
 
+pub mod flows;
 pub mod profile;
 pub mod rx;
 pub mod scheduler;
@@ -28,9 +29,10 @@ use cc_core::wire::auth::Verifier;
 pub use self::profile::{Gate, ProbeKind, Profile};
 use crate::ctx::Ctx;
 use crate::event::{ser_ps, Ev, Ps};
-use crate::flow::{PerFlow, Receiver, Sender, NOWHERE};
+use crate::flow::NOWHERE;
 use crate::net::Link;
 use crate::packet::{EcnBits, PktKind};
+use flows::{PerFlow, Receiver, Sender};
 
 /// Flows per NIC's engine table.
 pub const FLOWS_PER_NIC: usize = 2048;
@@ -384,7 +386,7 @@ impl Nic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::Sender;
+    use crate::nic::flows::Sender;
     use crate::world::World;
 
     fn world() -> World {

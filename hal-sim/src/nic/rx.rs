@@ -19,7 +19,7 @@ use cc_core::wire::{Hops, WireError};
 use super::Nic;
 use crate::ctx::Ctx;
 use crate::event::Ev;
-use crate::flow::Receiver;
+use crate::nic::flows::Receiver;
 use crate::packet::{EcnBits, Packet, PktKind, NO_TEL};
 
 impl Nic {
