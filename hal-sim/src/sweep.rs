@@ -297,20 +297,7 @@ pub fn series(outcomes: &[Outcome], x_field: &str) -> Option<Vec<Series>> {
 mod tests {
     use super::*;
 
-    const HPCC: &str = r#"
-name = "h"
-stop_ms = 1.0
-[topology]
-kind = "incast"
-senders = 2
-link_gbps = 100
-link_delay_ns = 1000
-[cc]
-algorithm = "hpcc"
-[workload]
-kind = "incast"
-bytes = 1000
-"#;
+    const HPCC: &str = crate::scenario::MINIMAL;
 
     fn files(dir: &str) -> (PathBuf, PathBuf) {
         let d = std::env::temp_dir().join(format!("hal-sim-sweep-{dir}-{}", std::process::id()));

@@ -6,20 +6,7 @@ use hal_sim::scenario::parse;
 
 const PAGE: &str = include_str!("../../docs/scenarios.md");
 
-const BASE: &str = r#"
-name = "t"
-stop_ms = 1.0
-[topology]
-kind = "incast"
-senders = 2
-link_gbps = 100
-link_delay_ns = 1000
-[cc]
-algorithm = "hpcc"
-[workload]
-kind = "incast"
-bytes = 1000
-"#;
+const BASE: &str = hal_sim::scenario::MINIMAL;
 
 /// The fields the parser accepts in `table` ("" for the top level), over
 /// every `kind` or `algorithm` the table has: the list in its refusal of
@@ -29,7 +16,7 @@ fn accepted(table: &str) -> Vec<String> {
         match table {
             "" => text.replacen("name = \"t\"", "name = \"t\"\nzz_unknown = 1", 1),
             "workload.flows" => text.replace(
-                "kind = \"incast\"\nbytes = 1000",
+                "kind = \"incast\"\nbytes = 1000000",
                 "kind = \"list\"\nflows = [{ src = 1, dst = 0, bytes = 1, zz_unknown = 1 }]",
             ),
             "workload.on_off" => format!("{text}[workload.on_off]\nburst_bytes = 1\nidle_ns = 1\nzz_unknown = 1\n"),

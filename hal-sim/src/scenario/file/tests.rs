@@ -2,20 +2,7 @@
 
 use super::*;
 
-const GOOD: &str = r#"
-name = "t"
-stop_ms = 1.0
-[topology]
-kind = "incast"
-senders = 2
-link_gbps = 100
-link_delay_ns = 1000
-[cc]
-algorithm = "hpcc"
-[workload]
-kind = "incast"
-bytes = 1000000
-"#;
+const GOOD: &str = MINIMAL;
 
 #[test]
 fn a_good_file_parses() {
