@@ -2,16 +2,23 @@
 //! sequence), so equal-time events run in the order they were scheduled
 //! and a run is deterministic for a seed.
 //!
-//! The queue keeps its entries in a calendar of 512 ps buckets (most events
-//! fall within a link's delay of the clock, and a 320-host fabric has
-//! thousands of them pending: a binary heap of those took over a third of
-//! the fat-tree's run in its pop, mostly waiting for memory) and a heap
-//! for the far ones; while no more than a hundred-odd are near (a 2-to-1
-//! has about fifty), those are kept in one sorted ring instead, where the
-//! first is at hand and a new one, nearly always among the latest, goes
-//! in a few places from the back; NIC wake-ups, which move on every ACK, in a heap of
-//! their own, one entry per host (`wakes.rs`), keyed as the other entries
-//! are, so that one compare orders a wake-up among them.
+//! Four files, because the queue serves two shapes of run, and one
+//! structure served neither well (docs/simulator.md, "Speed", has what
+//! was tried):
+//!
+//! - `event.rs` (this file): the time type, the events, the slots they
+//!   wait in, and the queue's push and pop, which choose among the three
+//!   below;
+//! - `ring.rs`: while no more than 128 entries are near (a 2-to-1 keeps
+//!   about fifty), one sorted ring: the first is at hand, and a new one,
+//!   nearly always among the latest, goes in a few places from the back;
+//! - `calendar.rs`: past that (a 320-host fabric keeps thousands pending
+//!   within a link's delay of the clock), buckets of 512 ps threaded
+//!   through the slots, a bitmap to find the first occupied one, and a
+//!   heap for entries beyond the calendar's 8.4 µs reach;
+//! - `wakes.rs`: the NICs' wake-ups, which move on every ACK, one entry a
+//!   host, keyed as the other entries are so that one compare orders a
+//!   wake-up among them.
 
 mod calendar;
 mod ring;
