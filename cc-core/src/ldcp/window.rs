@@ -92,16 +92,6 @@ const AI_CARRY_MASK: u64 = (1 << AI_EXTRA_BITS) - 1;
 /// alpha and beta in 2^-24 ([`crate::units::Fraction::FRAC_BITS`]).
 const FRACTION_BITS: u32 = crate::units::Fraction::FRAC_BITS;
 
-/// Newly acknowledged bytes as packets, n in eq. (2), in 2^-16 packets
-/// (at most 2^32 − 1: 65 535 packets per ACK): `newly · 2^16 / MTU`,
-/// rounded down, by the MTU's reciprocal ([`crate::units::Mtu`]) below
-/// 64 KiB (every per-packet or delayed ACK of a few jumbo frames), by a
-/// division above.
-#[inline(always)]
-fn acked_packets(cfg: &LdcpConfig, newly: u32) -> u32 {
-    cfg.mtu.packets_raw(newly)
-}
-
 /// PAWA, eq. (1)/(2), for cw ≥ 1, `carry` the increase carried below cw's
 /// resolution, n packets acknowledged: the new cw (raw, before any floor)
 /// and the new carry.
@@ -361,9 +351,8 @@ impl Ldcp {
     }
 
     /// [`Ldcp::on_ack`] with its decision handed to `answer`, so a caller
-    /// that wraps it (the engine's `Result`) gets it built in place: on
-    /// rv32 a decision returned and then wrapped is copied, 85
-    /// instructions more an ACK.
+    /// that wraps it (the engine's `Result`) gets it built in place rather
+    /// than returned and copied into the wrapper.
     #[inline(always)]
     pub(crate) fn ack_into<R>(
         &mut self,
@@ -399,7 +388,8 @@ impl Ldcp {
         if newly == 0 || newly >> Packets::FRAC_BITS != 0 {
             return false;
         }
-        let n = acked_packets(cfg, newly);
+        // n of eq. (2) in 2^-16 packets, by the MTU's reciprocal.
+        let n = cfg.mtu.packets_raw(newly);
         // pawa() in 32 bits, for the range where it is exact in them; the
         // rest (n·alpha of two packets or more, cw leaving [1, 2^16)) is
         // the general path's.
@@ -456,7 +446,7 @@ impl Ldcp {
         let gamma = cfg.gamma_packets();
         let cw = old.to_bits();
         let new = if old >= Packets::ONE {
-            let (new, carry) = pawa(cfg, old, self.status.ai_carry(), acked_packets(cfg, newly), ack.ece);
+            let (new, carry) = pawa(cfg, old, self.status.ai_carry(), cfg.mtu.packets_raw(newly), ack.ece);
             self.status.set_ai_carry(carry);
             new
         } else {
