@@ -255,22 +255,18 @@ pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
     }
 }
 
-/// A byte count in B, kB, MB or GB (powers of 1000), to three significant
-/// figures at most: `512 B`, `1.5 kB`, `400 kB`, `10 MB`.
+/// A byte count in B, kB, MB, GB or TB (powers of 1000), to three
+/// significant figures at most, trailing zeros dropped: `512 B`, `1.5 kB`,
+/// `400 kB`, `10 MB`.
 pub fn bytes(b: u64) -> String {
-    si(b as f64, "B")
-}
-
-/// `v` with an SI prefix (k, M, G, T) and `unit`, to three significant
-/// figures at most, trailing zeros dropped: `92.7 Gb/s`, `10 kB`.
-pub fn si(v: f64, unit: &str) -> String {
+    let v = b as f64;
     let (scaled, prefix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
         .iter()
-        .find(|(p, _)| v.abs() >= *p)
+        .find(|(p, _)| v >= *p)
         .map_or((v, ""), |(p, n)| (v / p, *n));
-    let digits = if scaled.abs() >= 100.0 {
+    let digits = if scaled >= 100.0 {
         0
-    } else if scaled.abs() >= 10.0 {
+    } else if scaled >= 10.0 {
         1
     } else {
         2
@@ -281,7 +277,7 @@ pub fn si(v: f64, unit: &str) -> String {
     } else {
         text
     };
-    format!("{text} {prefix}{unit}")
+    format!("{text} {prefix}B")
 }
 
 /// The summary as a terminal table.
@@ -379,9 +375,9 @@ pub fn table(s: &Summary) -> String {
             format!("{}  (switches do not mark)", s.counters.ecn_marks)
         },
     );
-    if s.algorithm == "LDCP" {
+    if m.drops_at_k() {
         row(
-            "drops (fast start / stable)",
+            "drops (at K / ECN-capable)",
             format!(
                 "{} ({} / {})",
                 s.drops, s.counters.drops_fast_start, s.counters.drops_stable

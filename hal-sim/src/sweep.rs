@@ -89,14 +89,20 @@ impl Point {
         };
         let file = self.file.display().to_string();
         let original = std::fs::read_to_string(&self.file).map_err(|e| err("", e.to_string()))?;
-        // The file's own errors, with its own lines.
-        scenario::parse(&original, &file)?;
-        let mut table: toml::Table = original.parse().map_err(|e: toml::de::Error| err("", e.to_string()))?;
+        // An error the file has without the fields set is reported as the
+        // file's own, at its own line; the file is parsed alone only then.
+        let own_error = || scenario::parse(&original, &file).err();
+        let Ok(mut table) = original.parse::<toml::Table>() else {
+            return Err(own_error().unwrap_or_else(|| err("", "not a TOML table".into())));
+        };
         for (field, value) in &self.set {
             set(&mut table, field, value.clone()).map_err(|m| err(field, m))?;
         }
         let text = toml::to_string(&table).map_err(|e| err("", e.to_string()))?;
         scenario::parse(&text, &name).map_err(|e| {
+            if let Some(own) = own_error() {
+                return own;
+            }
             // The text parsed is the file re-written with the fields set:
             // its lines are not the file's. A field set here is named as
             // the option that set it; any other, at its line in the file.

@@ -293,14 +293,9 @@ fn unknown_field(text: &str, path: &str, message: &str) -> Option<(String, Strin
         (Some(f), _, _) => hint.push_str(&format!("; did you mean `{f}`?")),
         // Near a field of another kind only: say whose.
         (None, Some(f), Some((key, kinds, _))) => {
-            let takers: Vec<&str> = kinds
-                .iter()
-                .filter(|(_, fs)| fs.contains(&f.as_str()))
-                .map(|(n, _)| *n)
-                .collect();
             hint.push_str(&format!(
                 "; did you mean `{f}` (a field of {key} = {})?",
-                takers.join(", ")
+                takers(kinds, &f)
             ));
         }
         _ => {}
@@ -419,19 +414,26 @@ fn only_in(
 ) -> Result<(), FieldError> {
     let applies = fields_of(kinds, kind);
     match given.iter().find(|(k, written)| *written && !applies.contains(k)) {
-        Some((k, _)) => {
-            let takers: Vec<&str> = kinds.iter().filter(|(_, f)| f.contains(k)).map(|(n, _)| *n).collect();
-            Err((
-                k,
-                format!(
-                    "does not apply to {key} = \"{kind}\" (it is a field of {}; {kind} takes {})",
-                    takers.join(", "),
-                    list_or_none(applies)
-                ),
-            ))
-        }
+        Some((k, _)) => Err((
+            k,
+            format!(
+                "does not apply to {key} = \"{kind}\" (it is a field of {}; {kind} takes {})",
+                takers(kinds, k),
+                list_or_none(applies)
+            ),
+        )),
         None => Ok(()),
     }
+}
+
+/// The kinds of `kinds` that take `field`, comma-separated.
+fn takers(kinds: &[(&str, &[&str])], field: &str) -> String {
+    let names: Vec<&str> = kinds
+        .iter()
+        .filter(|(_, f)| f.contains(&field))
+        .map(|(n, _)| *n)
+        .collect();
+    names.join(", ")
 }
 
 fn list_or_none(fields: &[&str]) -> String {

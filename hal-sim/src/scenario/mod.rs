@@ -248,14 +248,23 @@ pub struct Marking {
     pub kmax: u64,
     /// WRED/ECN P_max (0: no marking).
     pub pmax: f64,
-    /// Drop threshold K for ECN-incapable data (`u64::MAX`: none).
+    /// Drop threshold K for ECN-incapable data ([`Marking::NEVER`]: none).
     pub drop_k: u64,
 }
 
 /// No threshold.
-const NEVER: u64 = u64::MAX >> 24;
+const NEVER: u64 = Marking::NEVER;
 
 impl Marking {
+    /// A threshold no queue reaches: none.
+    pub const NEVER: u64 = u64::MAX >> 24;
+
+    /// Whether ECN-incapable data is dropped at a threshold K (LDCP's
+    /// eq. (3)), so that drops split into those at K and the rest.
+    pub fn drops_at_k(&self) -> bool {
+        self.drop_k < Self::NEVER
+    }
+
     /// The marking an algorithm is run with when the scenario gives none,
     /// for hosts at `gbps` (per Gb/s of the host link, so that the queue
     /// they allow is the same in time at every speed):
