@@ -77,7 +77,7 @@ fn bench_hpcc_ack(what: &'static str, source: Telemetry, hops: usize) -> Row {
     let bare = time_per_event(|| {
         let mut s = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            black_box(s.new_ack(&cfg, Instant::from_nanos(i as u64 * 1000), &hpcc_ack(i as u32, t))).ok();
+            black_box(s.ack(&cfg, Instant::from_nanos(i as u64 * 1000), &hpcc_ack(i as u32, t))).ok();
         }
         tel.len()
     });
@@ -113,7 +113,7 @@ fn bench_rx_hpcc() -> Row {
     let bare = time_per_event(|| {
         let mut r = HpccReceiver::<5>::new(&cfg, &p, Instant::ZERO).unwrap();
         for (i, t) in tel.iter().enumerate() {
-            black_box(r.new_int(&cfg, Instant::from_nanos(i as u64 * 1000), t)).ok();
+            black_box(r.rx_telemetry(&cfg, Instant::from_nanos(i as u64 * 1000), t)).ok();
         }
         tel.len()
     });
@@ -150,10 +150,10 @@ fn bench_probe_response() -> Row {
     });
     let bare = time_per_event(|| {
         let mut s = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)).unwrap();
-        s.on_sent(&cfg, Instant::ZERO);
+        s.sent(&cfg, Instant::ZERO, Seq(0), 0, MessageEnd::More).unwrap();
         for (i, t) in tel.iter().enumerate() {
             let probe = ProbeId((i + 1) as u8);
-            black_box(s.on_probe_response(&cfg, Instant::from_nanos(i as u64 * 12_000), probe, 2, &t[0])).ok();
+            black_box(s.probe_response(&cfg, Instant::from_nanos(i as u64 * 12_000), probe, 2, &t[0])).ok();
         }
         tel.len()
     });
@@ -179,7 +179,7 @@ fn bench_ldcp_ack() -> Row {
     let bare = time_per_event(|| {
         let mut l = Ldcp::new(&cfg, &p).unwrap();
         for i in 1..=EVENTS as u32 {
-            black_box(l.on_ack(&cfg, Instant::from_nanos(i as u64 * 100), &ldcp_ack(i)));
+            black_box(l.ack(&cfg, Instant::from_nanos(i as u64 * 100), &ldcp_ack(i)).unwrap());
         }
         EVENTS
     });
@@ -205,7 +205,7 @@ fn bench_ldcp_timer() -> Row {
         l.restore(&cfg, Instant::ZERO, Packets::from_bits(1 << 14)).unwrap();
         for i in 1..=EVENTS as u64 {
             // 32 us apart: every tick is due (RTT/cw = 32 us).
-            black_box(l.on_timer(&cfg, Instant::from_nanos(i * 32_016)));
+            black_box(l.timer(&cfg, Instant::from_nanos(i * 32_016)).unwrap());
         }
         EVENTS
     });

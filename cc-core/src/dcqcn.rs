@@ -5,9 +5,9 @@
 //! | part                                                | here                          |
 //! |-----------------------------------------------------|-------------------------------|
 //! | NP: a CNP for CE-marked data, at most one per interval | [`NotificationPoint`]      |
-//! | RP: alpha = (1 − g)·alpha + g·1{CNP}, every Ta      | [`Dcqcn::on_cnp`], lazily     |
-//! | RP: on CNP, every Td: Rt = Rc, Rc = Rc·(1 − alpha/2) | [`Dcqcn::on_timer`]          |
-//! | RP: every Ti and every B bytes: fast recovery, additive, hyper increase | [`Dcqcn::on_timer`], [`Dcqcn::on_sent`] |
+//! | RP: alpha = (1 − g)·alpha + g·1{CNP}, every Ta      | [`Dcqcn::cnp`], lazily        |
+//! | RP: on CNP, every Td: Rt = Rc, Rc = Rc·(1 − alpha/2) | [`Dcqcn::timer`]             |
+//! | RP: every Ti and every B bytes: fast recovery, additive, hyper increase | [`Dcqcn::timer`], [`Dcqcn::sent`] |
 //!
 //! The reaction point follows the NIC model the HPCC paper's simulator
 //! uses (timers at fixed phases from the first CNP; the decrease period
@@ -32,9 +32,10 @@
 
 use core::num::NonZeroU64;
 
-use crate::event::{Decision, Ecn, Error, FlowParams, Pacing, Request, TimerRequest};
+use crate::controller::Controller;
+use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::units::{BaseRtt, Fraction, Instant, Window};
+use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 
 /// A rate in Mb/s with 8 fractional bits (3.90625 kb/s steps, up to 16.7
 /// Tb/s in a `u32`).
@@ -343,42 +344,6 @@ impl Dcqcn {
         self.alpha_due = self.alpha_due.saturating_add(k.saturating_mul(ta));
     }
 
-    /// A CNP arrived. The first one sets alpha = 1 and Rt = Rc, and starts
-    /// the alpha and decrease periods; every one marks the current alpha
-    /// period and asks the next decrease check (the first check point after
-    /// now) to act.
-    pub fn on_cnp(&mut self, cfg: &DcqcnConfig, now: Instant) -> Decision {
-        let before = self.next_deadline();
-        let now = now.as_nanos();
-        let td = cfg.decrease_interval_ns as u64;
-        if self.dec_phase == NEVER {
-            self.alpha = Fraction::ONE;
-            self.alpha_cnp = false;
-            self.alpha_due = now.saturating_add(cfg.alpha_interval_ns as u64);
-            self.rt = self.rc;
-            self.dec_phase = now.saturating_add(td);
-            self.dec_due = self.dec_phase;
-            return self.decision_after(before);
-        }
-        self.catch_up_alpha(cfg, now);
-        self.alpha_cnp = true;
-        if self.dec_due == NEVER {
-            // The first check point strictly after now.
-            let next = if now < self.dec_phase {
-                self.dec_phase
-            } else {
-                let periods = match NonZeroU64::new(td) {
-                    Some(d) => div_u64(now - self.dec_phase, d) + 1,
-                    None => 1,
-                };
-                self.dec_phase.saturating_add(periods.saturating_mul(td))
-            };
-            self.dec_phase = next;
-            self.dec_due = next;
-        }
-        self.decision_after(before)
-    }
-
     /// The rate decrease at a check point `at` with a CNP waiting:
     /// `Rt = Rc` (see [`DcqcnConfig::clamp_target`]), `Rc = max(floor,
     /// Rc·(1 − alpha/2))` rounded down (`Rc·(2^25 − alpha) >> 25`, < 2^57),
@@ -423,13 +388,69 @@ impl Dcqcn {
     fn recovered(&self) -> bool {
         self.rc >= self.line && self.rt >= self.line
     }
+}
+
+impl Controller for Dcqcn {
+    type Config = DcqcnConfig;
+
+    fn validate(cfg: &DcqcnConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &DcqcnConfig, _now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::Dcqcn {
+            return Err(Error::NotApplicable);
+        }
+        let d = Dcqcn::new(cfg, p)?;
+        Ok((d, d.decision()))
+    }
+
+    fn decision(&self, _cfg: &DcqcnConfig) -> Decision {
+        Dcqcn::decision(self)
+    }
+
+    /// A CNP arrived. The first one sets alpha = 1 and Rt = Rc, and starts
+    /// the alpha and decrease periods; every one marks the current alpha
+    /// period and asks the next decrease check (the first check point after
+    /// now) to act.
+    fn cnp(&mut self, cfg: &DcqcnConfig, now: Instant) -> Result<Decision, Error> {
+        let before = self.next_deadline();
+        let now = now.as_nanos();
+        let td = cfg.decrease_interval_ns as u64;
+        if self.dec_phase == NEVER {
+            self.alpha = Fraction::ONE;
+            self.alpha_cnp = false;
+            self.alpha_due = now.saturating_add(cfg.alpha_interval_ns as u64);
+            self.rt = self.rc;
+            self.dec_phase = now.saturating_add(td);
+            self.dec_due = self.dec_phase;
+            return Ok(self.decision_after(before));
+        }
+        self.catch_up_alpha(cfg, now);
+        self.alpha_cnp = true;
+        if self.dec_due == NEVER {
+            // The first check point strictly after now.
+            let next = if now < self.dec_phase {
+                self.dec_phase
+            } else {
+                let periods = match NonZeroU64::new(td) {
+                    Some(d) => div_u64(now - self.dec_phase, d) + 1,
+                    None => 1,
+                };
+                self.dec_phase.saturating_add(periods.saturating_mul(td))
+            };
+            self.dec_phase = next;
+            self.dec_due = next;
+        }
+        Ok(self.decision_after(before))
+    }
 
     /// The flow's timer: the decrease check and the increase events due at
     /// or before `now`, in time order (an increase before a decrease at the
     /// same instant), at most 256 of them (the rest at the next timer, armed
     /// for now). The timer is armed again for the next deadline, or
     /// cancelled when there is none.
-    pub fn on_timer(&mut self, cfg: &DcqcnConfig, now: Instant) -> Decision {
+    fn timer(&mut self, cfg: &DcqcnConfig, now: Instant) -> Result<Decision, Error> {
         let now = now.as_nanos();
         for _ in 0..256 {
             let next = self.dec_due.min(self.inc_due);
@@ -454,16 +475,16 @@ impl Dcqcn {
             Some(at) => TimerRequest::Arm(at.max(Instant::from_nanos(now))),
             None => TimerRequest::Cancel,
         };
-        d
+        Ok(d)
     }
 
     /// The scheduler sends `len` bytes: with a byte counter, an increase
     /// event per B bytes while the flow recovers.
-    pub fn on_sent(&mut self, cfg: &DcqcnConfig, len: u32) -> Decision {
+    fn sent(&mut self, cfg: &DcqcnConfig, _now: Instant, _: Seq, len: u32, _: MessageEnd) -> Result<Decision, Error> {
         let before = self.next_deadline();
         let b = cfg.byte_counter;
         if b == 0 || self.inc_due == NEVER {
-            return self.decision();
+            return Ok(self.decision());
         }
         self.bytes = self.bytes.saturating_add(len);
         // len < 2^32 and b ≥ 1024: at most 2^22 rounds; a packet is far
@@ -477,7 +498,16 @@ impl Dcqcn {
             self.inc_due = NEVER;
             self.bytes = 0;
         }
-        self.decision_after(before)
+        Ok(self.decision_after(before))
+    }
+
+    /// ACKs, NACKs and losses are the transport's: DCQCN reacts to CNPs only.
+    fn ack(&mut self, _cfg: &DcqcnConfig, _now: Instant, _ack: &Ack<'_>) -> Result<Decision, Error> {
+        Ok(Dcqcn::decision(self))
+    }
+
+    fn loss(&mut self, _cfg: &DcqcnConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        Ok(Dcqcn::decision(self))
     }
 }
 
@@ -511,9 +541,9 @@ mod tests {
     fn first_cnp_halves_at_the_first_check() {
         let cfg = DcqcnConfig::hpcc_sim();
         let mut d = flow(&cfg);
-        let out = d.on_cnp(&cfg, at(10_000));
+        let out = d.cnp(&cfg, at(10_000)).unwrap();
         assert_eq!(out.timer, TimerRequest::Arm(at(14_000)));
-        let out = d.on_timer(&cfg, at(14_000));
+        let out = d.timer(&cfg, at(14_000)).unwrap();
         // alpha decayed for 4 periods of 1 µs with no CNP: (255/256)^4.
         let alpha = (255.0f64 / 256.0).powi(4);
         assert!(
@@ -534,28 +564,28 @@ mod tests {
     fn increase_goes_fast_recovery_then_additive_then_hyper() {
         let cfg = DcqcnConfig::hpcc_sim();
         let mut d = flow(&cfg);
-        d.on_cnp(&cfg, at(0));
-        d.on_timer(&cfg, at(4_000));
+        d.cnp(&cfg, at(0)).unwrap();
+        d.timer(&cfg, at(4_000)).unwrap();
         let (rc0, rt0) = (gbps(d.rate()), gbps(d.target()));
-        d.on_timer(&cfg, at(304_000));
+        d.timer(&cfg, at(304_000)).unwrap();
         assert!((gbps(d.rate()) - (rc0 + rt0) / 2.0).abs() < 1e-4);
         assert_eq!(gbps(d.target()), rt0);
         // Rt is the line rate here: AI and HAI are capped there.
         assert_eq!(rt0, 100.0);
         // From a lower target: a second cut after an increase clamps Rt.
-        d.on_cnp(&cfg, at(305_000));
-        d.on_timer(&cfg, at(308_000));
+        d.cnp(&cfg, at(305_000)).unwrap();
+        d.timer(&cfg, at(308_000)).unwrap();
         let rt1 = gbps(d.target());
         assert!(rt1 < 100.0);
-        d.on_timer(&cfg, at(608_000)); // stage 0: fast recovery
+        d.timer(&cfg, at(608_000)).unwrap(); // stage 0: fast recovery
         assert_eq!(gbps(d.target()), rt1);
-        d.on_timer(&cfg, at(908_000)); // stage 1 = F: additive
+        d.timer(&cfg, at(908_000)).unwrap(); // stage 1 = F: additive
         assert!(
             (gbps(d.target()) - rt1 - 0.02).abs() < 1e-4,
             "{}",
             gbps(d.target()) - rt1
         );
-        d.on_timer(&cfg, at(1_208_000)); // stage 2 > F: hyper
+        d.timer(&cfg, at(1_208_000)).unwrap(); // stage 2 > F: hyper
         assert!(
             (gbps(d.target()) - rt1 - 0.22).abs() < 1e-4,
             "{}",
@@ -569,9 +599,9 @@ mod tests {
     fn decrease_checks_keep_their_phase() {
         let cfg = DcqcnConfig::hpcc_sim();
         let mut d = flow(&cfg);
-        d.on_cnp(&cfg, at(1_000));
-        d.on_timer(&cfg, at(5_000));
-        let out = d.on_cnp(&cfg, at(17_500));
+        d.cnp(&cfg, at(1_000)).unwrap();
+        d.timer(&cfg, at(5_000)).unwrap();
+        let out = d.cnp(&cfg, at(17_500)).unwrap();
         // Checks at 5 000 + 4 000·k: the next after 17 500 is 21 000.
         assert_eq!(out.timer, TimerRequest::Arm(at(21_000)));
     }
@@ -581,9 +611,9 @@ mod tests {
     fn lazy_alpha_matches_step_by_step() {
         let cfg = DcqcnConfig::hpcc_sim();
         let mut d = flow(&cfg);
-        d.on_cnp(&cfg, at(0));
-        d.on_cnp(&cfg, at(2_500)); // periods at 1 000, 2 000 applied; flag set
-        d.on_cnp(&cfg, at(50_500)); // 3 000 (flag) … 50 000
+        d.cnp(&cfg, at(0)).unwrap();
+        d.cnp(&cfg, at(2_500)).unwrap(); // periods at 1 000, 2 000 applied; flag set
+        d.cnp(&cfg, at(50_500)).unwrap(); // 3 000 (flag) … 50 000
         let mut a = 1.0f64;
         let g = 1.0 / 256.0;
         for k in 1..=50 {
@@ -600,14 +630,14 @@ mod tests {
         let mut d = flow(&cfg);
         let mut now = 0;
         for _ in 0..200 {
-            d.on_cnp(&cfg, at(now));
+            d.cnp(&cfg, at(now)).unwrap();
             now += 4_000;
-            d.on_timer(&cfg, at(now));
+            d.timer(&cfg, at(now)).unwrap();
         }
         assert_eq!(gbps(d.rate()), 0.1);
         let mut armed = d.next_deadline();
         while let Some(t) = armed {
-            let out = d.on_timer(&cfg, t);
+            let out = d.timer(&cfg, t).unwrap();
             armed = d.next_deadline();
             if armed.is_none() {
                 assert_eq!(out.timer, TimerRequest::Cancel);

@@ -5,11 +5,11 @@
 //!
 //! | part                                              | RFC 8257 | here                 |
 //! |---------------------------------------------------|----------|----------------------|
-//! | bytes acknowledged and bytes ECE-marked per window | §3.3     | [`Dctcp::on_ack`]    |
-//! | alpha = (1 − g)·alpha + g·F once per window        | §3.3     | [`Dctcp::on_ack`]    |
-//! | cwnd = cwnd·(1 − alpha/2), at most once per window | §3.3     | [`Dctcp::on_ack`]    |
-//! | otherwise standard congestion avoidance (RFC 5681) | §3.3     | [`Dctcp::on_ack`]    |
-//! | loss: as standard TCP (halve, once per window)     | §3.5     | [`Dctcp::on_loss`]   |
+//! | bytes acknowledged and bytes ECE-marked per window | §3.3     | [`Dctcp::ack`]       |
+//! | alpha = (1 − g)·alpha + g·F once per window        | §3.3     | [`Dctcp::ack`]       |
+//! | cwnd = cwnd·(1 − alpha/2), at most once per window | §3.3     | [`Dctcp::ack`]       |
+//! | otherwise standard congestion avoidance (RFC 5681) | §3.3     | [`Dctcp::ack`]       |
+//! | loss: as standard TCP (halve, once per window)     | §3.5     | [`Dctcp::loss`]      |
 //!
 //! Choices the RFC leaves to the implementation, as RDMA NICs make them:
 //! a flow starts at cwnd = W_max = line rate · T (the path's BDP, as
@@ -22,9 +22,10 @@
 //! Units: windows in [`Window`] (2^-4 byte), alpha and g in [`Fraction`]
 //! (2^-24); every product fits 64 bits (stated at each).
 
-use crate::event::{Ack, Decision, EcnEcho, Error, FlowParams};
+use crate::controller::Controller;
+use crate::event::{Ack, Algorithm, Decision, EcnEcho, Error, FlowParams, MessageEnd};
 use crate::fixmath::{div_u64, ratio_q24};
-use crate::units::{BaseRtt, Fraction, Seq, Window};
+use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 
 /// DCTCP parameters shared by every flow of an engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,79 +164,6 @@ impl Dctcp {
         Ok(())
     }
 
-    /// The scheduler sends `[seq, seq + len)`.
-    pub fn on_sent(&mut self, seq: Seq, len: u32) -> Decision {
-        let end = seq.add(len);
-        if end.after(self.snd_nxt) {
-            self.snd_nxt = end;
-        }
-        self.decision()
-    }
-
-    /// An ACK (§3.3, in the RFC's order):
-    ///
-    /// ```text
-    /// newly = cum_ack − SND.UNA (0 for an old or duplicate ACK)
-    /// BytesAcked += newly;  if ECE: BytesMarked += newly
-    /// if SND.UNA > WindowEnd:                       the observation window ends
-    ///     F = BytesMarked / BytesAcked
-    ///     alpha = (1 − g)·alpha + g·F
-    ///     WindowEnd = SND.NXT;  BytesAcked = BytesMarked = 0
-    /// if ECE and no reduction in force:
-    ///     cwnd = max(W_min, cwnd·(1 − alpha/2));  in force until SND.UNA > SND.NXT now
-    /// else if no reduction in force:
-    ///     cwnd = min(W_max, cwnd + MSS·newly/cwnd)  RFC 5681 congestion avoidance
-    /// ```
-    pub fn on_ack(&mut self, cfg: &DctcpConfig, ack: &Ack<'_>) -> Decision {
-        let newly = if ack.cum_ack.after(self.snd_una) {
-            let n = ack.cum_ack.bytes_since(self.snd_una);
-            self.snd_una = ack.cum_ack;
-            n
-        } else {
-            0
-        };
-        if ack.snd_nxt.after(self.snd_nxt) {
-            self.snd_nxt = ack.snd_nxt;
-        }
-        if self.snd_una.after(self.snd_nxt) {
-            // An ACK beyond anything known to be sent: what it covers was sent.
-            self.snd_nxt = self.snd_una;
-        }
-        let ece = ack.ece == EcnEcho::Marked;
-        self.acked = self.acked.saturating_add(newly);
-        if ece {
-            self.marked = self.marked.saturating_add(newly).min(self.acked);
-        }
-        if self.snd_una.after(self.window_end) {
-            self.update_alpha(cfg);
-            self.window_end = self.snd_nxt;
-            self.acked = 0;
-            self.marked = 0;
-        }
-        if self.in_cwr && self.snd_una.after(self.cwr_end) {
-            self.in_cwr = false;
-        }
-        if ece {
-            if !self.in_cwr {
-                self.cut(cfg);
-            }
-        } else if !self.in_cwr && newly > 0 {
-            self.increase(newly, cfg);
-        }
-        self.decision()
-    }
-
-    /// A loss (NACK or timeout): cwnd halves, once per window, as standard
-    /// TCP (§3.5); alpha is kept.
-    pub fn on_loss(&mut self, cfg: &DctcpConfig) -> Decision {
-        if !self.in_cwr {
-            let half = Window::from_bits(self.w.to_bits() / 2);
-            self.w = half.clamp_to(cfg.w_min, self.w_max);
-            self.enter_cwr();
-        }
-        self.decision()
-    }
-
     fn enter_cwr(&mut self) {
         self.in_cwr = true;
         self.cwr_end = self.snd_nxt;
@@ -285,6 +213,106 @@ impl Dctcp {
     }
 }
 
+impl Controller for Dctcp {
+    type Config = DctcpConfig;
+
+    fn validate(cfg: &DctcpConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &DctcpConfig, _now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::Dctcp {
+            return Err(Error::NotApplicable);
+        }
+        let d = Dctcp::new(cfg, p)?;
+        Ok((d, d.decision()))
+    }
+
+    fn decision(&self, _cfg: &DctcpConfig) -> Decision {
+        Dctcp::decision(self)
+    }
+
+    /// The scheduler sends `[seq, seq + len)`.
+    fn sent(
+        &mut self,
+        _cfg: &DctcpConfig,
+        _now: Instant,
+        seq: Seq,
+        len: u32,
+        _: MessageEnd,
+    ) -> Result<Decision, Error> {
+        let end = seq.add(len);
+        if end.after(self.snd_nxt) {
+            self.snd_nxt = end;
+        }
+        Ok(self.decision())
+    }
+
+    /// An ACK (§3.3, in the RFC's order):
+    ///
+    /// ```text
+    /// newly = cum_ack − SND.UNA (0 for an old or duplicate ACK)
+    /// BytesAcked += newly;  if ECE: BytesMarked += newly
+    /// if SND.UNA > WindowEnd:                       the observation window ends
+    ///     F = BytesMarked / BytesAcked
+    ///     alpha = (1 − g)·alpha + g·F
+    ///     WindowEnd = SND.NXT;  BytesAcked = BytesMarked = 0
+    /// if ECE and no reduction in force:
+    ///     cwnd = max(W_min, cwnd·(1 − alpha/2));  in force until SND.UNA > SND.NXT now
+    /// else if no reduction in force:
+    ///     cwnd = min(W_max, cwnd + MSS·newly/cwnd)  RFC 5681 congestion avoidance
+    /// ```
+    fn ack(&mut self, cfg: &DctcpConfig, _now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        let newly = if ack.cum_ack.after(self.snd_una) {
+            let n = ack.cum_ack.bytes_since(self.snd_una);
+            self.snd_una = ack.cum_ack;
+            n
+        } else {
+            0
+        };
+        if ack.snd_nxt.after(self.snd_nxt) {
+            self.snd_nxt = ack.snd_nxt;
+        }
+        if self.snd_una.after(self.snd_nxt) {
+            // An ACK beyond anything known to be sent: what it covers was sent.
+            self.snd_nxt = self.snd_una;
+        }
+        let ece = ack.ece == EcnEcho::Marked;
+        self.acked = self.acked.saturating_add(newly);
+        if ece {
+            self.marked = self.marked.saturating_add(newly).min(self.acked);
+        }
+        if self.snd_una.after(self.window_end) {
+            self.update_alpha(cfg);
+            self.window_end = self.snd_nxt;
+            self.acked = 0;
+            self.marked = 0;
+        }
+        if self.in_cwr && self.snd_una.after(self.cwr_end) {
+            self.in_cwr = false;
+        }
+        if ece {
+            if !self.in_cwr {
+                self.cut(cfg);
+            }
+        } else if !self.in_cwr && newly > 0 {
+            self.increase(newly, cfg);
+        }
+        Ok(self.decision())
+    }
+
+    /// A loss (NACK or timeout): cwnd halves, once per window, as standard
+    /// TCP (§3.5); alpha is kept.
+    fn loss(&mut self, cfg: &DctcpConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        if !self.in_cwr {
+            let half = Window::from_bits(self.w.to_bits() / 2);
+            self.w = half.clamp_to(cfg.w_min, self.w_max);
+            self.enter_cwr();
+        }
+        Ok(self.decision())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,12 +348,12 @@ mod tests {
         assert_eq!(d.window(), Window::from_bytes(125_000));
         // The first ACK ends the first observation window (WindowEnd =
         // SND.NXT at start): F = 1, alpha stays 1.
-        let out = d.on_ack(&cfg, &ack(1000, 125_000, true));
+        let out = d.ack(&cfg, Instant::ZERO, &ack(1000, 125_000, true)).unwrap();
         assert_eq!(d.alpha(), Fraction::ONE);
         assert_eq!(out.window, Window::from_bytes(62_500));
         assert!(d.in_cwr());
         // Marked again within the same window: no second cut.
-        d.on_ack(&cfg, &ack(2000, 125_000, true));
+        d.ack(&cfg, Instant::ZERO, &ack(2000, 125_000, true)).unwrap();
         assert_eq!(d.window(), Window::from_bytes(62_500));
     }
 
@@ -335,14 +363,14 @@ mod tests {
     #[test]
     fn alpha_follows_the_marked_fraction_per_window() {
         let (cfg, mut d) = flow();
-        d.on_ack(&cfg, &ack(1000, 10_000, false));
+        d.ack(&cfg, Instant::ZERO, &ack(1000, 10_000, false)).unwrap();
         assert_eq!(d.alpha().to_bits(), 15 << 20);
         // Next window ends when SND.UNA passes 10 000.
-        d.on_ack(&cfg, &ack(4000, 10_000, true));
+        d.ack(&cfg, Instant::ZERO, &ack(4000, 10_000, true)).unwrap();
         assert!(d.in_cwr());
-        d.on_ack(&cfg, &ack(10_000, 20_000, false));
+        d.ack(&cfg, Instant::ZERO, &ack(10_000, 20_000, false)).unwrap();
         assert_eq!(d.alpha().to_bits(), 15 << 20, "window not over yet");
-        d.on_ack(&cfg, &ack(13_000, 20_000, false));
+        d.ack(&cfg, Instant::ZERO, &ack(13_000, 20_000, false)).unwrap();
         // Bytes acked 12 000 (1000 → 13 000), marked 3000: F = 1/4.
         let expect = (15.0 / 16.0) * (15.0 / 16.0) + 0.25 / 16.0;
         let got = d.alpha().to_bits() as f64 / (1u64 << 24) as f64;
@@ -355,9 +383,9 @@ mod tests {
     #[test]
     fn cut_by_half_alpha_then_grow_one_mss_per_window() {
         let (cfg, mut d) = flow();
-        d.on_ack(&cfg, &ack(1000, 1000, false)); // alpha = 15/16
+        d.ack(&cfg, Instant::ZERO, &ack(1000, 1000, false)).unwrap(); // alpha = 15/16
         let w0 = d.window().to_bits() as f64 / 16.0;
-        d.on_ack(&cfg, &ack(2000, 50_000, true));
+        d.ack(&cfg, Instant::ZERO, &ack(2000, 50_000, true)).unwrap();
         let w1 = d.window().to_bits() as f64 / 16.0;
         // That ACK also ended the observation window (F = 1): the cut uses
         // the new alpha.
@@ -365,14 +393,14 @@ mod tests {
         assert!((alpha - (15.0 / 16.0 * 15.0 / 16.0 + 1.0 / 16.0)).abs() < 1e-7);
         assert!((w1 - w0 * (1.0 - alpha / 2.0)).abs() <= 1.0 / 16.0, "{w0} -> {w1}");
         // Still in CWR up to 50 000: no growth.
-        d.on_ack(&cfg, &ack(50_000, 50_000, false));
+        d.ack(&cfg, Instant::ZERO, &ack(50_000, 50_000, false)).unwrap();
         assert_eq!(d.window().to_bits() as f64 / 16.0, w1);
         // Past it: one window of ACKs adds about one MSS.
         let mut cum = 50_000;
         let start = d.window().to_bits() as f64 / 16.0;
         while (cum - 50_000) as f64 <= start {
             cum += 1000;
-            d.on_ack(&cfg, &ack(cum, cum + 100_000, false));
+            d.ack(&cfg, Instant::ZERO, &ack(cum, cum + 100_000, false)).unwrap();
         }
         let grown = d.window().to_bits() as f64 / 16.0 - start;
         assert!((900.0..=1100.0).contains(&grown), "grew {grown} bytes in a window");
@@ -381,14 +409,15 @@ mod tests {
     #[test]
     fn loss_halves_once_per_window_and_never_below_w_min() {
         let (cfg, mut d) = flow();
-        d.on_sent(Seq(0), 1000);
-        d.on_loss(&cfg);
+        d.sent(&cfg, Instant::ZERO, Seq(0), 1000, MessageEnd::More).unwrap();
+        d.loss(&cfg, Instant::ZERO, Seq(0)).unwrap();
         assert_eq!(d.window(), Window::from_bytes(62_500));
-        d.on_loss(&cfg);
+        d.loss(&cfg, Instant::ZERO, Seq(0)).unwrap();
         assert_eq!(d.window(), Window::from_bytes(62_500));
         for k in 0..40u32 {
-            d.on_ack(&cfg, &ack(1000 * (k + 1), 1000 * (k + 2), false));
-            d.on_loss(&cfg);
+            d.ack(&cfg, Instant::ZERO, &ack(1000 * (k + 1), 1000 * (k + 2), false))
+                .unwrap();
+            d.loss(&cfg, Instant::ZERO, Seq(0)).unwrap();
         }
         assert!(d.window() >= cfg.w_min);
     }

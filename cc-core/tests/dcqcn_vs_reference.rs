@@ -86,7 +86,7 @@ proptest! {
             let until = now + gap as u64;
             // The engine's timer, whenever it is due first.
             while let Some(t) = armed.filter(|&t| t <= until) {
-                let out = d.on_timer(&cfg, Instant::from_nanos(t));
+                let out = d.timer(&cfg, Instant::from_nanos(t)).unwrap();
                 r.advance(t);
 
                 armed = match out.timer {
@@ -102,7 +102,7 @@ proptest! {
             let out = match *op {
                 Op::Cnp { .. } => {
                     r.on_cnp(now);
-                    let out = d.on_cnp(&cfg, at);
+                    let out = d.cnp(&cfg, at).unwrap();
                     // Each update rounds within 2^-24 and the EWMA shrinks
                     // older errors by 1 − g: at most 2^-24/g apart.
                     let tol = 2f64.powi(-24) / frac(cfg.g) + 2f64.powi(-24);
@@ -111,7 +111,7 @@ proptest! {
                 }
                 Op::Sent { len, .. } => {
                     r.on_sent(now, len as f64);
-                    Some(d.on_sent(&cfg, len as u32))
+                    Some(d.sent(&cfg, Instant::ZERO, Seq(0), len as u32, MessageEnd::More).unwrap())
                 }
                 Op::Idle { .. } => {
                     r.advance(now);

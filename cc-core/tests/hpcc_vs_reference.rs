@@ -274,7 +274,7 @@ proptest! {
         let (prev, next): (Vec<_>, Vec<_>) = c.hops.iter().map(|h| h.samples()).unzip();
 
         // Record the previous telemetry in both (first ACK).
-        s.new_ack(&cfg, Instant::ZERO, &ack(1, 1000, &prev)).unwrap();
+        s.ack(&cfg, Instant::ZERO, &ack(1, 1000, &prev)).unwrap();
         r.new_ack(0, 1, 1000, &prev);
 
         // Same state in both: fixed-point values, read exactly into f64.
@@ -288,7 +288,7 @@ proptest! {
         r.inc_stage = c.stage as u32;
 
         let cum = if c.update { 1001 } else { 500 };
-        let d = s.new_ack(&cfg, Instant::ZERO, &ack(cum, 5000, &next)).unwrap();
+        let d = s.ack(&cfg, Instant::ZERO, &ack(cum, 5000, &next)).unwrap();
         r.new_ack(0, cum, 5000, &next);
 
         let u_fix = s.core().utilization().to_bits() as f64 * LSB;
@@ -358,7 +358,7 @@ proptest! {
             }
             cum = cum.wrapping_add(1000);
             snd_nxt = snd_nxt.max(cum).wrapping_add((next() % 3000) as u32);
-            let d = s.new_ack(&cfg, Instant::from_nanos(now), &ack(cum, snd_nxt, &tel)).unwrap();
+            let d = s.ack(&cfg, Instant::from_nanos(now), &ack(cum, snd_nxt, &tel)).unwrap();
             r.new_ack(now, cum, snd_nxt, &tel);
             let rel = (w_bytes(d.window) - r.w).abs() / r.w;
             worst = worst.max(rel);

@@ -144,21 +144,21 @@ proptest! {
                         r.rtt_sample(r_ns as f64);
                     }
                     let srtt_model = r.srtt;
-                    let d = l.on_ack(&cfg, Instant::from_nanos(now), &ack);
+                    let d = l.ack(&cfg, Instant::from_nanos(now), &ack).unwrap();
                     track(&mut armed, &d, now, l.cw(), l.srtt().as_nanos() as f64)?;
                     // Integer smoothing truncates by < 1 ns a sample.
                     prop_assert!((l.srtt().as_nanos() as f64 - srtt_model).abs() <= 2.0 + srtt_model * 1e-3 + slack, "srtt {:?} vs {} (slack {})", l.srtt(), srtt_model, slack);
                     r.on_ack(now as f64, cum.0, ece);
                 }
                 Op::Loss => {
-                    let d = l.on_loss(&cfg, Instant::from_nanos(now), cum);
+                    let d = l.loss(&cfg, Instant::from_nanos(now), cum).unwrap();
                     track(&mut armed, &d, now, l.cw(), l.srtt().as_nanos() as f64)?;
                     r.on_loss(now as f64);
                 }
                 Op::Timer { wait_frac } => {
                     let interval = r.srtt / r.cw.max(rp.gamma);
                     now += (interval * wait_frac) as u64;
-                    let d = l.on_timer(&cfg, Instant::from_nanos(now));
+                    let d = l.timer(&cfg, Instant::from_nanos(now)).unwrap();
                     track(&mut armed, &d, now, l.cw(), l.srtt().as_nanos() as f64)?;
                     let released = r.on_timer(now as f64);
                     prop_assert_eq!(d.request == Request::ReleaseOne, released, "release at {} ns", now);
@@ -169,7 +169,7 @@ proptest! {
                 Op::Sent { off, last } => {
                     let seq = p.start_seq.add(off);
                     let end = if last { MessageEnd::Last } else { MessageEnd::More };
-                    let ect = l.on_sent(&cfg, seq, 1000, end).ecn == Ecn::Ect;
+                    let ect = l.sent(&cfg, Instant::ZERO, seq, 1000, end).unwrap().ecn == Ecn::Ect;
                     prop_assert_eq!(ect, r.ect(seq.0, 1000, last));
                 }
             }
@@ -212,7 +212,7 @@ proptest! {
         let cum = before_ack.add(quarters as u32 * 250);
         r.snd_una = before_ack.0;
         let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[], rtt_ns: None };
-        l.on_ack(&cfg, Instant::from_nanos(1_000_000), &ack);
+        l.ack(&cfg, Instant::from_nanos(1_000_000), &ack).unwrap();
         r.on_ack(1_000_000.0, cum.0, ece);
         let cw = l.cw().to_bits() as f64 / PKT;
         prop_assert!((cw - r.cw).abs() <= (r.cw * 1e-3).max(1.0 / PKT), "from {}: cw {} vs {}", start, cw, r.cw);
@@ -228,11 +228,11 @@ proptest! {
         for (i, (cnp, rtt)) in events.iter().enumerate() {
             let d = if *cnp {
                 r.on_cnp();
-                l.on_cnp(&cfg)
+                l.cnp(&cfg, Instant::ZERO).unwrap()
             } else {
                 // Each response answers the request the last one sent.
                 r.on_rtt_response(rtt.map(|x| x as f64));
-                let d = l.on_rtt_response(&cfg, Instant::from_nanos(i as u64 * 8_000), probe, *rtt);
+                let d = l.rtt_response(&cfg, Instant::from_nanos(i as u64 * 8_000), probe, *rtt).unwrap();
                 if let Request::Probe { id } = d.request {
                     probe = id;
                 }

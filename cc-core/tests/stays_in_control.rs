@@ -122,11 +122,7 @@ impl Run {
                 telemetry: &tel,
                 rtt_ns: None,
             };
-            if self
-                .s
-                .new_ack(&self.cfg, Instant::from_nanos(self.now_ns), &ack)
-                .is_err()
-            {
+            if self.s.ack(&self.cfg, Instant::from_nanos(self.now_ns), &ack).is_err() {
                 self.refused += 1;
             }
         }
@@ -201,7 +197,7 @@ fn a_reordered_ack_is_still_stale() {
     };
     let before = r.s;
     let now = Instant::from_nanos(r.now_ns + 500);
-    assert_eq!(r.s.new_ack(&r.cfg, now, &ack), Err(Error::StaleTelemetry));
+    assert_eq!(r.s.ack(&r.cfg, now, &ack), Err(Error::StaleTelemetry));
     assert_eq!(r.s, before);
 }
 
@@ -267,7 +263,7 @@ fn steady_u(gbps: u32, t_ns: u32, tau_ns: u32, rtts: u32) -> (f64, f64) {
             telemetry: &tel,
             rtt_ns: None,
         };
-        s.new_ack(&cfg, Instant::from_nanos(now), &ack).unwrap();
+        s.ack(&cfg, Instant::from_nanos(now), &ack).unwrap();
     }
     let target = util.to_bits() as f64 / (1u64 << 24) as f64;
     (s.core().utilization().to_bits() as f64 / (1u64 << 24) as f64, target)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where one event kind's instructions go, per function, on the emulated core.
 #   scripts/profile.sh KIND [TARGET]
-#   PROFILE_DETAIL=on_ack scripts/profile.sh ldcp-ack   (and each counted instruction
+#   PROFILE_DETAIL=ack_into scripts/profile.sh ldcp-ack   (and each counted instruction
 #                                                      of functions matching on_ack)
 # KIND: ldcp-ack, ldcp-timer, hpcc-ack-1, hpcc-ack-5, hpcc-ack-5-one-queue, rx-hpcc-5, probe-response,
 #       dctcp-ack, dcqcn-cnp

@@ -6,10 +6,10 @@
 //! |-----------------------------|-------------------------------|-------------------------------|
 //! | MeasureInflight             | §4.2 Figure 4, lines 1-10     | [`HpccCore::measure_inflight`] |
 //! | ComputeWind                 | §4.2 Figure 5, lines 11-20    | [`HpccCore::compute_wind`]     |
-//! | NewAck, R = W/T             | §4.2 Figure 6, lines 21-27    | [`HpccSender::new_ack`]        |
+//! | NewAck, R = W/T             | §4.2 Figure 6, lines 21-27    | [`HpccSender::ack`]            |
 //! | W_ai = W_init·(1−eta)/N     | §5                            | [`AdditiveIncrease`]           |
-//! | probe mode                  | §6.2.1 item 2, §7.1           | [`TelemetrySource::Probe`], [`HpccReceiver::respond_probe`] |
-//! | Rx-HPCC NewINT              | §6.3.2 Figure 8, lines 28-34  | [`HpccReceiver::new_int`]      |
+//! | probe mode                  | §6.2.1 item 2, §7.1           | [`TelemetrySource::Probe`], [`HpccReceiver::probe_request`] |
+//! | Rx-HPCC NewINT              | §6.3.2 Figure 8, lines 28-34  | [`HpccReceiver::rx_telemetry`] |
 //! | sojourn time for QoS queues | §9.3                          | [`QueueSignal::Sojourn`]       |
 //!
 //! Sender states:
@@ -35,6 +35,8 @@ pub use self::receiver::HpccReceiver;
 pub use self::reciprocals::{per_byte, per_rtt, Reciprocals, MAX_RTTS, MAX_SPEEDS};
 pub use self::sender::HpccSender;
 
+#[cfg(doc)]
+use crate::controller::Controller;
 use crate::event::{Error, FlowParams};
 use crate::units::{BaseRtt, Fraction, LinkSpeed, Rate, Window};
 

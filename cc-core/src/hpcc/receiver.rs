@@ -11,7 +11,8 @@
 //! 12·H bytes.
 
 use super::{initial_window, HpccConfig, HpccCore, Measured};
-use crate::event::{Decision, Error, FlowParams, Request};
+use crate::controller::Controller;
+use crate::event::{Algorithm, Decision, Error, FlowParams, Request};
 use crate::telemetry::HopSample;
 use crate::units::Instant;
 
@@ -58,6 +59,27 @@ impl<const H: usize> HpccReceiver<H> {
     pub fn decision(&self) -> Decision {
         self.core.decision()
     }
+}
+
+impl<const H: usize> Controller for HpccReceiver<H> {
+    type Config = HpccConfig;
+
+    fn validate(cfg: &HpccConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &HpccConfig, now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::HpccReceiver {
+            return Err(Error::NotApplicable);
+        }
+        let r = HpccReceiver::new(cfg, p, now)?;
+        let d = r.decision();
+        Ok((r, d))
+    }
+
+    fn decision(&self, _cfg: &HpccConfig) -> Decision {
+        HpccReceiver::decision(self)
+    }
 
     /// `NewINT` (draft 2022-10 §6.3.2, Figure 8):
     ///
@@ -73,7 +95,8 @@ impl<const H: usize> HpccReceiver<H> {
     ///
     /// `send_ack(W)` is the decision's `Request::Feedback`. The first packet
     /// of a path only records its telemetry and sends nothing.
-    pub fn new_int(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+    #[inline]
+    fn rx_telemetry(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
         if telemetry.is_empty() {
             return Ok(self.decision());
         }
@@ -93,24 +116,11 @@ impl<const H: usize> HpccReceiver<H> {
         Ok(d)
     }
 
-    /// A number of flows the receiver counted itself (§6.3.2: Rx-HPCC
-    /// "can also measure the number of flows N"): W_ai = W_init·(1−eta)/N
-    /// for the windows it feeds back.
-    pub fn on_flow_count(&mut self, cfg: &HpccConfig, flows: u16) -> Result<Decision, Error> {
-        self.core.set_flow_count(cfg, flows)?;
-        Ok(self.decision())
-    }
-
     /// Answers a probe (§7.1): "HPCC++ module chooses the link with the
     /// highest inflight bytes and sends its telemetry (queue length,
     /// timestamp and tx bytes) back". The whole stack is kept as history so
     /// the next probe's choice uses rates, not just queues.
-    pub fn respond_probe(
-        &mut self,
-        cfg: &HpccConfig,
-        now: Instant,
-        telemetry: &[HopSample],
-    ) -> Result<Decision, Error> {
+    fn probe_request(&mut self, cfg: &HpccConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
         let sticky = (self.reported != NONE_REPORTED).then_some(self.reported as usize);
         let i = self.core.bottleneck(cfg, now, telemetry, sticky)?;
         self.core.measure_inflight(cfg, now, telemetry, 0)?;
@@ -119,6 +129,14 @@ impl<const H: usize> HpccReceiver<H> {
         // check_stack bounds the stack at 15 hops.
         d.request = Request::ProbeReply { hop_index: i as u8 };
         Ok(d)
+    }
+
+    /// A number of flows the receiver counted itself (§6.3.2: Rx-HPCC
+    /// "can also measure the number of flows N"): W_ai = W_init·(1−eta)/N
+    /// for the windows it feeds back.
+    fn flow_count(&mut self, cfg: &HpccConfig, _now: Instant, flows: u16) -> Result<Decision, Error> {
+        self.core.set_flow_count(cfg, flows)?;
+        Ok(self.decision())
     }
 }
 
@@ -144,7 +162,9 @@ mod tests {
         for k in 0..200u32 {
             let ns = 1_000 * k as u64;
             // 1 us apart, link at 90 % with no queue.
-            let d = r.new_int(&cfg, at(ns), &[hop(1, 1_000 * k, 11_250 * k, 0)]).unwrap();
+            let d = r
+                .rx_telemetry(&cfg, at(ns), &[hop(1, 1_000 * k, 11_250 * k, 0)])
+                .unwrap();
             if let Request::Feedback { window } = d.request {
                 assert_eq!(window, d.window);
                 if let Some(prev) = last_feedback {
@@ -163,7 +183,7 @@ mod tests {
         let cfg = HpccConfig::draft_default();
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
         let d = r
-            .new_int(&cfg, Instant::from_nanos(50_000), &[hop(1, 0, 0, 0)])
+            .rx_telemetry(&cfg, Instant::from_nanos(50_000), &[hop(1, 0, 0, 0)])
             .unwrap();
         assert_eq!(d.request, Request::None);
     }
@@ -175,7 +195,7 @@ mod tests {
         let cfg = HpccConfig::draft_default();
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
         let first = [hop(1, 0, 0, 1_000), hop(2, 0, 0, 9_000), hop(3, 0, 0, 0)];
-        let d = r.respond_probe(&cfg, Instant::ZERO, &first).unwrap();
+        let d = r.probe_request(&cfg, Instant::ZERO, &first).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
         // Next: hop 2 is now sending at line rate, hop 1's queue is gone.
         let second = [
@@ -183,7 +203,7 @@ mod tests {
             hop(2, T_NS, 20_000, 0),
             hop(3, T_NS, 150_000, 0),
         ];
-        let d = r.respond_probe(&cfg, Instant::ZERO, &second).unwrap();
+        let d = r.probe_request(&cfg, Instant::ZERO, &second).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 2 });
     }
 
@@ -217,7 +237,7 @@ mod tests {
                 hop(3, k * T_NS, tx2, 0),
             ];
             let d = r
-                .respond_probe(&cfg, Instant::from_nanos((k * T_NS) as u64), &last)
+                .probe_request(&cfg, Instant::from_nanos((k * T_NS) as u64), &last)
                 .unwrap();
             let Request::ProbeReply { hop_index } = d.request else {
                 panic!("a reply")
@@ -240,7 +260,7 @@ mod tests {
             };
         }
         let d = r
-            .respond_probe(&cfg, Instant::from_nanos(10 * T_NS as u64), &next)
+            .probe_request(&cfg, Instant::from_nanos(10 * T_NS as u64), &next)
             .unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: other as u8 });
     }
@@ -258,7 +278,7 @@ mod tests {
         slow.sojourn_ns = 1_000;
         let mut fast = hop(2, 0, 0, 0);
         fast.sojourn_ns = 3_000;
-        let d = r.respond_probe(&cfg, Instant::ZERO, &[slow, fast]).unwrap();
+        let d = r.probe_request(&cfg, Instant::ZERO, &[slow, fast]).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
     }
 
@@ -268,11 +288,11 @@ mod tests {
     fn the_receiver_takes_its_own_flow_count() {
         let cfg = HpccConfig::draft_default();
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
-        r.on_flow_count(&cfg, 2).unwrap();
+        r.flow_count(&cfg, Instant::ZERO, 2).unwrap();
         // W_ai = 150 000 B · 0.05 / 2 = 3 750 B.
         let w = r.core().additive_increase().to_bits() as f64 / 16.0;
         assert!((w - 3_750.0).abs() < 0.1, "{w}");
-        assert_eq!(r.on_flow_count(&cfg, 0), Err(Error::InvalidParams));
+        assert_eq!(r.flow_count(&cfg, Instant::ZERO, 0), Err(Error::InvalidParams));
     }
 
     #[test]
@@ -281,8 +301,8 @@ mod tests {
         let mut r = HpccReceiver::<5>::new(&cfg, &params(), Instant::ZERO).unwrap();
         let mut slow = hop(2, 0, 0, 0);
         slow.bandwidth = LinkSpeed::from_gbps(25);
-        let d = r.respond_probe(&cfg, Instant::ZERO, &[hop(1, 0, 0, 0), slow]).unwrap();
+        let d = r.probe_request(&cfg, Instant::ZERO, &[hop(1, 0, 0, 0), slow]).unwrap();
         assert_eq!(d.request, Request::ProbeReply { hop_index: 1 });
-        assert_eq!(r.respond_probe(&cfg, Instant::ZERO, &[]), Err(Error::NotApplicable));
+        assert_eq!(r.probe_request(&cfg, Instant::ZERO, &[]), Err(Error::NotApplicable));
     }
 }

@@ -23,7 +23,8 @@
 //! 48 bytes with one hop).
 
 use super::{initial_window, HpccConfig, HpccCore, Measured, TelemetrySource};
-use crate::event::{Ack, Decision, Error, FlowParams, ProbeId, Request, TimerRequest};
+use crate::controller::Controller;
+use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, ProbeId, Request, TimerRequest};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 
@@ -83,41 +84,6 @@ impl<const H: usize> HpccSender<H> {
         self.core.decision()
     }
 
-    /// `NewAck` (draft 2022-10 §4.2, Figure 6):
-    ///
-    /// ```text
-    /// 21: Procedure NewAck(ack)
-    /// 22:    if ack.seq > lastUpdateSeq then
-    /// 23:       W = ComputeWind(MeasureInflight(ack), True);
-    /// 24:       lastUpdateSeq = snd_nxt;
-    /// 25:    else
-    /// 26:       W = ComputeWind(MeasureInflight(ack), False);
-    /// 27:    R = W/T; L = ack.L;
-    /// ```
-    ///
-    /// `ack.seq` is the cumulative ACK, compared with serial arithmetic. The
-    /// first ACK with telemetry only records it and sets lastUpdateSeq =
-    /// snd_nxt, so Wc is first committed one RTT of data later. An ACK
-    /// without telemetry, or any ACK in probe mode (telemetry comes from
-    /// probes there), only updates whether data is in flight. A duplicate
-    /// ACK has Δts = 0 on every hop: nothing is measured and W, Wc and U
-    /// stay as they are (ComputeWind is not run on no measurement; run, it
-    /// would apply Wc·eta/U a second time right after a commit).
-    pub fn new_ack(&mut self, cfg: &HpccConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
-        if let TelemetrySource::Probe { .. } = cfg.telemetry {
-            self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
-            return Ok(self.decision());
-        }
-        // MeasureInflight checks the stack before it changes anything (an
-        // empty stack is valid and measures nothing).
-        if !ack.telemetry.is_empty() {
-            let update = ack.cum_ack.after(self.last_update_seq);
-            self.apply_telemetry(cfg, now, ack.telemetry, update, ack.snd_nxt)?;
-        }
-        self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
-        Ok(self.decision())
-    }
-
     fn apply_telemetry(
         &mut self,
         cfg: &HpccConfig,
@@ -161,14 +127,76 @@ impl<const H: usize> HpccSender<H> {
             }
         }
     }
+}
+
+impl<const H: usize> Controller for HpccSender<H> {
+    type Config = HpccConfig;
+
+    fn validate(cfg: &HpccConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &HpccConfig, _now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::Hpcc {
+            return Err(Error::NotApplicable);
+        }
+        let s = HpccSender::new(cfg, p)?;
+        let d = s.decision();
+        Ok((s, d))
+    }
+
+    fn decision(&self, _cfg: &HpccConfig) -> Decision {
+        HpccSender::decision(self)
+    }
+
+    /// `NewAck` (draft 2022-10 §4.2, Figure 6):
+    ///
+    /// ```text
+    /// 21: Procedure NewAck(ack)
+    /// 22:    if ack.seq > lastUpdateSeq then
+    /// 23:       W = ComputeWind(MeasureInflight(ack), True);
+    /// 24:       lastUpdateSeq = snd_nxt;
+    /// 25:    else
+    /// 26:       W = ComputeWind(MeasureInflight(ack), False);
+    /// 27:    R = W/T; L = ack.L;
+    /// ```
+    ///
+    /// `ack.seq` is the cumulative ACK, compared with serial arithmetic. The
+    /// first ACK with telemetry only records it and sets lastUpdateSeq =
+    /// snd_nxt, so Wc is first committed one RTT of data later. An ACK
+    /// without telemetry, or any ACK in probe mode (telemetry comes from
+    /// probes there), only updates whether data is in flight. A duplicate
+    /// ACK has Δts = 0 on every hop: nothing is measured and W, Wc and U
+    /// stay as they are (ComputeWind is not run on no measurement; run, it
+    /// would apply Wc·eta/U a second time right after a commit).
+    #[inline]
+    fn ack(&mut self, cfg: &HpccConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        if let TelemetrySource::Probe { .. } = cfg.telemetry {
+            self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
+            return Ok(self.decision());
+        }
+        // MeasureInflight checks the stack before it changes anything (an
+        // empty stack is valid and measures nothing).
+        if !ack.telemetry.is_empty() {
+            let update = ack.cum_ack.after(self.last_update_seq);
+            self.apply_telemetry(cfg, now, ack.telemetry, update, ack.snd_nxt)?;
+        }
+        self.core.status.set_in_flight(ack.snd_nxt.after(ack.cum_ack));
+        Ok(self.decision())
+    }
 
     /// The scheduler is sending a data packet (PktSend): data is in flight,
     /// and in probe mode a probe goes out if none is.
-    pub fn on_sent(&mut self, cfg: &HpccConfig, now: Instant) -> Decision {
+    fn sent(&mut self, cfg: &HpccConfig, now: Instant, _: Seq, _: u32, _: MessageEnd) -> Result<Decision, Error> {
         self.core.status.set_in_flight(true);
         let mut d = self.decision();
         self.maybe_probe(cfg, now, &mut d);
-        d
+        Ok(d)
+    }
+
+    /// Loss recovery is the transport's; HPCC++ has no loss rule.
+    fn loss(&mut self, _cfg: &HpccConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        Ok(HpccSender::decision(self))
     }
 
     /// A probe response with the responder's chosen hop (§7.1). Each
@@ -181,7 +209,8 @@ impl<const H: usize> HpccSender<H> {
     /// second probe chain nor commits Wc twice. A refused reply (stale,
     /// malformed) changes nothing, as every refused event: the probe stays
     /// out and its timeout, still armed, re-probes or counts it lost.
-    pub fn on_probe_response(
+    #[inline]
+    fn probe_response(
         &mut self,
         cfg: &HpccConfig,
         now: Instant,
@@ -208,11 +237,24 @@ impl<const H: usize> HpccSender<H> {
         Ok(d)
     }
 
+    /// Rx-HPCC feedback: the receiver's W becomes the sender's W and Wc,
+    /// clamped to [W_min, W_init].
+    fn feedback(&mut self, cfg: &HpccConfig, _now: Instant, window: Window) -> Result<Decision, Error> {
+        self.core.apply_window(cfg, window);
+        Ok(self.decision())
+    }
+
+    /// Receiver-reported N: W_ai = W_init·(1−eta)/N (§5).
+    fn flow_count(&mut self, cfg: &HpccConfig, _now: Instant, flows: u16) -> Result<Decision, Error> {
+        self.core.set_flow_count(cfg, flows)?;
+        Ok(self.decision())
+    }
+
     /// The probe timeout fired: probe again if one is still out and data is
     /// in flight. With nothing in flight the decision is unchanged (DESIGN
     /// §9), but the probe counts as lost, so the next data packet sent
     /// starts probing again.
-    pub fn on_timer(&mut self, cfg: &HpccConfig, now: Instant) -> Decision {
+    fn timer(&mut self, cfg: &HpccConfig, now: Instant) -> Result<Decision, Error> {
         let mut d = self.decision();
         if let TelemetrySource::Probe { timeout_rtts } = cfg.telemetry {
             if self.core.status.probe_outstanding() {
@@ -224,20 +266,7 @@ impl<const H: usize> HpccSender<H> {
                 }
             }
         }
-        d
-    }
-
-    /// Rx-HPCC feedback: the receiver's W becomes the sender's W and Wc,
-    /// clamped to [W_min, W_init].
-    pub fn on_feedback(&mut self, cfg: &HpccConfig, window: Window) -> Decision {
-        self.core.apply_window(cfg, window);
-        self.decision()
-    }
-
-    /// Receiver-reported N: W_ai = W_init·(1−eta)/N (§5).
-    pub fn on_flow_count(&mut self, cfg: &HpccConfig, flows: u16) -> Result<Decision, Error> {
-        self.core.set_flow_count(cfg, flows)?;
-        Ok(self.decision())
+        Ok(d)
     }
 }
 
@@ -276,7 +305,7 @@ mod tests {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
         let d = s
-            .new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 50_000)]))
+            .ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 50_000)]))
             .unwrap();
         assert_eq!(d.window, Window::from_bytes(150_000));
         assert_eq!(s.last_update_seq(), Seq(150_000));
@@ -289,11 +318,11 @@ mod tests {
     fn wc_is_committed_once_per_rtt() {
         let cfg = HpccConfig::sigcomm19();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)]))
+        s.ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)]))
             .unwrap();
         // Link 2x overloaded (queue of one BDP, full rate): U → 2 over one T.
         let d = s
-            .new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)]))
+            .ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)]))
             .unwrap();
         assert_eq!(
             s.core().reference_window(),
@@ -306,7 +335,7 @@ mod tests {
         assert_eq!(s.last_update_seq(), Seq(150_000));
         // Past lastUpdateSeq: commit.
         let d = s
-            .new_ack(
+            .ack(
                 &cfg,
                 Instant::ZERO,
                 &ack(150_001, 300_000, &[hop(2 * T_NS, 300_000, 150_000)]),
@@ -320,12 +349,12 @@ mod tests {
     fn duplicate_ack_changes_nothing() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 0)]))
+        s.ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 0)]))
             .unwrap();
         let tel = [hop(T_NS, 120_000, 10_000)];
-        let d1 = s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &tel)).unwrap();
+        let d1 = s.ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &tel)).unwrap();
         let before = s;
-        let d2 = s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &tel)).unwrap();
+        let d2 = s.ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &tel)).unwrap();
         assert_eq!(d1, d2);
         assert_eq!(s.core().snapshot(), before.core().snapshot());
     }
@@ -336,16 +365,16 @@ mod tests {
     fn a_duplicate_of_the_committing_ack_changes_nothing() {
         let cfg = HpccConfig::sigcomm19();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)]))
+        s.ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(0, 0, 150_000)]))
             .unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)]))
+        s.ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(T_NS, 150_000, 150_000)]))
             .unwrap();
         // Past lastUpdateSeq with U ≈ 2: commits Wc ≈ W_init / 2.
         let tel = [hop(2 * T_NS, 300_000, 150_000)];
-        let d1 = s.new_ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &tel)).unwrap();
+        let d1 = s.ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &tel)).unwrap();
         assert_eq!(s.core().reference_window(), d1.window);
         let before = s.core().snapshot();
-        let d2 = s.new_ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &tel)).unwrap();
+        let d2 = s.ack(&cfg, Instant::ZERO, &ack(150_001, 300_000, &tel)).unwrap();
         assert_eq!(d2, d1, "W {:?} after the duplicate, {:?} before", d2.window, d1.window);
         assert_eq!(s.core().snapshot(), before);
     }
@@ -354,13 +383,13 @@ mod tests {
     fn reordered_ack_is_rejected_without_change() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<5>::new(&cfg, &params()).unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(5_000, 0, 0)]))
+        s.ack(&cfg, Instant::ZERO, &ack(1000, 150_000, &[hop(5_000, 0, 0)]))
             .unwrap();
-        s.new_ack(&cfg, Instant::ZERO, &ack(3000, 151_000, &[hop(T_NS, 60_000, 0)]))
+        s.ack(&cfg, Instant::ZERO, &ack(3000, 151_000, &[hop(T_NS, 60_000, 0)]))
             .unwrap();
         let before = s;
         assert_eq!(
-            s.new_ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])),
+            s.ack(&cfg, Instant::ZERO, &ack(2000, 151_000, &[hop(8_000, 30_000, 0)])),
             Err(Error::StaleTelemetry)
         );
         assert_eq!(s, before);
@@ -385,30 +414,33 @@ mod tests {
         let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
         let now = Instant::from_nanos(1_000);
-        let d = s.on_sent(&cfg, now);
+        let d = s.sent(&cfg, now, Seq(0), 0, MessageEnd::More).unwrap();
         let p1 = probe_of(&d);
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_000 + 24_000)));
         // A second packet does not send a second probe.
-        assert_eq!(s.on_sent(&cfg, now).request, Request::None);
+        assert_eq!(
+            s.sent(&cfg, now, Seq(0), 0, MessageEnd::More).unwrap().request,
+            Request::None
+        );
         // Response while data is in flight: the next probe goes at once.
-        let d = s.on_probe_response(&cfg, now, p1, 2, &hop(0, 0, 0)).unwrap();
+        let d = s.probe_response(&cfg, now, p1, 2, &hop(0, 0, 0)).unwrap();
         let p2 = probe_of(&d);
         assert_eq!(p2, p1.next());
         // All data acknowledged (plain ACKs in probe mode).
-        s.new_ack(&cfg, Instant::ZERO, &ack(150_000, 150_000, &[])).unwrap();
-        let d = s.on_probe_response(&cfg, now, p2, 2, &hop(T_NS, 150_000, 0)).unwrap();
+        s.ack(&cfg, Instant::ZERO, &ack(150_000, 150_000, &[])).unwrap();
+        let d = s.probe_response(&cfg, now, p2, 2, &hop(T_NS, 150_000, 0)).unwrap();
         assert_eq!(d.request, Request::None);
         assert_eq!(d.timer, TimerRequest::Cancel);
         // Timer with nothing in flight: the decision is unchanged.
-        assert_eq!(s.on_timer(&cfg, now), s.decision());
+        assert_eq!(s.timer(&cfg, now).unwrap(), s.decision());
     }
 
     #[test]
     fn probe_timeout_reissues_the_probe() {
         let cfg = probe_cfg(1);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        let p1 = probe_of(&s.on_sent(&cfg, Instant::ZERO));
-        let d = s.on_timer(&cfg, Instant::from_nanos(12_000));
+        let p1 = probe_of(&s.sent(&cfg, Instant::ZERO, Seq(0), 0, MessageEnd::More).unwrap());
+        let d = s.timer(&cfg, Instant::from_nanos(12_000)).unwrap();
         assert_eq!(probe_of(&d), p1.next());
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(24_000)));
     }
@@ -426,13 +458,11 @@ mod tests {
         // Hop at u' = 2: a standing queue of one BDP and the link at line
         // rate (12.5 bytes per ns at 100 Gb/s).
         let at = |k: u64| hop((k * t) as u32, (k * t * 25 / 2) as u32, 150_000);
-        let mut id = probe_of(&s.on_sent(&cfg, Instant::ZERO));
-        let d = s
-            .on_probe_response(&cfg, Instant::from_nanos(t), id, 0, &at(1))
-            .unwrap();
+        let mut id = probe_of(&s.sent(&cfg, Instant::ZERO, Seq(0), 0, MessageEnd::More).unwrap());
+        let d = s.probe_response(&cfg, Instant::from_nanos(t), id, 0, &at(1)).unwrap();
         id = probe_of(&d);
         // The RTT grows past the timeout: the probe is sent again.
-        let d = s.on_timer(&cfg, Instant::from_nanos(2 * t));
+        let d = s.timer(&cfg, Instant::from_nanos(2 * t)).unwrap();
         let resent = probe_of(&d);
         assert_ne!(resent, id);
         // Both responses come back, T/2 apart, for three RTTs: only the
@@ -441,7 +471,7 @@ mod tests {
         let mut current = resent;
         for k in 2..5u64 {
             let late = s
-                .on_probe_response(&cfg, Instant::from_nanos(k * t + t / 2), id, 0, &at(k))
+                .probe_response(&cfg, Instant::from_nanos(k * t + t / 2), id, 0, &at(k))
                 .unwrap();
             assert_eq!(
                 late.request,
@@ -449,7 +479,7 @@ mod tests {
                 "a superseded probe's response starts nothing"
             );
             let d = s
-                .on_probe_response(&cfg, Instant::from_nanos((k + 1) * t), current, 0, &at(k + 1))
+                .probe_response(&cfg, Instant::from_nanos((k + 1) * t), current, 0, &at(k + 1))
                 .unwrap();
             committed += 1;
             id = current;
@@ -471,14 +501,16 @@ mod tests {
     fn a_probe_lost_while_idle_does_not_stop_probing() {
         let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        probe_of(&s.on_sent(&cfg, Instant::ZERO));
+        probe_of(&s.sent(&cfg, Instant::ZERO, Seq(0), 0, MessageEnd::More).unwrap());
         // The probe is lost; all data is acknowledged; the timeout fires.
-        s.new_ack(&cfg, Instant::from_nanos(10_000), &ack(150_000, 150_000, &[]))
+        s.ack(&cfg, Instant::from_nanos(10_000), &ack(150_000, 150_000, &[]))
             .unwrap();
-        let d = s.on_timer(&cfg, Instant::from_nanos(24_000));
+        let d = s.timer(&cfg, Instant::from_nanos(24_000)).unwrap();
         assert_eq!((d.request, d.timer), (Request::None, TimerRequest::Keep));
         // Traffic resumes: the first packet sent probes again.
-        let d = s.on_sent(&cfg, Instant::from_nanos(1_000_000));
+        let d = s
+            .sent(&cfg, Instant::from_nanos(1_000_000), Seq(0), 0, MessageEnd::More)
+            .unwrap();
         probe_of(&d);
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_024_000)));
     }
@@ -491,36 +523,42 @@ mod tests {
     fn a_refused_probe_reply_is_recovered_by_the_timeout() {
         let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        let p1 = probe_of(&s.on_sent(&cfg, Instant::ZERO));
+        let p1 = probe_of(&s.sent(&cfg, Instant::ZERO, Seq(0), 0, MessageEnd::More).unwrap());
         let d = s
-            .on_probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(50_000, 0, 0))
+            .probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(50_000, 0, 0))
             .unwrap();
         let p2 = probe_of(&d);
         // The reply to p2 carries an older timestamp: refused, nothing changes.
         let before = s;
-        let r = s.on_probe_response(&cfg, Instant::from_nanos(24_000), p2, 0, &hop(40_000, 0, 0));
+        let r = s.probe_response(&cfg, Instant::from_nanos(24_000), p2, 0, &hop(40_000, 0, 0));
         assert_eq!(r, Err(Error::StaleTelemetry));
         assert_eq!(s, before);
         // Data still in flight: the timeout probes again.
-        probe_of(&s.on_timer(&cfg, Instant::from_nanos(36_000)));
+        probe_of(&s.timer(&cfg, Instant::from_nanos(36_000)).unwrap());
         // The flow goes idle and that probe is lost too: the next timeout
         // counts it lost and the next packet sent probes.
-        s.new_ack(&cfg, Instant::from_nanos(40_000), &ack(150_000, 150_000, &[]))
+        s.ack(&cfg, Instant::from_nanos(40_000), &ack(150_000, 150_000, &[]))
             .unwrap();
-        assert_eq!(s.on_timer(&cfg, Instant::from_nanos(60_000)).request, Request::None);
-        probe_of(&s.on_sent(&cfg, Instant::from_nanos(2_000_000)));
+        assert_eq!(
+            s.timer(&cfg, Instant::from_nanos(60_000)).unwrap().request,
+            Request::None
+        );
+        probe_of(
+            &s.sent(&cfg, Instant::from_nanos(2_000_000), Seq(0), 0, MessageEnd::More)
+                .unwrap(),
+        );
     }
 
     #[test]
     fn a_duplicate_response_is_ignored() {
         let cfg = probe_cfg(2);
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        let p1 = probe_of(&s.on_sent(&cfg, Instant::ZERO));
-        s.on_probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(12_000, 0, 0))
+        let p1 = probe_of(&s.sent(&cfg, Instant::ZERO, Seq(0), 0, MessageEnd::More).unwrap());
+        s.probe_response(&cfg, Instant::from_nanos(12_000), p1, 0, &hop(12_000, 0, 0))
             .unwrap();
         let before = s;
         let d = s
-            .on_probe_response(&cfg, Instant::from_nanos(13_000), p1, 0, &hop(24_000, 300_000, 150_000))
+            .probe_response(&cfg, Instant::from_nanos(13_000), p1, 0, &hop(24_000, 300_000, 150_000))
             .unwrap();
         assert_eq!(s, before);
         assert_eq!(d, s.decision());
@@ -531,7 +569,7 @@ mod tests {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
         assert_eq!(
-            s.on_probe_response(&cfg, Instant::ZERO, ProbeId(1), 0, &hop(0, 0, 0)),
+            s.probe_response(&cfg, Instant::ZERO, ProbeId(1), 0, &hop(0, 0, 0)),
             Err(Error::NotApplicable)
         );
     }
@@ -540,12 +578,17 @@ mod tests {
     fn feedback_is_clamped() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        assert_eq!(s.on_feedback(&cfg, Window::from_bytes(1)).window, cfg.w_min);
         assert_eq!(
-            s.on_feedback(&cfg, Window::from_bytes(1 << 27)).window,
+            s.feedback(&cfg, Instant::ZERO, Window::from_bytes(1)).unwrap().window,
+            cfg.w_min
+        );
+        assert_eq!(
+            s.feedback(&cfg, Instant::ZERO, Window::from_bytes(1 << 27))
+                .unwrap()
+                .window,
             Window::from_bytes(150_000)
         );
-        let d = s.on_feedback(&cfg, Window::from_bytes(75_000));
+        let d = s.feedback(&cfg, Instant::ZERO, Window::from_bytes(75_000)).unwrap();
         assert_eq!(d.rate().as_bps(), 50_000_000_000);
     }
 
@@ -560,7 +603,7 @@ mod tests {
             ..params()
         };
         let mut s = HpccSender::<1>::new(&cfg, &p).unwrap();
-        s.on_flow_count(&cfg, 2000).unwrap();
+        s.flow_count(&cfg, Instant::ZERO, 2000).unwrap();
         assert_eq!(s.core().additive_increase().to_bits(), 1);
     }
 
@@ -583,9 +626,9 @@ mod tests {
     fn flow_count_sets_w_ai() {
         let cfg = HpccConfig::draft_default();
         let mut s = HpccSender::<1>::new(&cfg, &params()).unwrap();
-        s.on_flow_count(&cfg, 2).unwrap();
+        s.flow_count(&cfg, Instant::ZERO, 2).unwrap();
         let w = s.core().additive_increase().to_bits() as f64 / 16.0;
         assert!((w - 3_750.0).abs() < 0.1);
-        assert_eq!(s.on_flow_count(&cfg, 0), Err(Error::InvalidParams));
+        assert_eq!(s.flow_count(&cfg, Instant::ZERO, 0), Err(Error::InvalidParams));
     }
 }

@@ -3,9 +3,9 @@
 //!
 //! | part                                    | draft        | here                      |
 //! |-----------------------------------------|--------------|---------------------------|
-//! | PAWA, eq. (1) per ACK, eq. (2) delayed  | §2.2         | [`Ldcp::on_ack`]          |
-//! | cw < 1: timer every RTT/cw, +gamma, /2  | §2.2         | [`Ldcp::on_ack`], [`Ldcp::on_timer`] |
-//! | zero-RTT fast start, ECN-incapable IW   | §2.3, §3.1   | [`Ldcp::on_sent`], [`Ldcp::on_loss`] |
+//! | PAWA, eq. (1) per ACK, eq. (2) delayed  | §2.2         | [`Ldcp::ack`]             |
+//! | cw < 1: timer every RTT/cw, +gamma, /2  | §2.2         | [`Ldcp::ack`], [`Ldcp::timer`] |
+//! | zero-RTT fast start, ECN-incapable IW   | §2.3, §3.1   | [`Ldcp::sent`], [`Ldcp::loss`] |
 //! | byte sequence space (LSN)               | §3.1         | [`crate::units::Seq`] on every ACK |
 //! | commercial NIC: MD per CNP, AI per probe| §3.2         | [`LdcpRate`]              |
 //!
@@ -23,6 +23,8 @@ mod window;
 pub use self::rate::LdcpRate;
 pub use self::window::{Ldcp, Phase};
 
+#[cfg(doc)]
+use crate::controller::Controller;
 use crate::event::{Error, FlowParams, TimerRequest};
 use crate::units::{Fraction, Instant, Mtu, Packets};
 

@@ -23,8 +23,9 @@
 use bitfield_struct::bitfield;
 
 use super::{iw_packets, LdcpConfig, Tick16, FRACTION_TO_PACKETS};
-use crate::event::{Decision, Error, FlowParams, ProbeId, Request};
-use crate::units::{BaseRtt, Instant, Packets};
+use crate::controller::Controller;
+use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, ProbeId, Request};
+use crate::units::{BaseRtt, Instant, Packets, Seq};
 
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
 #[derive(PartialEq, Eq)]
@@ -94,14 +95,33 @@ impl LdcpRate {
         d.timer = arm;
         d
     }
+}
+
+impl Controller for LdcpRate {
+    type Config = LdcpConfig;
+
+    fn validate(cfg: &LdcpConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &LdcpConfig, now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::LdcpRate {
+            return Err(Error::NotApplicable);
+        }
+        LdcpRate::new(cfg, p, now)
+    }
+
+    fn decision(&self, cfg: &LdcpConfig) -> Decision {
+        LdcpRate::decision(self, cfg)
+    }
 
     /// MD: cw = max(gamma, cw − beta) on every CNP.
-    pub fn on_cnp(&mut self, cfg: &LdcpConfig) -> Decision {
+    fn cnp(&mut self, cfg: &LdcpConfig, _now: Instant) -> Result<Decision, Error> {
         // beta ≤ 2^24 raw → ≤ 2^16 in cw units.
         let beta = (cfg.beta.to_bits() >> FRACTION_TO_PACKETS) as u64;
         let cw = (self.cw.to_bits() as u64).saturating_sub(beta);
         self.cw = Packets::from_bits_saturating(cw).max(cfg.gamma_packets());
-        self.decision(cfg)
+        Ok(self.decision(cfg))
     }
 
     /// AI: an RTT response means one RTT has passed: cw += alpha, capped at
@@ -109,9 +129,15 @@ impl LdcpRate {
     /// feeds the smoothed RTT of rate = cw/RTT. A response to another
     /// request than the current one (superseded by a timeout, or a
     /// duplicate) is ignored.
-    pub fn on_rtt_response(&mut self, cfg: &LdcpConfig, now: Instant, probe: ProbeId, rtt_ns: Option<u32>) -> Decision {
+    fn rtt_response(
+        &mut self,
+        cfg: &LdcpConfig,
+        now: Instant,
+        probe: ProbeId,
+        rtt_ns: Option<u32>,
+    ) -> Result<Decision, Error> {
         if !self.status.probe_outstanding() || probe.0 != self.status.probe_id() {
-            return self.decision(cfg);
+            return Ok(self.decision(cfg));
         }
         if let Some(sample) = rtt_ns {
             // The base RTT is the floor: IW/T is the line rate.
@@ -121,17 +147,30 @@ impl LdcpRate {
         let alpha = (cfg.alpha.to_bits() >> FRACTION_TO_PACKETS) as u64;
         let cap = iw_packets(self.status.iw16());
         self.cw = Packets::from_bits_saturating(self.cw.to_bits() as u64 + alpha).min(cap);
-        self.send_probe(cfg, now)
+        Ok(self.send_probe(cfg, now))
     }
 
     /// The request timed out: send it again without AI. Early or unarmed
     /// firings are ignored.
-    pub fn on_timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
+    fn timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Result<Decision, Error> {
         let due = self.deadline.due(now);
         if !self.status.probe_outstanding() || !due {
-            return self.decision(cfg);
+            return Ok(self.decision(cfg));
         }
-        self.send_probe(cfg, now)
+        Ok(self.send_probe(cfg, now))
+    }
+
+    /// The commercial NIC's ACK/NACK handling stays in the ASIC.
+    fn ack(&mut self, cfg: &LdcpConfig, _now: Instant, _ack: &Ack<'_>) -> Result<Decision, Error> {
+        Ok(LdcpRate::decision(self, cfg))
+    }
+
+    fn sent(&mut self, cfg: &LdcpConfig, _: Instant, _: Seq, _: u32, _: MessageEnd) -> Result<Decision, Error> {
+        Ok(LdcpRate::decision(self, cfg))
+    }
+
+    fn loss(&mut self, cfg: &LdcpConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        Ok(LdcpRate::decision(self, cfg))
     }
 }
 
@@ -165,16 +204,19 @@ mod tests {
         let cfg = LdcpConfig::draft_default();
         let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
         for _ in 0..4 {
-            s.on_cnp(&cfg);
+            s.cnp(&cfg, Instant::ZERO).unwrap();
         }
         assert_eq!(s.cw(), Packets::from_int(98));
         // rate = 98 kB / 8 us = 98 Gb/s.
         assert_eq!(s.decision(&cfg).rate().as_bps(), 98_000_000_000);
-        let d = s.on_rtt_response(&cfg, Instant::from_nanos(8_000), ProbeId(1), None);
+        let d = s
+            .rtt_response(&cfg, Instant::from_nanos(8_000), ProbeId(1), None)
+            .unwrap();
         assert_eq!(s.cw(), Packets::from_int(99));
         assert_eq!(d.request, Request::Probe { id: ProbeId(2) });
         // A duplicate of the answered response adds nothing.
-        s.on_rtt_response(&cfg, Instant::from_nanos(9_000), ProbeId(1), None);
+        s.rtt_response(&cfg, Instant::from_nanos(9_000), ProbeId(1), None)
+            .unwrap();
         assert_eq!(s.cw(), Packets::from_int(99));
     }
 
@@ -183,11 +225,11 @@ mod tests {
         let cfg = LdcpConfig::draft_default();
         let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
         for _ in 0..1000 {
-            s.on_cnp(&cfg);
+            s.cnp(&cfg, Instant::ZERO).unwrap();
         }
         assert_eq!(s.cw(), cfg.gamma_packets());
         let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
-        s.on_rtt_response(&cfg, Instant::ZERO, ProbeId(1), None);
+        s.rtt_response(&cfg, Instant::ZERO, ProbeId(1), None).unwrap();
         assert_eq!(s.cw(), Packets::from_int(100));
     }
 
@@ -195,10 +237,13 @@ mod tests {
     fn timeout_reissues_without_ai() {
         let cfg = LdcpConfig::draft_default();
         let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
-        s.on_cnp(&cfg);
+        s.cnp(&cfg, Instant::ZERO).unwrap();
         let cw = s.cw();
-        assert_eq!(s.on_timer(&cfg, Instant::from_nanos(31_999)).request, Request::None);
-        let d = s.on_timer(&cfg, Instant::from_nanos(32_000));
+        assert_eq!(
+            s.timer(&cfg, Instant::from_nanos(31_999)).unwrap().request,
+            Request::None
+        );
+        let d = s.timer(&cfg, Instant::from_nanos(32_000)).unwrap();
         assert_eq!(d.request, Request::Probe { id: ProbeId(2) });
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(64_000)));
         assert_eq!(s.cw(), cw);
@@ -213,18 +258,22 @@ mod tests {
         let cfg = LdcpConfig::draft_default();
         let (mut s, _) = LdcpRate::new(&cfg, &params(), Instant::ZERO).unwrap();
         for _ in 0..1000 {
-            s.on_cnp(&cfg);
+            s.cnp(&cfg, Instant::ZERO).unwrap();
         }
         let cw0 = s.cw();
         assert_eq!(cw0, cfg.gamma_packets());
         // Request 1 is slow: the timeout re-sends it as request 2.
-        let d = s.on_timer(&cfg, Instant::from_nanos(32_000));
+        let d = s.timer(&cfg, Instant::from_nanos(32_000)).unwrap();
         assert_eq!(d.request, Request::Probe { id: ProbeId(2) });
         // The late response to 1: nothing.
-        let d = s.on_rtt_response(&cfg, Instant::from_nanos(33_000), ProbeId(1), Some(33_000));
+        let d = s
+            .rtt_response(&cfg, Instant::from_nanos(33_000), ProbeId(1), Some(33_000))
+            .unwrap();
         assert_eq!((s.cw(), d.request), (cw0, Request::None));
         // The response to 2: one alpha, request 3.
-        let d = s.on_rtt_response(&cfg, Instant::from_nanos(41_000), ProbeId(2), Some(9_000));
+        let d = s
+            .rtt_response(&cfg, Instant::from_nanos(41_000), ProbeId(2), Some(9_000))
+            .unwrap();
         assert_eq!(s.cw(), Packets::from_bits(cw0.to_bits() + (cfg.alpha.to_bits() >> 8)));
         assert_eq!(d.request, Request::Probe { id: ProbeId(3) });
         // Over 20 further RTTs, one chain: cw grows by alpha per response.
@@ -232,13 +281,14 @@ mod tests {
         let mut now = 41_000u64;
         for _ in 0..20 {
             now += 8_000;
-            let d = s.on_rtt_response(&cfg, Instant::from_nanos(now), id, Some(8_000));
+            let d = s.rtt_response(&cfg, Instant::from_nanos(now), id, Some(8_000)).unwrap();
             let Request::Probe { id: next } = d.request else {
                 panic!("the chain continues")
             };
             // The superseded number arriving again changes nothing.
             let before = s;
-            s.on_rtt_response(&cfg, Instant::from_nanos(now + 1), ProbeId(1), Some(8_000));
+            s.rtt_response(&cfg, Instant::from_nanos(now + 1), ProbeId(1), Some(8_000))
+                .unwrap();
             assert_eq!(s, before);
             id = next;
         }

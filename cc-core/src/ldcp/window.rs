@@ -31,7 +31,10 @@ use core::num::{NonZeroU32, NonZeroU64};
 use bitfield_struct::bitfield;
 
 use super::{iw_packets, FastStart, LdcpConfig, Tick16};
-use crate::event::{Ack, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
+use crate::controller::Controller;
+use crate::event::{
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest,
+};
 use crate::fixmath::{div_u64, mul_shr};
 use crate::units::{BaseRtt, Instant, Packets, Seq, Window};
 
@@ -301,56 +304,7 @@ impl Ldcp {
         }
     }
 
-    /// ECN codepoint for a packet about to be sent (§2.3, §3.1): in fast
-    /// start, the first IW bytes are Not-ECT so WRED drops them above K,
-    /// except "the IW-th packet if the message is larger than BDP, or the
-    /// last packet of a message if its size is below BDP", which is ECT so
-    /// the receiver can detect a tail loss. Everything after the first IW,
-    /// and everything in the stable stage, is ECT.
-    pub fn on_sent(&self, cfg: &LdcpConfig, seq: Seq, len: u32, end: MessageEnd) -> Decision {
-        let mut d = self.decision(cfg);
-        if self.phase() == Phase::FastStart {
-            let iw_end = self.iw_end(cfg);
-            let first_rtt = iw_end.after(seq);
-            let closes_iw = !iw_end.after(seq.add(len));
-            if first_rtt && !closes_iw && end == MessageEnd::More {
-                d.ecn = Ecn::NotEct;
-            }
-        }
-        d
-    }
-
-    /// An ACK. Old and duplicate cumulative ACKs change nothing (the
-    /// window slides in bytes, §3.1 LSN).
-    ///
-    /// Fast start: an ACK that covers the whole IW moves to the stable stage
-    /// with cw = IW = BDP (§3.1 transition 2).
-    ///
-    /// Stable stage, cw ≥ 1 — PAWA, eq. (2) with n = newly acked bytes / MTU
-    /// (eq. (1) when n = 1):
-    /// ```text
-    /// ECE = 0: cw = cw + n·alpha/cw      pawa_increase, in 2^-25 packets
-    /// ECE = 1: cw = cw − n·beta          pawa_decrease: n·beta >> 24
-    /// ```
-    /// Both round down; the increase keeps the 9 bits below cw's 2^-16 and
-    /// carries them to the next ACK (`AI_EXTRA_BITS`), so many small
-    /// increases add up as they should. When eq. (1) takes cw below 1 the flow enters timer
-    /// mode at max(gamma, cw − n·beta): "cw ≥ 1" in eq. (1) is read as the
-    /// domain of the rule, not a floor, since a floor at 1 would make windows
-    /// below one packet unreachable.
-    ///
-    /// cw < 1 (§2.2), per ACK:
-    /// ```text
-    /// ECE = 0: cw = cw + gamma
-    /// ECE = 1: cw = max(gamma, cw/2)     (eta = 1/2)
-    /// ```
-    /// Crossing 1 upwards disarms the tick timer; crossing downwards arms it
-    /// at now + RTT/cw.
-    pub fn on_ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Decision {
-        self.ack_into(cfg, now, ack, |d| d)
-    }
-
-    /// [`Ldcp::on_ack`] with its decision handed to `answer`, so a caller
+    /// [`Ldcp::ack`] with its decision handed to `answer`, so a caller
     /// that wraps it (the engine's `Result`) gets it built in place rather
     /// than returned and copied into the wrapper.
     #[inline(always)]
@@ -423,7 +377,7 @@ impl Ldcp {
         true
     }
 
-    /// Any ACK: what [`Ldcp::on_ack`] says.
+    /// Any ACK: what [`Ldcp::ack`] says.
     #[cold]
     #[inline(never)]
     pub(crate) fn any_ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Decision {
@@ -541,20 +495,6 @@ impl Ldcp {
         self.tick.instant_near(now)
     }
 
-    /// The tick timer fired. If the flow is timer-clocked and the tick is
-    /// due, one packet is released and the next tick armed at now + RTT/cw.
-    /// A timer event while ACK-clocked, or before the tick, is ignored.
-    #[inline]
-    pub fn on_timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Decision {
-        if !self.status.timer_armed() || self.cw >= Packets::ONE || !self.tick.due(now) {
-            return self.decision(cfg);
-        }
-        let mut d = self.decision_below_one(cfg);
-        d.request = Request::ReleaseOne;
-        d.timer = self.arm_tick(now);
-        d
-    }
-
     /// [`Ldcp::decision`] for a flow below one packet, as on every tick:
     /// cw·MTU fits 32 bits there (cw_raw < 2^16, MTU ≤ 65 535), and IW is
     /// at least one packet, above cw, so the pace is the window itself. A
@@ -569,25 +509,6 @@ impl Ldcp {
             ),
             _ => self.decision(cfg),
         }
-    }
-
-    /// A loss at `first_lost`. In fast start (§3.1 transition 1): "cw in
-    /// stable stage is set to the number of packets that are accumulatively
-    /// acknowledged before packet loss", at least gamma, and "the lost
-    /// packets are retransmitted using go-back-N". In the stable stage the
-    /// draft gives no window rule for a loss (only a full buffer drops an
-    /// ECN-capable packet); cw is kept and go-back-N requested.
-    pub fn on_loss(&mut self, cfg: &LdcpConfig, now: Instant, first_lost: Seq) -> Decision {
-        let old = self.cw;
-        if self.phase() == Phase::FastStart {
-            let acked = self.snd_una.bytes_since(Seq(self.aux)) as u64;
-            self.enter_stable();
-            let cw = cfg.mtu.packets_raw(acked.min(u32::MAX as u64) as u32);
-            self.cw = Packets::from_bits(cw).max(cfg.gamma_packets());
-        }
-        let mut d = self.after_cw_change(cfg, now, old);
-        d.request = Request::GoBackN { from: first_lost };
-        d
     }
 }
 
@@ -634,6 +555,117 @@ pub(crate) fn smooth_rtt_at(srtt: BaseRtt, sample_ns: u32, cw: Packets) -> BaseR
         }
     };
     BaseRtt::from_nanos(next.clamp(BaseRtt::MIN_NS, BaseRtt::MAX_NS)).unwrap_or(srtt)
+}
+
+impl Controller for Ldcp {
+    type Config = LdcpConfig;
+
+    fn validate(cfg: &LdcpConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &LdcpConfig, _now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::Ldcp {
+            return Err(Error::NotApplicable);
+        }
+        let l = Ldcp::new(cfg, p)?;
+        let d = l.decision(cfg);
+        Ok((l, d))
+    }
+
+    fn decision(&self, cfg: &LdcpConfig) -> Decision {
+        Ldcp::decision(self, cfg)
+    }
+
+    /// An ACK. Old and duplicate cumulative ACKs change nothing (the
+    /// window slides in bytes, §3.1 LSN).
+    ///
+    /// Fast start: an ACK that covers the whole IW moves to the stable stage
+    /// with cw = IW = BDP (§3.1 transition 2).
+    ///
+    /// Stable stage, cw ≥ 1 — PAWA, eq. (2) with n = newly acked bytes / MTU
+    /// (eq. (1) when n = 1):
+    /// ```text
+    /// ECE = 0: cw = cw + n·alpha/cw      pawa_increase, in 2^-25 packets
+    /// ECE = 1: cw = cw − n·beta          pawa_decrease: n·beta >> 24
+    /// ```
+    /// Both round down; the increase keeps the 9 bits below cw's 2^-16 and
+    /// carries them to the next ACK (`AI_EXTRA_BITS`), so many small
+    /// increases add up as they should. When eq. (1) takes cw below 1 the flow enters timer
+    /// mode at max(gamma, cw − n·beta): "cw ≥ 1" in eq. (1) is read as the
+    /// domain of the rule, not a floor, since a floor at 1 would make windows
+    /// below one packet unreachable.
+    ///
+    /// cw < 1 (§2.2), per ACK:
+    /// ```text
+    /// ECE = 0: cw = cw + gamma
+    /// ECE = 1: cw = max(gamma, cw/2)     (eta = 1/2)
+    /// ```
+    /// Crossing 1 upwards disarms the tick timer; crossing downwards arms it
+    /// at now + RTT/cw.
+    #[inline(always)]
+    fn ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        self.ack_into(cfg, now, ack, Ok)
+    }
+
+    /// ECN codepoint for a packet about to be sent (§2.3, §3.1): in fast
+    /// start, the first IW bytes are Not-ECT so WRED drops them above K,
+    /// except "the IW-th packet if the message is larger than BDP, or the
+    /// last packet of a message if its size is below BDP", which is ECT so
+    /// the receiver can detect a tail loss. Everything after the first IW,
+    /// and everything in the stable stage, is ECT.
+    fn sent(
+        &mut self,
+        cfg: &LdcpConfig,
+        _now: Instant,
+        seq: Seq,
+        len: u32,
+        end: MessageEnd,
+    ) -> Result<Decision, Error> {
+        let mut d = self.decision(cfg);
+        if self.phase() == Phase::FastStart {
+            let iw_end = self.iw_end(cfg);
+            let first_rtt = iw_end.after(seq);
+            let closes_iw = !iw_end.after(seq.add(len));
+            if first_rtt && !closes_iw && end == MessageEnd::More {
+                d.ecn = Ecn::NotEct;
+            }
+        }
+        Ok(d)
+    }
+
+    /// A loss at `first_lost`. In fast start (§3.1 transition 1): "cw in
+    /// stable stage is set to the number of packets that are accumulatively
+    /// acknowledged before packet loss", at least gamma, and "the lost
+    /// packets are retransmitted using go-back-N". In the stable stage the
+    /// draft gives no window rule for a loss (only a full buffer drops an
+    /// ECN-capable packet); cw is kept and go-back-N requested.
+    fn loss(&mut self, cfg: &LdcpConfig, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
+        let old = self.cw;
+        if self.phase() == Phase::FastStart {
+            let acked = self.snd_una.bytes_since(Seq(self.aux)) as u64;
+            self.enter_stable();
+            let cw = cfg.mtu.packets_raw(acked.min(u32::MAX as u64) as u32);
+            self.cw = Packets::from_bits(cw).max(cfg.gamma_packets());
+        }
+        let mut d = self.after_cw_change(cfg, now, old);
+        d.request = Request::GoBackN { from: first_lost };
+        Ok(d)
+    }
+
+    /// The tick timer fired. If the flow is timer-clocked and the tick is
+    /// due, one packet is released and the next tick armed at now + RTT/cw.
+    /// A timer event while ACK-clocked, or before the tick, is ignored.
+    #[inline(always)]
+    fn timer(&mut self, cfg: &LdcpConfig, now: Instant) -> Result<Decision, Error> {
+        if !self.status.timer_armed() || self.cw >= Packets::ONE || !self.tick.due(now) {
+            return Ok(self.decision(cfg));
+        }
+        let mut d = self.decision_below_one(cfg);
+        d.request = Request::ReleaseOne;
+        d.timer = self.arm_tick(now);
+        Ok(d)
+    }
 }
 
 #[cfg(test)]
@@ -748,11 +780,11 @@ mod tests {
     #[test]
     fn pawa_per_ack() {
         let (cfg, mut l) = stable(10 << 16);
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::NotMarked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::NotMarked)).unwrap();
         // 10 + 1/10
         assert_eq!(l.cw().to_bits(), (10 << 16) + 6_553);
         let before = l.cw().to_bits();
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_002_000, EcnEcho::Marked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_002_000, EcnEcho::Marked)).unwrap();
         assert_eq!(l.cw().to_bits(), before - (1 << 15));
     }
 
@@ -760,10 +792,10 @@ mod tests {
     #[test]
     fn pawa_delayed_ack() {
         let (cfg, mut l) = stable(20 << 16);
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_004_000, EcnEcho::NotMarked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_004_000, EcnEcho::NotMarked)).unwrap();
         // 20 + 4·1/20 = 20.2
         assert!((l.cw().to_bits() as f64 - pk(20.2)).abs() <= 1.0);
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_007_000, EcnEcho::Marked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_007_000, EcnEcho::Marked)).unwrap();
         // 20.2 − 3·0.5 = 18.7
         assert!((l.cw().to_bits() as f64 - pk(18.7)).abs() <= 2.0);
     }
@@ -772,17 +804,17 @@ mod tests {
     #[test]
     fn byte_sequence_space() {
         let (cfg, mut l) = stable(10 << 16);
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_000_500, EcnEcho::Marked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_000_500, EcnEcho::Marked)).unwrap();
         assert_eq!(l.cw().to_bits(), (10 << 16) - (1 << 14));
     }
 
     #[test]
     fn old_and_duplicate_acks_change_nothing() {
         let (cfg, mut l) = stable(10 << 16);
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_005_000, EcnEcho::NotMarked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_005_000, EcnEcho::NotMarked)).unwrap();
         let before = l;
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_005_000, EcnEcho::Marked));
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_003_000, EcnEcho::Marked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_005_000, EcnEcho::Marked)).unwrap();
+        l.ack(&cfg, Instant::ZERO, &ack(1_003_000, EcnEcho::Marked)).unwrap();
         assert_eq!(l, before);
     }
 
@@ -792,7 +824,7 @@ mod tests {
     fn crossing_one_both_ways_is_continuous() {
         let (cfg, mut l) = stable((1 << 16) + (1 << 14)); // 1.25
         let now = Instant::from_nanos(1_000);
-        let d = l.on_ack(&cfg, now, &ack(1_001_000, EcnEcho::Marked));
+        let d = l.ack(&cfg, now, &ack(1_001_000, EcnEcho::Marked)).unwrap();
         // 1.25 − 0.5 = 0.75: no jump to a fixed value.
         assert_eq!(l.cw().to_bits(), 3 << 14);
         // RTT/cw = 8000/0.75 = 10666.67 ns → 11_680 after rounding up to 16 ns.
@@ -801,14 +833,14 @@ mod tests {
         // +gamma steps: 0.875 (now + 8000/0.875 = 10_143 → 10_144 comes
         // before the pending 11_680: the tick moves up), then 1.0 →
         // ACK-clocked again.
-        let d = l.on_ack(&cfg, now, &ack(1_002_000, EcnEcho::NotMarked));
+        let d = l.ack(&cfg, now, &ack(1_002_000, EcnEcho::NotMarked)).unwrap();
         assert_eq!(l.cw().to_bits(), 7 << 13);
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(10_144)));
-        let d = l.on_ack(&cfg, now, &ack(1_003_000, EcnEcho::NotMarked));
+        let d = l.ack(&cfg, now, &ack(1_003_000, EcnEcho::NotMarked)).unwrap();
         assert_eq!(l.cw(), Packets::ONE);
         assert_eq!(d.timer, TimerRequest::Cancel);
         // Now eq. (1) again: 1 + 1/1.
-        l.on_ack(&cfg, now, &ack(1_004_000, EcnEcho::NotMarked));
+        l.ack(&cfg, now, &ack(1_004_000, EcnEcho::NotMarked)).unwrap();
         assert_eq!(l.cw(), Packets::from_int(2));
     }
 
@@ -818,12 +850,13 @@ mod tests {
         let (cfg, mut l) = stable(1 << 15); // 0.5
         let now = Instant::ZERO;
         for (i, expect) in [1u32 << 14, 1 << 13, 1 << 13].iter().enumerate() {
-            l.on_ack(&cfg, now, &ack(1_001_000 + 1000 * i as u32, EcnEcho::Marked));
+            l.ack(&cfg, now, &ack(1_001_000 + 1000 * i as u32, EcnEcho::Marked))
+                .unwrap();
             assert_eq!(l.cw().to_bits(), *expect);
         }
         // And eq. (1) cannot go below gamma either.
         let (cfg, mut l) = stable(1 << 16);
-        l.on_ack(&cfg, now, &ack(1_010_000, EcnEcho::Marked));
+        l.ack(&cfg, now, &ack(1_010_000, EcnEcho::Marked)).unwrap();
         assert_eq!(l.cw(), cfg.gamma_packets());
     }
 
@@ -831,26 +864,26 @@ mod tests {
     #[test]
     fn timer_releases_one_packet_per_tick() {
         let (cfg, mut l) = stable((1 << 16) + (1 << 14));
-        let d = l.on_ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::Marked));
+        let d = l.ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::Marked)).unwrap();
         let TimerRequest::Arm(t1) = d.timer else { panic!() };
         // Early: ignored.
-        let early = l.on_timer(&cfg, Instant::from_nanos(t1.as_nanos() - 1));
+        let early = l.timer(&cfg, Instant::from_nanos(t1.as_nanos() - 1)).unwrap();
         assert_eq!(early.request, Request::None);
         assert_eq!(early.timer, TimerRequest::Keep);
-        let d = l.on_timer(&cfg, t1);
+        let d = l.timer(&cfg, t1).unwrap();
         assert_eq!(d.request, Request::ReleaseOne);
         let TimerRequest::Arm(t2) = d.timer else { panic!() };
         let gap = t2.as_nanos() - t1.as_nanos();
         assert!((10_666..=10_682).contains(&gap), "gap {gap}");
         // Second firing at the same instant: not due again.
-        assert_eq!(l.on_timer(&cfg, t1).request, Request::None);
+        assert_eq!(l.timer(&cfg, t1).unwrap().request, Request::None);
     }
 
     #[test]
     fn timer_while_ack_clocked_is_ignored() {
         let (cfg, mut l) = stable(5 << 16);
         let before = l;
-        let d = l.on_timer(&cfg, Instant::from_nanos(123));
+        let d = l.timer(&cfg, Instant::from_nanos(123)).unwrap();
         assert_eq!(d.request, Request::None);
         assert_eq!(l, before);
     }
@@ -860,19 +893,39 @@ mod tests {
     #[test]
     fn fast_start_ecn_marks() {
         let cfg = LdcpConfig::draft_default();
-        let l = Ldcp::new(&cfg, &params()).unwrap();
+        let mut l = Ldcp::new(&cfg, &params()).unwrap();
         let s = 1_000_000u32;
-        assert_eq!(l.on_sent(&cfg, Seq(s), 1000, MessageEnd::More).ecn, Ecn::NotEct);
         assert_eq!(
-            l.on_sent(&cfg, Seq(s + 98_000), 1000, MessageEnd::More).ecn,
+            l.sent(&cfg, Instant::ZERO, Seq(s), 1000, MessageEnd::More).unwrap().ecn,
+            Ecn::NotEct
+        );
+        assert_eq!(
+            l.sent(&cfg, Instant::ZERO, Seq(s + 98_000), 1000, MessageEnd::More)
+                .unwrap()
+                .ecn,
             Ecn::NotEct
         );
         // The IW-th (100th) packet.
-        assert_eq!(l.on_sent(&cfg, Seq(s + 99_000), 1000, MessageEnd::More).ecn, Ecn::Ect);
+        assert_eq!(
+            l.sent(&cfg, Instant::ZERO, Seq(s + 99_000), 1000, MessageEnd::More)
+                .unwrap()
+                .ecn,
+            Ecn::Ect
+        );
         // Last packet of a message shorter than a BDP.
-        assert_eq!(l.on_sent(&cfg, Seq(s + 5_000), 700, MessageEnd::Last).ecn, Ecn::Ect);
+        assert_eq!(
+            l.sent(&cfg, Instant::ZERO, Seq(s + 5_000), 700, MessageEnd::Last)
+                .unwrap()
+                .ecn,
+            Ecn::Ect
+        );
         // Past the IW, still before the transition: ECT.
-        assert_eq!(l.on_sent(&cfg, Seq(s + 100_000), 1000, MessageEnd::More).ecn, Ecn::Ect);
+        assert_eq!(
+            l.sent(&cfg, Instant::ZERO, Seq(s + 100_000), 1000, MessageEnd::More)
+                .unwrap()
+                .ecn,
+            Ecn::Ect
+        );
     }
 
     /// Transition (2): a full IW acknowledged → stable at cw = BDP.
@@ -880,12 +933,17 @@ mod tests {
     fn full_iw_acked_enters_stable_at_bdp() {
         let cfg = LdcpConfig::draft_default();
         let mut l = Ldcp::new(&cfg, &params()).unwrap();
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_050_000, EcnEcho::NotMarked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_050_000, EcnEcho::NotMarked)).unwrap();
         assert_eq!(l.phase(), Phase::FastStart);
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_100_000, EcnEcho::NotMarked));
+        l.ack(&cfg, Instant::ZERO, &ack(1_100_000, EcnEcho::NotMarked)).unwrap();
         assert_eq!(l.phase(), Phase::Stable);
         assert_eq!(l.cw(), Packets::from_int(100));
-        assert_eq!(l.on_sent(&cfg, Seq(1_000), 1000, MessageEnd::More).ecn, Ecn::Ect);
+        assert_eq!(
+            l.sent(&cfg, Instant::ZERO, Seq(1_000), 1000, MessageEnd::More)
+                .unwrap()
+                .ecn,
+            Ecn::Ect
+        );
     }
 
     /// Transition (1): loss → cw = packets acked in order before it, and
@@ -894,14 +952,14 @@ mod tests {
     fn fast_start_loss_sets_cw_to_acked_packets() {
         let cfg = LdcpConfig::draft_default();
         let mut l = Ldcp::new(&cfg, &params()).unwrap();
-        l.on_ack(&cfg, Instant::ZERO, &ack(1_037_000, EcnEcho::NotMarked));
-        let d = l.on_loss(&cfg, Instant::ZERO, Seq(1_037_000));
+        l.ack(&cfg, Instant::ZERO, &ack(1_037_000, EcnEcho::NotMarked)).unwrap();
+        let d = l.loss(&cfg, Instant::ZERO, Seq(1_037_000)).unwrap();
         assert_eq!(l.phase(), Phase::Stable);
         assert_eq!(l.cw(), Packets::from_int(37));
         assert_eq!(d.request, Request::GoBackN { from: Seq(1_037_000) });
         // Nothing acked before the loss: gamma, timer-clocked.
         let mut l = Ldcp::new(&cfg, &params()).unwrap();
-        let d = l.on_loss(&cfg, Instant::ZERO, Seq(1_000_000));
+        let d = l.loss(&cfg, Instant::ZERO, Seq(1_000_000)).unwrap();
         assert_eq!(l.cw(), cfg.gamma_packets());
         assert!(matches!(d.timer, TimerRequest::Arm(_)));
     }
@@ -928,7 +986,7 @@ mod tests {
                 telemetry: &[],
                 rtt_ns: Some(base),
             };
-            let d = l.on_ack(&cfg, now, &ack);
+            let d = l.ack(&cfg, now, &ack).unwrap();
             let srtt = l.srtt().as_nanos() as f64 / base as f64;
             assert!(
                 (srtt - want_in_bases).abs() < 1e-3,
@@ -967,7 +1025,7 @@ mod tests {
                 telemetry: &[],
                 rtt_ns: Some(1),
             };
-            l.on_ack(&cfg, Instant::ZERO, &ack);
+            l.ack(&cfg, Instant::ZERO, &ack).unwrap();
         }
         assert_eq!(l.srtt(), BaseRtt::from_nanos(T_NS).unwrap());
         assert!(l.decision(&cfg).rate().as_bps() <= 100_000_000_000);
@@ -985,7 +1043,7 @@ mod tests {
                 telemetry: &[],
                 rtt_ns: Some(32_000),
             };
-            l.on_ack(&cfg, Instant::ZERO, &ack);
+            l.ack(&cfg, Instant::ZERO, &ack).unwrap();
         }
         // 8 us → 32 us by 1/8 steps: after 40 samples within 0.5 %.
         assert!((l.srtt().as_nanos() as i64 - 32_000).abs() < 160, "{:?}", l.srtt());
@@ -1046,7 +1104,7 @@ mod tests {
             cfg.fast_start = FastStart::Disabled;
             let mut l = Ldcp::new(&cfg, &params()).unwrap();
             l.cw = Packets::from_bits(1 << 15);
-            l.on_ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::NotMarked));
+            l.ack(&cfg, Instant::ZERO, &ack(1_001_000, EcnEcho::NotMarked)).unwrap();
             assert_eq!(l.cw().to_bits(), (1 << 15) + (1 << (16 - k)));
         }
     }
@@ -1066,7 +1124,7 @@ mod tests {
                 telemetry: &[],
                 rtt_ns: None,
             };
-            l.on_ack(cfg, Instant::ZERO, &a);
+            l.ack(cfg, Instant::ZERO, &a).unwrap();
         }
         (l.cw().to_bits() as f64 - (cw as f64 * 65_536.0)) / 65_536.0
     }
@@ -1112,7 +1170,7 @@ mod tests {
             telemetry: &[],
             rtt_ns: None,
         };
-        let d = l.on_ack(&cfg, Instant::from_nanos(3_000), &a);
+        let d = l.ack(&cfg, Instant::from_nanos(3_000), &a).unwrap();
         assert_eq!(d.timer, TimerRequest::Keep);
     }
 

@@ -139,7 +139,7 @@ fn bench_hpcc_ack(o: u64, path: Path) -> Row {
         let tel = t.next();
         let now = Instant::from_nanos(i as u64 * 1000);
         counter.around((now, hpcc_ack(i, &tel[..hops])), |(now, ack)| {
-            let _ = black_box(call(|| black_box(&mut s).new_ack(black_box(&cfg), *now, ack)));
+            let _ = black_box(call(|| black_box(&mut s).ack(black_box(&cfg), *now, ack)));
         });
     }
     let controller = counter.cost();
@@ -171,7 +171,9 @@ fn bench_rx_hpcc(o: u64) -> Row {
         o,
         |i| (Instant::from_nanos(i as u64 * 1000), t.next()),
         |(now, tel)| {
-            let _ = black_box(call(|| black_box(&mut rx).new_int(black_box(&cfg), *now, &tel[..])));
+            let _ = black_box(call(|| {
+                black_box(&mut rx).rx_telemetry(black_box(&cfg), *now, &tel[..])
+            }));
         },
     );
     let mut r = hpcc_ref();
@@ -197,7 +199,7 @@ fn bench_probe_response(o: u64) -> Row {
     let Ok(mut s) = HpccSender::<1>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else {
         exit(3)
     };
-    s.on_sent(&cfg, Instant::ZERO);
+    let _ = s.sent(&cfg, Instant::ZERO, Seq(0), 1000, MessageEnd::More);
     let mut t = Telemetry::new();
     let controller = measure(
         o,
@@ -210,7 +212,7 @@ fn bench_probe_response(o: u64) -> Row {
         },
         |(probe, now, hop)| {
             let _ = black_box(call(|| {
-                black_box(&mut s).on_probe_response(black_box(&cfg), *now, *probe, 2, hop)
+                black_box(&mut s).probe_response(black_box(&cfg), *now, *probe, 2, hop)
             }));
         },
     );
@@ -229,7 +231,7 @@ fn bench_ldcp_ack(o: u64) -> Row {
         o,
         |i| (Instant::from_nanos((i as u64 + 1) * 100), ldcp_ack(i + 1)),
         |(now, a)| {
-            black_box(call(|| black_box(&mut l).on_ack(black_box(&cfg), *now, a)));
+            let _ = black_box(call(|| black_box(&mut l).ack(black_box(&cfg), *now, a)));
         },
     );
     let mut r = LdcpRef::new(rp, 0);
@@ -260,7 +262,7 @@ fn bench_ldcp_timer(o: u64) -> Row {
         o,
         |i| Instant::from_nanos((i as u64 + 1) * 32_016),
         |&now| {
-            black_box(call(|| black_box(&mut l).on_timer(black_box(&cfg), now)));
+            let _ = black_box(call(|| black_box(&mut l).timer(black_box(&cfg), now)));
         },
     );
     let mut r = LdcpRef::new(rp, 0);
@@ -290,7 +292,7 @@ fn bench_dctcp_ack(o: u64) -> Row {
         o,
         |i| paths::dctcp_ack(i + 1),
         |a| {
-            black_box(call(|| black_box(&mut d).on_ack(black_box(&cfg), a)));
+            let _ = black_box(call(|| black_box(&mut d).ack(black_box(&cfg), Instant::ZERO, a)));
         },
     );
     Row {
@@ -310,7 +312,7 @@ fn bench_dcqcn_cnp(o: u64) -> Row {
         o,
         |i| Instant::from_nanos((i as u64 + 1) * 10_000),
         |now| {
-            black_box(call(|| black_box(&mut d).on_cnp(black_box(&cfg), *now)));
+            let _ = black_box(call(|| black_box(&mut d).cnp(black_box(&cfg), *now)));
         },
     );
     Row {
