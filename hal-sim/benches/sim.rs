@@ -23,7 +23,7 @@
 
 use std::path::Path;
 
-use hal_sim::cpu::Stopwatch;
+use hal_sim::run::cpu::Stopwatch;
 
 struct Figures {
     name: String,
@@ -37,16 +37,16 @@ fn measure(file: &str, runs: u32) -> Figures {
     measure_with(file, runs, |_| {})
 }
 
-fn measure_with(file: &str, runs: u32, change: impl FnOnce(&mut hal_sim::scenario::Scenario)) -> Figures {
+fn measure_with(file: &str, runs: u32, change: impl FnOnce(&mut hal_sim::setup::scenario::Scenario)) -> Figures {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(file);
-    let mut s = hal_sim::scenario::load(&path).expect("scenario loads");
+    let mut s = hal_sim::setup::scenario::load(&path).expect("scenario loads");
     change(&mut s);
     let dir = path.parent().expect("has a parent");
     let mut best = f64::MAX;
     let mut packets = 0;
     let mut events = 0;
     for _ in 0..runs {
-        let mut w = hal_sim::world::World::new(&s, dir, file).expect("world builds");
+        let mut w = hal_sim::run::world::World::new(&s, dir, file).expect("world builds");
         let t0 = Stopwatch::start();
         w.run(|_| {});
         best = best.min(t0.cpu_s());
@@ -77,7 +77,7 @@ fn peak_rss_mib() -> Option<f64> {
 }
 
 fn main() {
-    use hal_sim::scenario::{FlowCount, Flows, TimeMs};
+    use hal_sim::setup::scenario::{FlowCount, Flows, TimeMs};
     let rows = [
         (measure("hpcc-2to1.toml", 3), 2.6),
         (measure("websearch-leafspine320.toml", 2), 0.36),
@@ -94,8 +94,8 @@ fn main() {
     ];
     println!(
         "hal-sim benchmark (best of the runs; {} build{})",
-        hal_sim::cpu::BUILD,
-        if hal_sim::cpu::BUILD == "plain" {
+        hal_sim::run::cpu::BUILD,
+        if hal_sim::run::cpu::BUILD == "plain" {
             ", ./scripts/pgo.sh bench for the profile-guided one"
         } else {
             ""

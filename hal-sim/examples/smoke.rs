@@ -1,5 +1,5 @@
-use hal_sim::scenario;
-use hal_sim::world::World;
+use hal_sim::run::world::World;
+use hal_sim::setup::scenario;
 use std::path::Path;
 
 fn main() {

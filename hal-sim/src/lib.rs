@@ -23,24 +23,14 @@
 //! ("Speed") has the measurements.
 #![warn(missing_docs)]
 
-pub mod cosim;
-pub mod cpu;
-pub mod ctx;
-pub mod event;
-pub mod flow;
-pub mod metrics;
-pub mod net;
-pub mod nic;
-pub mod packet;
-pub mod report;
-pub mod scenario;
-pub mod sweep;
-pub mod switch;
-pub mod telemetry;
-pub mod topo;
-pub mod trace;
-pub mod workload;
-pub mod world;
+pub mod model;
+pub mod output;
+pub mod run;
+pub mod setup;
+
+use output::report;
+use run::{cpu, world};
+use setup::scenario;
 
 use std::path::Path;
 

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use hal_sim::trace::Selection;
-use hal_sim::{report, scenario, world::World};
+use hal_sim::output::trace::Selection;
+use hal_sim::{output::report, run::world::World, setup::scenario};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Packet-level datacenter simulator driving the cc-core engine.
@@ -111,7 +111,7 @@ fn main() -> ExitCode {
 
 /// `hal-sim sweep`.
 fn sweep(a: SweepArgs) -> ExitCode {
-    use hal_sim::sweep;
+    use hal_sim::output::sweep;
     let SweepArgs {
         scenarios: files,
         vary,
@@ -267,7 +267,7 @@ fn run(a: RunArgs) -> ExitCode {
         .expect("valid template")
         .progress_chars("=> "),
     );
-    let t0 = hal_sim::cpu::Stopwatch::start();
+    let t0 = hal_sim::run::cpu::Stopwatch::start();
     w.run(|p| {
         bar.set_position(p.finished as u64);
         bar.set_message(format!("at {:.3} ms simulated", p.now.as_ns_f64() / 1e6));

@@ -3,8 +3,8 @@
 
 mod common;
 
-use hal_sim::scenario::{self, DelayNs, NicCfg};
-use hal_sim::{report, world::World};
+use hal_sim::setup::scenario::{self, DelayNs, NicCfg};
+use hal_sim::{output::report, run::world::World};
 
 fn run(nic: impl FnOnce(&mut NicCfg)) -> (World, report::Summary) {
     let mut s = common::incast(4, 2_000_000, 10.0, 0);
@@ -48,7 +48,7 @@ fn telemetry_buffers_are_reused_and_all_returned() {
     // per packet in flight, handed from data packet to ACK, freed at the
     // sender. 8 000 packets must not need 8 000 buffers, and none may be
     // left over.
-    let (w, s) = run(|n| n.telemetry = hal_sim::telemetry::TelFormat::Compact);
+    let (w, s) = run(|n| n.telemetry = hal_sim::model::telemetry::TelFormat::Compact);
     assert!(s.data_packets >= 7_500, "{} data packets", s.data_packets);
     let (allocated, free) = w.pkts.tel_buffers();
     assert!(allocated < 400, "{allocated} buffers for {} packets", s.data_packets);

@@ -2,8 +2,8 @@
 
 mod common;
 
-use hal_sim::report;
-use hal_sim::scenario::TimeNs;
+use hal_sim::output::report;
+use hal_sim::setup::scenario::TimeNs;
 
 /// The ideal FCT is the flow's own path's base RTT plus its bytes at the
 /// bottleneck, whatever T the engine is given: a global `cc.base_rtt_ns`

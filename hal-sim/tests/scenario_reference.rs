@@ -2,11 +2,11 @@
 //! parser's own list of a table's fields (what it answers to an unknown
 //! one) against the page's section for that table.
 
-use hal_sim::scenario::parse;
+use hal_sim::setup::scenario::parse;
 
 const PAGE: &str = include_str!("../../docs/scenarios.md");
 
-const BASE: &str = hal_sim::scenario::MINIMAL;
+const BASE: &str = hal_sim::setup::scenario::MINIMAL;
 
 /// The fields the parser accepts in `table` ("" for the top level), over
 /// every `kind` or `algorithm` the table has: the list in its refusal of

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use hal_sim::{scenario, world::World};
+use hal_sim::{run::world::World, setup::scenario};
 
 #[test]
 fn every_shipped_scenario_parses_and_builds() {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use hal_sim::scenario::*;
+use hal_sim::setup::scenario::*;
 
 /// Host 0 sends to host 1 while hosts 1 and 2 fill the port towards host 0
 /// with DCTCP data queued near K = 300 KB (24 µs at 100 Gb/s). Flow 0's
@@ -40,7 +40,7 @@ fn acks_through_a_queue(priority: bool) -> f64 {
             on_off: None,
         },
     );
-    s.nic.telemetry = hal_sim::telemetry::TelFormat::None;
+    s.nic.telemetry = hal_sim::model::telemetry::TelFormat::None;
     s.switch.ecn_kmin_bytes = Some(Bytes(300_000));
     s.switch.ecn_kmax_bytes = Some(Bytes(300_000));
     s.switch.ecn_pmax = Some(Prob(1.0));

@@ -4,9 +4,9 @@
 
 mod common;
 
-use hal_sim::report;
-use hal_sim::scenario::{HpccCfg, HpccMode, Scenario};
-use hal_sim::telemetry::TelFormat;
+use hal_sim::model::telemetry::TelFormat;
+use hal_sim::output::report;
+use hal_sim::setup::scenario::{HpccCfg, HpccMode, Scenario};
 
 fn two_to_one() -> Scenario {
     common::incast(2, 20_000_000, 10.0, 200_000)
@@ -61,7 +61,7 @@ fn rx_hpcc_and_probe_mode_drive_hpcc() {
 /// bottleneck would look a quarter as loaded as it is and its queue grow.
 #[test]
 fn int_md_and_ioam_run_on_mixed_link_speeds() {
-    use hal_sim::scenario::*;
+    use hal_sim::setup::scenario::*;
     for f in [TelFormat::Compact, TelFormat::IntMd, TelFormat::Ioam] {
         let mut s = two_to_one();
         s.topology = Topology {

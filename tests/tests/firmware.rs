@@ -21,10 +21,10 @@ use std::sync::OnceLock;
 
 use cc_core::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::prelude::*;
-use hal_sim::scenario::{self, *};
-use hal_sim::telemetry::TelFormat;
-use hal_sim::trace::Selection;
-use hal_sim::{report, world::World};
+use hal_sim::model::telemetry::TelFormat;
+use hal_sim::output::trace::Selection;
+use hal_sim::setup::scenario::{self, *};
+use hal_sim::{output::report, run::world::World};
 
 const TARGETS: [&str; 2] = ["riscv32imac-unknown-none-elf", "riscv64imac-unknown-none-elf"];
 
@@ -491,7 +491,7 @@ fn cosimulation_equals_the_in_process_run() {
         }
         w.run(|_| {});
         let events = w.tap.cosim.take().map(|fw| fw.finish().unwrap());
-        let mut sum = report::summary(&w, "cosim", &hal_sim::cpu::Stopwatch::start());
+        let mut sum = report::summary(&w, "cosim", &hal_sim::run::cpu::Stopwatch::start());
         sum.wall_s = 0.0;
         sum.cpu_s = 0.0;
         sum.data_packets_per_s = 0.0;
@@ -547,7 +547,7 @@ fn cosimulating_a_whole_leaf_spine_host_equals_the_in_process_run() {
         w.run(|_| {});
         let rate = w.tap.cosim.as_ref().map(|fw| fw.events_per_second());
         let events = w.tap.cosim.take().map(|fw| fw.finish().unwrap());
-        let mut sum = report::summary(&w, "cosim", &hal_sim::cpu::Stopwatch::start());
+        let mut sum = report::summary(&w, "cosim", &hal_sim::run::cpu::Stopwatch::start());
         sum.wall_s = 0.0;
         sum.cpu_s = 0.0;
         sum.data_packets_per_s = 0.0;

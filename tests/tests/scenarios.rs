@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hal_sim::report::Summary;
-use hal_sim::world::World;
+use hal_sim::output::report::Summary;
+use hal_sim::run::world::World;
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,9 +22,9 @@ fn run(name: &str) -> (World, Summary) {
 }
 
 /// Runs a shipped scenario after `change`.
-fn run_changed(name: &str, change: impl FnOnce(&mut hal_sim::scenario::Scenario)) -> (World, Summary) {
+fn run_changed(name: &str, change: impl FnOnce(&mut hal_sim::setup::scenario::Scenario)) -> (World, Summary) {
     let path = scenario(name);
-    let mut s = hal_sim::scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = hal_sim::setup::scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
     change(&mut s);
     hal_sim::run_scenario(&s, path.parent().unwrap(), name).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -67,14 +67,14 @@ fn hpcc_2to1_reaches_eta_with_a_near_empty_queue() {
 fn hpcc_2to1_fcts_end_close_over_seeds() {
     let text = std::fs::read_to_string(scenario("hpcc-2to1")).unwrap();
     let apart = |seed: u32| {
-        let s = hal_sim::scenario::parse(
+        let s = hal_sim::setup::scenario::parse(
             &text.replace("seed = 1\n", &format!("seed = {seed}\n")),
             "hpcc-2to1.toml",
         )
         .unwrap();
         let mut w = World::new(&s, Path::new("."), "hpcc-2to1.toml").unwrap();
         w.run(|_| {});
-        let fct: Vec<f64> = hal_sim::report::flow_results(&w)
+        let fct: Vec<f64> = hal_sim::output::report::flow_results(&w)
             .iter()
             .map(|f| f.fct_ns.unwrap())
             .collect();
@@ -98,7 +98,7 @@ fn hpcc_incast60_drains_and_finishes_near_the_ideal_time() {
     let (w, s) = run("hpcc-incast60");
     assert_eq!(s.flows_finished, 60);
     assert_eq!(s.drops, 0);
-    let flows = hal_sim::report::flow_results(&w);
+    let flows = hal_sim::output::report::flow_results(&w);
     let last = flows.iter().map(|f| f.start_ns + f.fct_ns.unwrap()).fold(0.0, f64::max);
     // Every byte on the wire: payload plus header and telemetry per packet.
     let per_packet = data_packet_wire(&w) - w.cfg.payload as u64;
@@ -188,7 +188,7 @@ fn ldcp_2to1_holds_the_queue_at_full_rate() {
         s.queue_bytes.p99
     );
     assert_eq!(s.counters.drops_stable, 0);
-    let fct: Vec<f64> = hal_sim::report::flow_results(&w)
+    let fct: Vec<f64> = hal_sim::output::report::flow_results(&w)
         .iter()
         .map(|f| f.fct_ns.unwrap())
         .collect();
@@ -291,10 +291,10 @@ fn pfc_makes_the_dcqcn_incast_lossless() {
     // A static XOFF, and a dynamic one (an eighth of the free buffer).
     for (xoff, alpha) in [(Some(500_000), None), (None, Some(0.125))] {
         let (_, s) = run_changed("dcqcn-incast60", |s| {
-            s.switch.pfc = Some(hal_sim::scenario::PfcCfg {
-                xoff_bytes: xoff.map(hal_sim::scenario::Bytes),
+            s.switch.pfc = Some(hal_sim::setup::scenario::PfcCfg {
+                xoff_bytes: xoff.map(hal_sim::setup::scenario::Bytes),
                 dynamic_alpha: alpha,
-                xon_gap_bytes: hal_sim::scenario::Bytes(2048),
+                xon_gap_bytes: hal_sim::setup::scenario::Bytes(2048),
             })
         });
         assert_eq!(s.drops, 0, "XOFF {xoff:?} / {alpha:?}");
@@ -308,8 +308,8 @@ fn pfc_makes_the_dcqcn_incast_lossless() {
 /// DCTCP a step at 300 KB, both per 100 Gb/s and scaled by port speed;
 /// LDCP its draft's 5-40 KB band): slowdown p99 of flows ≤ 3 kB and the
 /// queue p99 over the monitored ports.
-fn fattree16(seed: u64, cc: hal_sim::scenario::Cc) -> Summary {
-    use hal_sim::scenario::*;
+fn fattree16(seed: u64, cc: hal_sim::setup::scenario::Cc) -> Summary {
+    use hal_sim::setup::scenario::*;
     run_changed("fattree16-fbhadoop", |s| {
         s.seed = seed;
         let (kmin, kmax, pmax) = match &cc {
@@ -325,7 +325,7 @@ fn fattree16(seed: u64, cc: hal_sim::scenario::Cc) -> Summary {
             s.switch.drop_k_bytes = Some(Bytes(20_000));
         }
         s.switch.control_priority = matches!(cc, Cc::Dcqcn(_));
-        s.nic.telemetry = hal_sim::telemetry::TelFormat::None;
+        s.nic.telemetry = hal_sim::model::telemetry::TelFormat::None;
         s.cc.algorithm = cc;
     })
     .1
@@ -345,7 +345,7 @@ fn short_p99(s: &Summary) -> f64 {
 /// KB, 207-265 KB, 0.76-1.0 MB, 22-25 KB.
 #[test]
 fn hpcc_beats_the_baselines_on_a_small_fat_tree() {
-    use hal_sim::scenario::*;
+    use hal_sim::setup::scenario::*;
     let seed: u64 = std::env::var("FATTREE_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -387,13 +387,13 @@ fn websearch_on_leaf_spine_completes_every_flow() {
     assert_eq!(s.flows_finished, s.flows);
     assert_eq!(s.drops, 0);
     assert!(s.fct_slowdown.p50 < 2.0, "slowdown p50 {}", s.fct_slowdown.p50);
-    let small: Vec<f64> = hal_sim::report::flow_results(&w)
+    let small: Vec<f64> = hal_sim::output::report::flow_results(&w)
         .iter()
         .filter(|f| f.bytes <= 10_000)
         .filter_map(|f| f.slowdown)
         .collect();
     assert!(!small.is_empty());
-    let p99 = hal_sim::metrics::percentile(&small, 99.0);
+    let p99 = hal_sim::output::metrics::percentile(&small, 99.0);
     assert!(p99 < 5.0, "slowdown p99 of flows ≤ 10 kB: {p99}");
 }
 
@@ -416,7 +416,7 @@ fn hpcc_flows_back_from_idle_stay_in_control() {
     );
     // Both senders start at W_init = BDP: within 10 base RTTs each window
     // is below 3/4 of it.
-    let flows = hal_sim::report::flow_results(&w);
+    let flows = hal_sim::output::report::flow_results(&w);
     let t = flows[0].base_rtt_ns;
     let bdp = 100e9 / 8.0 * t / 1e9;
     assert!(!w.metrics.traces.is_empty(), "the run traces its flows");

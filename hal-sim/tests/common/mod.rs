@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use hal_sim::scenario::*;
-use hal_sim::{report, world::World};
+use hal_sim::setup::scenario::*;
+use hal_sim::{output::report, run::world::World};
 
 /// The scenario.
 pub fn incast(senders: u32, bytes: u64, stop_ms: f64, warmup_ns: u64) -> Scenario {
@@ -69,6 +69,6 @@ warmup_ns = {warmup_ns}
 pub fn run(s: &Scenario) -> (World, report::Summary) {
     let mut w = World::new(s, Path::new("."), "test").unwrap();
     w.run(|_| {});
-    let sum = report::summary(&w, "test", &hal_sim::cpu::Stopwatch::start());
+    let sum = report::summary(&w, "test", &hal_sim::run::cpu::Stopwatch::start());
     (w, sum)
 }

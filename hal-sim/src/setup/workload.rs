@@ -6,10 +6,10 @@ use std::path::Path;
 use rand_chacha::rand_core::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::scenario::{Distribution, FlowSpec, Flows, ScenarioError, Workload};
+use crate::setup::scenario::{Distribution, FlowSpec, Flows, ScenarioError, Workload};
 
-const WEBSEARCH: &str = include_str!("../data/websearch_flow_sizes.csv");
-const FB_HADOOP: &str = include_str!("../data/fb_hadoop_flow_sizes.csv");
+const WEBSEARCH: &str = include_str!("../../data/websearch_flow_sizes.csv");
+const FB_HADOOP: &str = include_str!("../../data/fb_hadoop_flow_sizes.csv");
 
 /// A piecewise-linear CDF of flow sizes.
 #[derive(Clone, Debug)]
@@ -295,8 +295,8 @@ mod tests {
         let w = Workload {
             flows: Flows::Cdf {
                 distribution: Distribution::Websearch,
-                load: crate::scenario::Prob(0.5),
-                count: crate::scenario::FlowCount(20_000),
+                load: crate::setup::scenario::Prob(0.5),
+                count: crate::setup::scenario::FlowCount(20_000),
             },
             on_off: None,
         };

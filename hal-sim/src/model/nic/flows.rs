@@ -7,7 +7,7 @@ use cc_core::engine::FlowHandle;
 use cc_core::prelude::*;
 use cc_core::wire::auth::ReplayGuard;
 
-use crate::event::Ps;
+use crate::run::event::Ps;
 
 /// The sender's pacer for one flow: when its next data packet may go.
 #[derive(Clone, Copy, Debug, Default)]
@@ -23,7 +23,7 @@ pub struct Pacer {
 }
 
 /// What the source NIC keeps for a flow it sends (what the flow is, its
-/// destination and size, is its [`FlowRecord`](crate::flow::FlowRecord)).
+/// destination and size, is its [`FlowRecord`](crate::model::flow::FlowRecord)).
 #[derive(Clone, Debug)]
 pub struct Sender {
     /// Next byte to send.
@@ -146,7 +146,7 @@ impl Default for Receiver {
 
 /// The state one NIC keeps for each of its flows on one side (sending or
 /// receiving), in numbered places. A flow's place is kept in its
-/// [`FlowRecord`](crate::flow::FlowRecord) (`tx_at`, `rx_at`), so finding its state takes one
+/// [`FlowRecord`](crate::model::flow::FlowRecord) (`tx_at`, `rx_at`), so finding its state takes one
 /// index, not a hash lookup; each place also keeps the flow's id, and a
 /// lookup whose id does not match finds nothing. Places freed are used
 /// again, so a table is as long as the most flows open on that side at
@@ -214,7 +214,7 @@ impl<T> PerFlow<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::NOWHERE;
+    use crate::model::flow::NOWHERE;
 
     #[test]
     fn a_place_finds_only_its_own_flow_and_is_used_again_once_closed() {

@@ -8,8 +8,8 @@ use std::path::Path;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use crate::metrics::{ns, percentile, Counters, FlowResult, PortSeries};
-use crate::world::World;
+use crate::output::metrics::{ns, percentile, Counters, FlowResult, PortSeries};
+use crate::run::world::World;
 
 /// Percentiles of a distribution.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -42,10 +42,10 @@ pub struct PortUtil {
 pub struct Summary {
     /// Scenario name.
     pub scenario: String,
-    /// The algorithm ([`crate::scenario::Cc::label`]).
+    /// The algorithm ([`crate::setup::scenario::Cc::label`]).
     pub algorithm: &'static str,
     /// The switches' marking and drop thresholds at the host link speed.
-    pub marking: crate::scenario::Marking,
+    pub marking: crate::setup::scenario::Marking,
     /// The NICs' retransmission timeout, µs.
     pub rto_us: f64,
     /// Simulated time at the end, ns.
@@ -63,7 +63,7 @@ pub struct Summary {
     /// Data packets per CPU-second.
     pub data_packets_per_s: f64,
     /// The build that ran it, which the speed depends on: `"plain"` or
-    /// `"profile-guided"` ([`crate::cpu::BUILD`]).
+    /// `"profile-guided"` ([`crate::run::cpu::BUILD`]).
     pub build: &'static str,
     /// Per monitored port, after the warm-up.
     pub link_utilization: Vec<PortUtil>,
@@ -197,7 +197,7 @@ fn utilization(p: &PortSeries, warmup_ns: f64) -> Option<PortUtil> {
 }
 
 /// The summary of a finished run.
-pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
+pub fn summary(w: &World, name: &str, time: &crate::run::cpu::Stopwatch) -> Summary {
     let (wall_s, cpu_s) = (time.wall_s(), time.cpu_s());
     let warm = ns(w.cfg.warmup_ps);
     let mut queue = Vec::new();
@@ -233,7 +233,7 @@ pub fn summary(w: &World, name: &str, time: &crate::cpu::Stopwatch) -> Summary {
         events: w.q.handled(),
         data_packets: c.data_packets,
         data_packets_per_s: c.data_packets as f64 / cpu_s.max(1e-9),
-        build: crate::cpu::BUILD,
+        build: crate::run::cpu::BUILD,
         link_utilization: w.metrics.ports.iter().filter_map(|p| utilization(p, warm)).collect(),
         queue_bytes: pcts(&queue),
         fct_slowdown: pcts(&slow),
@@ -686,7 +686,7 @@ pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
         &queues,
     )?;
     // One series per traced flow, `value` picking the quantity.
-    let traces = |label: &str, value: &dyn Fn(&crate::metrics::FlowTrace, usize) -> f64| -> Vec<Series> {
+    let traces = |label: &str, value: &dyn Fn(&crate::output::metrics::FlowTrace, usize) -> f64| -> Vec<Series> {
         w.metrics
             .traces
             .iter()

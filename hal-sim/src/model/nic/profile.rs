@@ -5,8 +5,8 @@
 
 use cc_core::prelude::*;
 
-use crate::event::Ps;
-use crate::scenario::{Cc, CcCfg, HpccMode};
+use crate::run::event::Ps;
+use crate::setup::scenario::{Cc, CcCfg, HpccMode};
 
 /// When the scheduler may send a flow's next data packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

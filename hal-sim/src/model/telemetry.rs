@@ -11,7 +11,7 @@ use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
 use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, TraceFlags, TraceKind};
 use cc_core::wire::{Hops, PortSpeedStack, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
 
-use crate::packet::{TelBuf, TEL_CAP};
+use crate::model::packet::{TelBuf, TEL_CAP};
 
 /// Which telemetry the Tx pipeline requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -91,10 +91,10 @@ pub type PortSpeeds = std::collections::HashMap<(u64, u32), LinkSpeed>;
 
 /// The speed of every switch port of `net`, by the node id INT-MD writes
 /// (the node) and IOAM writes (its low 24 bits; equal below 2^24 nodes).
-pub fn port_speeds(net: &crate::net::Network) -> PortSpeeds {
+pub fn port_speeds(net: &crate::model::net::Network) -> PortSpeeds {
     let mut m = PortSpeeds::new();
     for (node, n) in net.nodes.iter().enumerate() {
-        if n.kind != crate::net::NodeKind::Switch {
+        if n.kind != crate::model::net::NodeKind::Switch {
             continue;
         }
         for (port, link) in n.ports.iter().enumerate() {

@@ -17,10 +17,10 @@ use cc_core::wire::auth::{self, TAG_LEN};
 use cc_core::wire::{Hops, WireError};
 
 use super::Nic;
-use crate::ctx::Ctx;
-use crate::event::Ev;
-use crate::nic::flows::Receiver;
-use crate::packet::{EcnBits, Packet, PktKind, NO_TEL};
+use crate::model::nic::flows::Receiver;
+use crate::model::packet::{EcnBits, Packet, PktKind, NO_TEL};
+use crate::run::ctx::Ctx;
+use crate::run::event::Ev;
 
 impl Nic {
     /// A packet reached this host.
@@ -350,8 +350,8 @@ impl Nic {
 
 #[cfg(test)]
 mod tests {
-    use crate::packet::{Packet, PktKind};
-    use crate::world::World;
+    use crate::model::packet::{Packet, PktKind};
+    use crate::run::world::World;
 
     /// A finished flow's receiving side is closed, and a late copy of its
     /// data is still acknowledged (as go-back-N's copies in flight are),
@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn a_late_copy_of_a_finished_flows_data_is_acknowledged() {
         let text = "name = \"p\"\nstop_ms = 1.0\n[topology]\nkind = \"incast\"\nsenders = 1\nlink_gbps = 100\nlink_delay_ns = 1000\n[cc]\nalgorithm = \"hpcc\"\n[workload]\nkind = \"incast\"\nbytes = 100000\n";
-        let s = crate::scenario::parse(text, "p.toml").unwrap();
+        let s = crate::setup::scenario::parse(text, "p.toml").unwrap();
         let mut w = World::new(&s, std::path::Path::new("."), "p.toml").unwrap();
         w.run(|_| {});
         assert!(w.flows[0].finish_ps.is_some());

@@ -21,7 +21,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use cc_core::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::prelude::*;
 
-use crate::trace::Selection;
+use crate::output::trace::Selection;
 
 /// A firmware image running under QEMU, answering events in lockstep.
 pub struct Firmware {

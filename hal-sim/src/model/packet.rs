@@ -3,8 +3,8 @@
 use cc_core::telemetry::HopSample;
 use cc_core::units::Window;
 
-use crate::event::Ps;
 use crate::place;
+use crate::run::event::Ps;
 use cc_core::ProbeId;
 
 /// What a packet is.

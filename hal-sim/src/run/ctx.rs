@@ -6,12 +6,12 @@
 use cc_core::wire::auth::FeedbackKey;
 use rand_chacha::ChaCha8Rng;
 
-use crate::event::{EventQueue, Ps};
-use crate::flow::FlowRecord;
-use crate::metrics::Metrics;
-use crate::net::Network;
-use crate::packet::Slab;
-use crate::telemetry::{PortSpeeds, Telemetry};
+use crate::model::flow::FlowRecord;
+use crate::model::net::Network;
+use crate::model::packet::Slab;
+use crate::model::telemetry::{PortSpeeds, Telemetry};
+use crate::output::metrics::Metrics;
+use crate::run::event::{EventQueue, Ps};
 
 /// Run settings derived from the scenario, shared by every component.
 #[derive(Clone, Debug)]
@@ -35,8 +35,8 @@ pub struct RunCfg {
     /// Control packets travel ahead of data (and are not paused by PFC).
     pub control_priority: bool,
     /// The switches' marking and drop thresholds, at the host link speed.
-    pub marking: crate::scenario::Marking,
-    /// The algorithm's name ([`crate::scenario::Cc::label`]).
+    pub marking: crate::setup::scenario::Marking,
+    /// The algorithm's name ([`crate::setup::scenario::Cc::label`]).
     pub algorithm: &'static str,
     /// The run ends at this simulated time, ps, whatever is unfinished.
     pub stop_ps: Ps,
@@ -68,13 +68,13 @@ pub struct Rngs {
 }
 
 /// Where engine events can be copied to: a trace being recorded (see
-/// [`crate::world::World::record`]) and firmware co-simulating some flows.
+/// [`crate::run::world::World::record`]) and firmware co-simulating some flows.
 #[derive(Default)]
 pub struct Tap {
     /// Event trace being recorded, if any.
-    pub trace: Option<crate::trace::TraceRecorder>,
+    pub trace: Option<crate::output::trace::TraceRecorder>,
     /// Firmware running some flows' congestion control.
-    pub cosim: Option<crate::cosim::Firmware>,
+    pub cosim: Option<crate::run::cosim::Firmware>,
 }
 
 /// What a component may use while it handles one input.

@@ -11,16 +11,16 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{Component, Rngs, RunCfg, Tap, World};
-use crate::event::{ser_ps, Ev, EventQueue, Ps};
-use crate::flow::{FlowRecord, NOWHERE};
-use crate::metrics::{Metrics, PortSeries};
-use crate::net::{flow_hash, NodeKind};
-use crate::nic::{Nic, NicEngine, Profile};
-use crate::packet::Slab;
-use crate::scenario::{Scenario, ScenarioError};
-use crate::switch::{Aqm, Switch};
-use crate::telemetry::Telemetry;
-use crate::workload;
+use crate::model::flow::{FlowRecord, NOWHERE};
+use crate::model::net::{flow_hash, NodeKind};
+use crate::model::nic::{Nic, NicEngine, Profile};
+use crate::model::packet::Slab;
+use crate::model::switch::{Aqm, Switch};
+use crate::model::telemetry::Telemetry;
+use crate::output::metrics::{Metrics, PortSeries};
+use crate::run::event::{ser_ps, Ev, EventQueue, Ps};
+use crate::setup::scenario::{Scenario, ScenarioError};
+use crate::setup::workload;
 
 impl World {
     /// Builds the world of a scenario; `dir` resolves relative paths.
@@ -31,11 +31,11 @@ impl World {
             field: field.into(),
             message,
         };
-        let net = crate::topo::build(&s.topology);
+        let net = crate::setup::topo::build(&s.topology);
         let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
         let specs = workload::flows(&s.workload, net.hosts.len() as u32, link_bps, &mut rng, dir, file)?;
-        let uniform = crate::topo::uniform_speed(&net);
+        let uniform = crate::setup::topo::uniform_speed(&net);
         let tel = Telemetry::new(
             s.nic.telemetry,
             LinkSpeed::from_mbps((uniform.unwrap_or(link_bps) / 1_000_000) as u32),
@@ -53,7 +53,7 @@ impl World {
                     .saturating_mul(1_000),
             ),
             tel,
-            port_speeds: crate::telemetry::port_speeds(&net),
+            port_speeds: crate::model::telemetry::port_speeds(&net),
             integrity: s.nic.integrity,
             control_priority: s.switch.control_priority,
             marking,
@@ -76,15 +76,15 @@ impl World {
             drop_k: marking.drop_k,
             ecn_ref_bps: s.switch.ecn_scale_with_speed.then_some(link_bps),
             control_priority: s.switch.control_priority,
-            pfc: s.switch.pfc.as_ref().map(|p| crate::switch::Pfc {
+            pfc: s.switch.pfc.as_ref().map(|p| crate::model::switch::Pfc {
                 xoff: match (p.xoff_bytes, p.dynamic_alpha) {
-                    (Some(b), _) => crate::switch::Xoff::Static(b.0),
-                    (None, a) => crate::switch::Xoff::Dynamic(a.unwrap_or(1.0)),
+                    (Some(b), _) => crate::model::switch::Xoff::Static(b.0),
+                    (None, a) => crate::model::switch::Xoff::Dynamic(a.unwrap_or(1.0)),
                 },
                 xon_gap: p.xon_gap_bytes.0,
             }),
         };
-        let engine_cfg = crate::scenario::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
+        let engine_cfg = crate::setup::scenario::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
         let key = FeedbackKey::from_bytes(s.seed.to_le_bytes().repeat(2).try_into().unwrap_or([0; 16]));
         let mut nics = Vec::new();
@@ -155,7 +155,7 @@ impl World {
         Ok(w)
     }
 
-    fn add_flow(&mut self, id: u32, f: &crate::scenario::FlowSpec, fixed_rtt_ns: Option<u64>) {
+    fn add_flow(&mut self, id: u32, f: &crate::setup::scenario::FlowSpec, fixed_rtt_ns: Option<u64>) {
         let (src, dst) = (self.net.hosts[f.src as usize], self.net.hosts[f.dst as usize]);
         let hash = flow_hash(id);
         let path = self.net.path(src, dst, hash);
@@ -249,7 +249,7 @@ impl World {
             });
         }
         for i in 0..self.flows.len().min(self.cfg.trace_flows as usize) {
-            self.metrics.traces.push(crate::metrics::FlowTrace {
+            self.metrics.traces.push(crate::output::metrics::FlowTrace {
                 id: i as u32,
                 ..Default::default()
             });

@@ -14,11 +14,11 @@
 
 use std::collections::VecDeque;
 
-use crate::ctx::Ctx;
-use crate::event::{ser_ps, Ev, Ps};
-use crate::net::Link;
-use crate::packet::{EcnBits, PktKind};
-use crate::telemetry::{HopState, TelFormat};
+use crate::model::net::Link;
+use crate::model::packet::{EcnBits, PktKind};
+use crate::model::telemetry::{HopState, TelFormat};
+use crate::run::ctx::Ctx;
+use crate::run::event::{ser_ps, Ev, Ps};
 
 /// Buffer sizes and marking (LDCP §2.1).
 #[derive(Clone, Copy, Debug)]
@@ -218,7 +218,7 @@ impl Switch {
                 true
             } else if q >= kmin && kmax > kmin {
                 let prob = (q - kmin) as f64 / (kmax - kmin) as f64 * aqm.pmax;
-                crate::workload::unit(&mut cx.rng.wred) < prob
+                crate::setup::workload::unit(&mut cx.rng.wred) < prob
             } else {
                 false
             };

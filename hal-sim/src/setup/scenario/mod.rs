@@ -23,7 +23,7 @@ use serde::Deserialize;
 pub use self::cc::*;
 pub use self::engine::engine_config;
 pub use self::file::{line_of_field, parse};
-use crate::telemetry::TelFormat;
+use crate::model::telemetry::TelFormat;
 
 /// The smallest complete scenario file: two senders into one receiver at
 /// 100 Gb/s under HPCC++, 1 MB each, for 1 ms. Every other field takes its

@@ -13,9 +13,9 @@
 use cc_core::prelude::*;
 
 use super::{Gate, Nic};
-use crate::ctx::Ctx;
-use crate::event::{ser_ps, Ev, Ps};
-use crate::packet::{EcnBits, Packet, PktKind};
+use crate::model::packet::{EcnBits, Packet, PktKind};
+use crate::run::ctx::Ctx;
+use crate::run::event::{ser_ps, Ev, Ps};
 
 /// Gives a packet being built an empty telemetry header of the run's
 /// format, counted in its wire bytes.

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::event::Ps;
+use crate::run::event::Ps;
 
 /// Event counters.
 #[derive(Clone, Copy, Debug, Default, Serialize)]

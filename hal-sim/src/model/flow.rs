@@ -2,7 +2,7 @@
 //! flow for the whole run, with its outcome. The state the two NICs keep
 //! for it while it runs is the NIC's (`nic/flows.rs`).
 
-use crate::event::Ps;
+use crate::run::event::Ps;
 
 /// A flow's identity, path figures and outcome.
 #[derive(Clone, Debug)]

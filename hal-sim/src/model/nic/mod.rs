@@ -27,11 +27,11 @@ use cc_core::prelude::*;
 use cc_core::wire::auth::Verifier;
 
 pub use self::profile::{Gate, ProbeKind, Profile};
-use crate::ctx::Ctx;
-use crate::event::{ser_ps, Ev, Ps};
-use crate::flow::NOWHERE;
-use crate::net::Link;
-use crate::packet::{EcnBits, PktKind};
+use crate::model::flow::NOWHERE;
+use crate::model::net::Link;
+use crate::model::packet::{EcnBits, PktKind};
+use crate::run::ctx::Ctx;
+use crate::run::event::{ser_ps, Ev, Ps};
 use flows::{PerFlow, Receiver, Sender};
 
 /// Flows per NIC's engine table.
@@ -386,12 +386,12 @@ impl Nic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nic::flows::Sender;
-    use crate::world::World;
+    use crate::model::nic::flows::Sender;
+    use crate::run::world::World;
 
     fn world() -> World {
         let text = "name = \"p\"\nstop_ms = 1.0\n[topology]\nkind = \"incast\"\nsenders = 1\nlink_gbps = 100\nlink_delay_ns = 1000\n[cc]\nalgorithm = \"hpcc\"\n[workload]\nkind = \"incast\"\nbytes = 100000\n";
-        let s = crate::scenario::parse(text, "p.toml").unwrap();
+        let s = crate::setup::scenario::parse(text, "p.toml").unwrap();
         World::new(&s, std::path::Path::new("."), "p.toml").unwrap()
     }
 

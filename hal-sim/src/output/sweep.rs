@@ -19,8 +19,8 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use crate::report::{Series, Summary};
-use crate::scenario::{self, Scenario, ScenarioError};
+use crate::output::report::{Series, Summary};
+use crate::setup::scenario::{self, Scenario, ScenarioError};
 
 /// One varied field and its values.
 #[derive(Clone, Debug, PartialEq)]
@@ -249,10 +249,10 @@ pub fn run(points: &[Point], jobs: usize, out: &Path, done: impl Fn(&Outcome) + 
 fn run_point(p: &Point) -> Result<Summary, String> {
     let s = p.scenario().map_err(|e| e.to_string())?;
     let dir = p.file.parent().unwrap_or(Path::new("."));
-    let mut w = crate::world::World::new(&s, dir, &p.label()).map_err(|e| e.to_string())?;
-    let t0 = crate::cpu::Stopwatch::start();
+    let mut w = crate::run::world::World::new(&s, dir, &p.label()).map_err(|e| e.to_string())?;
+    let t0 = crate::run::cpu::Stopwatch::start();
     w.run(|_| {});
-    Ok(crate::report::summary(&w, &s.name, &t0))
+    Ok(crate::output::report::summary(&w, &s.name, &t0))
 }
 
 /// FCT slowdown p50 and p99 against the first axis (numeric), a line per
@@ -303,7 +303,7 @@ pub fn series(outcomes: &[Outcome], x_field: &str) -> Option<Vec<Series>> {
 mod tests {
     use super::*;
 
-    const HPCC: &str = crate::scenario::MINIMAL;
+    const HPCC: &str = crate::setup::scenario::MINIMAL;
 
     fn files(dir: &str) -> (PathBuf, PathBuf) {
         let d = std::env::temp_dir().join(format!("hal-sim-sweep-{dir}-{}", std::process::id()));

@@ -1,8 +1,8 @@
 //! Topologies: star, N-to-1 incast, dumbbell, leaf-spine, 3-tier fat-tree.
 
-use crate::event::Ps;
-use crate::net::{Network, NodeKind};
-use crate::scenario::{Count, Gbps, Shape, Topology};
+use crate::model::net::{Network, NodeKind};
+use crate::run::event::Ps;
+use crate::setup::scenario::{Count, Gbps, Shape, Topology};
 
 /// Builds the network of a topology and computes its routes. Host index i
 /// is the i-th host created; in an incast, host 0 is the receiver.
@@ -110,8 +110,8 @@ pub fn uniform_speed(n: &Network) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::flow_hash;
-    use crate::scenario::DelayNs;
+    use crate::model::net::flow_hash;
+    use crate::setup::scenario::DelayNs;
 
     fn fat_tree(pods: u32, tors: u32, per: u32, aggs: u32, cpa: u32) -> Network {
         build(&Topology {

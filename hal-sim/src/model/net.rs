@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::event::Ps;
+use crate::run::event::Ps;
 
 /// Host or switch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,20 +14,20 @@
 
 mod build;
 
-pub use crate::ctx::{Ctx, Rngs, RunCfg, Tap};
+pub use crate::run::ctx::{Ctx, Rngs, RunCfg, Tap};
 
 use std::path::Path;
 
 use cc_core::prelude::*;
 use cc_core::wire::auth::FeedbackKey;
 
-use crate::event::{Ev, EventQueue, Ps};
-use crate::flow::FlowRecord;
-use crate::metrics::Metrics;
-use crate::net::Network;
-use crate::nic::Nic;
-use crate::packet::Slab;
-use crate::switch::Switch;
+use crate::model::flow::FlowRecord;
+use crate::model::net::Network;
+use crate::model::nic::Nic;
+use crate::model::packet::Slab;
+use crate::model::switch::Switch;
+use crate::output::metrics::Metrics;
+use crate::run::event::{Ev, EventQueue, Ps};
 
 /// How far a run has come.
 #[derive(Clone, Copy, Debug)]
@@ -86,6 +86,7 @@ pub struct World {
 
 impl World {
     /// Queues the next flow's start, if any is left.
+    #[inline(never)]
     fn schedule_next_start(&mut self) {
         if let Some(&id) = self.starts.get(self.next_start) {
             self.next_start += 1;
@@ -102,17 +103,22 @@ impl World {
 
     /// Records the selected engine events from now on; take the trace with
     /// `world.tap.trace.take().map(TraceRecorder::finish)`.
-    pub fn record(&mut self, selection: crate::trace::Selection) {
+    pub fn record(&mut self, selection: crate::output::trace::Selection) {
         let cfg = self.engine_config();
-        self.tap.trace = Some(crate::trace::TraceRecorder::new(&cfg, selection));
+        self.tap.trace = Some(crate::output::trace::TraceRecorder::new(&cfg, selection));
     }
 
     /// Runs the selected flows' congestion control in the firmware image
     /// `elf` under `runner` (co-simulation); call before [`World::run`] and
     /// take the firmware back with `world.tap.cosim.take()` to finish it.
-    pub fn cosimulate(&mut self, runner: &Path, elf: &Path, selection: crate::trace::Selection) -> Result<(), String> {
+    pub fn cosimulate(
+        &mut self,
+        runner: &Path,
+        elf: &Path,
+        selection: crate::output::trace::Selection,
+    ) -> Result<(), String> {
         let cfg = self.engine_config();
-        self.tap.cosim = Some(crate::cosim::Firmware::spawn(runner, elf, &cfg, selection)?);
+        self.tap.cosim = Some(crate::run::cosim::Firmware::spawn(runner, elf, &cfg, selection)?);
         Ok(())
     }
 
@@ -132,16 +138,18 @@ impl World {
         let mut next = self.next_event();
         while let Some((t, ev)) = next {
             self.now = t;
-            if matches!(ev, Ev::Sample | Ev::FlowStart { .. }) {
-                self.handle(ev);
-                n += 1;
-                if n.is_multiple_of(PROGRESS_EVERY) {
-                    progress(&self.progress());
+            // The world's own events: a sample is the world's alone; a flow
+            // start schedules the next start, then goes to its NIC.
+            match ev {
+                Ev::Sample => {
+                    self.sample();
+                    next = self.next_event();
+                    continue;
                 }
-                next = self.next_event();
-            } else {
-                next = self.run_components(ev, &mut n, progress);
+                Ev::FlowStart { .. } => self.schedule_next_start(),
+                _ => {}
             }
+            next = self.run_components(ev, &mut n, progress);
         }
         progress(&self.progress());
     }
@@ -185,8 +193,11 @@ impl World {
     /// for a component (a NIC or a switch), lending the components one
     /// context for all of them; the answer is the next event that needs
     /// the whole world (a sample, a flow start), if the run goes on. The
-    /// same order and the same work as [`World::handle`] on each, without
-    /// building the context per event.
+    /// loop's one body: every event a component handles passes here, and
+    /// the context is built once for a run of them, not per event. Kept a
+    /// function of its own, so the handlers it inlines do not depend on
+    /// what else [`World::run`] holds.
+    #[inline(never)]
     fn run_components(&mut self, first: Ev, n: &mut u64, progress: &mut dyn FnMut(&Progress)) -> Option<(Ps, Ev)> {
         let mut unfinished = self.unfinished;
         let (mut cx, nics, switches, component) = self.parts();
@@ -225,24 +236,6 @@ impl World {
         next
     }
 
-    /// Moves one event to its component (a sample and a flow start need
-    /// the world first).
-    fn handle(&mut self, ev: Ev) {
-        if matches!(ev, Ev::Sample) {
-            self.sample();
-            return;
-        }
-        if let Ev::FlowStart { .. } = ev {
-            self.schedule_next_start();
-        }
-        let (mut cx, nics, switches, component) = self.parts();
-        dispatch(&mut cx, nics, switches, component, ev);
-        if !cx.finished.is_empty() {
-            let done = close_finished(&mut cx, nics);
-            self.unfinished -= done;
-        }
-    }
-
     /// Bytes of `flow` delivered in order so far.
     fn delivered(&self, flow: &FlowRecord) -> u64 {
         if flow.finish_ps.is_some() {
@@ -255,9 +248,10 @@ impl World {
             .map_or(0, |r| r.delivered)
     }
 
+    #[inline(never)]
     fn sample(&mut self) {
         let now = self.now;
-        let t = crate::metrics::ns(now);
+        let t = crate::output::metrics::ns(now);
         let ports = self.metrics.port_tick();
         for s in self.switches.iter().filter(|_| ports) {
             for p in &s.ports {
@@ -293,7 +287,7 @@ impl World {
                 self.last_delivered[f.id as usize] = self.delivered(f);
             }
             if x.len() >= 2 {
-                self.metrics.jain.push((t, crate::metrics::jain(&x), x.len()));
+                self.metrics.jain.push((t, crate::output::metrics::jain(&x), x.len()));
             }
             self.last_window_ps = now;
         }
