@@ -44,6 +44,18 @@ step "defmt-print, which decodes the firmware's defmt logs (nic-firmware/scripts
 command -v defmt-print >/dev/null 2>&1 || cargo install defmt-print --locked --version 1.2.0
 defmt-print --version
 
+step "the C API's tools: a RISC-V C compiler with picolibc (Debian) and cbindgen"
+if ! command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || [ ! -e /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+fi
+riscv64-unknown-elf-gcc --version | head -n 1
+command -v cbindgen >/dev/null 2>&1 || cargo install cbindgen --locked --version 0.29.2
+cbindgen --version
+
 if [ "${CI:-}" = "true" ]; then
   export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
 fi
@@ -54,11 +66,17 @@ step "commit subjects: 72 characters or fewer (CONTRIBUTING.md)"
 step "format"
 cargo fmt --all -- --check
 (cd nic-firmware && cargo fmt -- --check)
+(cd cc-ffi && cargo fmt -- --check)
 
 step "lints (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --features cc-core/reference,integration-tests/qemu -- -D warnings
 for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
   (cd nic-firmware && cargo clippy --release --target "$target" --features reference --bins --tests -- -D warnings)
+done
+
+(cd cc-ffi && cargo clippy --all-targets -- -D warnings)
+for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
+  (cd cc-ffi && cargo clippy --release --target "$target" -- -D warnings)
 done
 
 step "nic-firmware: release images for both soft cores (replay, bench)"
@@ -69,10 +87,14 @@ for target in riscv32imac-unknown-none-elf riscv64imac-unknown-none-elf; do
   (cd nic-firmware && cargo build --release --target "$target" --features reference --bins)
 done
 
-step "unit, property, interop, simulator, scenario and firmware-equivalence tests (QEMU; overflow checks on)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --features cc-core/reference,integration-tests/qemu 2>&1 | tee "$log"
+step "cc-ffi: the checked-in header is what the code makes; the C API's unit tests"
+cc-ffi/scripts/header.sh
+(cd cc-ffi && cargo test 2>&1) | tee "$log"
+
+step "unit, property, interop, simulator, scenario, firmware- and C-API-equivalence tests (QEMU; overflow checks on)"
+cargo test --workspace --features cc-core/reference,integration-tests/qemu 2>&1 | tee -a "$log"
 
 step "nic-firmware: on-target tests (defmt-test on both soft cores under QEMU)"
 nic-firmware/scripts/on-target-tests.sh 2>&1 | tee -a "$log"

@@ -129,23 +129,33 @@ impl DcqcnConfig {
 
     /// Checks every field's range.
     pub fn validate(&self) -> Result<(), Error> {
-        let period = |ns: u32| (1..=1 << 30).contains(&ns);
-        let ok = self.g.to_bits() > 0
-            && period(self.alpha_interval_ns)
-            && period(self.decrease_interval_ns)
-            && period(self.increase_interval_ns)
-            && self.fast_recovery_steps <= 31
-            && self.rate_ai.to_bits() > 0
-            && self.rate_hai.to_bits() > 0
-            && self.min_rate_mbps >= 1
-            && self.min_rate_mbps <= 16_000_000
-            && (self.byte_counter == 0 || (1024..=1 << 30).contains(&self.byte_counter))
-            && self.cnp_interval_ns <= 1 << 30;
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::InvalidParams)
+        match self.invalid_field() {
+            None => Ok(()),
+            Some(_) => Err(Error::InvalidParams),
         }
+    }
+
+    /// The first field out of its range, by its name here; `None` if
+    /// every field is in range.
+    pub fn invalid_field(&self) -> Option<&'static str> {
+        let period = |ns: u32| !(1..=1 << 30).contains(&ns);
+        [
+            (self.g.to_bits() == 0, "g"),
+            (period(self.alpha_interval_ns), "alpha_interval_ns"),
+            (period(self.decrease_interval_ns), "decrease_interval_ns"),
+            (period(self.increase_interval_ns), "increase_interval_ns"),
+            (self.fast_recovery_steps > 31, "fast_recovery_steps"),
+            (self.rate_ai.to_bits() == 0, "rate_ai"),
+            (self.rate_hai.to_bits() == 0, "rate_hai"),
+            (!(1..=16_000_000).contains(&self.min_rate_mbps), "min_rate_mbps"),
+            (
+                self.byte_counter != 0 && !(1024..=1 << 30).contains(&self.byte_counter),
+                "byte_counter",
+            ),
+            (self.cnp_interval_ns > 1 << 30, "cnp_interval_ns"),
+        ]
+        .into_iter()
+        .find_map(|(bad, name)| bad.then_some(name))
     }
 }
 

@@ -56,15 +56,24 @@ impl DctcpConfig {
 
     /// Checks every field's range.
     pub fn validate(&self) -> Result<(), Error> {
-        let ok = (64..=65_535).contains(&self.mtu)
-            && self.g.to_bits() > 0
-            && self.w_min >= Window::from_bytes(1)
-            && self.w_min <= Window::from_bytes(Window::MAX_CONFIG_BYTES);
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::InvalidParams)
+        match self.invalid_field() {
+            None => Ok(()),
+            Some(_) => Err(Error::InvalidParams),
         }
+    }
+
+    /// The first field out of its range, by its name here; `None` if
+    /// every field is in range.
+    pub fn invalid_field(&self) -> Option<&'static str> {
+        let w_min_ok =
+            self.w_min >= Window::from_bytes(1) && self.w_min <= Window::from_bytes(Window::MAX_CONFIG_BYTES);
+        [
+            (!(64..=65_535).contains(&self.mtu), "mtu"),
+            (self.g.to_bits() == 0, "g"),
+            (!w_min_ok, "w_min"),
+        ]
+        .into_iter()
+        .find_map(|(bad, name)| bad.then_some(name))
     }
 }
 

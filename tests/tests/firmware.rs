@@ -112,6 +112,71 @@ fn run_firmware(image: &Path, trace: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The C API's example programs (cc-ffi/examples/c), built once by
+/// cc-ffi/scripts/build-c.sh for the host and both soft cores (which also
+/// proves no panic path is left in what they call).
+fn c_programs() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let ffi = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cc-ffi");
+        let out = ffi.join("target/c-programs");
+        let status = Command::new(ffi.join("scripts/build-c.sh"))
+            .arg(&out)
+            .status()
+            .expect("build-c.sh starts");
+        assert!(status.success(), "building the C examples failed");
+        out
+    })
+}
+
+/// Where a C program runs: on the host, or on a soft core under QEMU.
+const C_CORES: [&str; 3] = ["host", "riscv32imac", "riscv64imac"];
+
+/// Runs C program `name` built for `core` with `input` on its stdin;
+/// returns its exit status and stdout. Under QEMU the program opens the
+/// host's /dev/stdin and /dev/stdout through semihosting, which also
+/// carries its exit status out.
+fn run_c(core: &str, name: &str, input: &[u8]) -> (std::process::ExitStatus, Vec<u8>) {
+    let dir = c_programs().join(core);
+    let mut cmd = if core == "host" {
+        Command::new(dir.join(name))
+    } else {
+        let (qemu, cpu) = if core == "riscv32imac" {
+            ("qemu-system-riscv32", "rv32")
+        } else {
+            ("qemu-system-riscv64", "rv64")
+        };
+        let mut c = Command::new("timeout");
+        c.args([
+            "240", qemu, "-machine", "virt", "-cpu", cpu, "-bios", "none", "-m", "64M",
+        ])
+        .args(["-display", "none", "-monitor", "none", "-serial", "null"])
+        .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
+        .arg(dir.join(format!("{name}.elf")));
+        c
+    };
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the C program starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("piped")
+        .read_to_end(&mut out)
+        .expect("read the program's stdout");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("the program took its input");
+    (child.wait().expect("the program exits"), out)
+}
+
 /// One engine answer: the flow and its decision or refusal.
 type Answer = (FlowId, Result<Decision, Error>);
 
@@ -172,6 +237,23 @@ fn equivalent(name: &str, trace: &[u8]) -> Vec<Answer> {
             answers.len(),
             expected.len(),
             image.display()
+        );
+    }
+    for core in C_CORES {
+        let (status, got) = run_c(core, "replay", trace);
+        assert!(status.success(), "{name}: the C replay on {core} exits with {status}");
+        if got != expected {
+            let at = got.iter().zip(&expected).position(|(a, b)| a != b);
+            panic!(
+                "{name}: the C API's answers on {core} differ from the Rust engine's at byte {} of {} ({} sent)",
+                at.unwrap_or(got.len().min(expected.len())),
+                expected.len(),
+                got.len()
+            );
+        }
+        eprintln!(
+            "{name}: {} answer bytes identical through the C API on {core}",
+            expected.len()
         );
     }
     answers
@@ -568,4 +650,22 @@ fn cosimulating_a_whole_leaf_spine_host_equals_the_in_process_run() {
         "co-simulation of host {host} ({sends} flows sent, {receives} received, Rx-HPCC): {events} events answered by the riscv32 firmware at {:.0} events/s; summary and per-flow results equal",
         rate.unwrap_or(0.0)
     );
+}
+
+/// The callback-shaped example (cc-ffi/examples/c/pcc_shape.c) checks
+/// the drafts' reactions through the C API on every core: HPCC++ slows
+/// behind a standing queue and speeds up when the link empties, DCQCN
+/// halves at its first CNP, LDCP's rate variant cuts at a CNP.
+#[test]
+fn c_callback_example_holds_on_every_core() {
+    for core in C_CORES {
+        let (status, out) = run_c(core, "pcc_shape", &[]);
+        let text = String::from_utf8_lossy(&out);
+        assert!(status.success(), "pcc_shape on {core}: {status}\n{text}");
+        assert!(
+            text.contains("pcc_shape: all checks hold"),
+            "pcc_shape on {core}:\n{text}"
+        );
+        assert!(!text.contains("FAIL"), "pcc_shape on {core}:\n{text}");
+    }
 }

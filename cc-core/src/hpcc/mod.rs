@@ -137,6 +137,15 @@ impl HpccConfig {
 
     /// Checks every field's range.
     pub fn validate(&self) -> Result<(), Error> {
+        match self.invalid_field() {
+            None => Ok(()),
+            Some(_) => Err(Error::InvalidParams),
+        }
+    }
+
+    /// The first field out of its range, by its name here; `None` if
+    /// every field is in range.
+    pub fn invalid_field(&self) -> Option<&'static str> {
         let ai_ok = match self.additive_increase {
             AdditiveIncrease::PerFlows { n } => n >= 1,
             AdditiveIncrease::RateTimesRtt(r) => {
@@ -147,15 +156,15 @@ impl HpccConfig {
             TelemetrySource::Inband => true,
             TelemetrySource::Probe { timeout_rtts } => timeout_rtts >= 1,
         };
-        if self.eta.to_bits() == 0
-            || self.max_stage > Self::MAX_STAGE_LIMIT
-            || !ai_ok
-            || !probe_ok
-            || self.w_min == Window::ZERO
-        {
-            return Err(Error::InvalidParams);
-        }
-        Ok(())
+        [
+            (self.eta.to_bits() == 0, "eta"),
+            (self.max_stage > Self::MAX_STAGE_LIMIT, "max_stage"),
+            (!ai_ok, "additive_increase"),
+            (!probe_ok, "telemetry"),
+            (self.w_min == Window::ZERO, "w_min"),
+        ]
+        .into_iter()
+        .find_map(|(bad, name)| bad.then_some(name))
     }
 
     /// W_ai for a flow with initial window `w_init` and base RTT `t`, for

@@ -92,17 +92,24 @@ impl LdcpConfig {
 
     /// Checks every field's range.
     pub fn validate(&self) -> Result<(), Error> {
-        let unit = |f: Fraction| f.to_bits() > 0;
-        let ok = unit(self.alpha)
-            && unit(self.beta)
-            && self.gamma.to_bits() >= Self::MIN_GAMMA_BITS
-            && self.gamma < Fraction::ONE
-            && self.probe_timeout_rtts >= 1;
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::InvalidParams)
+        match self.invalid_field() {
+            None => Ok(()),
+            Some(_) => Err(Error::InvalidParams),
         }
+    }
+
+    /// The first field out of its range, by its name here; `None` if
+    /// every field is in range.
+    pub fn invalid_field(&self) -> Option<&'static str> {
+        let gamma_ok = self.gamma.to_bits() >= Self::MIN_GAMMA_BITS && self.gamma < Fraction::ONE;
+        [
+            (self.alpha.to_bits() == 0, "alpha"),
+            (self.beta.to_bits() == 0, "beta"),
+            (!gamma_ok, "gamma"),
+            (self.probe_timeout_rtts == 0, "probe_timeout_rtts"),
+        ]
+        .into_iter()
+        .find_map(|(bad, name)| bad.then_some(name))
     }
 
     /// gamma as a window, the smallest cw: 2^-24 → 2^-16 packet, rounded to nearest (exact

@@ -1,0 +1,374 @@
+//! The C structs of an event's fields and of a decision, and their
+//! conversions to and from the engine's types. Every value a C caller
+//! writes is checked here; an enumerated field is a plain integer in C,
+//! so an unlisted value is refused (`cc_status::BadEnum`), never
+//! taken as a Rust enum.
+
+use cc_core::event::{Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, Request, TimerRequest};
+use cc_core::telemetry::{CounterWidths, HopSample};
+use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Seq};
+use cc_core::wire::Hops;
+
+use crate::cc_status;
+
+/// One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct cc_hop {
+    /// Egress timestamp, in the switch's clock, `ts_bits` wide (ns).
+    pub ts: u32,
+    /// Bytes transmitted on the egress port, in units of `tx_unit_bytes`,
+    /// `tx_bits` wide.
+    pub tx: u32,
+    /// Queue length at the egress port, bytes.
+    pub qlen_bytes: u32,
+    /// Sojourn time of the packet in the queue, ns (0 if not reported).
+    pub sojourn_ns: u32,
+    /// The egress link's speed, Mb/s (1 ..= 4 294 967 295).
+    pub speed_mbps: u32,
+    /// The switch's or port's identifier (path changes are seen by it).
+    pub id: u32,
+    /// Width of `ts` in bits, 1 ..= 32.
+    pub ts_bits: u8,
+    /// Width of `tx` in bits, 1 ..= 32.
+    pub tx_bits: u8,
+    /// Bytes per unit of `tx`, 1 ..= 65 535.
+    pub tx_unit_bytes: u16,
+    /// 1 if the switch reported its own utilisation in `utilization_q24`.
+    pub has_utilization: u8,
+    /// Zero.
+    pub reserved: [u8; 3],
+    /// Transmit utilisation the switch computed, 2^-24 (at most 2^24).
+    pub utilization_q24: u32,
+}
+
+/// The ACK of a flow's data.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cc_ack {
+    /// Cumulative acknowledgement: every byte before it was received.
+    pub cum_ack: u32,
+    /// The sender's next sequence number when the ACK arrived.
+    pub snd_nxt: u32,
+    /// 1 if the ACK echoes a congestion mark (ECN-Echo), else 0.
+    pub ece: u8,
+    /// 1 if `rtt_ns` holds the RTT of the acknowledged data.
+    pub has_rtt: u8,
+    /// Zero.
+    pub reserved: u16,
+    /// RTT measured for the acknowledged data, ns (LDCP).
+    pub rtt_ns: u32,
+    /// Telemetry echoed by the receiver, first hop first; NULL if
+    /// `n_hops` is 0.
+    pub hops: *const cc_hop,
+    /// Number of hops at `hops`, 0 ..= `CC_MAX_HOPS`.
+    pub n_hops: u32,
+}
+
+/// What a new flow is.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cc_flow_params {
+    /// One of `CC_ALGORITHM_*`.
+    pub algorithm: u8,
+    /// Zero.
+    pub reserved: [u8; 3],
+    /// The path's base RTT, ns, 100 ..= 1 048 576.
+    pub base_rtt_ns: u32,
+    /// The NIC's line rate, Mb/s.
+    pub line_rate_mbps: u32,
+    /// The flow's first sequence number.
+    pub start_seq: u32,
+}
+
+/// HPCC++ sender (window from telemetry echoed on ACKs).
+pub const CC_ALGORITHM_HPCC: u8 = 0;
+/// HPCC++ receiver (Rx-HPCC: the receiver computes the window).
+pub const CC_ALGORITHM_HPCC_RECEIVER: u8 = 1;
+/// LDCP, window variant (ECN per ACK, PAWA, timer below one packet).
+pub const CC_ALGORITHM_LDCP: u8 = 2;
+/// LDCP, rate variant for NICs that keep ACKs in hardware (CNP, RTT probe).
+pub const CC_ALGORITHM_LDCP_RATE: u8 = 3;
+/// DCTCP (RFC 8257).
+pub const CC_ALGORITHM_DCTCP: u8 = 4;
+/// DCQCN.
+pub const CC_ALGORITHM_DCQCN: u8 = 5;
+
+/// `cc_decision::ecn`: the next packets are not ECN-capable.
+pub const CC_ECN_NOT_ECT: u8 = 0;
+/// `cc_decision::ecn`: the next packets are ECN-capable (ECT(0)).
+pub const CC_ECN_ECT: u8 = 1;
+
+/// `cc_decision::timer`: leave the flow's timer as it is.
+pub const CC_TIMER_KEEP: u8 = 0;
+/// `cc_decision::timer`: arm the flow's timer at `timer_at_ns`.
+pub const CC_TIMER_ARM: u8 = 1;
+/// `cc_decision::timer`: cancel the flow's timer.
+pub const CC_TIMER_CANCEL: u8 = 2;
+
+/// `cc_decision::request`: nothing to send.
+pub const CC_REQUEST_NONE: u8 = 0;
+/// Send a probe (HPCC++) or RTT request (LDCP) numbered `probe_id`.
+pub const CC_REQUEST_PROBE: u8 = 1;
+/// Send window feedback `feedback_window_q4` to the sender (Rx-HPCC).
+pub const CC_REQUEST_FEEDBACK: u8 = 2;
+/// Reply to the probe with the hop at `hop_index` only.
+pub const CC_REQUEST_PROBE_REPLY: u8 = 3;
+/// Send one packet now although the window is below one packet (LDCP).
+pub const CC_REQUEST_RELEASE_ONE: u8 = 4;
+/// Retransmit from sequence number `go_back_seq` (go-back-N).
+pub const CC_REQUEST_GO_BACK_N: u8 = 5;
+
+/// What the flow may do now: its window, its pace, the ECN codepoint of
+/// its next packets, its timer and at most one request.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct cc_decision {
+    /// Bytes in flight allowed, in 1/16 byte (below 16 × MTU: less than
+    /// one packet).
+    pub window_q4: u32,
+    /// The pacer adds `pacing_bytes_q4` (1/16 byte) of credit every
+    /// `pacing_per_ns`: R = W/T without a division.
+    pub pacing_bytes_q4: u32,
+    /// See `pacing_bytes_q4`, ns (100 ..= 1 048 576).
+    pub pacing_per_ns: u32,
+    /// One of `CC_ECN_*`.
+    pub ecn: u8,
+    /// One of `CC_TIMER_*`.
+    pub timer: u8,
+    /// One of `CC_REQUEST_*`.
+    pub request: u8,
+    /// The probe's number (`CC_REQUEST_PROBE`).
+    pub probe_id: u8,
+    /// When to fire the timer (`CC_TIMER_ARM`), ns.
+    pub timer_at_ns: u64,
+    /// The window to feed back, 1/16 byte (`CC_REQUEST_FEEDBACK`).
+    pub feedback_window_q4: u32,
+    /// The first byte to send again (`CC_REQUEST_GO_BACK_N`).
+    pub go_back_seq: u32,
+    /// The hop to reply with (`CC_REQUEST_PROBE_REPLY`).
+    pub hop_index: u8,
+    /// Zero.
+    pub reserved: [u8; 7],
+}
+
+impl From<&Decision> for cc_decision {
+    fn from(d: &Decision) -> Self {
+        let mut c = cc_decision {
+            window_q4: d.window.to_bits(),
+            pacing_bytes_q4: d.pacing.bytes.to_bits(),
+            pacing_per_ns: d.pacing.per.as_nanos(),
+            ecn: match d.ecn {
+                Ecn::NotEct => CC_ECN_NOT_ECT,
+                Ecn::Ect => CC_ECN_ECT,
+            },
+            ..cc_decision::default()
+        };
+        match d.timer {
+            TimerRequest::Keep => c.timer = CC_TIMER_KEEP,
+            TimerRequest::Arm(at) => {
+                c.timer = CC_TIMER_ARM;
+                c.timer_at_ns = at.as_nanos();
+            }
+            TimerRequest::Cancel => c.timer = CC_TIMER_CANCEL,
+        }
+        match d.request {
+            Request::None => c.request = CC_REQUEST_NONE,
+            Request::Probe { id } => {
+                c.request = CC_REQUEST_PROBE;
+                c.probe_id = id.0;
+            }
+            Request::Feedback { window } => {
+                c.request = CC_REQUEST_FEEDBACK;
+                c.feedback_window_q4 = window.to_bits();
+            }
+            Request::ProbeReply { hop_index } => {
+                c.request = CC_REQUEST_PROBE_REPLY;
+                c.hop_index = hop_index;
+            }
+            Request::ReleaseOne => c.request = CC_REQUEST_RELEASE_ONE,
+            Request::GoBackN { from } => {
+                c.request = CC_REQUEST_GO_BACK_N;
+                c.go_back_seq = from.0;
+            }
+        }
+        c
+    }
+}
+
+impl cc_decision {
+    /// The engine's decision this one was made from (for the trace
+    /// helpers, which encode it); `BadEnum` for a value no decision has.
+    pub(crate) fn to_decision(self) -> Result<Decision, cc_status> {
+        use cc_core::event::{Pacing, ProbeId};
+        use cc_core::units::{Instant, Window};
+        let per = BaseRtt::from_nanos(self.pacing_per_ns).ok_or(cc_status::InvalidParams)?;
+        Ok(Decision {
+            window: Window::from_bits(self.window_q4),
+            pacing: Pacing {
+                bytes: Window::from_bits(self.pacing_bytes_q4),
+                per,
+            },
+            ecn: match self.ecn {
+                CC_ECN_NOT_ECT => Ecn::NotEct,
+                CC_ECN_ECT => Ecn::Ect,
+                _ => return Err(cc_status::BadEnum),
+            },
+            timer: match self.timer {
+                CC_TIMER_KEEP => TimerRequest::Keep,
+                CC_TIMER_ARM => TimerRequest::Arm(Instant::from_nanos(self.timer_at_ns)),
+                CC_TIMER_CANCEL => TimerRequest::Cancel,
+                _ => return Err(cc_status::BadEnum),
+            },
+            request: match self.request {
+                CC_REQUEST_NONE => Request::None,
+                CC_REQUEST_PROBE => Request::Probe {
+                    id: ProbeId(self.probe_id),
+                },
+                CC_REQUEST_FEEDBACK => Request::Feedback {
+                    window: Window::from_bits(self.feedback_window_q4),
+                },
+                CC_REQUEST_PROBE_REPLY => Request::ProbeReply {
+                    hop_index: self.hop_index,
+                },
+                CC_REQUEST_RELEASE_ONE => Request::ReleaseOne,
+                CC_REQUEST_GO_BACK_N => Request::GoBackN {
+                    from: Seq(self.go_back_seq),
+                },
+                _ => return Err(cc_status::BadEnum),
+            },
+        })
+    }
+}
+
+impl From<&HopSample> for cc_hop {
+    fn from(h: &HopSample) -> Self {
+        cc_hop {
+            ts: h.ts,
+            tx: h.tx,
+            qlen_bytes: h.qlen_bytes,
+            sojourn_ns: h.sojourn_ns,
+            speed_mbps: h.bandwidth.as_mbps(),
+            id: h.id,
+            ts_bits: h.widths.ts_bits(),
+            tx_bits: h.widths.tx_bits(),
+            tx_unit_bytes: h.widths.tx_unit_bytes(),
+            has_utilization: h.tx_utilization.is_some() as u8,
+            reserved: [0; 3],
+            utilization_q24: h.tx_utilization.map_or(0, Fraction::to_bits),
+        }
+    }
+}
+
+/// The engine's sample of a C hop: widths and utilisation checked.
+pub(crate) fn hop(c: &cc_hop) -> Result<HopSample, cc_status> {
+    let widths = CounterWidths::new(c.ts_bits, c.tx_bits, c.tx_unit_bytes)?;
+    let tx_utilization = match c.has_utilization {
+        0 => None,
+        1 => Some(Fraction::from_bits(c.utilization_q24).ok_or(cc_status::InvalidParams)?),
+        _ => return Err(cc_status::BadEnum),
+    };
+    Ok(HopSample {
+        ts: c.ts,
+        tx: c.tx,
+        qlen_bytes: c.qlen_bytes,
+        sojourn_ns: c.sojourn_ns,
+        bandwidth: LinkSpeed::from_mbps(c.speed_mbps),
+        id: c.id,
+        widths,
+        tx_utilization,
+    })
+}
+
+/// The hops at `hops`, `n` of them, into `out`.
+///
+/// # Safety
+/// `hops` points to `n` readable `cc_hop`s, or `n` is 0.
+pub(crate) unsafe fn hops(hops: *const cc_hop, n: u32, out: &mut Hops) -> Result<(), cc_status> {
+    if n == 0 {
+        return Ok(());
+    }
+    if n > crate::CC_MAX_HOPS {
+        return Err(cc_status::TooManyHops);
+    }
+    if hops.is_null() {
+        return Err(cc_status::NullPointer);
+    }
+    // SAFETY: the caller's promise; n ≤ CC_MAX_HOPS.
+    let c = unsafe { core::slice::from_raw_parts(hops, n as usize) };
+    for h in c {
+        out.push(hop(h)?).map_err(|_| cc_status::TooManyHops)?;
+    }
+    Ok(())
+}
+
+/// The engine's ACK of a C ACK, its hops copied into `buf`.
+///
+/// # Safety
+/// As `hops` for `a.hops` and `a.n_hops`.
+pub(crate) unsafe fn ack<'a>(a: &cc_ack, buf: &'a mut Hops) -> Result<Ack<'a>, cc_status> {
+    // SAFETY: the caller's promise.
+    unsafe { hops(a.hops, a.n_hops, buf)? };
+    Ok(Ack {
+        cum_ack: Seq(a.cum_ack),
+        snd_nxt: Seq(a.snd_nxt),
+        ece: match a.ece {
+            0 => EcnEcho::NotMarked,
+            1 => EcnEcho::Marked,
+            _ => return Err(cc_status::BadEnum),
+        },
+        telemetry: buf,
+        rtt_ns: match a.has_rtt {
+            0 => None,
+            1 => Some(a.rtt_ns),
+            _ => return Err(cc_status::BadEnum),
+        },
+    })
+}
+
+/// An algorithm code's algorithm.
+pub(crate) fn algorithm(code: u8) -> Result<Algorithm, cc_status> {
+    Ok(match code {
+        CC_ALGORITHM_HPCC => Algorithm::Hpcc,
+        CC_ALGORITHM_HPCC_RECEIVER => Algorithm::HpccReceiver,
+        CC_ALGORITHM_LDCP => Algorithm::Ldcp,
+        CC_ALGORITHM_LDCP_RATE => Algorithm::LdcpRate,
+        CC_ALGORITHM_DCTCP => Algorithm::Dctcp,
+        CC_ALGORITHM_DCQCN => Algorithm::Dcqcn,
+        _ => return Err(cc_status::BadEnum),
+    })
+}
+
+/// An algorithm's code.
+pub(crate) fn algorithm_code(a: Algorithm) -> u8 {
+    match a {
+        Algorithm::Hpcc => CC_ALGORITHM_HPCC,
+        Algorithm::HpccReceiver => CC_ALGORITHM_HPCC_RECEIVER,
+        Algorithm::Ldcp => CC_ALGORITHM_LDCP,
+        Algorithm::LdcpRate => CC_ALGORITHM_LDCP_RATE,
+        Algorithm::Dctcp => CC_ALGORITHM_DCTCP,
+        Algorithm::Dcqcn => CC_ALGORITHM_DCQCN,
+    }
+}
+
+/// The engine's parameters of a new flow.
+pub(crate) fn flow_params(p: &cc_flow_params) -> Result<FlowParams, cc_status> {
+    Ok(FlowParams {
+        algorithm: algorithm(p.algorithm)?,
+        base_rtt: BaseRtt::from_nanos(p.base_rtt_ns).ok_or(cc_status::InvalidParams)?,
+        line_rate: LinkSpeed::from_mbps(p.line_rate_mbps),
+        start_seq: Seq(p.start_seq),
+    })
+}
+
+impl From<&FlowParams> for cc_flow_params {
+    fn from(p: &FlowParams) -> Self {
+        cc_flow_params {
+            algorithm: algorithm_code(p.algorithm),
+            reserved: [0; 3],
+            base_rtt_ns: p.base_rtt.as_nanos(),
+            line_rate_mbps: p.line_rate.as_mbps(),
+            start_seq: p.start_seq.0,
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! The C API from Rust: configurations, the table's life cycle and every
+//! refusal. The C programs (examples/c) are run, on the host and both
+//! soft cores, by the integration tests (tests/tests/firmware.rs).
+
+use core::ffi::{c_char, CStr};
+use core::ptr;
+
+use cc_core::controller::AnyConfig;
+
+use crate::*;
+
+/// Memory for an engine, aligned as it asks.
+struct Mem(Vec<u128>);
+
+impl Mem {
+    fn for_capacity(capacity: u32) -> Mem {
+        assert!(cc_engine_align() <= 16);
+        Mem(vec![0u128; cc_engine_size(capacity).div_ceil(16)])
+    }
+}
+
+fn defaults() -> cc_config {
+    let mut c = core::mem::MaybeUninit::uninit();
+    assert_eq!(unsafe { cc_config_default(c.as_mut_ptr()) }, cc_status::Ok);
+    unsafe { c.assume_init() }
+}
+
+fn engine(mem: &mut Mem, capacity: u32) -> *mut cc_engine {
+    let mut e = ptr::null_mut();
+    let len = mem.0.len() * 16;
+    let s = unsafe { cc_engine_init(mem.0.as_mut_ptr().cast(), len, capacity, &defaults(), &mut e) };
+    assert_eq!(s, cc_status::Ok);
+    e
+}
+
+fn params(algorithm: u8) -> cc_flow_params {
+    cc_flow_params {
+        algorithm,
+        reserved: [0; 3],
+        base_rtt_ns: 8000,
+        line_rate_mbps: 100_000,
+        start_seq: 0,
+    }
+}
+
+fn start(e: *mut cc_engine, algorithm: u8) -> Result<(u32, cc_decision), cc_status> {
+    let (mut h, mut d) = (0, cc_decision::default());
+    match unsafe { cc_flow_start(e, 0, &params(algorithm), &mut h, &mut d) } {
+        cc_status::Ok => Ok((h, d)),
+        s => Err(s),
+    }
+}
+
+fn field(c: &cc_config) -> Option<String> {
+    let mut name: *const c_char = ptr::null();
+    match unsafe { cc_config_check(c, &mut name) } {
+        cc_status::Ok => None,
+        s => {
+            assert_eq!(s, cc_status::InvalidParams);
+            Some(unsafe { CStr::from_ptr(name) }.to_str().unwrap().to_owned())
+        }
+    }
+}
+
+#[test]
+fn the_defaults_are_the_engines_and_go_through_c_unchanged() {
+    let c = defaults();
+    assert_eq!(field(&c), None);
+    assert_eq!(config::any_config(&c), Ok(config::defaults()));
+    // The speed and RTT lists are sets: their order may change, what they
+    // hold may not.
+    let again = cc_config::from(&config::any_config(&c).unwrap());
+    assert_eq!(config::any_config(&again), Ok(config::defaults()));
+    let sorted = |c: &cc_config| {
+        let mut v = c.hpcc.speeds_mbps;
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&again), sorted(&c));
+}
+
+#[test]
+fn a_field_out_of_range_is_named() {
+    type Spoil = fn(&mut cc_config);
+    let cases: [(&str, Spoil); 12] = [
+        ("hpcc.eta_q24", |c| c.hpcc.eta_q24 = 0),
+        ("hpcc.eta_q24", |c| c.hpcc.eta_q24 = (1 << 24) + 1),
+        ("hpcc.max_stage", |c| c.hpcc.max_stage = 16),
+        ("hpcc.w_ai_kind", |c| c.hpcc.w_ai_kind = 7),
+        ("hpcc.n_speeds", |c| c.hpcc.n_speeds = 9),
+        ("hpcc.speeds_mbps", |c| {
+            c.hpcc.n_speeds = 1;
+            c.hpcc.speeds_mbps[0] = 5;
+        }),
+        ("hpcc.base_rtts_ns", |c| {
+            c.hpcc.n_base_rtts = 1;
+            c.hpcc.base_rtts_ns[0] = 50;
+        }),
+        ("ldcp.mtu", |c| c.ldcp.mtu = 63),
+        ("ldcp.gamma_q24", |c| c.ldcp.gamma_q24 = 1 << 24),
+        ("dctcp.w_min_q4", |c| c.dctcp.w_min_q4 = 0),
+        ("dcqcn.byte_counter", |c| c.dcqcn.byte_counter = 100),
+        ("dcqcn.clamp_target", |c| c.dcqcn.clamp_target = 2),
+    ];
+    for (name, spoil) in cases {
+        let mut c = defaults();
+        spoil(&mut c);
+        assert_eq!(field(&c).as_deref(), Some(name));
+        // The engine refuses it too, and writes nothing.
+        let mut mem = Mem::for_capacity(4);
+        let mut e = ptr::null_mut();
+        let len = mem.0.len() * 16;
+        let s = unsafe { cc_engine_init(mem.0.as_mut_ptr().cast(), len, 4, &c, &mut e) };
+        assert_eq!(s, cc_status::InvalidParams, "{name}");
+        assert!(e.is_null());
+    }
+}
+
+#[test]
+fn memory_too_small_misaligned_or_missing_is_refused() {
+    assert_eq!(cc_engine_size(0), 0);
+    assert_eq!(cc_engine_size(CC_MAX_CAPACITY + 1), 0);
+    assert!(cc_engine_size(1) >= cc_engine_flow_size());
+    let mut mem = Mem::for_capacity(8);
+    let base = mem.0.as_mut_ptr().cast::<u8>();
+    let len = cc_engine_size(8);
+    let mut e = ptr::null_mut();
+    let init = |p: *mut u8, len, e: &mut *mut cc_engine| unsafe { cc_engine_init(p.cast(), len, 8, &defaults(), e) };
+    assert_eq!(init(base, len - 1, &mut e), cc_status::BadMemory);
+    assert_eq!(init(unsafe { base.add(1) }, len, &mut e), cc_status::BadMemory);
+    assert_eq!(init(ptr::null_mut(), len, &mut e), cc_status::NullPointer);
+    assert!(e.is_null());
+    // Memory that was never made an engine is refused by every call.
+    let mut d = cc_decision::default();
+    let stray = base.cast::<cc_engine>();
+    assert_eq!(unsafe { cc_on_timer(stray, 0, 0, &mut d) }, cc_status::BadMemory);
+    assert_eq!(
+        unsafe { cc_on_timer(ptr::null_mut(), 0, 0, &mut d) },
+        cc_status::BadMemory
+    );
+}
+
+#[test]
+fn handles_live_from_start_to_end_and_slots_are_reused() {
+    let mut mem = Mem::for_capacity(2);
+    let e = engine(&mut mem, 2);
+    let (a, d) = start(e, CC_ALGORITHM_HPCC).unwrap();
+    // W_init = line rate · T = 100 Gb/s · 8 µs = 100 000 bytes.
+    assert_eq!(d.window_q4, 100_000 * 16);
+    let (b, _) = start(e, CC_ALGORITHM_DCQCN).unwrap();
+    assert_eq!(start(e, CC_ALGORITHM_LDCP).unwrap_err(), cc_status::TableFull);
+    let mut d = cc_decision::default();
+    assert_eq!(unsafe { cc_flow_end(e, a, &mut d) }, cc_status::Ok);
+    // The ended handle is refused; its slot goes to the next flow under a
+    // new generation.
+    assert_eq!(unsafe { cc_on_timer(e, a, 1, &mut d) }, cc_status::UnknownFlow);
+    let (c, _) = start(e, CC_ALGORITHM_LDCP).unwrap();
+    assert_eq!(c & 0xffff, a & 0xffff);
+    assert_ne!(c, a);
+    assert_eq!(unsafe { cc_on_timer(e, a, 1, &mut d) }, cc_status::UnknownFlow);
+    assert_eq!(unsafe { cc_on_cnp(e, b, 1, &mut d) }, cc_status::Ok);
+    // An event the algorithm does not take changes nothing.
+    assert_eq!(
+        unsafe { cc_on_feedback(e, c, 1, 1 << 10, &mut d) },
+        cc_status::NotApplicable
+    );
+    let mut s = cc_stats::default();
+    assert_eq!(unsafe { cc_engine_stats(e, &mut s) }, cc_status::Ok);
+    assert_eq!(
+        (s.live_flows, s.table_full, s.unknown_flow, s.not_applicable),
+        (2, 1, 2, 1)
+    );
+    // A reset ends every flow.
+    assert_eq!(unsafe { cc_engine_reset(e, &defaults()) }, cc_status::Ok);
+    assert_eq!(unsafe { cc_on_cnp(e, b, 2, &mut d) }, cc_status::UnknownFlow);
+    assert!(start(e, CC_ALGORITHM_HPCC).is_ok());
+}
+
+#[test]
+fn bad_enumerations_and_pointers_are_refused() {
+    let mut mem = Mem::for_capacity(4);
+    let e = engine(&mut mem, 4);
+    assert_eq!(start(e, 6).unwrap_err(), cc_status::BadEnum);
+    let (h, _) = start(e, CC_ALGORITHM_LDCP).unwrap();
+    let mut d = cc_decision::default();
+    let ack = |ece, n_hops, hops: *const cc_hop| cc_ack {
+        cum_ack: 1000,
+        snd_nxt: 2000,
+        ece,
+        has_rtt: 0,
+        reserved: 0,
+        rtt_ns: 0,
+        hops,
+        n_hops,
+    };
+    assert_eq!(
+        unsafe { cc_on_ack(e, h, 1, &ack(2, 0, ptr::null()), &mut d) },
+        cc_status::BadEnum
+    );
+    assert_eq!(
+        unsafe { cc_on_ack(e, h, 1, &ack(0, 1, ptr::null()), &mut d) },
+        cc_status::NullPointer
+    );
+    let hops = [cc_hop::default(); 9];
+    assert_eq!(
+        unsafe { cc_on_ack(e, h, 1, &ack(0, 9, hops.as_ptr()), &mut d) },
+        cc_status::TooManyHops
+    );
+    // Widths of 0 bits are no counter.
+    assert_eq!(
+        unsafe { cc_on_ack(e, h, 1, &ack(0, 1, hops.as_ptr()), &mut d) },
+        cc_status::BadCounterWidths
+    );
+    assert_eq!(unsafe { cc_on_sent(e, h, 1, 0, 1000, 2, &mut d) }, cc_status::BadEnum);
+    assert_eq!(unsafe { cc_on_timer(e, h, 1, ptr::null_mut()) }, cc_status::NullPointer);
+    assert_eq!(
+        unsafe { cc_on_ack(e, h, 1, &ack(0, 0, ptr::null()), &mut d) },
+        cc_status::Ok
+    );
+}
+
+#[test]
+fn decisions_keep_every_field_through_c() {
+    use cc_core::event::{Decision, Ecn, Pacing, ProbeId, Request, TimerRequest};
+    use cc_core::units::{BaseRtt, Instant, Seq, Window};
+    let base = Decision {
+        window: Window::from_bits(12345),
+        pacing: Pacing {
+            bytes: Window::from_bits(999),
+            per: BaseRtt::from_nanos(8000).unwrap(),
+        },
+        ecn: Ecn::NotEct,
+        timer: TimerRequest::Arm(Instant::from_nanos(1 << 40)),
+        request: Request::None,
+    };
+    let requests = [
+        Request::None,
+        Request::Probe { id: ProbeId(7) },
+        Request::Feedback {
+            window: Window::from_bits(77),
+        },
+        Request::ProbeReply { hop_index: 3 },
+        Request::ReleaseOne,
+        Request::GoBackN { from: Seq(u32::MAX) },
+    ];
+    for request in requests {
+        for timer in [TimerRequest::Keep, TimerRequest::Cancel, base.timer] {
+            let d = Decision { request, timer, ..base };
+            assert_eq!(cc_decision::from(&d).to_decision(), Ok(d));
+        }
+    }
+}
+
+#[test]
+fn the_abi_version_is_the_headers() {
+    assert_eq!(cc_abi_version() >> 16, CC_ABI_VERSION_MAJOR);
+    let _: AnyConfig = config::defaults();
+}
