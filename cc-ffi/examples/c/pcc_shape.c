@@ -17,6 +17,7 @@
  * Exit status 0 when every check holds. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cc_engine.h"
 
@@ -131,7 +132,16 @@ int main(void) {
     if (out == NULL) return 2;
     cc_config cfg;
     cc_config_default(&cfg);
+    /* A configuration out of range is refused with the field named. */
+    cc_config bad = cfg;
+    bad.ldcp.gamma_q24 = 1u << 24;
+    const char *field = "";
+    check(cc_config_check(&bad, &field) == CC_STATUS_INVALID_PARAMS && strcmp(field, "ldcp.gamma_q24") == 0,
+          "a gamma of one packet is refused, and named");
+    check(cc_config_check(&cfg, NULL) == CC_STATUS_OK, "the defaults are in range");
     if (cc_engine_size(FLOWS) > sizeof memory || cc_engine_align() > 16) return 2;
+    fprintf(out, "engine of %u flows: %u bytes (%u a flow)\n", (unsigned)FLOWS, (unsigned)cc_engine_size(FLOWS),
+            (unsigned)cc_engine_flow_size());
     if (cc_engine_init(memory, sizeof memory, FLOWS, &cfg, &engine) != CC_STATUS_OK) return 2;
 
     /* HPCC++: one 100 Gb/s hop, fully used, with a 100 KB queue: U is
