@@ -115,19 +115,21 @@ echo "$prof" | head -n 8
 echo "$prof" | grep -q "instructions per event" && echo "$prof" | grep -q "cc_core::ldcp::" \
   || { echo "the profile of ldcp-ack names no LDCP function"; exit 1; }
 
-step "nic-firmware: the benchmark's three cores in one table (scripts/bench.sh, instructions only)"
+step "nic-firmware: the benchmark's three cores in one table, C API rows included (scripts/bench.sh, instructions only)"
 bench_json=$(mktemp)
 bench_out=$(mktemp)
 nic-firmware/scripts/bench.sh --no-divisions --json "$bench_json" >"$bench_out"
-head -n 14 "$bench_out"
+head -n 20 "$bench_out"
 python3 - "$bench_json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-assert len(rows) == 9, rows
+assert len(rows) == 11, rows
 for r in rows:
     for core in ("rv32imac", "rv64imac", "rv64imac_zbb"):
         assert isinstance(r[core]["mean"], int) and r[core]["max"] >= r[core]["mean"], (r["event"], core)
-print("bench.sh: %d rows on three cores" % len(rows))
+c_rows = [r for r in rows if "rust_row" in r]
+assert len(c_rows) == 2 and all("over_rust_pct" in r["rv32imac"] for r in c_rows), c_rows
+print("bench.sh: %d rows on three cores, %d through the C API" % (len(rows), len(c_rows)))
 PY
 rm -f "$bench_json" "$bench_out"
 

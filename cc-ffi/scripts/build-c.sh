@@ -22,7 +22,7 @@ mkdir -p "$out/host" "$out/riscv32imac" "$out/riscv64imac"
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror -Iinclude)
 examples=(replay pcc_shape)
 
-cargo build --release --quiet
+cargo staticlib --quiet
 for ex in "${examples[@]}"; do
   cc "${cflags[@]}" "examples/c/$ex.c" target/release/libcc_ffi.a -o "$out/host/$ex"
 done
@@ -37,8 +37,8 @@ for t in "riscv32imac ilp32" "riscv64imac lp64"; do
   target="$arch-unknown-none-elf"
   gcc=(riscv64-unknown-elf-gcc --specs=picolibc.specs --oslib=semihost --crt0=semihost
        -march="${arch/riscv/rv}" -mabi="$abi" -mcmodel=medany "${layout[@]}" -Wl,--gc-sections)
-  cargo build --release --quiet --target "$target" --features panic-never --target-dir target/panic-never
-  cargo build --release --quiet --target "$target"
+  cargo staticlib --quiet --target "$target" --features panic-never --target-dir target/panic-never
+  cargo staticlib --quiet --target "$target"
   for ex in "${examples[@]}"; do
     if ! "${gcc[@]}" "${cflags[@]}" "examples/c/$ex.c" \
         "target/panic-never/$target/release/libcc_ffi.a" -o "$out/$arch/$ex.panic-never.elf"; then

@@ -137,7 +137,7 @@ pub extern "C" fn cc_abi_version() -> u32 {
     CC_ABI_VERSION_MAJOR << 16 | CC_ABI_VERSION_MINOR
 }
 
-#[cfg(all(not(test), feature = "panic-never"))]
+#[cfg(all(not(test), feature = "panic-handler", feature = "panic-never"))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     extern "C" {
@@ -148,7 +148,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { cc_ffi_panic_is_reachable() }
 }
 
-#[cfg(all(not(test), not(feature = "panic-never")))]
+#[cfg(all(not(test), feature = "panic-handler", not(feature = "panic-never")))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     // No panic path is reachable (the `panic-never` build proves it); a

@@ -8,7 +8,8 @@
 #   scripts/bench.sh --json FILE     and the same figures as JSON
 #   scripts/bench.sh --no-divisions  instructions only (about 2 minutes)
 #
-# Instructions come from the `bench` image of each core; divisions from
+# Instructions come from the `bench` image of each core (the C API's rows
+# from the same image built with the c-api feature); divisions from
 # scripts/profile.sh, which traces 64 events of each kind and counts its
 # div/divu/rem/remu instructions (QEMU counts a divide as one instruction;
 # a serial divider takes 32-64 cycles). Needs what scripts/profile.sh needs.
@@ -43,9 +44,15 @@ for c in "${cores[@]}"; do
     env -u RUSTFLAGS cargo run --release --features reference --bin bench --target "$target" \
       >/dev/null 2>"$work/$name.bench"
   fi || { cat "$work/$name.bench" >&2; exit 1; }
+  # The C API's rows from an image with the c-api feature, in a folder of
+  # its own; the Rust rows above come from an image without it (a second
+  # caller of the algorithms changes what is inlined into them).
+  env RUSTFLAGS="${ext:+-C target-feature=+$ext}" CARGO_TARGET_DIR="target/c-api${ext:+-$ext}" \
+    cargo run --release --features reference,c-api --bin bench --target "$target" >/dev/null 2>"$work/$name.c.bench" \
+    || { cat "$work/$name.c.bench" >&2; exit 1; }
   if [ "$divisions" -eq 1 ]; then
     for kind in ldcp-ack ldcp-timer hpcc-ack-1 hpcc-ack-5 hpcc-ack-5-one-queue rx-hpcc-5 probe-response \
-      dctcp-ack dcqcn-cnp; do
+      dctcp-ack dcqcn-cnp ldcp-ack-c hpcc-ack-5-c; do
       scripts/profile.sh "$kind" "$target${ext:++$ext}" 2>/dev/null \
         | sed -n "s/^\([0-9.]*\) divisions per event.*/$kind \1/p" >>"$work/$name.div"
     done

@@ -4,7 +4,7 @@
 #   PROFILE_DETAIL=ack_into scripts/profile.sh ldcp-ack   (and each counted instruction
 #                                                      of functions matching on_ack)
 # KIND: ldcp-ack, ldcp-timer, hpcc-ack-1, hpcc-ack-5, hpcc-ack-5-one-queue, rx-hpcc-5, probe-response,
-#       dctcp-ack, dcqcn-cnp
+#       dctcp-ack, dcqcn-cnp; through the C API (cc-ffi): ldcp-ack-c, hpcc-ack-5-c
 # TARGET: riscv32imac-unknown-none-elf (default) or riscv64imac-unknown-none-elf,
 #         either with "+zbb" after it for an image built with Zbb (clz in one instruction)
 #
@@ -33,12 +33,19 @@ nm="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bi
 [ -x "$nm" ] || nm=$(command -v llvm-nm || command -v nm)
 # Its own target folder: the log level differs from the other images', and
 # sharing one folder would rebuild both every time.
-export CARGO_TARGET_DIR=target/profile
+# The C API's kinds come from an image with the c-api feature (its own
+# folder too: a second caller of the algorithms changes the other kinds').
+features=reference
+suffix=
+case $kind in
+  *-c) features=reference,c-api; suffix=-c ;;
+esac
+export CARGO_TARGET_DIR=target/profile$suffix
 if [ -n "$ext" ]; then
-  export CARGO_TARGET_DIR=target/profile-$ext RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+$ext"
+  export CARGO_TARGET_DIR=target/profile-$ext$suffix RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+$ext"
   cpu="$cpu,$ext=true"
 fi
-DEFMT_LOG=off cargo build --release --features reference --bin profile --target "$target" >&2
+DEFMT_LOG=off cargo build --release --features "$features" --bin profile --target "$target" >&2
 elf=$CARGO_TARGET_DIR/$target/release/profile
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

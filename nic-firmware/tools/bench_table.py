@@ -33,6 +33,12 @@ KINDS = {
     "DCTCP ACK (baseline)": "dctcp-ack",
     "DCQCN CNP (baseline)": "dcqcn-cnp",
 }
+# Rows through the C API (cc-ffi), from NAME.c.bench, and the Rust row each
+# is held to (at most 10 % more instructions, mean and max).
+C_KINDS = {
+    "LDCP ACK, C API": ("ldcp-ack-c", "LDCP ACK (PAWA)"),
+    "HPCC++ ACK, 5 hops, C API": ("hpcc-ack-5-c", "HPCC++ ACK, 5 hops"),
+}
 ROW = re.compile(r"^(?P<label>.{28}) +(?P<mean>\d+) / (?P<max>\d+) .*?(≤ (?P<target>\d+) (ok|OVER)|-)\s*$")
 
 
@@ -51,7 +57,7 @@ def parse(path):
                     ports.append(line)
                     continue
             m = ROW.match(line)
-            if m and m.group("label").strip() in KINDS:
+            if m and (m.group("label").strip() in KINDS or m.group("label").strip() in C_KINDS):
                 t = m.group("target")
                 rows[m.group("label").strip()] = (int(m.group("mean")), int(m.group("max")), int(t) if t else None)
     return rows, ports
@@ -74,9 +80,15 @@ def main():
     benches, ports, divs = {}, {}, {}
     for c in CORES:
         benches[c], ports[c] = parse(os.path.join(d, c + ".bench"))
+        c_rows, _ = parse(os.path.join(d, c + ".c.bench"))
+        for label in C_KINDS:
+            if label in c_rows:
+                benches[c][label] = c_rows[label]
         divs[c] = divisions(os.path.join(d, c + ".div"))
     rows = []
-    for label, kind in KINDS.items():
+    kinds = dict(KINDS)
+    kinds.update({label: kind for label, (kind, _) in C_KINDS.items()})
+    for label, kind in kinds.items():
         row = {"event": label}
         for c in CORES:
             mean, mx, _ = benches[c].get(label, (None, None, None))
@@ -85,6 +97,8 @@ def main():
             "rv32imac": benches["rv32imac"].get(label, (0, 0, None))[2],
             "rv64imac_zbb": benches["rv64imac_zbb"].get(label, (0, 0, None))[2],
         }
+        if label in C_KINDS:
+            row["rust_row"] = C_KINDS[label][1]
         rows.append(row)
 
     def cell(r, c):
@@ -112,6 +126,24 @@ def main():
                if "OVER" in target(r, c, ref))
     print()
     print("%d target(s) not met; the baselines (DCTCP, DCQCN) have none." % over)
+    print()
+    print("the C API (cc-ffi) against the Rust engine path, instructions (target: at most +10 %, mean and max):")
+    by_label = {r["event"]: r for r in rows}
+    for r in rows:
+        if "rust_row" not in r:
+            continue
+        base = by_label[r["rust_row"]]
+        cells = []
+        for c in CORES:
+            v, b = r[c], base[c]
+            if v["mean"] is None or b["mean"] is None:
+                cells.append("%s -" % HEADINGS[c])
+                continue
+            m = 100.0 * (v["mean"] - b["mean"]) / b["mean"]
+            x = 100.0 * (v["max"] - b["max"]) / b["max"]
+            v["over_rust_pct"] = {"mean": round(m, 1), "max": round(x, 1)}
+            cells.append("%s %+.1f %% / %+.1f %% %s" % (HEADINGS[c], m, x, "ok" if m <= 10 and x <= 10 else "OVER"))
+        print("%-28s vs %-20s %s" % (r["event"], r["rust_row"], ";  ".join(cells)))
     for c in CORES:
         if ports[c]:
             print()

@@ -323,6 +323,46 @@ fn bench_dcqcn_cnp(o: u64) -> Row {
     }
 }
 
+/// A row through the C API (cc-ffi): its engine path is the C call, from
+/// the caller's structs to the `cc_decision` (there is no controller
+/// column: the C API has only the engine's path).
+#[cfg(feature = "c-api")]
+fn bench_c_api(o: u64, path: Path) -> Row {
+    Row {
+        path,
+        engine: engine_path(o, path),
+        controller: Cost { mean: 0, max: 0 },
+        reference: None,
+    }
+}
+
+/// Each C API row beside the Rust engine path it is held to: at most
+/// 10 % more instructions, mean and max. In this image both share the
+/// algorithms' code, which changes what is inlined into the Rust rows;
+/// scripts/bench.sh compares with the Rust rows of an image without the
+/// C API.
+fn c_api_table(rows: &[Row]) {
+    for r in rows {
+        let Some(rust) = r.path.rust_row() else { continue };
+        let Some(base) = rows.iter().find(|b| b.path == rust) else {
+            continue;
+        };
+        let pct = |c: u64, b: u64| (c as i64 - b as i64) * 1000 / b.max(1) as i64;
+        let (m, x) = (pct(r.engine.mean, base.engine.mean), pct(r.engine.max, base.engine.max));
+        let ok = m <= 100 && x <= 100;
+        println!(
+            "{} against {}: mean {:+}.{} %, max {:+}.{} %  (≤ +10 % {})",
+            r.path.label(),
+            rust.label(),
+            m / 10,
+            (m % 10).abs(),
+            x / 10,
+            (x % 10).abs(),
+            if ok { "ok" } else { "OVER" }
+        );
+    }
+}
+
 /// A soft core at 1.8 GHz retiring one instruction per cycle.
 const CORE_HZ: u64 = 1_800_000_000;
 
@@ -408,6 +448,10 @@ fn main() -> ! {
         bench_probe_response(o),
         bench_dctcp_ack(o),
         bench_dcqcn_cnp(o),
+        #[cfg(feature = "c-api")]
+        bench_c_api(o, Path::LdcpAckC),
+        #[cfg(feature = "c-api")]
+        bench_c_api(o, Path::HpccAck5C),
     ];
     let (mut over, mut slow) = (0u32, 0u32);
     for r in &rows {
@@ -450,7 +494,11 @@ fn main() -> ! {
             None => write!(target, "-"),
         };
         let mut ctrl = heapless::String::<16>::new();
-        let _ = write!(ctrl, "{} / {}", r.controller.mean, r.controller.max);
+        let _ = if r.path.rust_row().is_some() {
+            write!(ctrl, "-")
+        } else {
+            write!(ctrl, "{} / {}", r.controller.mean, r.controller.max)
+        };
         println!(
             "{:<28} {:>13} {:>13} {:>15} {:>9} {:>8}",
             r.path.label(),
@@ -471,6 +519,7 @@ fn main() -> ! {
             slow
         );
     }
+    c_api_table(&rows);
     port_table(&rows);
     println!("(DCQCN's CNPs come at most one per flow per 4 µs, not one per frame: its row overstates.)");
     println!(

@@ -22,10 +22,14 @@ pub enum Path {
     ProbeResponse,
     DctcpAck,
     DcqcnCnp,
+    #[cfg(feature = "c-api")]
+    LdcpAckC,
+    #[cfg(feature = "c-api")]
+    HpccAck5C,
 }
 
 impl Path {
-    pub const ALL: [Path; 9] = [
+    pub const ALL: &[Path] = &[
         Path::LdcpAck,
         Path::LdcpTimer,
         Path::HpccAck1,
@@ -35,6 +39,10 @@ impl Path {
         Path::ProbeResponse,
         Path::DctcpAck,
         Path::DcqcnCnp,
+        #[cfg(feature = "c-api")]
+        Path::LdcpAckC,
+        #[cfg(feature = "c-api")]
+        Path::HpccAck5C,
     ];
 
     /// The name the profiler is given.
@@ -49,6 +57,10 @@ impl Path {
             Path::ProbeResponse => "probe-response",
             Path::DctcpAck => "dctcp-ack",
             Path::DcqcnCnp => "dcqcn-cnp",
+            #[cfg(feature = "c-api")]
+            Path::LdcpAckC => "ldcp-ack-c",
+            #[cfg(feature = "c-api")]
+            Path::HpccAck5C => "hpcc-ack-5-c",
         }
     }
 
@@ -64,6 +76,10 @@ impl Path {
             Path::ProbeResponse => "HPCC++ probe response",
             Path::DctcpAck => "DCTCP ACK (baseline)",
             Path::DcqcnCnp => "DCQCN CNP (baseline)",
+            #[cfg(feature = "c-api")]
+            Path::LdcpAckC => "LDCP ACK, C API",
+            #[cfg(feature = "c-api")]
+            Path::HpccAck5C => "HPCC++ ACK, 5 hops, C API",
         }
     }
 
@@ -79,6 +95,21 @@ impl Path {
             Path::HpccAck1 | Path::ProbeResponse => Some(if dpa { 160 } else { 200 }),
             Path::HpccAck5 | Path::HpccAck5OneQueue | Path::RxHpcc5 => Some(if dpa { 320 } else { 400 }),
             Path::DctcpAck | Path::DcqcnCnp => None,
+            // Held to their Rust rows instead (`Path::rust_row`).
+            #[cfg(feature = "c-api")]
+            Path::LdcpAckC | Path::HpccAck5C => None,
+        }
+    }
+
+    /// For a row through the C API (cc-ffi), the Rust engine path it is
+    /// held to: at most 10 % more instructions.
+    pub const fn rust_row(self) -> Option<Path> {
+        match self {
+            #[cfg(feature = "c-api")]
+            Path::LdcpAckC => Some(Path::LdcpAck),
+            #[cfg(feature = "c-api")]
+            Path::HpccAck5C => Some(Path::HpccAck5),
+            _ => None,
         }
     }
 
@@ -91,7 +122,7 @@ impl Path {
     }
 
     pub fn from_name(name: &[u8]) -> Option<Path> {
-        Path::ALL.into_iter().find(|p| p.name().as_bytes() == name)
+        Path::ALL.iter().copied().find(|p| p.name().as_bytes() == name)
     }
 }
 
@@ -111,6 +142,54 @@ fn started<C: Controller>(cfg: C::Config, p: FlowParams) -> (Engine<C, 4>, FlowH
         nic_firmware::exit(3)
     };
     (eng, h)
+}
+
+/// Bytes for a C API engine of a few flows (`cc_engine_size(4)` is about 1 KiB).
+#[cfg(feature = "c-api")]
+const C_MEM: usize = 256;
+
+/// An engine of the C API (cc-ffi) in `mem`, with `cfg` and flow `p`
+/// started: the engine and the flow's handle (exit status 3 if refused).
+#[cfg(feature = "c-api")]
+fn c_started(mem: &mut [u128; C_MEM], cfg: &AnyConfig, p: &FlowParams) -> (*mut cc_ffi::cc_engine, u32) {
+    let c = cc_ffi::cc_config::from(cfg);
+    let mut e = core::ptr::null_mut();
+    let len = core::mem::size_of_val(mem);
+    // SAFETY: `mem` is `len` writable bytes, 16-aligned, used by no one else.
+    let s = unsafe { cc_ffi::cc_engine_init(mem.as_mut_ptr().cast(), len, 4, &c, &mut e) };
+    let (mut h, mut d) = (0, cc_ffi::cc_decision::default());
+    // SAFETY: `e` was just made; the pointers are valid.
+    let started = unsafe { cc_ffi::cc_flow_start(e, 0, &cc_ffi::cc_flow_params::from(p), &mut h, &mut d) };
+    if s != cc_ffi::cc_status::Ok || started != cc_ffi::cc_status::Ok {
+        nic_firmware::exit(3)
+    }
+    (e, h)
+}
+
+/// A C API ACK of `a`, its hops at `hops`.
+#[cfg(feature = "c-api")]
+fn c_ack(a: &Ack<'_>, hops: &[cc_ffi::cc_hop]) -> cc_ffi::cc_ack {
+    cc_ffi::cc_ack {
+        cum_ack: a.cum_ack.0,
+        snd_nxt: a.snd_nxt.0,
+        ece: (a.ece == EcnEcho::Marked) as u8,
+        has_rtt: a.rtt_ns.is_some() as u8,
+        reserved: 0,
+        rtt_ns: a.rtt_ns.unwrap_or(0),
+        hops: hops.as_ptr(),
+        n_hops: hops.len() as u32,
+    }
+}
+
+/// Every algorithm's configuration, `ldcp` and `hpcc` as the Rust rows have them.
+#[cfg(feature = "c-api")]
+fn c_config(ldcp: LdcpConfig) -> AnyConfig {
+    AnyConfig {
+        hpcc: hpcc_config(),
+        ldcp,
+        dctcp: DctcpConfig::rfc_default(),
+        dcqcn: DcqcnConfig::hpcc_sim(),
+    }
 }
 
 /// Runs `events` events of `path` through `b`.
@@ -184,6 +263,40 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
                 let now = Instant::from_nanos((i as u64 + 1) * 10_000);
                 b.around(now, |now| {
                     let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
+                });
+            }
+        }
+        #[cfg(feature = "c-api")]
+        Path::LdcpAckC => {
+            let (cfg, p, _) = ldcp_setup();
+            let mut mem = [0u128; C_MEM];
+            let (e, h) = c_started(&mut mem, &c_config(cfg), &p);
+            let mut d = cc_ffi::cc_decision::default();
+            for i in 0..events {
+                let now = (i as u64 + 1) * 100;
+                b.around((now, c_ack(&ldcp_ack(i + 1), &[])), |(now, ack)| {
+                    // SAFETY: the engine and the ACK are valid.
+                    let _ = black_box(unsafe { cc_ffi::cc_on_ack(black_box(e), black_box(h), *now, ack, &mut d) });
+                });
+            }
+        }
+        #[cfg(feature = "c-api")]
+        Path::HpccAck5C => {
+            let (cfg, _, _) = ldcp_setup();
+            let mut mem = [0u128; C_MEM];
+            let (e, h) = c_started(&mut mem, &c_config(cfg), &hpcc_params(Algorithm::Hpcc));
+            let mut d = cc_ffi::cc_decision::default();
+            let mut t = path.telemetry();
+            for i in 0..events {
+                let now = i as u64 * 1000;
+                let tel = t.next();
+                let mut hops = [cc_ffi::cc_hop::default(); 5];
+                for (c, s) in hops.iter_mut().zip(&tel[..5]) {
+                    *c = cc_ffi::cc_hop::from(s);
+                }
+                b.around((now, c_ack(&hpcc_ack(i, &tel[..5]), &hops)), |(now, ack)| {
+                    // SAFETY: the engine, the ACK and its hops are valid.
+                    let _ = black_box(unsafe { cc_ffi::cc_on_ack(black_box(e), black_box(h), *now, ack, &mut d) });
                 });
             }
         }
