@@ -55,6 +55,7 @@ pub mod engine;
 pub mod event;
 mod fixmath;
 pub mod hal;
+pub mod hns;
 pub mod hpcc;
 pub mod ldcp;
 #[cfg(feature = "reference")]

@@ -96,6 +96,9 @@
 // Retransmit from sequence number `go_back_seq` (go-back-N).
 #define CC_REQUEST_GO_BACK_N 5
 
+// Bytes of an hns parameter block.
+#define CC_HNS_BLOCK_LEN 16
+
 // Bytes of the largest frame.
 #define CC_TRACE_MAX_FRAME 310
 
@@ -581,6 +584,47 @@ cc_status cc_on_flow_count(cc_engine *e,
 // # Safety
 // `e` was made by `cc_engine_init`; `out` is a valid pointer.
 cc_status cc_on_timer(cc_engine *e, uint32_t handle, uint64_t now_ns, cc_decision *out);
+
+// Reads an hns LDCP block (`block`, 16 bytes) into `cfg->ldcp`; the
+// block has no MTU, fast start or RTT-request timeout, so those stay as
+// `cfg` has them. On `CC_STATUS_INVALID_PARAMS` `*field` (if not NULL)
+// names the block's field ("gamma", "eta", …) and `*cfg` is unchanged.
+//
+// # Safety
+// `cfg` is a valid pointer; `block` points to 16 readable bytes; `field`
+// is NULL or a valid pointer.
+cc_status cc_hns_ldcp_read(cc_config *cfg, const uint8_t *block, const char **field);
+
+// Writes `cfg->ldcp` as an hns LDCP block into `out` (16 bytes).
+// `CC_STATUS_INVALID_PARAMS` if the block cannot hold it (an alpha that
+// is no multiple of 1/128 packet, a gamma or beta that is no power of
+// two), with `*field` naming the block's field.
+//
+// # Safety
+// `cfg` is a valid pointer; `out` points to 16 writable bytes; `field` is
+// NULL or a valid pointer.
+cc_status cc_hns_ldcp_write(const cc_config *cfg, uint8_t *out, const char **field);
+
+// Reads an hns DCQCN block (`block`, 16 bytes) into `cfg->dcqcn`; the
+// block has no hyper increase, lowest rate, byte counter or target
+// clamp, so those stay as `cfg` has them. Errors as `cc_hns_ldcp_read`.
+//
+// # Safety
+// As `cc_hns_ldcp_read`.
+cc_status cc_hns_dcqcn_read(cc_config *cfg, const uint8_t *block, const char **field);
+
+// Writes `cfg->dcqcn` as an hns DCQCN block for flows at
+// `line_rate_mbps` (the block's `max_speed`, which scales its R_AI) into
+// `out` (16 bytes). `CC_STATUS_INVALID_PARAMS` if the block cannot hold
+// it (a timer that is no power of two microseconds, …), with `*field`
+// naming the block's field.
+//
+// # Safety
+// As `cc_hns_ldcp_write`.
+cc_status cc_hns_dcqcn_write(const cc_config *cfg,
+                             uint32_t line_rate_mbps,
+                             uint8_t *out,
+                             const char **field);
 
 // Bytes of memory an engine of `capacity` flows needs; 0 if the capacity
 // is 0 or above `CC_MAX_CAPACITY`.

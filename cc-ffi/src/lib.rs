@@ -20,12 +20,14 @@
 mod config;
 mod convert;
 mod events;
+mod hns;
 mod table;
 mod trace;
 
 pub use config::*;
 pub use convert::*;
 pub use events::*;
+pub use hns::*;
 pub use table::{
     cc_engine, cc_engine_align, cc_engine_flow_size, cc_engine_init, cc_engine_reset, cc_engine_size, cc_engine_stats,
     cc_flow_end, cc_flow_start, cc_stats,

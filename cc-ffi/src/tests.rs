@@ -256,3 +256,41 @@ fn the_abi_version_is_the_headers() {
     assert_eq!(cc_abi_version() >> 16, CC_ABI_VERSION_MAJOR);
     let _: AnyConfig = config::defaults();
 }
+
+#[test]
+fn hns_blocks_read_into_the_config_and_back() {
+    let mut c = defaults();
+    let ldcp = [0, 0, 0, 0, 64, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+    let mut name: *const c_char = ptr::null();
+    assert_eq!(
+        unsafe { cc_hns_ldcp_read(&mut c, ldcp.as_ptr(), &mut name) },
+        cc_status::Ok
+    );
+    // alpha 64/128 packet, gamma 2^-4, beta 2^-2; the rest as it was.
+    assert_eq!(
+        (c.ldcp.alpha_q24, c.ldcp.gamma_q24, c.ldcp.beta_q24),
+        (1 << 23, 1 << 20, 1 << 22)
+    );
+    assert_eq!(c.ldcp.mtu, defaults().ldcp.mtu);
+    let mut out = [0u8; 16];
+    assert_eq!(
+        unsafe { cc_hns_ldcp_write(&c, out.as_mut_ptr(), &mut name) },
+        cc_status::Ok
+    );
+    assert_eq!(out, ldcp);
+    // Refused: the field named, the config unchanged.
+    let before = c;
+    let bad = [0, 0, 0, 0, 64, 9, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+    assert_eq!(
+        unsafe { cc_hns_ldcp_read(&mut c, bad.as_ptr(), &mut name) },
+        cc_status::InvalidParams
+    );
+    assert_eq!(unsafe { CStr::from_ptr(name) }.to_str(), Ok("gamma"));
+    assert_eq!(c, before);
+    // The defaults' DCQCN timers (300 µs) are no power of two µs.
+    assert_eq!(
+        unsafe { cc_hns_dcqcn_write(&c, 100_000, out.as_mut_ptr(), &mut name) },
+        cc_status::InvalidParams
+    );
+    assert_eq!(unsafe { CStr::from_ptr(name) }.to_str(), Ok("tkp"));
+}

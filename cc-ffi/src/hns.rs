@@ -1,0 +1,182 @@
+//! The hns RoCE driver's 16-byte LDCP and DCQCN parameter blocks, read
+//! into a `cc_config` and written from one (`cc_core::hns` has the
+//! layout and the reading of each field; docs/c-abi.md the table).
+
+use core::ffi::{c_char, CStr};
+
+use cc_core::hns::{BlockError, DcqcnBlock, LdcpBlock, BLOCK_LEN};
+
+use crate::cc_status;
+use crate::config::{any_config, cc_config};
+
+/// Bytes of an hns parameter block.
+pub const CC_HNS_BLOCK_LEN: u32 = 16;
+const _: () = assert!(CC_HNS_BLOCK_LEN as usize == BLOCK_LEN);
+
+/// The NUL-terminated name of a refused block's field.
+fn field_name(e: &BlockError) -> &'static CStr {
+    match e.field {
+        "cwd0" => c"cwd0",
+        "alpha" => c"alpha",
+        "gamma" => c"gamma",
+        "beta" => c"beta",
+        "eta" => c"eta",
+        "reserved" => c"reserved",
+        "ai" => c"ai",
+        "f" => c"f",
+        "tkp" => c"tkp",
+        "tmp" => c"tmp",
+        "alp" => c"alp",
+        "max_speed" => c"max_speed",
+        "g" => c"g",
+        "al" => c"al",
+        "cnp_time" => c"cnp_time",
+        "ashift" => c"ashift",
+        _ => c"base configuration",
+    }
+}
+
+/// Writes the refused field's name to `*field` (if not NULL).
+///
+/// # Safety
+/// `field` is NULL or a valid pointer.
+unsafe fn refused(e: BlockError, field: *mut *const c_char) -> cc_status {
+    if !field.is_null() {
+        // SAFETY: the caller's promise; the name is a static C string.
+        unsafe { field.write(field_name(&e).as_ptr()) };
+    }
+    cc_status::InvalidParams
+}
+
+/// Reads an hns LDCP block (`block`, 16 bytes) into `cfg->ldcp`; the
+/// block has no MTU, fast start or RTT-request timeout, so those stay as
+/// `cfg` has them. On `CC_STATUS_INVALID_PARAMS` `*field` (if not NULL)
+/// names the block's field ("gamma", "eta", …) and `*cfg` is unchanged.
+///
+/// # Safety
+/// `cfg` is a valid pointer; `block` points to 16 readable bytes; `field`
+/// is NULL or a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn cc_hns_ldcp_read(
+    cfg: *mut cc_config,
+    block: *const u8,
+    field: *mut *const c_char,
+) -> cc_status {
+    if cfg.is_null() || block.is_null() {
+        return cc_status::NullPointer;
+    }
+    // SAFETY: the caller's promises.
+    let (c, bytes) = unsafe { (&mut *cfg, &*block.cast::<[u8; BLOCK_LEN]>()) };
+    let mut any = match any_config(c) {
+        Ok(a) => a,
+        Err(s) => return s,
+    };
+    match LdcpBlock::parse(bytes).and_then(|b| b.to_config(&any.ldcp)) {
+        Ok(l) => {
+            any.ldcp = l;
+            *c = cc_config::from(&any);
+            cc_status::Ok
+        }
+        // SAFETY: field is NULL or valid.
+        Err(e) => unsafe { refused(e, field) },
+    }
+}
+
+/// Writes `cfg->ldcp` as an hns LDCP block into `out` (16 bytes).
+/// `CC_STATUS_INVALID_PARAMS` if the block cannot hold it (an alpha that
+/// is no multiple of 1/128 packet, a gamma or beta that is no power of
+/// two), with `*field` naming the block's field.
+///
+/// # Safety
+/// `cfg` is a valid pointer; `out` points to 16 writable bytes; `field` is
+/// NULL or a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn cc_hns_ldcp_write(
+    cfg: *const cc_config,
+    out: *mut u8,
+    field: *mut *const c_char,
+) -> cc_status {
+    if cfg.is_null() || out.is_null() {
+        return cc_status::NullPointer;
+    }
+    // SAFETY: the caller's promise.
+    let any = match any_config(unsafe { &*cfg }) {
+        Ok(a) => a,
+        Err(s) => return s,
+    };
+    match LdcpBlock::from_config(&any.ldcp) {
+        Ok(b) => {
+            // SAFETY: out points to 16 writable bytes.
+            unsafe { out.cast::<[u8; BLOCK_LEN]>().write(b.to_bytes()) };
+            cc_status::Ok
+        }
+        // SAFETY: field is NULL or valid.
+        Err(e) => unsafe { refused(e, field) },
+    }
+}
+
+/// Reads an hns DCQCN block (`block`, 16 bytes) into `cfg->dcqcn`; the
+/// block has no hyper increase, lowest rate, byte counter or target
+/// clamp, so those stay as `cfg` has them. Errors as `cc_hns_ldcp_read`.
+///
+/// # Safety
+/// As `cc_hns_ldcp_read`.
+#[no_mangle]
+pub unsafe extern "C" fn cc_hns_dcqcn_read(
+    cfg: *mut cc_config,
+    block: *const u8,
+    field: *mut *const c_char,
+) -> cc_status {
+    if cfg.is_null() || block.is_null() {
+        return cc_status::NullPointer;
+    }
+    // SAFETY: the caller's promises.
+    let (c, bytes) = unsafe { (&mut *cfg, &*block.cast::<[u8; BLOCK_LEN]>()) };
+    let mut any = match any_config(c) {
+        Ok(a) => a,
+        Err(s) => return s,
+    };
+    match DcqcnBlock::parse(bytes).and_then(|b| b.to_config(&any.dcqcn)) {
+        Ok(d) => {
+            any.dcqcn = d;
+            *c = cc_config::from(&any);
+            cc_status::Ok
+        }
+        // SAFETY: field is NULL or valid.
+        Err(e) => unsafe { refused(e, field) },
+    }
+}
+
+/// Writes `cfg->dcqcn` as an hns DCQCN block for flows at
+/// `line_rate_mbps` (the block's `max_speed`, which scales its R_AI) into
+/// `out` (16 bytes). `CC_STATUS_INVALID_PARAMS` if the block cannot hold
+/// it (a timer that is no power of two microseconds, …), with `*field`
+/// naming the block's field.
+///
+/// # Safety
+/// As `cc_hns_ldcp_write`.
+#[no_mangle]
+pub unsafe extern "C" fn cc_hns_dcqcn_write(
+    cfg: *const cc_config,
+    line_rate_mbps: u32,
+    out: *mut u8,
+    field: *mut *const c_char,
+) -> cc_status {
+    if cfg.is_null() || out.is_null() {
+        return cc_status::NullPointer;
+    }
+    // SAFETY: the caller's promise.
+    let any = match any_config(unsafe { &*cfg }) {
+        Ok(a) => a,
+        Err(s) => return s,
+    };
+    match DcqcnBlock::from_config(&any.dcqcn, line_rate_mbps) {
+        Ok(b) => {
+            // SAFETY: out points to 16 writable bytes.
+            unsafe { out.cast::<[u8; BLOCK_LEN]>().write(b.to_bytes()) };
+            cc_status::Ok
+        }
+        // SAFETY: field is NULL or valid.
+        Err(e) => unsafe { refused(e, field) },
+    }
+}
