@@ -4,14 +4,15 @@
 //! An event that does not apply to the flow's algorithm is refused with
 //! `CC_STATUS_NOT_APPLICABLE` and changes nothing.
 
-use cc_core::controller::Controller;
-use cc_core::event::{MessageEnd, ProbeId};
+use cc_core::controller::{AnyConfig, Controller};
+use cc_core::event::{Decision, Error, MessageEnd, ProbeId};
+use cc_core::telemetry::HopSample;
 use cc_core::units::{Instant, Seq, Window};
 use cc_core::wire::Hops;
 
 use crate::cc_status;
 use crate::convert::{self, cc_ack, cc_decision, cc_hop};
-use crate::table::{apply, cc_engine};
+use crate::table::{apply, cc_engine, Flow};
 
 /// An ACK for the flow's data (HPCC++ NewAck with the echoed telemetry;
 /// LDCP PAWA; DCTCP).
@@ -157,6 +158,29 @@ pub unsafe extern "C" fn cc_on_probe_response(
     }
 }
 
+/// An event that carries a stack of hops: the hops checked and copied,
+/// then `hook` with them.
+///
+/// # Safety
+/// As `cc_on_rx_telemetry`.
+#[inline(always)]
+unsafe fn with_hops(
+    e: *mut cc_engine,
+    handle: u32,
+    hops: *const cc_hop,
+    n_hops: u32,
+    out: *mut cc_decision,
+    hook: impl FnOnce(&mut Flow, &AnyConfig, &[HopSample]) -> Result<Decision, Error>,
+) -> cc_status {
+    let mut buf = Hops::new();
+    // SAFETY: the caller's promise.
+    if let Err(s) = unsafe { convert::hops(hops, n_hops, &mut buf) } {
+        return s;
+    }
+    // SAFETY: the caller's promise.
+    unsafe { apply(e, handle, out, |c, cfg| hook(c, cfg, &buf)) }
+}
+
 /// Telemetry on a data packet at the receiver (Rx-HPCC NewINT).
 ///
 /// # Safety
@@ -171,15 +195,10 @@ pub unsafe extern "C" fn cc_on_rx_telemetry(
     n_hops: u32,
     out: *mut cc_decision,
 ) -> cc_status {
-    let mut buf = Hops::new();
-    // SAFETY: the caller's promise.
-    if let Err(s) = unsafe { convert::hops(hops, n_hops, &mut buf) } {
-        return s;
-    }
     // SAFETY: the caller's promise.
     unsafe {
-        apply(e, handle, out, |c, cfg| {
-            c.rx_telemetry(cfg, Instant::from_nanos(now_ns), &buf)
+        with_hops(e, handle, hops, n_hops, out, |c, cfg, t| {
+            c.rx_telemetry(cfg, Instant::from_nanos(now_ns), t)
         })
     }
 }
@@ -198,15 +217,10 @@ pub unsafe extern "C" fn cc_on_probe_request(
     n_hops: u32,
     out: *mut cc_decision,
 ) -> cc_status {
-    let mut buf = Hops::new();
-    // SAFETY: the caller's promise.
-    if let Err(s) = unsafe { convert::hops(hops, n_hops, &mut buf) } {
-        return s;
-    }
     // SAFETY: the caller's promise.
     unsafe {
-        apply(e, handle, out, |c, cfg| {
-            c.probe_request(cfg, Instant::from_nanos(now_ns), &buf)
+        with_hops(e, handle, hops, n_hops, out, |c, cfg, t| {
+            c.probe_request(cfg, Instant::from_nanos(now_ns), t)
         })
     }
 }

@@ -4,6 +4,7 @@
 
 use core::ffi::{c_char, CStr};
 
+use cc_core::controller::AnyConfig;
 use cc_core::hns::{BlockError, DcqcnBlock, LdcpBlock, BLOCK_LEN};
 
 use crate::cc_status;
@@ -48,6 +49,65 @@ unsafe fn refused(e: BlockError, field: *mut *const c_char) -> cc_status {
     cc_status::InvalidParams
 }
 
+/// Reads `block` into the part of `*cfg` that `apply` sets; `*cfg` is
+/// unchanged on a refusal.
+///
+/// # Safety
+/// As `cc_hns_ldcp_read`.
+unsafe fn read(
+    cfg: *mut cc_config,
+    block: *const u8,
+    field: *mut *const c_char,
+    apply: impl FnOnce(&[u8; BLOCK_LEN], &mut AnyConfig) -> Result<(), BlockError>,
+) -> cc_status {
+    if cfg.is_null() || block.is_null() {
+        return cc_status::NullPointer;
+    }
+    // SAFETY: the caller's promises.
+    let (c, bytes) = unsafe { (&mut *cfg, &*block.cast::<[u8; BLOCK_LEN]>()) };
+    let mut any = match any_config(c) {
+        Ok(a) => a,
+        Err(s) => return s,
+    };
+    match apply(bytes, &mut any) {
+        Ok(()) => {
+            *c = cc_config::from(&any);
+            cc_status::Ok
+        }
+        // SAFETY: field is NULL or valid.
+        Err(e) => unsafe { refused(e, field) },
+    }
+}
+
+/// Writes the block `make` makes of `*cfg` to `out`.
+///
+/// # Safety
+/// As `cc_hns_ldcp_write`.
+unsafe fn write(
+    cfg: *const cc_config,
+    out: *mut u8,
+    field: *mut *const c_char,
+    make: impl FnOnce(&AnyConfig) -> Result<[u8; BLOCK_LEN], BlockError>,
+) -> cc_status {
+    if cfg.is_null() || out.is_null() {
+        return cc_status::NullPointer;
+    }
+    // SAFETY: the caller's promise.
+    let any = match any_config(unsafe { &*cfg }) {
+        Ok(a) => a,
+        Err(s) => return s,
+    };
+    match make(&any) {
+        Ok(b) => {
+            // SAFETY: out points to 16 writable bytes.
+            unsafe { out.cast::<[u8; BLOCK_LEN]>().write(b) };
+            cc_status::Ok
+        }
+        // SAFETY: field is NULL or valid.
+        Err(e) => unsafe { refused(e, field) },
+    }
+}
+
 /// Reads an hns LDCP block (`block`, 16 bytes) into `cfg->ldcp`; the
 /// block has no MTU, fast start or RTT-request timeout, so those stay as
 /// `cfg` has them. On `CC_STATUS_INVALID_PARAMS` `*field` (if not NULL)
@@ -62,23 +122,12 @@ pub unsafe extern "C" fn cc_hns_ldcp_read(
     block: *const u8,
     field: *mut *const c_char,
 ) -> cc_status {
-    if cfg.is_null() || block.is_null() {
-        return cc_status::NullPointer;
-    }
     // SAFETY: the caller's promises.
-    let (c, bytes) = unsafe { (&mut *cfg, &*block.cast::<[u8; BLOCK_LEN]>()) };
-    let mut any = match any_config(c) {
-        Ok(a) => a,
-        Err(s) => return s,
-    };
-    match LdcpBlock::parse(bytes).and_then(|b| b.to_config(&any.ldcp)) {
-        Ok(l) => {
-            any.ldcp = l;
-            *c = cc_config::from(&any);
-            cc_status::Ok
-        }
-        // SAFETY: field is NULL or valid.
-        Err(e) => unsafe { refused(e, field) },
+    unsafe {
+        read(cfg, block, field, |b, any| {
+            any.ldcp = LdcpBlock::parse(b)?.to_config(&any.ldcp)?;
+            Ok(())
+        })
     }
 }
 
@@ -96,23 +145,8 @@ pub unsafe extern "C" fn cc_hns_ldcp_write(
     out: *mut u8,
     field: *mut *const c_char,
 ) -> cc_status {
-    if cfg.is_null() || out.is_null() {
-        return cc_status::NullPointer;
-    }
-    // SAFETY: the caller's promise.
-    let any = match any_config(unsafe { &*cfg }) {
-        Ok(a) => a,
-        Err(s) => return s,
-    };
-    match LdcpBlock::from_config(&any.ldcp) {
-        Ok(b) => {
-            // SAFETY: out points to 16 writable bytes.
-            unsafe { out.cast::<[u8; BLOCK_LEN]>().write(b.to_bytes()) };
-            cc_status::Ok
-        }
-        // SAFETY: field is NULL or valid.
-        Err(e) => unsafe { refused(e, field) },
-    }
+    // SAFETY: the caller's promises.
+    unsafe { write(cfg, out, field, |any| Ok(LdcpBlock::from_config(&any.ldcp)?.to_bytes())) }
 }
 
 /// Reads an hns DCQCN block (`block`, 16 bytes) into `cfg->dcqcn`; the
@@ -127,23 +161,12 @@ pub unsafe extern "C" fn cc_hns_dcqcn_read(
     block: *const u8,
     field: *mut *const c_char,
 ) -> cc_status {
-    if cfg.is_null() || block.is_null() {
-        return cc_status::NullPointer;
-    }
     // SAFETY: the caller's promises.
-    let (c, bytes) = unsafe { (&mut *cfg, &*block.cast::<[u8; BLOCK_LEN]>()) };
-    let mut any = match any_config(c) {
-        Ok(a) => a,
-        Err(s) => return s,
-    };
-    match DcqcnBlock::parse(bytes).and_then(|b| b.to_config(&any.dcqcn)) {
-        Ok(d) => {
-            any.dcqcn = d;
-            *c = cc_config::from(&any);
-            cc_status::Ok
-        }
-        // SAFETY: field is NULL or valid.
-        Err(e) => unsafe { refused(e, field) },
+    unsafe {
+        read(cfg, block, field, |b, any| {
+            any.dcqcn = DcqcnBlock::parse(b)?.to_config(&any.dcqcn)?;
+            Ok(())
+        })
     }
 }
 
@@ -162,21 +185,10 @@ pub unsafe extern "C" fn cc_hns_dcqcn_write(
     out: *mut u8,
     field: *mut *const c_char,
 ) -> cc_status {
-    if cfg.is_null() || out.is_null() {
-        return cc_status::NullPointer;
-    }
-    // SAFETY: the caller's promise.
-    let any = match any_config(unsafe { &*cfg }) {
-        Ok(a) => a,
-        Err(s) => return s,
-    };
-    match DcqcnBlock::from_config(&any.dcqcn, line_rate_mbps) {
-        Ok(b) => {
-            // SAFETY: out points to 16 writable bytes.
-            unsafe { out.cast::<[u8; BLOCK_LEN]>().write(b.to_bytes()) };
-            cc_status::Ok
-        }
-        // SAFETY: field is NULL or valid.
-        Err(e) => unsafe { refused(e, field) },
+    // SAFETY: the caller's promises.
+    unsafe {
+        write(cfg, out, field, |any| {
+            Ok(DcqcnBlock::from_config(&any.dcqcn, line_rate_mbps)?.to_bytes())
+        })
     }
 }

@@ -20,7 +20,7 @@ use crate::convert::{self, cc_decision, cc_flow_params};
 pub(crate) const H: usize = cc_core::wire::MAX_HOPS;
 
 /// A flow's state, whatever its algorithm.
-type Flow = AnyController<H>;
+pub(crate) type Flow = AnyController<H>;
 
 /// No next free slot.
 const NONE: u32 = u32::MAX;

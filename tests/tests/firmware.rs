@@ -79,18 +79,17 @@ fn uart_image() -> &'static PathBuf {
     IMAGE.get_or_init(|| build_replay(TARGETS[0], Some("log-semihosting"), false, "target/uart-channel"))
 }
 
-/// Runs `trace` through the firmware image; returns its output (the
-/// answers, over whichever channel the image was built with).
-fn run_firmware(image: &Path, trace: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(firmware_dir().join("scripts/qemu.sh"))
-        .arg(image)
-        .env("QEMU_TIMEOUT", "240")
+/// Runs `cmd` with `input` on its stdin (written from a thread of its own,
+/// so a program that answers as it reads never blocks); returns its exit
+/// status and stdout.
+fn run_with_input(cmd: &mut Command, input: &[u8]) -> (std::process::ExitStatus, Vec<u8>) {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .expect("qemu.sh starts (is qemu-system-misc installed?)");
+        .expect("the program starts (is qemu-system-misc installed?)");
     let mut stdin = child.stdin.take().expect("piped");
-    let input = trace.to_vec();
+    let input = input.to_vec();
     let writer = std::thread::spawn(move || stdin.write_all(&input));
     let mut out = Vec::new();
     child
@@ -98,12 +97,20 @@ fn run_firmware(image: &Path, trace: &[u8]) -> Vec<u8> {
         .take()
         .expect("piped")
         .read_to_end(&mut out)
-        .expect("read QEMU's stdout");
+        .expect("read the program's stdout");
     writer
         .join()
         .expect("writer thread")
-        .expect("QEMU took the whole trace");
-    let status = child.wait().expect("QEMU exits");
+        .expect("the program took its whole input");
+    (child.wait().expect("the program exits"), out)
+}
+
+/// Runs `trace` through the firmware image; returns its output (the
+/// answers, over whichever channel the image was built with).
+fn run_firmware(image: &Path, trace: &[u8]) -> Vec<u8> {
+    let mut qemu = Command::new(firmware_dir().join("scripts/qemu.sh"));
+    qemu.arg(image).env("QEMU_TIMEOUT", "240");
+    let (status, out) = run_with_input(&mut qemu, trace);
     assert!(
         status.success(),
         "{}: firmware verdict {status} (1: it saw a bad frame, 124: timeout)",
@@ -155,26 +162,7 @@ fn run_c(core: &str, name: &str, input: &[u8]) -> (std::process::ExitStatus, Vec
         .arg(dir.join(format!("{name}.elf")));
         c
     };
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the C program starts");
-    let mut stdin = child.stdin.take().expect("piped");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let mut out = Vec::new();
-    child
-        .stdout
-        .take()
-        .expect("piped")
-        .read_to_end(&mut out)
-        .expect("read the program's stdout");
-    writer
-        .join()
-        .expect("writer thread")
-        .expect("the program took its input");
-    (child.wait().expect("the program exits"), out)
+    run_with_input(&mut cmd, input)
 }
 
 /// One engine answer: the flow and its decision or refusal.
