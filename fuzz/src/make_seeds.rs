@@ -263,6 +263,15 @@ fn engine() {
     write("engine", "ramp", &(0..=255u8).collect::<Vec<_>>());
 }
 
+/// The hns blocks: the LDCP drafts' defaults and a DCQCN block as the HPCC
+/// evaluation's settings with a 256 µs increase timer, as the driver lays
+/// them out (cc_core::hns), LDCP's block first.
+fn hns() {
+    let ldcp = [0u8, 0, 0, 0, 128, 3, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+    let dcqcn = [20u8, 0, 1, 8, 2, 0, 1, 0, 0xa0, 0x86, 0x01, 0, 8, 1, 4, 0];
+    write("hns", "defaults", &[ldcp, dcqcn].concat());
+}
+
 fn main() {
     compact();
     int_md();
@@ -271,5 +280,6 @@ fn main() {
     codec();
     auth();
     engine();
+    hns();
     println!("seeds written under {}/seeds", env!("CARGO_MANIFEST_DIR"));
 }
