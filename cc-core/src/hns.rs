@@ -290,9 +290,6 @@ impl DcqcnBlock {
         if self.max_speed == 0 {
             return refuse("max_speed", "0: the line rate R_AI is a part of");
         }
-        if self.ai as u32 > self.max_speed {
-            return refuse("ai", "above max_speed");
-        }
         let Some(rate_ai) = Fraction::ratio(self.ai as u32, self.max_speed) else {
             return refuse("ai", "above max_speed");
         };

@@ -90,17 +90,19 @@ impl From<Error> for cc_status {
 impl cc_status {
     /// The status of an engine refusal's code (1 ..= 8), as C passes it.
     pub(crate) fn from_code(code: u32) -> Option<Self> {
-        Some(match code {
-            1 => cc_status::UnknownFlow,
-            2 => cc_status::TableFull,
-            3 => cc_status::FlowExists,
-            4 => cc_status::InvalidParams,
-            5 => cc_status::TooManyHops,
-            6 => cc_status::BadCounterWidths,
-            7 => cc_status::StaleTelemetry,
-            8 => cc_status::NotApplicable,
-            _ => return None,
-        })
+        use cc_status::*;
+        [
+            UnknownFlow,
+            TableFull,
+            FlowExists,
+            InvalidParams,
+            TooManyHops,
+            BadCounterWidths,
+            StaleTelemetry,
+            NotApplicable,
+        ]
+        .into_iter()
+        .find(|&s| s as u32 == code)
     }
 
     /// The engine's error for a status that is one (the trace helpers
