@@ -81,19 +81,21 @@
 // `cc_decision::request`: nothing to send.
 #define CC_REQUEST_NONE 0
 
-// Send a probe (HPCC++) or RTT request (LDCP) numbered `probe_id`.
+// Send a probe (HPCC++) or RTT request (LDCP) numbered `request_arg`
+// (0 ..= 255).
 #define CC_REQUEST_PROBE 1
 
-// Send window feedback `feedback_window_q4` to the sender (Rx-HPCC).
+// Send window feedback `request_arg` (1/16 byte) to the sender (Rx-HPCC).
 #define CC_REQUEST_FEEDBACK 2
 
-// Reply to the probe with the hop at `hop_index` only.
+// Reply to the probe with the hop at index `request_arg` only
+// (0 .. `CC_MAX_HOPS`).
 #define CC_REQUEST_PROBE_REPLY 3
 
 // Send one packet now although the window is below one packet (LDCP).
 #define CC_REQUEST_RELEASE_ONE 4
 
-// Retransmit from sequence number `go_back_seq` (go-back-N).
+// Retransmit from sequence number `request_arg` (go-back-N).
 #define CC_REQUEST_GO_BACK_N 5
 
 // Bytes of an hns parameter block.
@@ -355,24 +357,24 @@ typedef struct {
   uint32_t pacing_bytes_q4;
   // See `pacing_bytes_q4`, ns (100 ..= 1 048 576).
   uint32_t pacing_per_ns;
-  // One of `CC_ECN_*`.
-  uint8_t ecn;
   // One of `CC_TIMER_*`.
   uint8_t timer;
   // One of `CC_REQUEST_*`.
   uint8_t request;
-  // The probe's number (`CC_REQUEST_PROBE`).
-  uint8_t probe_id;
-  // When to fire the timer (`CC_TIMER_ARM`), ns.
-  uint64_t timer_at_ns;
-  // The window to feed back, 1/16 byte (`CC_REQUEST_FEEDBACK`).
-  uint32_t feedback_window_q4;
-  // The first byte to send again (`CC_REQUEST_GO_BACK_N`).
-  uint32_t go_back_seq;
-  // The hop to reply with (`CC_REQUEST_PROBE_REPLY`).
-  uint8_t hop_index;
   // Zero.
-  uint8_t reserved[7];
+  uint8_t reserved;
+  // One of `CC_ECN_*`. (Last of the four bytes: the fields after it
+  // are zero in most decisions, and a run of zeros that starts on a
+  // word is written a word at a time.)
+  uint8_t ecn;
+  // When to fire the timer (`CC_TIMER_ARM`), ns; 0 otherwise.
+  uint64_t timer_at_ns;
+  // The request's argument, as each `CC_REQUEST_*` says: the probe's
+  // number, the window to feed back, the hop to reply with or the
+  // first byte to send again; 0 for the others.
+  uint32_t request_arg;
+  // Zero.
+  uint32_t reserved2;
 } cc_decision;
 
 // Refusals counted by the engine, by reason.

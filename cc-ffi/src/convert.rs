@@ -10,6 +10,7 @@ use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Seq};
 use cc_core::wire::Hops;
 
 use crate::cc_status;
+use crate::table::Answer;
 
 /// One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).
 #[repr(C)]
@@ -108,15 +109,17 @@ pub const CC_TIMER_CANCEL: u8 = 2;
 
 /// `cc_decision::request`: nothing to send.
 pub const CC_REQUEST_NONE: u8 = 0;
-/// Send a probe (HPCC++) or RTT request (LDCP) numbered `probe_id`.
+/// Send a probe (HPCC++) or RTT request (LDCP) numbered `request_arg`
+/// (0 ..= 255).
 pub const CC_REQUEST_PROBE: u8 = 1;
-/// Send window feedback `feedback_window_q4` to the sender (Rx-HPCC).
+/// Send window feedback `request_arg` (1/16 byte) to the sender (Rx-HPCC).
 pub const CC_REQUEST_FEEDBACK: u8 = 2;
-/// Reply to the probe with the hop at `hop_index` only.
+/// Reply to the probe with the hop at index `request_arg` only
+/// (0 .. `CC_MAX_HOPS`).
 pub const CC_REQUEST_PROBE_REPLY: u8 = 3;
 /// Send one packet now although the window is below one packet (LDCP).
 pub const CC_REQUEST_RELEASE_ONE: u8 = 4;
-/// Retransmit from sequence number `go_back_seq` (go-back-N).
+/// Retransmit from sequence number `request_arg` (go-back-N).
 pub const CC_REQUEST_GO_BACK_N: u8 = 5;
 
 /// What the flow may do now: its window, its pace, the ECN codepoint of
@@ -132,67 +135,59 @@ pub struct cc_decision {
     pub pacing_bytes_q4: u32,
     /// See `pacing_bytes_q4`, ns (100 ..= 1 048 576).
     pub pacing_per_ns: u32,
-    /// One of `CC_ECN_*`.
-    pub ecn: u8,
     /// One of `CC_TIMER_*`.
     pub timer: u8,
     /// One of `CC_REQUEST_*`.
     pub request: u8,
-    /// The probe's number (`CC_REQUEST_PROBE`).
-    pub probe_id: u8,
-    /// When to fire the timer (`CC_TIMER_ARM`), ns.
-    pub timer_at_ns: u64,
-    /// The window to feed back, 1/16 byte (`CC_REQUEST_FEEDBACK`).
-    pub feedback_window_q4: u32,
-    /// The first byte to send again (`CC_REQUEST_GO_BACK_N`).
-    pub go_back_seq: u32,
-    /// The hop to reply with (`CC_REQUEST_PROBE_REPLY`).
-    pub hop_index: u8,
     /// Zero.
-    pub reserved: [u8; 7],
+    pub reserved: u8,
+    /// One of `CC_ECN_*`. (Last of the four bytes: the fields after it
+    /// are zero in most decisions, and a run of zeros that starts on a
+    /// word is written a word at a time.)
+    pub ecn: u8,
+    /// When to fire the timer (`CC_TIMER_ARM`), ns; 0 otherwise.
+    pub timer_at_ns: u64,
+    /// The request's argument, as each `CC_REQUEST_*` says: the probe's
+    /// number, the window to feed back, the hop to reply with or the
+    /// first byte to send again; 0 for the others.
+    pub request_arg: u32,
+    /// Zero.
+    pub reserved2: u32,
 }
 
 impl From<&Decision> for cc_decision {
+    /// Every field written once (the decision is written to the caller's
+    /// struct on every event).
+    #[inline(always)]
     fn from(d: &Decision) -> Self {
-        let mut c = cc_decision {
+        let (timer, timer_at_ns) = match d.timer {
+            TimerRequest::Keep => (CC_TIMER_KEEP, 0),
+            TimerRequest::Arm(at) => (CC_TIMER_ARM, at.as_nanos()),
+            TimerRequest::Cancel => (CC_TIMER_CANCEL, 0),
+        };
+        let (request, request_arg) = match d.request {
+            Request::None => (CC_REQUEST_NONE, 0),
+            Request::Probe { id } => (CC_REQUEST_PROBE, id.0.into()),
+            Request::Feedback { window } => (CC_REQUEST_FEEDBACK, window.to_bits()),
+            Request::ProbeReply { hop_index } => (CC_REQUEST_PROBE_REPLY, hop_index.into()),
+            Request::ReleaseOne => (CC_REQUEST_RELEASE_ONE, 0),
+            Request::GoBackN { from } => (CC_REQUEST_GO_BACK_N, from.0),
+        };
+        cc_decision {
             window_q4: d.window.to_bits(),
             pacing_bytes_q4: d.pacing.bytes.to_bits(),
             pacing_per_ns: d.pacing.per.as_nanos(),
+            timer,
+            request,
+            reserved: 0,
             ecn: match d.ecn {
                 Ecn::NotEct => CC_ECN_NOT_ECT,
                 Ecn::Ect => CC_ECN_ECT,
             },
-            ..cc_decision::default()
-        };
-        match d.timer {
-            TimerRequest::Keep => c.timer = CC_TIMER_KEEP,
-            TimerRequest::Arm(at) => {
-                c.timer = CC_TIMER_ARM;
-                c.timer_at_ns = at.as_nanos();
-            }
-            TimerRequest::Cancel => c.timer = CC_TIMER_CANCEL,
+            timer_at_ns,
+            request_arg,
+            reserved2: 0,
         }
-        match d.request {
-            Request::None => c.request = CC_REQUEST_NONE,
-            Request::Probe { id } => {
-                c.request = CC_REQUEST_PROBE;
-                c.probe_id = id.0;
-            }
-            Request::Feedback { window } => {
-                c.request = CC_REQUEST_FEEDBACK;
-                c.feedback_window_q4 = window.to_bits();
-            }
-            Request::ProbeReply { hop_index } => {
-                c.request = CC_REQUEST_PROBE_REPLY;
-                c.hop_index = hop_index;
-            }
-            Request::ReleaseOne => c.request = CC_REQUEST_RELEASE_ONE,
-            Request::GoBackN { from } => {
-                c.request = CC_REQUEST_GO_BACK_N;
-                c.go_back_seq = from.0;
-            }
-        }
-        c
     }
 }
 
@@ -223,17 +218,17 @@ impl cc_decision {
             request: match self.request {
                 CC_REQUEST_NONE => Request::None,
                 CC_REQUEST_PROBE => Request::Probe {
-                    id: ProbeId(self.probe_id),
+                    id: ProbeId(u8::try_from(self.request_arg).map_err(|_| cc_status::InvalidParams)?),
                 },
                 CC_REQUEST_FEEDBACK => Request::Feedback {
-                    window: Window::from_bits(self.feedback_window_q4),
+                    window: Window::from_bits(self.request_arg),
                 },
                 CC_REQUEST_PROBE_REPLY => Request::ProbeReply {
-                    hop_index: self.hop_index,
+                    hop_index: u8::try_from(self.request_arg).map_err(|_| cc_status::InvalidParams)?,
                 },
                 CC_REQUEST_RELEASE_ONE => Request::ReleaseOne,
                 CC_REQUEST_GO_BACK_N => Request::GoBackN {
-                    from: Seq(self.go_back_seq),
+                    from: Seq(self.request_arg),
                 },
                 _ => return Err(cc_status::BadEnum),
             },
@@ -280,35 +275,53 @@ pub(crate) fn hop(c: &cc_hop) -> Result<HopSample, cc_status> {
     })
 }
 
-/// The hops at `hops`, `n` of them, into `out`.
+/// `f` of the hops at `hops`, `n` of them (none if `n` is 0), each
+/// checked and copied. A function of its own, which an event without
+/// telemetry does not call: the copy's buffer and the call do not weigh
+/// on the event's own code.
 ///
 /// # Safety
 /// `hops` points to `n` readable `cc_hop`s, or `n` is 0.
-pub(crate) unsafe fn hops(hops: *const cc_hop, n: u32, out: &mut Hops) -> Result<(), cc_status> {
-    if n == 0 {
-        return Ok(());
+#[inline(never)]
+pub(crate) unsafe fn with_hops(
+    hops: *const cc_hop,
+    n: u32,
+    to: Answer<'_>,
+    f: impl FnOnce(&[HopSample], Answer<'_>) -> cc_status,
+) -> cc_status {
+    let mut buf = Hops::new();
+    // SAFETY: the caller's promise.
+    match unsafe { copy_hops(hops, n, &mut buf) } {
+        Ok(()) => f(&buf, to),
+        Err(s) => to.refuse(s),
     }
+}
+
+/// The hops at `hops`, `n` of them, checked and copied into `buf`.
+///
+/// # Safety
+/// As `with_hops`.
+#[inline(always)]
+unsafe fn copy_hops(hops: *const cc_hop, n: u32, buf: &mut Hops) -> Result<(), cc_status> {
     if n > crate::CC_MAX_HOPS {
         return Err(cc_status::TooManyHops);
     }
-    if hops.is_null() {
+    if hops.is_null() && n > 0 {
         return Err(cc_status::NullPointer);
     }
-    // SAFETY: the caller's promise; n ≤ CC_MAX_HOPS.
-    let c = unsafe { core::slice::from_raw_parts(hops, n as usize) };
-    for h in c {
-        out.push(hop(h)?).map_err(|_| cc_status::TooManyHops)?;
+    if n > 0 {
+        // SAFETY: the caller's promise; n ≤ CC_MAX_HOPS.
+        let c = unsafe { core::slice::from_raw_parts(hops, n as usize) };
+        for h in c {
+            buf.push(hop(h)?).map_err(|_| cc_status::TooManyHops)?;
+        }
     }
     Ok(())
 }
 
-/// The engine's ACK of a C ACK, its hops copied into `buf`.
-///
-/// # Safety
-/// As `hops` for `a.hops` and `a.n_hops`.
-pub(crate) unsafe fn ack<'a>(a: &cc_ack, buf: &'a mut Hops) -> Result<Ack<'a>, cc_status> {
-    // SAFETY: the caller's promise.
-    unsafe { hops(a.hops, a.n_hops, buf)? };
+/// The engine's ACK of a C ACK, with `telemetry` its hops.
+#[inline(always)]
+pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>, cc_status> {
     Ok(Ack {
         cum_ack: Seq(a.cum_ack),
         snd_nxt: Seq(a.snd_nxt),
@@ -317,7 +330,7 @@ pub(crate) unsafe fn ack<'a>(a: &cc_ack, buf: &'a mut Hops) -> Result<Ack<'a>, c
             1 => EcnEcho::Marked,
             _ => return Err(cc_status::BadEnum),
         },
-        telemetry: buf,
+        telemetry,
         rtt_ns: match a.has_rtt {
             0 => None,
             1 => Some(a.rtt_ns),

@@ -3,16 +3,59 @@
 //! handle and the time (ns), and writes the flow's decision to `*out`.
 //! An event that does not apply to the flow's algorithm is refused with
 //! `CC_STATUS_NOT_APPLICABLE` and changes nothing.
+//!
+//! Each event is a small struct of what the C function was given, and
+//! its `Event::run` turns it into the controller's hook; `table::apply`
+//! finds the flow and runs it on the flow's own algorithm.
 
-use cc_core::controller::{AnyConfig, Controller};
-use cc_core::event::{Decision, Error, MessageEnd, ProbeId};
+use cc_core::controller::Controller;
+use cc_core::event::{MessageEnd, ProbeId};
 use cc_core::telemetry::HopSample;
 use cc_core::units::{Instant, Seq, Window};
-use cc_core::wire::Hops;
 
 use crate::cc_status;
 use crate::convert::{self, cc_ack, cc_decision, cc_hop};
-use crate::table::{apply, cc_engine, Flow};
+use crate::table::{apply, cc_engine, Answer, Event};
+
+/// An event's hook and its arguments, as a struct whose `run` calls the
+/// hook: `event!(Name { field: Type, … }, |c, cfg, now, to| body)`,
+/// where `body` uses the fields by name and answers through `to`.
+macro_rules! event {
+    ($name:ident { $($f:ident: $t:ty),* }, |$c:ident, $cfg:ident, $now:ident, $to:ident| $body:expr) => {
+        #[derive(Clone, Copy)]
+        struct $name {
+            now_ns: u64,
+            $($f: $t),*
+        }
+
+        impl Event for $name {
+            #[inline(always)]
+            unsafe fn run<C: Controller>(self, $c: &mut C, $cfg: &C::Config, $to: Answer<'_>) -> cc_status {
+                let $name { now_ns, $($f),* } = self;
+                let $now = Instant::from_nanos(now_ns);
+                $body
+            }
+        }
+    };
+}
+
+event!(AckEvent { ack: *const cc_ack }, |c, cfg, now, to| {
+    // SAFETY: `ack` is valid (the caller's promise).
+    let a = unsafe { &*ack };
+    if a.n_hops == 0 {
+        return match convert::ack(a, &[]) {
+            Ok(ack) => to.give(c.ack(cfg, now, &ack)),
+            Err(s) => to.refuse(s),
+        };
+    }
+    // SAFETY: its hops are `n_hops` hops (the caller's promise).
+    unsafe {
+        convert::with_hops(a.hops, a.n_hops, to, |t, to| match convert::ack(a, t) {
+            Ok(ack) => to.give(c.ack(cfg, now, &ack)),
+            Err(s) => to.refuse(s),
+        })
+    }
+});
 
 /// An ACK for the flow's data (HPCC++ NewAck with the echoed telemetry;
 /// LDCP PAWA; DCTCP).
@@ -31,15 +74,18 @@ pub unsafe extern "C" fn cc_on_ack(
     if ack.is_null() {
         return cc_status::NullPointer;
     }
-    let mut buf = Hops::new();
     // SAFETY: the caller's promise.
-    let a = match unsafe { convert::ack(&*ack, &mut buf) } {
-        Ok(a) => a,
-        Err(s) => return s,
-    };
-    // SAFETY: the caller's promise.
-    unsafe { apply(e, handle, out, |c, cfg| c.ack(cfg, Instant::from_nanos(now_ns), &a)) }
+    unsafe { apply(e, handle, out, AckEvent { now_ns, ack }) }
 }
+
+event!(
+    SentEvent {
+        seq: u32,
+        len: u32,
+        end: MessageEnd
+    },
+    |c, cfg, now, to| to.give(c.sent(cfg, now, Seq(seq), len, end))
+);
 
 /// The scheduler is sending `[seq, seq + len)`; `last` is 1 if it is the
 /// last packet of its message (LDCP's fast start marks by it).
@@ -62,12 +108,12 @@ pub unsafe extern "C" fn cc_on_sent(
         _ => return cc_status::BadEnum,
     };
     // SAFETY: the caller's promise.
-    unsafe {
-        apply(e, handle, out, |c, cfg| {
-            c.sent(cfg, Instant::from_nanos(now_ns), Seq(seq), len, end)
-        })
-    }
+    unsafe { apply(e, handle, out, SentEvent { now_ns, seq, len, end }) }
 }
+
+event!(LossEvent { first_lost: u32 }, |c, cfg, now, to| {
+    to.give(c.loss(cfg, now, Seq(first_lost)))
+});
 
 /// A loss from `first_lost` (a NACK or a timeout).
 ///
@@ -82,12 +128,10 @@ pub unsafe extern "C" fn cc_on_loss(
     out: *mut cc_decision,
 ) -> cc_status {
     // SAFETY: the caller's promise.
-    unsafe {
-        apply(e, handle, out, |c, cfg| {
-            c.loss(cfg, Instant::from_nanos(now_ns), Seq(first_lost))
-        })
-    }
+    unsafe { apply(e, handle, out, LossEvent { now_ns, first_lost }) }
 }
+
+event!(CnpEvent {}, |c, cfg, now, to| to.give(c.cnp(cfg, now)));
 
 /// A congestion notification packet (DCQCN, LDCP's rate variant).
 ///
@@ -96,8 +140,12 @@ pub unsafe extern "C" fn cc_on_loss(
 #[no_mangle]
 pub unsafe extern "C" fn cc_on_cnp(e: *mut cc_engine, handle: u32, now_ns: u64, out: *mut cc_decision) -> cc_status {
     // SAFETY: the caller's promise.
-    unsafe { apply(e, handle, out, |c, cfg| c.cnp(cfg, Instant::from_nanos(now_ns))) }
+    unsafe { apply(e, handle, out, CnpEvent { now_ns }) }
 }
+
+event!(RttResponseEvent { probe: ProbeId, rtt: Option<u32> }, |c, cfg, now, to| {
+    to.give(c.rtt_response(cfg, now, probe, rtt))
+});
 
 /// The response to RTT request `probe_id` (LDCP's rate variant); `has_rtt`
 /// is 1 if `rtt_ns` is the RTT it measured.
@@ -119,13 +167,19 @@ pub unsafe extern "C" fn cc_on_rtt_response(
         1 => Some(rtt_ns),
         _ => return cc_status::BadEnum,
     };
+    let probe = ProbeId(probe_id);
     // SAFETY: the caller's promise.
-    unsafe {
-        apply(e, handle, out, |c, cfg| {
-            c.rtt_response(cfg, Instant::from_nanos(now_ns), ProbeId(probe_id), rtt)
-        })
-    }
+    unsafe { apply(e, handle, out, RttResponseEvent { now_ns, probe, rtt }) }
 }
+
+event!(
+    ProbeResponseEvent {
+        probe: ProbeId,
+        hop_index: u8,
+        hop: HopSample
+    },
+    |c, cfg, now, to| to.give(c.probe_response(cfg, now, probe, hop_index, &hop))
+);
 
 /// The reply to HPCC++ probe `probe_id`: the hop at `hop_index` of the
 /// path, which the responder chose.
@@ -146,40 +200,31 @@ pub unsafe extern "C" fn cc_on_probe_response(
         return cc_status::NullPointer;
     }
     // SAFETY: hop is valid.
-    let h = match convert::hop(unsafe { &*hop }) {
+    let hop = match convert::hop(unsafe { &*hop }) {
         Ok(h) => h,
         Err(s) => return s,
     };
+    let probe = ProbeId(probe_id);
     // SAFETY: the caller's promise.
     unsafe {
-        apply(e, handle, out, |c, cfg| {
-            c.probe_response(cfg, Instant::from_nanos(now_ns), ProbeId(probe_id), hop_index, &h)
-        })
+        apply(
+            e,
+            handle,
+            out,
+            ProbeResponseEvent {
+                now_ns,
+                probe,
+                hop_index,
+                hop,
+            },
+        )
     }
 }
 
-/// An event that carries a stack of hops: the hops checked and copied,
-/// then `hook` with them.
-///
-/// # Safety
-/// As `cc_on_rx_telemetry`.
-#[inline(always)]
-unsafe fn with_hops(
-    e: *mut cc_engine,
-    handle: u32,
-    hops: *const cc_hop,
-    n_hops: u32,
-    out: *mut cc_decision,
-    hook: impl FnOnce(&mut Flow, &AnyConfig, &[HopSample]) -> Result<Decision, Error>,
-) -> cc_status {
-    let mut buf = Hops::new();
-    // SAFETY: the caller's promise.
-    if let Err(s) = unsafe { convert::hops(hops, n_hops, &mut buf) } {
-        return s;
-    }
-    // SAFETY: the caller's promise.
-    unsafe { apply(e, handle, out, |c, cfg| hook(c, cfg, &buf)) }
-}
+event!(RxTelemetryEvent { hops: *const cc_hop, n_hops: u32 }, |c, cfg, now, to| {
+    // SAFETY: `hops` points to `n_hops` hops (the caller's promise).
+    unsafe { convert::with_hops(hops, n_hops, to, |t, to| to.give(c.rx_telemetry(cfg, now, t))) }
+});
 
 /// Telemetry on a data packet at the receiver (Rx-HPCC NewINT).
 ///
@@ -196,12 +241,13 @@ pub unsafe extern "C" fn cc_on_rx_telemetry(
     out: *mut cc_decision,
 ) -> cc_status {
     // SAFETY: the caller's promise.
-    unsafe {
-        with_hops(e, handle, hops, n_hops, out, |c, cfg, t| {
-            c.rx_telemetry(cfg, Instant::from_nanos(now_ns), t)
-        })
-    }
+    unsafe { apply(e, handle, out, RxTelemetryEvent { now_ns, hops, n_hops }) }
 }
+
+event!(ProbeRequestEvent { hops: *const cc_hop, n_hops: u32 }, |c, cfg, now, to| {
+    // SAFETY: `hops` points to `n_hops` hops (the caller's promise).
+    unsafe { convert::with_hops(hops, n_hops, to, |t, to| to.give(c.probe_request(cfg, now, t))) }
+});
 
 /// A probe arrived at the receiver with the path's telemetry; the
 /// decision's request says which hop to reply with.
@@ -218,12 +264,12 @@ pub unsafe extern "C" fn cc_on_probe_request(
     out: *mut cc_decision,
 ) -> cc_status {
     // SAFETY: the caller's promise.
-    unsafe {
-        with_hops(e, handle, hops, n_hops, out, |c, cfg, t| {
-            c.probe_request(cfg, Instant::from_nanos(now_ns), t)
-        })
-    }
+    unsafe { apply(e, handle, out, ProbeRequestEvent { now_ns, hops, n_hops }) }
 }
+
+event!(FeedbackEvent { window_q4: u32 }, |c, cfg, now, to| {
+    to.give(c.feedback(cfg, now, Window::from_bits(window_q4)))
+});
 
 /// Window feedback from the receiver (Rx-HPCC), in 1/16 byte.
 ///
@@ -238,12 +284,11 @@ pub unsafe extern "C" fn cc_on_feedback(
     out: *mut cc_decision,
 ) -> cc_status {
     // SAFETY: the caller's promise.
-    unsafe {
-        apply(e, handle, out, |c, cfg| {
-            c.feedback(cfg, Instant::from_nanos(now_ns), Window::from_bits(window_q4))
-        })
-    }
+    unsafe { apply(e, handle, out, FeedbackEvent { now_ns, window_q4 }) }
 }
+
+event!(FlowCountEvent { flows: u16 }, |c, cfg, now, to| to
+    .give(c.flow_count(cfg, now, flows)));
 
 /// The number of flows sharing the bottleneck (HPCC++ W_ai = W_init·(1 −
 /// eta)/N), 1 ..= 65 535.
@@ -259,12 +304,10 @@ pub unsafe extern "C" fn cc_on_flow_count(
     out: *mut cc_decision,
 ) -> cc_status {
     // SAFETY: the caller's promise.
-    unsafe {
-        apply(e, handle, out, |c, cfg| {
-            c.flow_count(cfg, Instant::from_nanos(now_ns), flows)
-        })
-    }
+    unsafe { apply(e, handle, out, FlowCountEvent { now_ns, flows }) }
 }
+
+event!(TimerEvent {}, |c, cfg, now, to| to.give(c.timer(cfg, now)));
 
 /// The flow's timer fired (the one a decision armed).
 ///
@@ -273,5 +316,5 @@ pub unsafe extern "C" fn cc_on_flow_count(
 #[no_mangle]
 pub unsafe extern "C" fn cc_on_timer(e: *mut cc_engine, handle: u32, now_ns: u64, out: *mut cc_decision) -> cc_status {
     // SAFETY: the caller's promise.
-    unsafe { apply(e, handle, out, |c, cfg| c.timer(cfg, Instant::from_nanos(now_ns))) }
+    unsafe { apply(e, handle, out, TimerEvent { now_ns }) }
 }

@@ -246,33 +246,20 @@ fn handle(index: u32, generation: u16) -> u32 {
     (generation as u32) << 16 | index
 }
 
-impl cc_engine {
-    fn count(&mut self, r: &Result<Decision, Error>) {
-        let s = &mut self.stats;
-        let n = match r {
-            Ok(_) => return,
-            Err(Error::UnknownFlow) => &mut s.unknown_flow,
-            Err(Error::TableFull) => &mut s.table_full,
-            Err(Error::FlowExists | Error::InvalidParams) => &mut s.bad_start,
-            Err(Error::TooManyHops | Error::BadCounterWidths | Error::StaleTelemetry) => &mut s.bad_telemetry,
-            Err(Error::NotApplicable) => &mut s.not_applicable,
+impl cc_stats {
+    /// Counts refusal `s` under its reason and answers it.
+    #[cold]
+    fn count(&mut self, s: cc_status) -> cc_status {
+        let n = match s {
+            cc_status::UnknownFlow => &mut self.unknown_flow,
+            cc_status::TableFull => &mut self.table_full,
+            cc_status::FlowExists | cc_status::InvalidParams => &mut self.bad_start,
+            cc_status::TooManyHops | cc_status::BadCounterWidths | cc_status::StaleTelemetry => &mut self.bad_telemetry,
+            cc_status::NotApplicable => &mut self.not_applicable,
+            _ => return s,
         };
         *n = n.saturating_add(1);
-    }
-}
-
-/// Writes `r` to `out`: the decision, or the refusal as a status.
-///
-/// # Safety
-/// `out` is a valid pointer.
-unsafe fn answer(r: Result<Decision, Error>, out: *mut cc_decision) -> cc_status {
-    match r {
-        Ok(d) => {
-            // SAFETY: the caller's promise.
-            unsafe { out.write(cc_decision::from(&d)) };
-            cc_status::Ok
-        }
-        Err(e) => e.into(),
+        s
     }
 }
 
@@ -300,7 +287,8 @@ pub unsafe extern "C" fn cc_flow_start(
     let p = match convert::flow_params(unsafe { &*params }) {
         Ok(p) => p,
         Err(s) => {
-            h.count(&Err(Error::InvalidParams));
+            // Any refused parameter is a bad start, a bad enumeration too.
+            h.stats.count(cc_status::InvalidParams);
             return s;
         }
     };
@@ -309,8 +297,7 @@ pub unsafe extern "C" fn cc_flow_start(
     } else if h.fresh < h.capacity {
         h.fresh
     } else {
-        h.count(&Err(Error::TableFull));
-        return cc_status::TableFull;
+        return h.stats.count(cc_status::TableFull);
     };
     let Some(slot) = slots.get_mut(index as usize) else {
         return cc_status::BadMemory;
@@ -319,8 +306,7 @@ pub unsafe extern "C" fn cc_flow_start(
     let (state, d) = match started {
         Ok(s) => s,
         Err(err) => {
-            h.count(&Err(err));
-            return err.into();
+            return h.stats.count(err.into());
         }
     };
     if index == h.free {
@@ -367,24 +353,68 @@ pub unsafe extern "C" fn cc_flow_end(e: *mut cc_engine, handle: u32, out: *mut c
         },
         _ => Err(Error::UnknownFlow),
     };
-    h.count(&r);
-    // SAFETY: out is valid.
-    unsafe { answer(r, out) }
+    match r {
+        Ok(d) => {
+            // SAFETY: out is valid.
+            unsafe { out.write(cc_decision::from(&d)) };
+            cc_status::Ok
+        }
+        Err(err) => h.stats.count(err.into()),
+    }
+}
+
+/// One event kind, run on whichever controller a flow has: what the
+/// C function was given, turned into the controller's hook by `run`.
+pub(crate) trait Event {
+    /// The event on `c` with its algorithm's part of the configuration,
+    /// answered through `to`: the hook's result, or a refusal of the
+    /// event's own fields (a bad enumeration, too many hops).
+    ///
+    /// # Safety
+    /// The pointers the C function was given are valid (its promise).
+    unsafe fn run<C: Controller>(self, c: &mut C, cfg: &C::Config, to: Answer<'_>) -> cc_status;
+}
+
+/// Where an event's answer goes: the decision to the caller's struct, a
+/// refusal to the engine's counters.
+pub(crate) struct Answer<'a> {
+    stats: &'a mut cc_stats,
+    out: *mut cc_decision,
+}
+
+impl Answer<'_> {
+    /// The hook's result: the decision written, or the refusal counted.
+    #[inline(always)]
+    pub(crate) fn give(self, r: Result<Decision, Error>) -> cc_status {
+        match r {
+            Ok(d) => {
+                // SAFETY: `out` is valid (`apply`'s promise).
+                unsafe { self.out.write(cc_decision::from(&d)) };
+                cc_status::Ok
+            }
+            Err(e) => self.stats.count(e.into()),
+        }
+    }
+
+    /// The event refused before its hook ran.
+    #[cold]
+    pub(crate) fn refuse(self, s: cc_status) -> cc_status {
+        self.stats.count(s)
+    }
 }
 
 /// The one path of every per-flow event: the slot by index, its
-/// generation checked, the controller's hook, the refusal counted, the
-/// decision written.
+/// generation checked, then the flow's own algorithm's `on`, which runs
+/// the event, counts a refusal and writes the decision. The dispatch on
+/// the algorithm is a jump to a function made for that algorithm and
+/// event, so an event pays for its own algorithm's code only (DESIGN
+/// §8: an LDCP ACK does not carry the frame HPCC++'s hop loop needs).
 ///
 /// # Safety
-/// `e` was made by `cc_engine_init`; `out` is a valid pointer.
+/// `e` was made by `cc_engine_init`; `out` is a valid pointer; `ev`'s
+/// pointers are valid.
 #[inline(always)]
-pub(crate) unsafe fn apply(
-    e: *mut cc_engine,
-    handle: u32,
-    out: *mut cc_decision,
-    hook: impl FnOnce(&mut Flow, &AnyConfig) -> Result<Decision, Error>,
-) -> cc_status {
+pub(crate) unsafe fn apply(e: *mut cc_engine, handle: u32, out: *mut cc_decision, ev: impl Event) -> cc_status {
     if out.is_null() {
         return cc_status::NullPointer;
     }
@@ -392,15 +422,44 @@ pub(crate) unsafe fn apply(
     let Some((h, slots)) = (unsafe { parts(e) }) else {
         return cc_status::BadMemory;
     };
-    let r = match slots.get_mut((handle & 0xffff) as usize) {
-        Some(Slot {
-            generation,
-            state: Some(state),
-            ..
-        }) if *generation == (handle >> 16) as u16 => hook(state, &h.cfg),
-        _ => Err(Error::UnknownFlow),
+    let (cfg, stats) = (&h.cfg, &mut h.stats);
+    let Some(Slot {
+        generation,
+        state: Some(flow),
+        ..
+    }) = slots.get_mut((handle & 0xffff) as usize)
+    else {
+        return stats.count(cc_status::UnknownFlow);
     };
-    h.count(&r);
-    // SAFETY: out is valid.
-    unsafe { answer(r, out) }
+    if *generation != (handle >> 16) as u16 {
+        return stats.count(cc_status::UnknownFlow);
+    }
+    // SAFETY: as this function's.
+    unsafe {
+        match flow {
+            AnyController::Hpcc(c) => on(c, &cfg.hpcc, stats, out, ev),
+            AnyController::HpccReceiver(c) => on(c, &cfg.hpcc, stats, out, ev),
+            AnyController::Ldcp(c) => on(c, &cfg.ldcp, stats, out, ev),
+            AnyController::LdcpRate(c) => on(c, &cfg.ldcp, stats, out, ev),
+            AnyController::Dctcp(c) => on(c, &cfg.dctcp, stats, out, ev),
+            AnyController::Dcqcn(c) => on(c, &cfg.dcqcn, stats, out, ev),
+        }
+    }
+}
+
+/// `ev` on one algorithm's controller: the refusal counted, or the
+/// decision written to `out`.
+///
+/// # Safety
+/// As `apply`.
+#[inline(never)]
+unsafe fn on<C: Controller>(
+    c: &mut C,
+    cfg: &C::Config,
+    stats: &mut cc_stats,
+    out: *mut cc_decision,
+    ev: impl Event,
+) -> cc_status {
+    // SAFETY: as this function's.
+    unsafe { ev.run(c, cfg, Answer { stats, out }) }
 }

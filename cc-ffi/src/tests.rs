@@ -213,6 +213,12 @@ fn bad_enumerations_and_pointers_are_refused() {
     );
     assert_eq!(unsafe { cc_on_sent(e, h, 1, 0, 1000, 2, &mut d) }, cc_status::BadEnum);
     assert_eq!(unsafe { cc_on_timer(e, h, 1, ptr::null_mut()) }, cc_status::NullPointer);
+    // No refusal wrote the decision; the telemetry refusals are counted,
+    // the C caller's own mistakes (NULL, a bad enumeration) are not.
+    assert_eq!(d, cc_decision::default());
+    let mut s = cc_stats::default();
+    assert_eq!(unsafe { cc_engine_stats(e, &mut s) }, cc_status::Ok);
+    assert_eq!((s.bad_telemetry, s.unknown_flow, s.bad_start), (2, 0, 1));
     assert_eq!(
         unsafe { cc_on_ack(e, h, 1, &ack(0, 0, ptr::null()), &mut d) },
         cc_status::Ok
@@ -249,6 +255,55 @@ fn decisions_keep_every_field_through_c() {
             assert_eq!(cc_decision::from(&d).to_decision(), Ok(d));
         }
     }
+}
+
+#[test]
+fn a_decision_is_laid_out_as_the_header_says() {
+    use cc_core::event::{Decision, Ecn, Pacing, Request, TimerRequest};
+    use cc_core::units::{BaseRtt, Window};
+    use core::mem::{align_of, offset_of, size_of};
+    // cc_engine.h: three words, four bytes (timer, request, reserved,
+    // ecn), the timer's u64, the request's argument, a reserved word.
+    let offsets = [
+        offset_of!(cc_decision, window_q4),
+        offset_of!(cc_decision, pacing_bytes_q4),
+        offset_of!(cc_decision, pacing_per_ns),
+        offset_of!(cc_decision, timer),
+        offset_of!(cc_decision, request),
+        offset_of!(cc_decision, reserved),
+        offset_of!(cc_decision, ecn),
+        offset_of!(cc_decision, timer_at_ns),
+        offset_of!(cc_decision, request_arg),
+        offset_of!(cc_decision, reserved2),
+    ];
+    assert_eq!(offsets, [0, 4, 8, 12, 13, 14, 15, 16, 24, 28]);
+    assert_eq!((size_of::<cc_decision>(), align_of::<cc_decision>()), (32, 8));
+    // Each request's argument in the one field; the others zero.
+    let d = Decision {
+        window: Window::from_bits(1),
+        pacing: Pacing {
+            bytes: Window::from_bits(2),
+            per: BaseRtt::from_nanos(3000).unwrap(),
+        },
+        ecn: Ecn::Ect,
+        timer: TimerRequest::Keep,
+        request: Request::Feedback {
+            window: Window::from_bits(77),
+        },
+    };
+    let c = cc_decision::from(&d);
+    assert_eq!(
+        (
+            c.request,
+            c.request_arg,
+            c.timer,
+            c.timer_at_ns,
+            c.ecn,
+            c.reserved,
+            c.reserved2
+        ),
+        (CC_REQUEST_FEEDBACK, 77, CC_TIMER_KEEP, 0, CC_ECN_ECT, 0, 0)
+    );
 }
 
 #[test]
