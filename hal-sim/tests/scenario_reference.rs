@@ -21,6 +21,10 @@ fn accepted(table: &str) -> Vec<String> {
             ),
             "workload.on_off" => format!("{text}[workload.on_off]\nburst_bytes = 1\nidle_ns = 1\nzz_unknown = 1\n"),
             "switch.pfc" => format!("{text}[switch.pfc]\nxoff_bytes = 1\nzz_unknown = 1\n"),
+            "nic.cc_processor" => format!("{text}[nic.cc_processor]\ncores = 1\nclock_ghz = 1\nzz_unknown = 1\n"),
+            "nic.cc_processor.costs" => format!(
+                "{text}[nic.cc_processor]\ncores = 1\nclock_ghz = 1\n[nic.cc_processor.costs]\nack = 1\nzz_unknown = 1\n"
+            ),
             t if text.contains(&format!("[{t}]")) => {
                 text.replace(&format!("[{t}]\n"), &format!("[{t}]\nzz_unknown = 1\n"))
             }
@@ -80,6 +84,8 @@ fn every_field_the_parser_accepts_is_on_the_page() {
         ("switch", "## `[switch]`"),
         ("switch.pfc", "### `[switch.pfc]`"),
         ("nic", "## `[nic]`"),
+        ("nic.cc_processor", "### `[nic.cc_processor]`"),
+        ("nic.cc_processor.costs", "#### `[nic.cc_processor.costs]`"),
         ("cc", "## `[cc]`"),
         ("workload", "## `[workload]`"),
         ("workload.flows", "## `[workload]`"),

@@ -88,6 +88,99 @@ pub struct Summary {
     pub flows: usize,
     /// Every counter.
     pub counters: Counters,
+    /// The NICs' congestion-control processors, if the scenario has them.
+    pub cc_processor: Option<ProcessorReport>,
+}
+
+/// What the NICs' congestion-control processors did
+/// (`model::nic::processor`), in total and per NIC.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProcessorReport {
+    /// Cores per NIC.
+    pub cores: u16,
+    /// Nanoseconds an instruction takes.
+    pub ns_per_instruction: f64,
+    /// The coalescing policy: `none`, `latest` or `thinning`.
+    pub coalescing: &'static str,
+    /// All NICs together.
+    pub total: ProcessorCounts,
+    /// Each NIC that was offered an event, by host index.
+    pub per_nic: Vec<(u32, ProcessorCounts)>,
+}
+
+/// One processor's (or all of them summed) counts.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ProcessorCounts {
+    /// Events handed over (thinned and coalesced ACKs included).
+    pub offered: u64,
+    /// Events a core ran.
+    pub served: u64,
+    /// ACKs folded into another ACK event.
+    pub coalesced: u64,
+    /// Events dropped on a full queue.
+    pub dropped: u64,
+    /// Events still waiting when the run ended (offered = served +
+    /// coalesced + dropped + these).
+    pub waiting_at_end: u64,
+    /// Busy time over the cores' time in the run (0 ..= 1).
+    pub utilization: f64,
+    /// How long events waited for a core, ns: median.
+    pub wait_p50_ns: u64,
+    /// 99th percentile.
+    pub wait_p99_ns: u64,
+    /// Longest.
+    pub wait_max_ns: u64,
+}
+
+/// The processors' report of `w`, if it has processors.
+fn processor_report(w: &World) -> Option<ProcessorReport> {
+    use crate::model::nic::processor::{Coalescing, Delays};
+    let params = w.nics.iter().find_map(|n| n.ccp.as_ref())?.params;
+    let run_ps = w.now.as_ps().max(1) as f64 * params.cores as f64;
+    let counts = |st: &crate::model::nic::processor::Stats, waiting: u64, busy: u64, cores_ps: f64| ProcessorCounts {
+        offered: st.offered,
+        served: st.served,
+        coalesced: st.coalesced,
+        dropped: st.dropped,
+        waiting_at_end: waiting,
+        utilization: busy as f64 / cores_ps,
+        wait_p50_ns: st.delays.quantile(0.5),
+        wait_p99_ns: st.delays.quantile(0.99),
+        wait_max_ns: st.delays.max_ns(),
+    };
+    let mut total = crate::model::nic::processor::Stats::default();
+    let mut all = Delays::default();
+    let mut per_nic = Vec::new();
+    let mut left = 0;
+    for n in &w.nics {
+        let Some(p) = n.ccp.as_ref() else { continue };
+        let st = &p.stats;
+        if st.offered == 0 {
+            continue;
+        }
+        let waiting = p.waiting() as u64;
+        per_nic.push((n.host, counts(st, waiting, st.busy_ps, run_ps)));
+        left += waiting;
+        total.offered += st.offered;
+        total.served += st.served;
+        total.coalesced += st.coalesced;
+        total.dropped += st.dropped;
+        total.busy_ps += st.busy_ps;
+        all.merge(&st.delays);
+    }
+    total.delays = all;
+    let nics = w.nics.len().max(1) as f64;
+    Some(ProcessorReport {
+        cores: params.cores,
+        ns_per_instruction: params.ps_per_instruction / 1000.0,
+        coalescing: match params.coalescing {
+            Coalescing::None => "none",
+            Coalescing::Latest => "latest",
+            Coalescing::Thinning { .. } => "thinning",
+        },
+        total: counts(&total, left, total.busy_ps, run_ps * nics),
+        per_nic,
+    })
 }
 
 /// Per-flow results. The ideal FCT is the path's own base RTT (whatever T
@@ -252,6 +345,7 @@ pub fn summary(w: &World, name: &str, time: &crate::run::cpu::Stopwatch) -> Summ
         flows_finished: flows.iter().filter(|f| f.fct_ns.is_some()).count(),
         flows: flows.len(),
         counters: c,
+        cc_processor: processor_report(w),
     }
 }
 
@@ -420,6 +514,43 @@ pub fn table(s: &Summary) -> String {
         row(
             "probe replies / lost",
             format!("{} / {}", s.counters.probe_replies, s.counters.probes_lost),
+        );
+    }
+    if let Some(p) = &s.cc_processor {
+        let t = &p.total;
+        row(
+            "CC processor",
+            format!(
+                "{} cores a NIC at {:.3} ns an instruction, coalescing {}",
+                p.cores, p.ns_per_instruction, p.coalescing
+            ),
+        );
+        row(
+            "  events",
+            format!(
+                "{} offered, {} served, {} coalesced, {} dropped, {} left waiting",
+                t.offered, t.served, t.coalesced, t.dropped, t.waiting_at_end
+            ),
+        );
+        let busiest = p
+            .per_nic
+            .iter()
+            .max_by(|a, b| a.1.utilization.total_cmp(&b.1.utilization));
+        row(
+            "  utilization",
+            match busiest {
+                Some((host, b)) => format!(
+                    "mean {:.1} %, busiest NIC {:.1} % (host {host}: wait p99 {} ns)",
+                    t.utilization * 100.0,
+                    b.utilization * 100.0,
+                    b.wait_p99_ns
+                ),
+                None => format!("mean {:.1} %", t.utilization * 100.0),
+            },
+        );
+        row(
+            "  wait p50 / p99 / max",
+            format!("{} / {} / {} ns", t.wait_p50_ns, t.wait_p99_ns, t.wait_max_ns),
         );
     }
     row("events / data packets", format!("{} / {}", s.events, s.data_packets));

@@ -175,6 +175,14 @@ pub enum Ev {
         /// XOFF (true) or XON (false).
         on: bool,
     },
+    /// A core of a NIC's congestion-control processor finished its event
+    /// (`model::nic::processor`).
+    CcDone {
+        /// Host index.
+        host: u32,
+        /// The core.
+        core: u16,
+    },
     /// Periodic metrics sample.
     Sample,
 }

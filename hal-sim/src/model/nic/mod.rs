@@ -16,6 +16,7 @@
 //! never from which algorithm runs.
 
 pub mod flows;
+pub mod processor;
 pub mod profile;
 pub mod rx;
 pub mod scheduler;
@@ -26,6 +27,7 @@ use cc_core::engine::FlowHandle;
 use cc_core::prelude::*;
 use cc_core::wire::auth::Verifier;
 
+use self::processor::{Job, Offer, Processor, Work};
 pub use self::profile::{Gate, ProbeKind, Profile};
 use crate::model::flow::NOWHERE;
 use crate::model::net::Link;
@@ -80,6 +82,9 @@ pub struct Nic {
     pub wake_at: Option<Ps>,
     /// Integrity checks of notifications arriving here.
     pub verifier: Verifier,
+    /// The congestion-control processor the engine runs on, if the
+    /// scenario has one; without it every event is answered at once.
+    pub ccp: Option<Box<Processor>>,
 }
 
 impl Nic {
@@ -110,6 +115,7 @@ impl Nic {
             ctrl: VecDeque::new(),
             wake_at: None,
             verifier,
+            ccp: None,
         }
     }
 
@@ -289,7 +295,14 @@ impl Nic {
         };
         rec.tx_at = NOWHERE;
         rec.finish_ps = Some(cx.now);
-        self.engine(cx, flow, s.engine, EventKind::End);
+        if let Some(p) = self.ccp.as_mut() {
+            p.forget(flow);
+            if let Offer::Start(core) = p.offer(cx.now, flow, s.engine, Work::End) {
+                self.cc_serve(cx, core);
+            }
+        } else {
+            self.engine(cx, flow, s.engine, EventKind::End);
+        }
         self.active.retain(|&x| x != flow);
         cx.finished.push(flow);
     }
@@ -363,9 +376,100 @@ impl Nic {
         if f.cc_gen != gen {
             return;
         }
+        if self.ccp.is_some() {
+            self.cc_offer(cx, flow, Work::Timer { gen });
+            return self.try_send(cx);
+        }
         if let Some(d) = self.engine(cx, flow, f.engine, EventKind::Timer) {
             self.apply(cx, flow, &d);
         }
+        self.try_send(cx);
+    }
+
+    /// Hands `work` for `flow` to the congestion-control processor; a free
+    /// core takes it at once.
+    #[inline(never)]
+    pub(crate) fn cc_offer(&mut self, cx: &mut Ctx, flow: u32, work: Work) {
+        let at = self.sender(cx, flow).and_then(|f| f.engine);
+        let Some(p) = self.ccp.as_mut() else { return };
+        if let Offer::Start(core) = p.offer(cx.now, flow, at, work) {
+            self.cc_serve(cx, core);
+        }
+    }
+
+    /// `core` takes the oldest waiting event: the engine runs on it now,
+    /// and its decision waits for the core to finish (an event that costs
+    /// nothing is decided at once, as without a processor).
+    fn cc_serve(&mut self, cx: &mut Ctx, core: u16) {
+        loop {
+            let Some(p) = self.ccp.as_mut() else { return };
+            let Some((job, service)) = p.take(cx.now, core) else {
+                return;
+            };
+            let (flow, d) = (job.flow, self.cc_run(cx, &job));
+            if service == Ps::ZERO {
+                if let Some(d) = d {
+                    self.apply(cx, flow, &d);
+                }
+                continue;
+            }
+            if let Some(slot) = self.ccp.as_mut().and_then(|p| p.results.get_mut(core as usize)) {
+                *slot = Some((flow, d));
+            }
+            cx.q.push(cx.now + service, Ev::CcDone { host: self.host, core });
+            return;
+        }
+    }
+
+    /// The engine on a queued event (a timer only if it is still the
+    /// flow's current one).
+    fn cc_run(&mut self, cx: &mut Ctx, job: &Job) -> Option<Decision> {
+        let kind = match &job.work {
+            Work::Ack {
+                cum_ack,
+                snd_nxt,
+                ece,
+                rtt_ns,
+                hops,
+            } => EventKind::Ack(Ack {
+                cum_ack: Seq(*cum_ack as u32),
+                snd_nxt: Seq(*snd_nxt as u32),
+                ece: if *ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
+                telemetry: hops,
+                rtt_ns: *rtt_ns,
+            }),
+            Work::Loss { first_lost } => EventKind::Loss {
+                first_lost: Seq(*first_lost as u32),
+            },
+            Work::Cnp => EventKind::Cnp,
+            Work::RttResponse { probe, rtt_ns } => EventKind::RttResponse {
+                probe: *probe,
+                rtt_ns: *rtt_ns,
+            },
+            Work::ProbeResponse { probe, hop_index, hop } => EventKind::ProbeResponse {
+                probe: *probe,
+                hop_index: *hop_index,
+                hop: *hop,
+            },
+            Work::Feedback { window } => EventKind::Feedback { window: *window },
+            Work::Timer { gen } => match self.sender(cx, job.flow) {
+                Some(f) if f.cc_gen == *gen => EventKind::Timer,
+                _ => return None,
+            },
+            Work::End => EventKind::End,
+        };
+        self.engine(cx, job.flow, job.at, kind)
+    }
+
+    /// A core of the processor finished: its decision reaches the flow,
+    /// and it takes the next event.
+    #[inline(never)]
+    pub fn cc_done(&mut self, cx: &mut Ctx, core: u16) {
+        let done = self.ccp.as_mut().and_then(|p| p.results.get_mut(core as usize)?.take());
+        if let Some((flow, Some(d))) = done {
+            self.apply(cx, flow, &d);
+        }
+        self.cc_serve(cx, core);
         self.try_send(cx);
     }
 

@@ -13,6 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{Component, Rngs, RunCfg, Tap, World};
 use crate::model::flow::{FlowRecord, NOWHERE};
 use crate::model::net::{flow_hash, NodeKind};
+use crate::model::nic::processor::Processor;
 use crate::model::nic::{Nic, NicEngine, Profile};
 use crate::model::packet::Slab;
 use crate::model::switch::{Aqm, Switch};
@@ -87,11 +88,19 @@ impl World {
         let engine_cfg = crate::setup::scenario::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
         let key = FeedbackKey::from_bytes(s.seed.to_le_bytes().repeat(2).try_into().unwrap_or([0; 16]));
+        let processor = match &s.nic.cc_processor {
+            Some(p) => {
+                Some(crate::setup::scenario::processor_params(p, profile.sender, dir).map_err(|(f, m)| err(f, m))?)
+            }
+            None => None,
+        };
         let mut nics = Vec::new();
         for (host, &node) in net.hosts.iter().enumerate() {
             let engine = Box::new(NicEngine::new(engine_cfg).map_err(|e| err("cc", e.to_string()))?);
             let uplink = net.nodes[node as usize].ports[0];
-            nics.push(Nic::new(host as u32, node, uplink, engine, profile, Verifier::new(key)));
+            let mut nic = Nic::new(host as u32, node, uplink, engine, profile, Verifier::new(key));
+            nic.ccp = processor.map(|p| Box::new(Processor::new(p)));
+            nics.push(nic);
         }
         let mut switches = Vec::new();
         let mut component = Vec::with_capacity(net.nodes.len());

@@ -740,6 +740,32 @@ fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
             format!("must not exceed ecn_kmax_bytes ({} > {})", m.kmin, m.kmax),
         ));
     }
+    if let Some(p) = &s.nic.cc_processor {
+        match (&p.costs_from, p.core, &p.costs) {
+            (Some(_), Some(_), None) | (None, None, Some(_)) => {}
+            (Some(_), None, None) => {
+                return Err((
+                    "nic.cc_processor.core",
+                    "costs_from needs the core whose column to read: rv32imac, rv64imac or rv64imac_zbb".into(),
+                ))
+            }
+            _ => {
+                return Err((
+                    "nic.cc_processor",
+                    "give costs_from and core (a benchmark table), or [nic.cc_processor.costs], one of them".into(),
+                ))
+            }
+        }
+        if p.coalescing != CoalescingCfg::Thinning {
+            let given = [
+                ("nic.cc_processor.thin_every_acks", p.thin_every_acks.is_some()),
+                ("nic.cc_processor.thin_interval_ns", p.thin_interval_ns.is_some()),
+            ];
+            if let Some((field, _)) = given.iter().find(|g| g.1) {
+                return Err((field, "applies only to coalescing = \"thinning\"".into()));
+            }
+        }
+    }
     if !(1..=8).contains(&s.nic.ioam_prealloc) {
         return Err((
             "nic.ioam_prealloc",

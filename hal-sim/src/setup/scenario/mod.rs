@@ -14,6 +14,7 @@
 mod cc;
 mod engine;
 mod file;
+mod processor;
 
 use std::fmt;
 use std::path::Path;
@@ -23,6 +24,7 @@ use serde::Deserialize;
 pub use self::cc::*;
 pub use self::engine::engine_config;
 pub use self::file::{line_of_field, parse};
+pub use self::processor::params as processor_params;
 use crate::model::telemetry::TelFormat;
 
 /// The smallest complete scenario file: two senders into one receiver at
@@ -82,6 +84,10 @@ ranged!(Stage, u8, 0, 15, "HPCC++ maxStage.");
 ranged!(Gamma, f64, 0.0009765625, 0.5, "LDCP gamma (2^-10 ..= 1/2).");
 ranged!(TimeMs, f64, 0.001, 100_000.0, "A simulated time in ms.");
 ranged!(TimeNs, u64, 1, 1_000_000_000_000, "A simulated time in ns.");
+ranged!(Cores, u16, 1, 1024, "Cores of a NIC's congestion-control processor.");
+ranged!(Ghz, f64, 0.01, 100.0, "A clock in GHz.");
+ranged!(Ipc, f64, 0.01, 64.0, "Instructions per cycle.");
+ranged!(Depth, u32, 1, 1_000_000, "Events a queue holds.");
 
 /// A whole scenario.
 #[derive(Clone, Debug)]
@@ -390,6 +396,105 @@ pub struct NicCfg {
     /// Probe replies lost on the way back, as a probability (HPCC++ probe
     /// mode), drawn from a random stream of its own. 0: none.
     pub probe_loss: Prob,
+    /// The congestion-control processor that runs the engine; none (the
+    /// default): every event is answered at once.
+    pub cc_processor: Option<CcProcessorCfg>,
+}
+
+/// A NIC's congestion-control processor (`[nic.cc_processor]`): its
+/// cores, their speed, its event queue, how ACKs are thinned, and what
+/// each event costs (`model::nic::processor`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcProcessorCfg {
+    /// Cores that run the engine.
+    pub cores: Cores,
+    /// Their clock.
+    pub clock_ghz: Ghz,
+    /// Instructions per cycle (default 1).
+    #[serde(default = "default_ipc")]
+    pub ipc: Ipc,
+    /// Events the queue holds besides those in service (default 1024).
+    #[serde(default = "default_depth")]
+    pub queue_depth: Depth,
+    /// How ACKs are thinned before they queue (default none).
+    #[serde(default)]
+    pub coalescing: CoalescingCfg,
+    /// `thinning`: one ACK event per flow per this many ACKs (default 4).
+    pub thin_every_acks: Option<Count>,
+    /// `thinning`: and one once this long has passed since the flow's
+    /// last (default: no interval).
+    pub thin_interval_ns: Option<TimeNs>,
+    /// A benchmark table (`nic-firmware/scripts/bench.sh --json`) to take
+    /// the costs from, relative to the scenario file; with `core`.
+    pub costs_from: Option<String>,
+    /// Its column: `rv32imac`, `rv64imac` or `rv64imac_zbb`.
+    pub core: Option<CoreKind>,
+    /// Or the costs themselves.
+    pub costs: Option<CostsCfg>,
+}
+
+fn default_ipc() -> Ipc {
+    Ipc(1.0)
+}
+
+fn default_depth() -> Depth {
+    Depth(1024)
+}
+
+/// `nic.cc_processor.coalescing`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoalescingCfg {
+    /// Every event queues; a full queue drops the new one.
+    #[default]
+    None,
+    /// An ACK replaces its flow's waiting ACK.
+    Latest,
+    /// One ACK event per flow per N ACKs or per interval.
+    Thinning,
+}
+
+/// A benchmark column (`nic.cc_processor.core`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoreKind {
+    /// The strict 32-bit core.
+    Rv32imac,
+    /// The 64-bit core.
+    Rv64imac,
+    /// The 64-bit core with Zbb (the DPA class).
+    Rv64imacZbb,
+}
+
+impl CoreKind {
+    /// Its key in the benchmark's JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            CoreKind::Rv32imac => "rv32imac",
+            CoreKind::Rv64imac => "rv64imac",
+            CoreKind::Rv64imacZbb => "rv64imac_zbb",
+        }
+    }
+}
+
+/// Instructions per event (`[nic.cc_processor.costs]`); every one but
+/// `ack` defaults to `ack`'s, `ack_per_hop` to 0.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostsCfg {
+    /// An ACK (with one hop of telemetry).
+    pub ack: u32,
+    /// Each further hop of an ACK's telemetry.
+    pub ack_per_hop: Option<u32>,
+    /// The engine's timer.
+    pub timer: Option<u32>,
+    /// A CNP.
+    pub cnp: Option<u32>,
+    /// A probe reply.
+    pub probe_response: Option<u32>,
+    /// A NACK, an RTT response, window feedback.
+    pub other: Option<u32>,
 }
 
 impl Default for NicCfg {
@@ -405,6 +510,7 @@ impl Default for NicCfg {
             integrity: true,
             tx_jitter_ns: DelayNs(0),
             probe_loss: Prob(0.0),
+            cc_processor: None,
         }
     }
 }
