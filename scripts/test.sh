@@ -130,6 +130,16 @@ for r in rows:
 c_rows = [r for r in rows if "rust_row" in r]
 assert len(c_rows) == 2 and all("over_rust_pct" in r["rv32imac"] for r in c_rows), c_rows
 print("bench.sh: %d rows on three cores, %d through the C API" % (len(rows), len(c_rows)))
+# The checked-in table (hal-sim's [nic.cc_processor] takes its costs from
+# it) holds today's instruction counts, to the instruction.
+kept = {r["event"]: r for r in json.load(open("nic-firmware/bench.json"))["rows"]}
+stale = [(r["event"], core, kept.get(r["event"], {}).get(core, {}).get(k), r[core][k])
+         for r in rows for core in ("rv32imac", "rv64imac", "rv64imac_zbb") for k in ("mean", "max")
+         if kept.get(r["event"], {}).get(core, {}).get(k) != r[core][k]]
+assert not stale and len(kept) == len(rows), \
+    "nic-firmware/bench.json is stale (event, core, kept, now): %s; rewrite it with " \
+    "nic-firmware/scripts/bench.sh --json nic-firmware/bench.json" % stale[:6]
+print("nic-firmware/bench.json holds today's figures")
 PY
 rm -f "$bench_json" "$bench_out"
 

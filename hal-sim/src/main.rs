@@ -1,5 +1,5 @@
 //! `hal-sim run SCENARIO.toml [--json FILE] [--out DIR] [--fct FILE] [--record FILE] [--cosim ELF]`
-//! `hal-sim sweep SCENARIO.toml… --vary FIELD=V1,V2,… [--shard I/N] [--jobs N] --out DIR`
+//! `hal-sim sweep SCENARIO.toml… --vary FIELD=V1,V2,… [--baseline FILE] [--plot all|short-long] [--shard I/N] [--jobs N] --out DIR`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -89,6 +89,22 @@ struct SweepArgs {
     /// Where the point files and the plot go.
     #[arg(long)]
     out: PathBuf,
+    /// What the plot shows: `all` (slowdown p50 and p99 over all flows)
+    /// or `short-long` (p99 of flows ≤ 30 kB and of flows > 1 MB).
+    #[arg(long, value_enum, default_value = "all")]
+    plot: PlotArg,
+    /// A reference scenario, run once (per seed if `seed` is varied) and
+    /// drawn as a level line across the plot: e.g. the same run without
+    /// the field the sweep varies. Repeat for more.
+    #[arg(long, value_name = "FILE")]
+    baseline: Vec<PathBuf>,
+}
+
+/// `hal-sim sweep --plot`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PlotArg {
+    All,
+    ShortLong,
 }
 
 /// `println!` that ends the program quietly when standard output is
@@ -118,7 +134,13 @@ fn sweep(a: SweepArgs) -> ExitCode {
         shard,
         jobs,
         out,
+        plot,
+        baseline,
     } = a;
+    let plot = match plot {
+        PlotArg::All => sweep::Plot::All,
+        PlotArg::ShortLong => sweep::Plot::ShortLong,
+    };
     let (shard, out) = (shard.as_deref(), out.as_path());
     let axes = match vary
         .iter()
@@ -132,6 +154,13 @@ fn sweep(a: SweepArgs) -> ExitCode {
         }
     };
     let mut points = sweep::grid(&files, &axes);
+    // The baselines vary only by seed, numbered after the grid.
+    let seeds: Vec<sweep::Axis> = axes.iter().filter(|a| a.field == "seed").cloned().collect();
+    for mut p in sweep::grid(&baseline, &seeds) {
+        p.index += points.len();
+        p.baseline = true;
+        points.push(p);
+    }
     let all = points.len();
     if let Some(spec) = shard {
         points = match sweep::shard(points, spec) {
@@ -187,16 +216,13 @@ fn sweep(a: SweepArgs) -> ExitCode {
     let failed = outcomes.iter().filter(|o| o.summary.is_err()).count();
     let series = axes
         .first()
-        .and_then(|x| sweep::series(&outcomes, &x.field).map(|l| (l, x)));
+        .and_then(|x| sweep::series(&outcomes, &x.field, plot).map(|l| (l, x)));
     match series {
         Some((lines, x)) => {
             let path = out.join("sweep.svg");
             let title = match axes.iter().find(|a| a.field == "seed" && a.field != x.field) {
-                Some(seeds) => format!(
-                    "FCT slowdown p50 and p99 over all flows, each point the mean of {} seeds",
-                    seeds.values.len()
-                ),
-                None => "FCT slowdown p50 and p99 over all flows".to_string(),
+                Some(seeds) => format!("{}, each point the mean of {} seeds", plot.title(), seeds.values.len()),
+                None => plot.title().to_string(),
             };
             if let Err(e) = report::line_plot_xy(&path, &title, &x.field, "FCT slowdown", &lines) {
                 eprintln!("error: {}: {e}", path.display());

@@ -242,4 +242,22 @@ fn a_sweep_runs_its_grid_and_its_shards() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("cc.eta=1.5") && err.contains("cc.eta"), "{err}");
+    // A baseline runs once, after the grid, and its level lines join the
+    // short and long flows' p99 lines in the plot.
+    let base = d.join("base.toml");
+    std::fs::write(&base, common::incast_text(2, 200_000, 5.0, 0, "", "")).unwrap();
+    let (o, out) = sweep(&["--baseline", base.to_str().unwrap(), "--plot", "short-long"], "base");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let last = point(&out, 4);
+    assert!(
+        last.contains("\"baseline\": true") && last.contains("base.toml"),
+        "{last}"
+    );
+    assert!(!out.join("point-0005.json").exists());
+    let svg = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
+    assert!(
+        svg.contains("base short p99") && svg.contains("small cc.mode=&quot;sender&quot; short p99"),
+        "the legend"
+    );
+    assert!(svg.contains("≤ 30 kB (short)"), "the title");
 }

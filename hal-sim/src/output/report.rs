@@ -73,6 +73,10 @@ pub struct Summary {
     pub fct_slowdown: Pcts,
     /// FCT slowdown by flow size.
     pub slowdown_by_size: Vec<SizeBucket>,
+    /// FCT slowdown of the short flows (at most [`SHORT_BYTES`]).
+    pub slowdown_short: Pcts,
+    /// FCT slowdown of the long flows (more than [`LONG_BYTES`]).
+    pub slowdown_long: Pcts,
     /// Finished flows faster than the ideal FCT, whose slowdown counts as
     /// 1 (see [`flow_results`]).
     pub slowdown_clamped: usize,
@@ -182,6 +186,12 @@ fn processor_report(w: &World) -> Option<ProcessorReport> {
         per_nic,
     })
 }
+
+/// Flows of at most this many bytes are short ([`Summary::slowdown_short`]).
+pub const SHORT_BYTES: u64 = 30_000;
+
+/// Flows of more than this many bytes are long ([`Summary::slowdown_long`]).
+pub const LONG_BYTES: u64 = 1_000_000;
 
 /// Per-flow results. The ideal FCT is the path's own base RTT (whatever T
 /// the engine was given) plus the flow's bytes with their headers, not
@@ -331,6 +341,20 @@ pub fn summary(w: &World, name: &str, time: &crate::run::cpu::Stopwatch) -> Summ
         queue_bytes: pcts(&queue),
         fct_slowdown: pcts(&slow),
         slowdown_by_size: slowdown_by_size(&flows),
+        slowdown_short: pcts(
+            &flows
+                .iter()
+                .filter(|f| f.bytes <= SHORT_BYTES)
+                .filter_map(|f| f.slowdown)
+                .collect::<Vec<_>>(),
+        ),
+        slowdown_long: pcts(
+            &flows
+                .iter()
+                .filter(|f| f.bytes > LONG_BYTES)
+                .filter_map(|f| f.slowdown)
+                .collect::<Vec<_>>(),
+        ),
         slowdown_clamped: flows
             .iter()
             .filter(|f| f.fct_ns.is_some_and(|t| t < f.ideal_fct_ns))

@@ -66,6 +66,9 @@ pub struct Point {
     pub file: PathBuf,
     /// The fields set, in axis order.
     pub set: Vec<(String, toml::Value)>,
+    /// A reference run (`--baseline`): drawn as a level line across the
+    /// plot, not as a point of it.
+    pub baseline: bool,
 }
 
 impl Point {
@@ -162,6 +165,7 @@ pub fn grid(files: &[PathBuf], axes: &[Axis]) -> Vec<Point> {
                 index: 0,
                 file: file.clone(),
                 set: vec![(a.field.clone(), v.clone())],
+                baseline: false,
             };
             !(a.field.starts_with("cc.")
                 && probe
@@ -186,6 +190,7 @@ pub fn grid(files: &[PathBuf], axes: &[Axis]) -> Vec<Point> {
                 index: points.len(),
                 file: file.clone(),
                 set,
+                baseline: false,
             });
         }
     }
@@ -258,11 +263,15 @@ fn run_point(p: &Point) -> Result<Summary, String> {
 /// FCT slowdown p50 and p99 against the first axis (numeric), a line per
 /// file and value of the other axes, the mean over seeds where `seed` is
 /// an axis; `None` when the first axis is not numeric or nothing ran.
-pub fn series(outcomes: &[Outcome], x_field: &str) -> Option<Vec<Series>> {
+pub fn series(outcomes: &[Outcome], x_field: &str, plot: Plot) -> Option<Vec<Series>> {
     // (label, x) → (sum of y, runs)
     let mut acc: Vec<(String, f64, f64, u32)> = Vec::new();
     for o in outcomes {
-        let (Ok(s), Some((_, x))) = (&o.summary, o.point.set.iter().find(|(f, _)| f == x_field)) else {
+        let (false, Ok(s), Some((_, x))) = (
+            o.point.baseline,
+            &o.summary,
+            o.point.set.iter().find(|(f, _)| f == x_field),
+        ) else {
             continue;
         };
         let x = x.as_float().or_else(|| x.as_integer().map(|i| i as f64))?;
@@ -274,7 +283,7 @@ pub fn series(outcomes: &[Outcome], x_field: &str) -> Option<Vec<Series>> {
         for (f, v) in o.point.set.iter().filter(|(f, _)| f != x_field && f != "seed") {
             rest.push_str(&format!(" {f}={v}"));
         }
-        for (pct, y) in [("p50", s.fct_slowdown.p50), ("p99", s.fct_slowdown.p99)] {
+        for (pct, y) in plot.values(s) {
             let label = format!("{rest} {pct}");
             match acc.iter_mut().find(|(l, ax, _, _)| *l == label && *ax == x) {
                 Some((_, _, sum, n)) => {
@@ -296,7 +305,67 @@ pub fn series(outcomes: &[Outcome], x_field: &str) -> Option<Vec<Series>> {
     for (_, pts) in &mut lines {
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    (!lines.is_empty()).then_some(lines)
+    if lines.is_empty() {
+        return None;
+    }
+    // Each baseline, averaged over its seeds, as a level line across the
+    // points' range.
+    let (lo, hi) = lines
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let mut levels: Vec<(String, f64, u32)> = Vec::new();
+    for o in outcomes.iter().filter(|o| o.point.baseline) {
+        let Ok(s) = &o.summary else { continue };
+        let stem = o
+            .point
+            .file
+            .file_stem()
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
+        for (pct, y) in plot.values(s) {
+            let label = format!("{stem} {pct}");
+            match levels.iter_mut().find(|(l, _, _)| *l == label) {
+                Some((_, sum, n)) => {
+                    *sum += y;
+                    *n += 1;
+                }
+                None => levels.push((label, y, 1)),
+            }
+        }
+    }
+    for (label, sum, n) in levels {
+        let y = sum / n as f64;
+        lines.push((label, vec![(lo, y), (hi, y)]));
+    }
+    Some(lines)
+}
+
+/// What a sweep's plot shows against its first varied field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plot {
+    /// FCT slowdown p50 and p99 over all flows.
+    All,
+    /// FCT slowdown p99 of the short flows (≤ 30 kB) and of the long
+    /// ones (> 1 MB).
+    ShortLong,
+}
+
+impl Plot {
+    /// The values of `s` it draws, each with the end of its line's label.
+    fn values(self, s: &Summary) -> [(&'static str, f64); 2] {
+        match self {
+            Plot::All => [("p50", s.fct_slowdown.p50), ("p99", s.fct_slowdown.p99)],
+            Plot::ShortLong => [("short p99", s.slowdown_short.p99), ("long p99", s.slowdown_long.p99)],
+        }
+    }
+
+    /// The plot's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Plot::All => "FCT slowdown p50 and p99 over all flows",
+            Plot::ShortLong => "FCT slowdown p99 of flows ≤ 30 kB (short) and > 1 MB (long)",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -339,6 +408,7 @@ mod tests {
             index: 0,
             file: h.clone(),
             set: vec![(field.into(), toml_value(v))],
+            baseline: false,
         };
         let e = point("cc.eta", "0.0").scenario().unwrap_err();
         assert!(e.to_string().starts_with("--vary cc.eta=0.0 on "), "{e}");
@@ -359,5 +429,33 @@ mod tests {
         .unwrap();
         let e = point("seed", "3").scenario().unwrap_err();
         assert_eq!((e.field.as_str(), e.line), ("cc.eta", Some(11)), "{e}");
+    }
+
+    /// The processor's cores, clock and coalescing are fields like any
+    /// other; a value out of range names the option.
+    #[test]
+    fn the_cc_processor_is_swept_by_its_fields() {
+        let (h, _) = files("ccp");
+        let with =
+            format!("{HPCC}[nic.cc_processor]\ncores = 1\nclock_ghz = 1.0\n[nic.cc_processor.costs]\nack = 100\n");
+        std::fs::write(&h, with).unwrap();
+        let axes = [
+            Axis::parse("nic.cc_processor.cores=1,2,8").unwrap(),
+            Axis::parse("nic.cc_processor.clock_ghz=0.9,1.8").unwrap(),
+            Axis::parse("nic.cc_processor.coalescing=none,latest").unwrap(),
+        ];
+        let points = grid(std::slice::from_ref(&h), &axes);
+        assert_eq!(points.len(), 12);
+        let p = points[11].scenario().unwrap().nic.cc_processor.unwrap();
+        assert_eq!((p.cores.0, p.clock_ghz.0), (8, 1.8));
+        assert_eq!(p.coalescing, crate::setup::scenario::CoalescingCfg::Latest);
+        let bad = Point {
+            index: 0,
+            file: h.clone(),
+            set: vec![("nic.cc_processor.cores".into(), toml_value("0"))],
+            baseline: false,
+        };
+        let e = bad.scenario().unwrap_err();
+        assert!(e.to_string().starts_with("--vary nic.cc_processor.cores=0 on "), "{e}");
     }
 }
