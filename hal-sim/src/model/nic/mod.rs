@@ -438,20 +438,7 @@ impl Nic {
                 telemetry: hops,
                 rtt_ns: *rtt_ns,
             }),
-            Work::Loss { first_lost } => EventKind::Loss {
-                first_lost: Seq(*first_lost as u32),
-            },
-            Work::Cnp => EventKind::Cnp,
-            Work::RttResponse { probe, rtt_ns } => EventKind::RttResponse {
-                probe: *probe,
-                rtt_ns: *rtt_ns,
-            },
-            Work::ProbeResponse { probe, hop_index, hop } => EventKind::ProbeResponse {
-                probe: *probe,
-                hop_index: *hop_index,
-                hop: *hop,
-            },
-            Work::Feedback { window } => EventKind::Feedback { window: *window },
+            Work::Event(kind) => *kind,
             Work::Timer { gen } => match self.sender(cx, job.flow) {
                 Some(f) if f.cc_gen == *gen => EventKind::Timer,
                 _ => return None,

@@ -70,9 +70,9 @@ impl Costs {
                 self.ack.saturating_add(self.ack_per_hop.saturating_mul(extra))
             }
             Work::Timer { .. } => self.timer,
-            Work::Cnp => self.cnp,
-            Work::ProbeResponse { .. } => self.probe_response,
-            Work::Loss { .. } | Work::RttResponse { .. } | Work::Feedback { .. } | Work::End => self.other,
+            Work::Event(EventKind::Cnp) => self.cnp,
+            Work::Event(EventKind::ProbeResponse { .. }) => self.probe_response,
+            Work::Event(_) | Work::End => self.other,
         }
     }
 }
@@ -128,34 +128,9 @@ pub enum Work {
         /// Echoed telemetry.
         hops: Hops,
     },
-    /// A NACK from `first_lost`.
-    Loss {
-        /// First byte to send again.
-        first_lost: u64,
-    },
-    /// A CNP.
-    Cnp,
-    /// An RTT response.
-    RttResponse {
-        /// The request's number.
-        probe: ProbeId,
-        /// The RTT.
-        rtt_ns: Option<u32>,
-    },
-    /// A probe reply.
-    ProbeResponse {
-        /// The probe's number.
-        probe: ProbeId,
-        /// The hop's place on the path.
-        hop_index: u8,
-        /// Its telemetry.
-        hop: HopSample,
-    },
-    /// Window feedback.
-    Feedback {
-        /// The window.
-        window: Window,
-    },
+    /// A NACK, a CNP, an RTT or probe reply, window feedback: the
+    /// engine's event as it came (none of them borrows anything).
+    Event(EventKind<'static>),
     /// The engine's timer, of generation `gen`.
     Timer {
         /// The timer's generation.
@@ -167,18 +142,17 @@ pub enum Work {
 }
 
 impl Work {
-    /// The work of a sender-side event other than an ACK or a timer.
+    /// The work of a sender-side event other than an ACK, a timer or an
+    /// end: a NACK, a CNP, an RTT or probe reply, window feedback.
     pub fn of_kind(kind: &EventKind<'_>) -> Option<Work> {
-        Some(match *kind {
-            EventKind::Loss { first_lost } => Work::Loss {
-                first_lost: first_lost.0 as u64,
-            },
-            EventKind::Cnp => Work::Cnp,
-            EventKind::RttResponse { probe, rtt_ns } => Work::RttResponse { probe, rtt_ns },
-            EventKind::ProbeResponse { probe, hop_index, hop } => Work::ProbeResponse { probe, hop_index, hop },
-            EventKind::Feedback { window } => Work::Feedback { window },
+        Some(Work::Event(match *kind {
+            EventKind::Loss { first_lost } => EventKind::Loss { first_lost },
+            EventKind::Cnp => EventKind::Cnp,
+            EventKind::RttResponse { probe, rtt_ns } => EventKind::RttResponse { probe, rtt_ns },
+            EventKind::ProbeResponse { probe, hop_index, hop } => EventKind::ProbeResponse { probe, hop_index, hop },
+            EventKind::Feedback { window } => EventKind::Feedback { window },
             _ => return None,
-        })
+        }))
     }
 }
 
@@ -479,7 +453,7 @@ mod tests {
         let mut p = Processor::new(params(2, 8, Coalescing::None));
         let t = Ps::from_ns(1000);
         assert_eq!(p.offer(t, 1, None, ack(1000, false, 5)), Offer::Start(0));
-        assert_eq!(p.offer(t, 2, None, Work::Cnp), Offer::Start(1));
+        assert_eq!(p.offer(t, 2, None, Work::Event(EventKind::Cnp)), Offer::Start(1));
         assert_eq!(p.offer(t, 3, None, Work::Timer { gen: 1 }), Offer::Queued);
         // Core 0 takes the first: 100 + 4 · 10 instructions at 1 ns each.
         let (job, service) = p.take(t, 0).unwrap();
@@ -492,7 +466,7 @@ mod tests {
         assert_eq!(job.flow, 3);
         assert!(p.take(t + Ps::from_ns(80), 1).is_none());
         assert!(p.take(t + Ps::from_ns(140), 0).is_none());
-        assert_eq!(p.offer(t, 4, None, Work::Cnp), Offer::Start(0));
+        assert_eq!(p.offer(t, 4, None, Work::Event(EventKind::Cnp)), Offer::Start(0));
         assert_eq!(p.stats.delays.quantile(1.0), 30);
         assert_eq!((p.stats.offered, p.stats.served, p.stats.busy_ps), (4, 3, 220_000));
     }
@@ -501,11 +475,11 @@ mod tests {
     fn a_full_queue_drops_the_new_event_but_never_a_timer() {
         let mut p = Processor::new(params(1, 2, Coalescing::None));
         let t = Ps::ZERO;
-        assert_eq!(p.offer(t, 1, None, Work::Cnp), Offer::Start(0));
+        assert_eq!(p.offer(t, 1, None, Work::Event(EventKind::Cnp)), Offer::Start(0));
         p.take(t, 0).unwrap();
-        assert_eq!(p.offer(t, 2, None, Work::Cnp), Offer::Queued);
-        assert_eq!(p.offer(t, 3, None, Work::Cnp), Offer::Queued);
-        assert_eq!(p.offer(t, 4, None, Work::Cnp), Offer::Gone);
+        assert_eq!(p.offer(t, 2, None, Work::Event(EventKind::Cnp)), Offer::Queued);
+        assert_eq!(p.offer(t, 3, None, Work::Event(EventKind::Cnp)), Offer::Queued);
+        assert_eq!(p.offer(t, 4, None, Work::Event(EventKind::Cnp)), Offer::Gone);
         assert_eq!(p.offer(t, 5, None, Work::Timer { gen: 0 }), Offer::Queued);
         assert_eq!((p.stats.offered, p.stats.dropped, p.waiting()), (5, 1, 3));
     }
@@ -514,7 +488,7 @@ mod tests {
     fn latest_replaces_a_waiting_ack_and_keeps_its_echo() {
         let mut p = Processor::new(params(1, 8, Coalescing::Latest));
         let t = Ps::ZERO;
-        assert_eq!(p.offer(t, 9, None, Work::Cnp), Offer::Start(0));
+        assert_eq!(p.offer(t, 9, None, Work::Event(EventKind::Cnp)), Offer::Start(0));
         p.take(t, 0).unwrap();
         assert_eq!(p.offer(t, 1, None, ack(1000, true, 1)), Offer::Queued);
         assert_eq!(p.offer(t, 2, None, ack(500, false, 1)), Offer::Queued);
