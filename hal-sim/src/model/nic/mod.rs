@@ -27,7 +27,7 @@ use cc_core::engine::FlowHandle;
 use cc_core::prelude::*;
 use cc_core::wire::auth::Verifier;
 
-use self::processor::{Job, Offer, Processor, Work};
+use self::processor::{Job, Processor, Work};
 pub use self::profile::{Gate, ProbeKind, Profile};
 use crate::model::flow::NOWHERE;
 use crate::model::net::Link;
@@ -296,10 +296,9 @@ impl Nic {
         rec.tx_at = NOWHERE;
         rec.finish_ps = Some(cx.now);
         if let Some(p) = self.ccp.as_mut() {
-            p.forget(flow);
-            if let Offer::Start(core) = p.offer(cx.now, flow, s.engine, Work::End) {
-                self.cc_serve(cx, core);
-            }
+            p.forget(cx.now, flow);
+            p.offer(cx.now, flow, s.engine, Work::End);
+            self.cc_start(cx);
         } else {
             self.engine(cx, flow, s.engine, EventKind::End);
         }
@@ -392,7 +391,13 @@ impl Nic {
     pub(crate) fn cc_offer(&mut self, cx: &mut Ctx, flow: u32, work: Work) {
         let at = self.sender(cx, flow).and_then(|f| f.engine);
         let Some(p) = self.ccp.as_mut() else { return };
-        if let Offer::Start(core) = p.offer(cx.now, flow, at, work) {
+        p.offer(cx.now, flow, at, work);
+        self.cc_start(cx);
+    }
+
+    /// Free cores take the waiting events.
+    fn cc_start(&mut self, cx: &mut Ctx) {
+        while let Some(core) = self.ccp.as_mut().and_then(|p| p.ready()) {
             self.cc_serve(cx, core);
         }
     }

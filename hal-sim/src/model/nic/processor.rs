@@ -18,14 +18,18 @@
 //! queues its end behind its waiting events, so the engine still sees its
 //! last ACKs. Two policies thin the ACKs before they queue:
 //!
-//! - `latest`: an ACK for a flow whose last ACK still waits replaces it.
-//!   It carries the newest cumulative ACK (so every acknowledged byte),
-//!   the newest telemetry and RTT, and an ECN echo if any of the two had
-//!   one.
+//! - `latest`: an ACK for a flow whose last ACK still waits, with the same
+//!   ECN echo, replaces it, carrying the newest cumulative ACK (so every
+//!   acknowledged byte), telemetry and RTT.
 //! - `thinning` (as Falcon's rate-update engine sees its events): a
 //!   flow's ACK is handed over only every `thin_every_acks` ACKs, or once
-//!   `thin_interval_ns` has passed since its last one; the ACKs between
-//!   are counted as coalesced into the next, which carries their echo.
+//!   `thin_interval_ns` has passed since its last one; the newest ACK
+//!   between is held back and the next handed over carries its bytes.
+//!
+//! Neither mixes echoes: an ACK whose echo differs from the one waiting
+//! (or held) queues on its own, after it, so the engine counts marked and
+//! unmarked bytes as the receiver echoed them (LDCP's PAWA and DCTCP's
+//! alpha depend on it).
 //!
 //! A cumulative ACK standing for several is what HPCC++'s τ-weighted
 //! update (τ is the telemetry's own interval) and LDCP's PAWA (n is the
@@ -261,12 +265,12 @@ pub struct Stats {
 }
 
 /// Per flow under `thinning`: ACKs since its last event, when that was,
-/// and an echo to carry.
-#[derive(Clone, Copy, Debug, Default)]
+/// and the newest ACK held back (when it came, its handle, itself).
+#[derive(Clone, Debug, Default)]
 struct Thin {
     acks: u32,
     last: Option<Ps>,
-    ece: bool,
+    held: Option<(Ps, Option<FlowHandle>, Work)>,
 }
 
 /// One NIC's congestion-control processor.
@@ -288,14 +292,15 @@ pub struct Processor {
     pub stats: Stats,
 }
 
-/// What [`Processor::offer`] did with an event.
+/// What [`Processor::offer`] did with an event ([`Processor::ready`]
+/// then says whether a free core can take it).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Offer {
-    /// Queued; a core is free to take it now.
-    Start(u16),
-    /// Queued behind others, or folded into a waiting ACK.
+    /// Queued, or folded into a waiting ACK.
     Queued,
-    /// Thinned, coalesced or dropped: nothing to run.
+    /// Held back by thinning: the next ACK of its flow that goes carries it.
+    Held,
+    /// Dropped: the queue was full.
     Gone,
 }
 
@@ -315,45 +320,70 @@ impl Processor {
     }
 
     /// Hands over `work` for `flow` (engine handle `at`) at `now`.
-    pub fn offer(&mut self, now: Ps, flow: u32, at: Option<FlowHandle>, mut work: Work) -> Offer {
+    pub fn offer(&mut self, now: Ps, flow: u32, at: Option<FlowHandle>, work: Work) -> Offer {
         self.stats.offered += 1;
-        if let Work::Ack { ece, .. } = &mut work {
-            match self.params.coalescing {
-                Coalescing::None => {}
-                Coalescing::Latest => {
-                    if let Some(&ticket) = self.waiting_ack.get(&flow) {
-                        let front = self.next_ticket - self.queue.len() as u64;
-                        if let Some(job) = ticket.checked_sub(front).and_then(|i| self.queue.get_mut(i as usize)) {
-                            if let Work::Ack { ece: old, .. } = job.work {
-                                *ece |= old;
-                            }
+        let Work::Ack { ece, .. } = &work else {
+            return self.push(now, flow, at, work);
+        };
+        let ece = *ece;
+        match self.params.coalescing {
+            Coalescing::None => self.push(now, flow, at, work),
+            Coalescing::Latest => {
+                // Folded only into a waiting ACK with the same echo: each
+                // packet's echo reaches the engine as the receiver gave it.
+                if let Some(&ticket) = self.waiting_ack.get(&flow) {
+                    let front = self.next_ticket - self.queue.len() as u64;
+                    if let Some(job) = ticket.checked_sub(front).and_then(|i| self.queue.get_mut(i as usize)) {
+                        if matches!(job.work, Work::Ack { ece: old, .. } if old == ece) {
                             job.work = work;
                             self.stats.coalesced += 1;
                             return Offer::Queued;
                         }
                     }
                 }
-                Coalescing::Thinning { every_acks, interval } => {
-                    let t = self.thin.entry(flow).or_default();
-                    t.acks += 1;
-                    t.ece |= *ece;
-                    let due = match t.last {
-                        None => true,
-                        Some(last) => interval > Ps::ZERO && now.saturating_sub(last) >= interval,
-                    };
-                    if !due && t.acks < every_acks {
-                        self.stats.coalesced += 1;
-                        return Offer::Gone;
+                self.push(now, flow, at, work)
+            }
+            Coalescing::Thinning { every_acks, interval } => {
+                let t = self.thin.entry(flow).or_default();
+                // An ACK whose echo differs from the one held back sends
+                // that one on first, on its own.
+                let flushed = match &t.held {
+                    Some((_, _, Work::Ack { ece: held, .. })) if *held != ece => {
+                        t.acks = 0;
+                        t.held.take()
                     }
-                    *ece = t.ece;
-                    *t = Thin {
-                        acks: 0,
-                        last: Some(now),
-                        ece: false,
-                    };
+                    _ => None,
+                };
+                t.acks += 1;
+                let due = match t.last {
+                    None => true,
+                    Some(last) => t.acks >= every_acks || (interval > Ps::ZERO && now.saturating_sub(last) >= interval),
+                };
+                let absorbed = if due {
+                    t.acks = 0;
+                    t.last = Some(now);
+                    t.held.take().is_some()
+                } else {
+                    t.held.replace((now, at, work.clone())).is_some()
+                };
+                if absorbed {
+                    self.stats.coalesced += 1;
+                }
+                if let Some((when, held_at, held)) = flushed {
+                    self.push(when, flow, held_at, held);
+                }
+                if due {
+                    self.push(now, flow, at, work)
+                } else {
+                    Offer::Held
                 }
             }
         }
+    }
+
+    /// Queues `work`, or drops it if the queue is full (a timer or an end
+    /// never is).
+    fn push(&mut self, now: Ps, flow: u32, at: Option<FlowHandle>, work: Work) -> Offer {
         let keep = matches!(work, Work::Timer { .. } | Work::End);
         if self.queue.len() >= self.params.queue_depth as usize && !keep {
             self.stats.dropped += 1;
@@ -371,10 +401,15 @@ impl Processor {
             ticket,
             work,
         });
-        match self.idle.pop() {
-            Some(core) => Offer::Start(core),
-            None => Offer::Queued,
+        Offer::Queued
+    }
+
+    /// A free core, if an event waits for one.
+    pub fn ready(&mut self) -> Option<u16> {
+        if self.queue.is_empty() {
+            return None;
         }
+        self.idle.pop()
     }
 
     /// The oldest waiting event for `core`, which has just freed, with the
@@ -396,14 +431,18 @@ impl Processor {
         Some((job, service))
     }
 
-    /// Forgets `flow`'s thinning state (it finished).
-    pub fn forget(&mut self, flow: u32) {
-        self.thin.remove(&flow);
+    /// Forgets `flow`'s thinning state (it finished): an ACK it held back
+    /// goes now, before the flow's end.
+    pub fn forget(&mut self, now: Ps, flow: u32) {
+        if let Some((_, at, work)) = self.thin.remove(&flow).and_then(|t| t.held) {
+            self.push(now, flow, at, work);
+        }
     }
 
-    /// Events waiting (not in service).
+    /// Events waiting (not in service), ACKs held back by thinning
+    /// included.
     pub fn waiting(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.thin.values().filter(|t| t.held.is_some()).count()
     }
 
     /// Events a core is running.
@@ -452,21 +491,25 @@ mod tests {
     fn events_wait_in_order_for_the_next_free_core() {
         let mut p = Processor::new(params(2, 8, Coalescing::None));
         let t = Ps::from_ns(1000);
-        assert_eq!(p.offer(t, 1, None, ack(1000, false, 5)), Offer::Start(0));
-        assert_eq!(p.offer(t, 2, None, Work::Event(EventKind::Cnp)), Offer::Start(1));
-        assert_eq!(p.offer(t, 3, None, Work::Timer { gen: 1 }), Offer::Queued);
+        assert_eq!(p.offer(t, 1, None, ack(1000, false, 5)), Offer::Queued);
+        assert_eq!(p.ready(), Some(0));
         // Core 0 takes the first: 100 + 4 · 10 instructions at 1 ns each.
         let (job, service) = p.take(t, 0).unwrap();
         assert_eq!((job.flow, service), (1, Ps::from_ns(140)));
+        p.offer(t, 2, None, Work::Event(EventKind::Cnp));
+        assert_eq!(p.ready(), Some(1));
         let (job, service) = p.take(t, 1).unwrap();
         assert_eq!((job.flow, service), (2, Ps::from_ns(30)));
-        // The timer waited 30 ns for core 1; then the queue is empty and
-        // both cores go idle.
+        // Both busy: the timer waits, 30 ns, for core 1.
+        p.offer(t, 3, None, Work::Timer { gen: 1 });
+        assert_eq!(p.ready(), None);
         let (job, _) = p.take(t + Ps::from_ns(30), 1).unwrap();
         assert_eq!(job.flow, 3);
+        // Then the queue is empty and both cores go idle.
         assert!(p.take(t + Ps::from_ns(80), 1).is_none());
         assert!(p.take(t + Ps::from_ns(140), 0).is_none());
-        assert_eq!(p.offer(t, 4, None, Work::Event(EventKind::Cnp)), Offer::Start(0));
+        p.offer(t, 4, None, Work::Event(EventKind::Cnp));
+        assert_eq!(p.ready(), Some(0));
         assert_eq!(p.stats.delays.quantile(1.0), 30);
         assert_eq!((p.stats.offered, p.stats.served, p.stats.busy_ps), (4, 3, 220_000));
     }
@@ -475,35 +518,51 @@ mod tests {
     fn a_full_queue_drops_the_new_event_but_never_a_timer() {
         let mut p = Processor::new(params(1, 2, Coalescing::None));
         let t = Ps::ZERO;
-        assert_eq!(p.offer(t, 1, None, Work::Event(EventKind::Cnp)), Offer::Start(0));
-        p.take(t, 0).unwrap();
-        assert_eq!(p.offer(t, 2, None, Work::Event(EventKind::Cnp)), Offer::Queued);
-        assert_eq!(p.offer(t, 3, None, Work::Event(EventKind::Cnp)), Offer::Queued);
-        assert_eq!(p.offer(t, 4, None, Work::Event(EventKind::Cnp)), Offer::Gone);
+        let cnp = || Work::Event(EventKind::Cnp);
+        p.offer(t, 1, None, cnp());
+        let core = p.ready().unwrap();
+        p.take(t, core).unwrap();
+        assert_eq!(p.offer(t, 2, None, cnp()), Offer::Queued);
+        assert_eq!(p.offer(t, 3, None, cnp()), Offer::Queued);
+        assert_eq!(p.offer(t, 4, None, cnp()), Offer::Gone);
         assert_eq!(p.offer(t, 5, None, Work::Timer { gen: 0 }), Offer::Queued);
-        assert_eq!((p.stats.offered, p.stats.dropped, p.waiting()), (5, 1, 3));
+        assert_eq!(p.offer(t, 6, None, Work::End), Offer::Queued);
+        assert_eq!((p.stats.offered, p.stats.dropped, p.waiting()), (6, 1, 4));
+    }
+
+    /// The ACK a job carries: its cumulative ACK, echo and hops.
+    fn carried(job: &Job) -> (u64, bool, usize) {
+        match &job.work {
+            Work::Ack { cum_ack, ece, hops, .. } => (*cum_ack, *ece, hops.len()),
+            w => panic!("{w:?}"),
+        }
     }
 
     #[test]
-    fn latest_replaces_a_waiting_ack_and_keeps_its_echo() {
+    fn latest_replaces_a_waiting_ack_with_the_same_echo() {
         let mut p = Processor::new(params(1, 8, Coalescing::Latest));
         let t = Ps::ZERO;
-        assert_eq!(p.offer(t, 9, None, Work::Event(EventKind::Cnp)), Offer::Start(0));
-        p.take(t, 0).unwrap();
-        assert_eq!(p.offer(t, 1, None, ack(1000, true, 1)), Offer::Queued);
-        assert_eq!(p.offer(t, 2, None, ack(500, false, 1)), Offer::Queued);
-        assert_eq!(p.offer(t, 1, None, ack(3000, false, 2)), Offer::Queued);
-        assert_eq!(p.stats.coalesced, 1);
-        let (job, _) = p.take(t, 0).unwrap();
-        match job.work {
-            Work::Ack { cum_ack, ece, hops, .. } => {
-                assert_eq!((job.flow, cum_ack, ece, hops.len()), (1, 3000, true, 2))
-            }
-            w => panic!("{w:?}"),
-        }
+        p.offer(t, 9, None, Work::Event(EventKind::Cnp));
+        let core = p.ready().unwrap();
+        p.take(t, core).unwrap();
+        p.offer(t, 1, None, ack(1000, false, 1));
+        p.offer(t, 2, None, ack(500, false, 1));
+        p.offer(t, 1, None, ack(3000, false, 2));
+        // A marked ACK does not fold into an unmarked one: it queues after
+        // it, and the next marked one folds into it.
+        p.offer(t, 1, None, ack(4000, true, 1));
+        p.offer(t, 1, None, ack(5000, true, 3));
+        assert_eq!((p.stats.coalesced, p.waiting()), (2, 3));
+        let jobs: Vec<(u32, (u64, bool, usize))> = std::iter::from_fn(|| p.take(t, 0))
+            .map(|(j, _)| (j.flow, carried(&j)))
+            .collect();
+        assert_eq!(
+            jobs,
+            [(1, (3000, false, 2)), (2, (500, false, 1)), (1, (5000, true, 3))]
+        );
         // Once in service, a new ACK queues behind, not into it.
-        assert_eq!(p.offer(t, 1, None, ack(4000, false, 1)), Offer::Queued);
-        assert_eq!((p.waiting(), p.stats.coalesced), (2, 1));
+        assert_eq!(p.offer(t, 1, None, ack(6000, true, 1)), Offer::Queued);
+        assert_eq!((p.waiting(), p.stats.coalesced), (1, 2));
     }
 
     #[test]
@@ -515,26 +574,41 @@ mod tests {
         let mut p = Processor::new(params(4, 64, every));
         let mut through = vec![];
         for i in 0..7u64 {
-            // The third ACK carries the echo of the second.
-            if p.offer(Ps::ZERO, 1, None, ack(i * 1000, i == 1, 1)) != Offer::Gone {
+            if p.offer(Ps::ZERO, 1, None, ack(i * 1000, false, 1)) == Offer::Queued {
                 through.push(i);
             }
         }
-        // The first (nothing before it), then every third.
+        // The first (nothing before it), then every third; the last is held.
         assert_eq!(through, [0, 3, 6]);
-        assert_eq!(p.stats.coalesced, 4);
-        p.take(Ps::ZERO, 0).unwrap();
-        match p.take(Ps::ZERO, 1).unwrap().0.work {
-            Work::Ack { cum_ack, ece, .. } => assert_eq!((cum_ack, ece), (3000, true)),
-            w => panic!("{w:?}"),
-        }
+        assert_eq!((p.stats.coalesced, p.waiting()), (4, 3));
+        // A marked ACK sends the held unmarked one first, on its own; the
+        // flow's end sends a held one before it.
+        p.offer(Ps::ZERO, 1, None, ack(7000, false, 1));
+        p.offer(Ps::ZERO, 1, None, ack(8000, true, 1));
+        p.forget(Ps::ZERO, 1);
+        p.offer(Ps::ZERO, 1, None, Work::End);
+        let cums: Vec<Option<(u64, bool, usize)>> = std::iter::from_fn(|| p.take(Ps::ZERO, 0))
+            .map(|(j, _)| matches!(j.work, Work::Ack { .. }).then(|| carried(&j)))
+            .collect();
+        assert_eq!(
+            cums,
+            [
+                Some((0, false, 1)),
+                Some((3000, false, 1)),
+                Some((6000, false, 1)),
+                Some((7000, false, 1)),
+                Some((8000, true, 1)),
+                None
+            ]
+        );
+        assert_eq!(p.stats.offered, p.stats.served + p.stats.coalesced);
         let timed = Coalescing::Thinning {
             every_acks: u32::MAX,
             interval: Ps::from_ns(100),
         };
         let mut p = Processor::new(params(4, 64, timed));
         let through: Vec<u64> = (0..10u64)
-            .filter(|&i| p.offer(Ps::from_ns(i * 40), 1, None, ack(i, false, 1)) != Offer::Gone)
+            .filter(|&i| p.offer(Ps::from_ns(i * 40), 1, None, ack(i, false, 1)) == Offer::Queued)
             .collect();
         // At 0, then the first at least 100 ns after each.
         assert_eq!(through, [0, 3, 6, 9]);
