@@ -23,8 +23,9 @@
 //!   acknowledged byte), telemetry and RTT.
 //! - `thinning` (as Falcon's rate-update engine sees its events): a
 //!   flow's ACK is handed over only every `thin_every_acks` ACKs, or once
-//!   `thin_interval_ns` has passed since its last one; the newest ACK
-//!   between is held back and the next handed over carries its bytes.
+//!   `thin_interval_ns` has passed since its last one, or when it echoes
+//!   a congestion mark; the newest ACK between is held back and the next
+//!   handed over carries its bytes.
 //!
 //! Neither mixes echoes: an ACK whose echo differs from the one waiting
 //! (or held) queues on its own, after it, so the engine counts marked and
@@ -355,9 +356,13 @@ impl Processor {
                     _ => None,
                 };
                 t.acks += 1;
+                // A marked ACK is never held back: a congestion signal goes
+                // at once.
                 let due = match t.last {
                     None => true,
-                    Some(last) => t.acks >= every_acks || (interval > Ps::ZERO && now.saturating_sub(last) >= interval),
+                    Some(last) => {
+                        ece || t.acks >= every_acks || (interval > Ps::ZERO && now.saturating_sub(last) >= interval)
+                    }
                 };
                 let absorbed = if due {
                     t.acks = 0;
@@ -581,10 +586,11 @@ mod tests {
         // The first (nothing before it), then every third; the last is held.
         assert_eq!(through, [0, 3, 6]);
         assert_eq!((p.stats.coalesced, p.waiting()), (4, 3));
-        // A marked ACK sends the held unmarked one first, on its own; the
-        // flow's end sends a held one before it.
+        // A marked ACK goes at once, after the held unmarked one, on its
+        // own; the flow's end sends a held one before it.
         p.offer(Ps::ZERO, 1, None, ack(7000, false, 1));
-        p.offer(Ps::ZERO, 1, None, ack(8000, true, 1));
+        assert_eq!(p.offer(Ps::ZERO, 1, None, ack(8000, true, 1)), Offer::Queued);
+        p.offer(Ps::ZERO, 1, None, ack(9000, false, 1));
         p.forget(Ps::ZERO, 1);
         p.offer(Ps::ZERO, 1, None, Work::End);
         let cums: Vec<Option<(u64, bool, usize)>> = std::iter::from_fn(|| p.take(Ps::ZERO, 0))
@@ -598,6 +604,7 @@ mod tests {
                 Some((6000, false, 1)),
                 Some((7000, false, 1)),
                 Some((8000, true, 1)),
+                Some((9000, false, 1)),
                 None
             ]
         );
