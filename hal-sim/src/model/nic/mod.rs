@@ -376,7 +376,7 @@ impl Nic {
             return;
         }
         if self.ccp.is_some() {
-            self.cc_offer(cx, flow, Work::Timer { gen });
+            self.cc_offer(cx, flow, f.engine, Work::Timer { gen });
             return self.try_send(cx);
         }
         if let Some(d) = self.engine(cx, flow, f.engine, EventKind::Timer) {
@@ -385,11 +385,25 @@ impl Nic {
         self.try_send(cx);
     }
 
-    /// Hands `work` for `flow` to the congestion-control processor; a free
-    /// core takes it at once.
+    /// A sender-side event of `flow` (engine handle `at`) to the engine:
+    /// queued for the congestion-control processor if the NIC has one,
+    /// else answered and its decision applied at once.
+    #[inline(always)]
+    pub(crate) fn sender_to_engine(&mut self, cx: &mut Ctx, flow: u32, at: Option<FlowHandle>, kind: EventKind<'_>) {
+        if self.ccp.is_some() {
+            if let Some(work) = Work::of(&kind) {
+                return self.cc_offer(cx, flow, at, work);
+            }
+        }
+        if let Some(d) = self.engine(cx, flow, at, kind) {
+            self.apply(cx, flow, &d);
+        }
+    }
+
+    /// Hands `work` for `flow` (engine handle `at`) to the
+    /// congestion-control processor; a free core takes it at once.
     #[inline(never)]
-    pub(crate) fn cc_offer(&mut self, cx: &mut Ctx, flow: u32, work: Work) {
-        let at = self.sender(cx, flow).and_then(|f| f.engine);
+    pub(crate) fn cc_offer(&mut self, cx: &mut Ctx, flow: u32, at: Option<FlowHandle>, work: Work) {
         let Some(p) = self.ccp.as_mut() else { return };
         p.offer(cx.now, flow, at, work);
         self.cc_start(cx);
@@ -429,26 +443,13 @@ impl Nic {
     /// The engine on a queued event (a timer only if it is still the
     /// flow's current one).
     fn cc_run(&mut self, cx: &mut Ctx, job: &Job) -> Option<Decision> {
-        let kind = match &job.work {
-            Work::Ack {
-                cum_ack,
-                snd_nxt,
-                ece,
-                rtt_ns,
-                hops,
-            } => EventKind::Ack(Ack {
-                cum_ack: Seq(*cum_ack as u32),
-                snd_nxt: Seq(*snd_nxt as u32),
-                ece: if *ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
-                telemetry: hops,
-                rtt_ns: *rtt_ns,
-            }),
-            Work::Event(kind) => *kind,
-            Work::Timer { gen } => match self.sender(cx, job.flow) {
+        let kind = match (&job.work, job.work.event()) {
+            (_, Some(kind)) => kind,
+            (Work::Timer { gen }, _) => match self.sender(cx, job.flow) {
                 Some(f) if f.cc_gen == *gen => EventKind::Timer,
                 _ => return None,
             },
-            Work::End => EventKind::End,
+            _ => EventKind::End,
         };
         self.engine(cx, job.flow, job.at, kind)
     }

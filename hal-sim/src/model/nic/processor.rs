@@ -120,16 +120,11 @@ pub struct Params {
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)]
 pub enum Work {
-    /// An ACK (perhaps standing for several).
+    /// An ACK (perhaps standing for several): the engine's ACK, its
+    /// telemetry kept beside it.
     Ack {
-        /// Cumulative ACK, bytes.
-        cum_ack: u64,
-        /// The sender's next byte when it arrived.
-        snd_nxt: u64,
-        /// ECN echo.
-        ece: bool,
-        /// RTT sample.
-        rtt_ns: Option<u32>,
+        /// The ACK, its `telemetry` empty (it is `hops`).
+        ack: Ack<'static>,
         /// Echoed telemetry.
         hops: Hops,
     },
@@ -147,10 +142,18 @@ pub enum Work {
 }
 
 impl Work {
-    /// The work of a sender-side event other than an ACK, a timer or an
-    /// end: a NACK, a CNP, an RTT or probe reply, window feedback.
-    pub fn of_kind(kind: &EventKind<'_>) -> Option<Work> {
+    /// The work of a sender-side event: an ACK (its hops copied), a NACK,
+    /// a CNP, an RTT or probe reply, window feedback; `None` for others.
+    pub fn of(kind: &EventKind<'_>) -> Option<Work> {
         Some(Work::Event(match *kind {
+            EventKind::Ack(a) => {
+                let mut hops = Hops::new();
+                // Never more than the engine's own limit, which the
+                // samples were read under.
+                let _ = hops.extend_from_slice(a.telemetry);
+                let ack = Ack { telemetry: &[], ..a };
+                return Some(Work::Ack { ack, hops });
+            }
             EventKind::Loss { first_lost } => EventKind::Loss { first_lost },
             EventKind::Cnp => EventKind::Cnp,
             EventKind::RttResponse { probe, rtt_ns } => EventKind::RttResponse { probe, rtt_ns },
@@ -158,6 +161,19 @@ impl Work {
             EventKind::Feedback { window } => EventKind::Feedback { window },
             _ => return None,
         }))
+    }
+
+    /// The engine's event, borrowing the telemetry kept here; `None` for
+    /// a timer or an end, which the NIC turns into events itself.
+    pub fn event(&self) -> Option<EventKind<'_>> {
+        match self {
+            Work::Ack { ack, hops } => Some(EventKind::Ack(Ack {
+                telemetry: hops,
+                ..*ack
+            })),
+            Work::Event(kind) => Some(*kind),
+            Work::Timer { .. } | Work::End => None,
+        }
     }
 }
 
@@ -323,10 +339,10 @@ impl Processor {
     /// Hands over `work` for `flow` (engine handle `at`) at `now`.
     pub fn offer(&mut self, now: Ps, flow: u32, at: Option<FlowHandle>, work: Work) -> Offer {
         self.stats.offered += 1;
-        let Work::Ack { ece, .. } = &work else {
+        let Work::Ack { ack, .. } = &work else {
             return self.push(now, flow, at, work);
         };
-        let ece = *ece;
+        let ece = ack.ece;
         match self.params.coalescing {
             Coalescing::None => self.push(now, flow, at, work),
             Coalescing::Latest => {
@@ -335,7 +351,7 @@ impl Processor {
                 if let Some(&ticket) = self.waiting_ack.get(&flow) {
                     let front = self.next_ticket - self.queue.len() as u64;
                     if let Some(job) = ticket.checked_sub(front).and_then(|i| self.queue.get_mut(i as usize)) {
-                        if matches!(job.work, Work::Ack { ece: old, .. } if old == ece) {
+                        if matches!(&job.work, Work::Ack { ack: old, .. } if old.ece == ece) {
                             job.work = work;
                             self.stats.coalesced += 1;
                             return Offer::Queued;
@@ -349,7 +365,7 @@ impl Processor {
                 // An ACK whose echo differs from the one held back sends
                 // that one on first, on its own.
                 let flushed = match &t.held {
-                    Some((_, _, Work::Ack { ece: held, .. })) if *held != ece => {
+                    Some((_, _, Work::Ack { ack: held, .. })) if held.ece != ece => {
                         t.acks = 0;
                         t.held.take()
                     }
@@ -361,7 +377,9 @@ impl Processor {
                 let due = match t.last {
                     None => true,
                     Some(last) => {
-                        ece || t.acks >= every_acks || (interval > Ps::ZERO && now.saturating_sub(last) >= interval)
+                        ece == EcnEcho::Marked
+                            || t.acks >= every_acks
+                            || (interval > Ps::ZERO && now.saturating_sub(last) >= interval)
                     }
                 };
                 let absorbed = if due {
@@ -483,13 +501,14 @@ mod tests {
         for _ in 0..hops {
             h.push(HopSample::default()).unwrap();
         }
-        Work::Ack {
-            cum_ack: cum,
-            snd_nxt: cum + 1000,
-            ece,
+        let ack = Ack {
+            cum_ack: Seq(cum as u32),
+            snd_nxt: Seq(cum as u32 + 1000),
+            ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
+            telemetry: &[],
             rtt_ns: Some(cum as u32),
-            hops: h,
-        }
+        };
+        Work::Ack { ack, hops: h }
     }
 
     #[test]
@@ -538,7 +557,7 @@ mod tests {
     /// The ACK a job carries: its cumulative ACK, echo and hops.
     fn carried(job: &Job) -> (u64, bool, usize) {
         match &job.work {
-            Work::Ack { cum_ack, ece, hops, .. } => (*cum_ack, *ece, hops.len()),
+            Work::Ack { ack, hops } => (ack.cum_ack.0 as u64, ack.ece == EcnEcho::Marked, hops.len()),
             w => panic!("{w:?}"),
         }
     }

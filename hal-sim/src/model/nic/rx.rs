@@ -16,7 +16,6 @@ use cc_core::prelude::*;
 use cc_core::wire::auth::{self, TAG_LEN};
 use cc_core::wire::{Hops, WireError};
 
-use super::processor::Work;
 use super::Nic;
 use crate::model::nic::flows::Receiver;
 use crate::model::packet::{EcnBits, Packet, PktKind, NO_TEL};
@@ -93,16 +92,8 @@ impl Nic {
 
     /// A sender-side event: the engine, its decision, the scheduler.
     fn sender_event(&mut self, cx: &mut Ctx, flow: u32, kind: EventKind<'_>) {
-        if self.ccp.is_some() {
-            if let Some(work) = Work::of_kind(&kind) {
-                self.cc_offer(cx, flow, work);
-                return self.try_send(cx);
-            }
-        }
         let at = self.sender(cx, flow).and_then(|f| f.engine);
-        if let Some(d) = self.engine(cx, flow, at, kind) {
-            self.apply(cx, flow, &d);
-        }
+        self.sender_to_engine(cx, flow, at, kind);
         self.try_send(cx);
     }
 
@@ -259,30 +250,14 @@ impl Nic {
         let (una, nxt, at) = (f.snd_una, f.snd_nxt, f.engine);
         let ece = if p.ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
         let rtt_ns = Some((cx.now - p.ts_ps).as_ns().min(u32::MAX as u64) as u32);
-        if self.ccp.is_some() {
-            let mut copy = Hops::new();
-            // Never more than the buffer the samples came from holds.
-            let _ = copy.extend_from_slice(hops);
-            let work = Work::Ack {
-                cum_ack: una,
-                snd_nxt: nxt,
-                ece: p.ece,
-                rtt_ns,
-                hops: copy,
-            };
-            self.cc_offer(cx, flow, work);
-        } else {
-            let ack = Ack {
-                cum_ack: Seq(una as u32),
-                snd_nxt: Seq(nxt as u32),
-                ece,
-                telemetry: hops,
-                rtt_ns,
-            };
-            if let Some(d) = self.engine(cx, flow, at, EventKind::Ack(ack)) {
-                self.apply(cx, flow, &d);
-            }
-        }
+        let ack = Ack {
+            cum_ack: Seq(una as u32),
+            snd_nxt: Seq(nxt as u32),
+            ece,
+            telemetry: hops,
+            rtt_ns,
+        };
+        self.sender_to_engine(cx, flow, at, EventKind::Ack(ack));
         let Some(f) = self.sender(cx, flow) else { return };
         if f.snd_una >= size {
             self.finish(cx, flow);
