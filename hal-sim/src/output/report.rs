@@ -138,22 +138,21 @@ pub struct ProcessorCounts {
 
 /// The processors' report of `w`, if it has processors.
 fn processor_report(w: &World) -> Option<ProcessorReport> {
-    use crate::model::nic::processor::{Coalescing, Delays};
+    use crate::model::nic::processor::Coalescing;
     let params = w.nics.iter().find_map(|n| n.ccp.as_ref())?.params;
     let run_ps = w.now.as_ps().max(1) as f64 * params.cores as f64;
-    let counts = |st: &crate::model::nic::processor::Stats, waiting: u64, busy: u64, cores_ps: f64| ProcessorCounts {
+    let counts = |st: &crate::model::nic::processor::Stats, waiting: u64, cores_ps: f64| ProcessorCounts {
         offered: st.offered,
         served: st.served,
         coalesced: st.coalesced,
         dropped: st.dropped,
         waiting_at_end: waiting,
-        utilization: busy as f64 / cores_ps,
+        utilization: st.busy_ps as f64 / cores_ps,
         wait_p50_ns: st.delays.quantile(0.5),
         wait_p99_ns: st.delays.quantile(0.99),
         wait_max_ns: st.delays.max_ns(),
     };
     let mut total = crate::model::nic::processor::Stats::default();
-    let mut all = Delays::default();
     let mut per_nic = Vec::new();
     let mut left = 0;
     for n in &w.nics {
@@ -163,16 +162,15 @@ fn processor_report(w: &World) -> Option<ProcessorReport> {
             continue;
         }
         let waiting = p.waiting() as u64;
-        per_nic.push((n.host, counts(st, waiting, st.busy_ps, run_ps)));
+        per_nic.push((n.host, counts(st, waiting, run_ps)));
         left += waiting;
         total.offered += st.offered;
         total.served += st.served;
         total.coalesced += st.coalesced;
         total.dropped += st.dropped;
         total.busy_ps += st.busy_ps;
-        all.merge(&st.delays);
+        total.delays.merge(&st.delays);
     }
-    total.delays = all;
     let nics = w.nics.len().max(1) as f64;
     Some(ProcessorReport {
         cores: params.cores,
@@ -182,7 +180,7 @@ fn processor_report(w: &World) -> Option<ProcessorReport> {
             Coalescing::Latest => "latest",
             Coalescing::Thinning { .. } => "thinning",
         },
-        total: counts(&total, left, total.busy_ps, run_ps * nics),
+        total: counts(&total, left, run_ps * nics),
         per_nic,
     })
 }
