@@ -303,18 +303,19 @@ pub(crate) unsafe fn with_hops(
 /// As `with_hops`.
 #[inline(always)]
 unsafe fn copy_hops(hops: *const cc_hop, n: u32, buf: &mut Hops) -> Result<(), cc_status> {
+    if n == 0 {
+        return Ok(());
+    }
     if n > crate::CC_MAX_HOPS {
         return Err(cc_status::TooManyHops);
     }
-    if hops.is_null() && n > 0 {
+    if hops.is_null() {
         return Err(cc_status::NullPointer);
     }
-    if n > 0 {
-        // SAFETY: the caller's promise; n ≤ CC_MAX_HOPS.
-        let c = unsafe { core::slice::from_raw_parts(hops, n as usize) };
-        for h in c {
-            buf.push(hop(h)?).map_err(|_| cc_status::TooManyHops)?;
-        }
+    // SAFETY: the caller's promise; 0 < n ≤ CC_MAX_HOPS.
+    let c = unsafe { core::slice::from_raw_parts(hops, n as usize) };
+    for h in c {
+        buf.push(hop(h)?).map_err(|_| cc_status::TooManyHops)?;
     }
     Ok(())
 }

@@ -87,38 +87,23 @@ impl From<Error> for cc_status {
     }
 }
 
-impl cc_status {
-    /// The status of an engine refusal's code (1 ..= 8), as C passes it.
-    pub(crate) fn from_code(code: u32) -> Option<Self> {
-        use cc_status::*;
-        [
-            UnknownFlow,
-            TableFull,
-            FlowExists,
-            InvalidParams,
-            TooManyHops,
-            BadCounterWidths,
-            StaleTelemetry,
-            NotApplicable,
-        ]
-        .into_iter()
-        .find(|&s| s as u32 == code)
-    }
+/// The engine's refusals, in the order of their status codes (1 ..= 8).
+const REFUSALS: [Error; 8] = [
+    Error::UnknownFlow,
+    Error::TableFull,
+    Error::FlowExists,
+    Error::InvalidParams,
+    Error::TooManyHops,
+    Error::BadCounterWidths,
+    Error::StaleTelemetry,
+    Error::NotApplicable,
+];
 
-    /// The engine's error for a status that is one (the trace helpers
-    /// encode refusals with it).
-    pub(crate) fn to_error(self) -> Option<Error> {
-        Some(match self {
-            cc_status::UnknownFlow => Error::UnknownFlow,
-            cc_status::TableFull => Error::TableFull,
-            cc_status::FlowExists => Error::FlowExists,
-            cc_status::InvalidParams => Error::InvalidParams,
-            cc_status::TooManyHops => Error::TooManyHops,
-            cc_status::BadCounterWidths => Error::BadCounterWidths,
-            cc_status::StaleTelemetry => Error::StaleTelemetry,
-            cc_status::NotApplicable => Error::NotApplicable,
-            _ => return None,
-        })
+impl cc_status {
+    /// The engine's refusal whose status code C passed (the trace helpers
+    /// encode refusals with it); `None` for any other code.
+    pub(crate) fn refusal_of_code(code: u32) -> Option<Error> {
+        REFUSALS.into_iter().find(|&e| cc_status::from(e) as u32 == code)
     }
 }
 

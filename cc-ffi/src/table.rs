@@ -353,14 +353,11 @@ pub unsafe extern "C" fn cc_flow_end(e: *mut cc_engine, handle: u32, out: *mut c
         },
         _ => Err(Error::UnknownFlow),
     };
-    match r {
-        Ok(d) => {
-            // SAFETY: out is valid.
-            unsafe { out.write(cc_decision::from(&d)) };
-            cc_status::Ok
-        }
-        Err(err) => h.stats.count(err.into()),
+    Answer {
+        stats: &mut h.stats,
+        out,
     }
+    .give(r)
 }
 
 /// One event kind, run on whichever controller a flow has: what the
@@ -384,6 +381,7 @@ pub(crate) struct Answer<'a> {
 
 impl Answer<'_> {
     /// The hook's result: the decision written, or the refusal counted.
+    /// (`out` is valid: every maker of an `Answer` checked it.)
     #[inline(always)]
     pub(crate) fn give(self, r: Result<Decision, Error>) -> cc_status {
         match r {

@@ -349,3 +349,14 @@ fn hns_blocks_read_into_the_config_and_back() {
     );
     assert_eq!(unsafe { CStr::from_ptr(name) }.to_str(), Ok("tkp"));
 }
+
+#[test]
+fn every_refusal_code_names_its_engine_error() {
+    for code in 1..=8 {
+        let e = cc_status::refusal_of_code(code).unwrap();
+        assert_eq!(cc_status::from(e) as u32, code);
+    }
+    for code in [0, 9, 10, 11, 12, 13, u32::MAX] {
+        assert_eq!(cc_status::refusal_of_code(code), None);
+    }
+}

@@ -351,7 +351,7 @@ pub unsafe extern "C" fn cc_trace_answer(
             Err(s) => return s,
         }
     } else {
-        match cc_status::from_code(status).and_then(cc_status::to_error) {
+        match cc_status::refusal_of_code(status) {
             Some(e) => Err(e),
             None => return cc_status::BadEnum,
         }
