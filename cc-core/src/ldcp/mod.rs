@@ -4,7 +4,7 @@
 //! | part                                    | draft        | here                      |
 //! |-----------------------------------------|--------------|---------------------------|
 //! | PAWA, eq. (1) per ACK, eq. (2) delayed  | §2.2         | [`Ldcp::ack`]             |
-//! | cw < 1: timer every RTT/cw, +gamma, /2  | §2.2         | [`Ldcp::ack`], [`Ldcp::timer`] |
+//! | cw < 1: timer every RTT/cw, +gamma, /2 a packet acked | §2.2 | [`Ldcp::ack`], [`Ldcp::timer`] |
 //! | zero-RTT fast start, ECN-incapable IW   | §2.3, §3.1   | [`Ldcp::sent`], [`Ldcp::loss`] |
 //! | byte sequence space (LSN)               | §3.1         | [`crate::units::Seq`] on every ACK |
 //! | commercial NIC: MD per CNP, AI per probe| §3.2         | [`LdcpRate`]              |

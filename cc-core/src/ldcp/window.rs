@@ -178,6 +178,34 @@ fn pawa_decrease(cfg: &LdcpConfig, n: u32) -> u64 {
     mul_shr(n, cfg.beta.to_bits(), FRACTION_BITS)
 }
 
+/// §2.2's rules below one packet (cw_raw < 2^16), for an ACK of n
+/// packets (`n_raw` in 2^-16, at least 1): the new cw, raw, before the
+/// floor at gamma.
+///
+/// ```text
+/// ECE = 0: cw = cw + k·gamma
+/// ECE = 1: cw = max(gamma, cw / 2^k)        (eta = 1/2, k times)
+/// k = ⌈n⌉, the packets the ACK acknowledges
+/// ```
+/// The draft gives the rules per ACK, each ACK acknowledging one packet;
+/// an ACK for k packets applies them k times, as eq. (2) extends eq. (1)
+/// to an ACK for n packets (the crossing of 1 keeps k·gamma, with no
+/// switch to eq. (2) midway, as a fall through 1 keeps n·beta). Without
+/// coalescing k is 1 and this is the draft's rule as written; a NIC that
+/// coalesces ACKs before its engine (hal-sim's `[nic.cc_processor]`)
+/// grows cw as fast as one that does not. k ≤ 2^16 and gamma_raw < 2^16:
+/// the product fits u64 with room; a shift of 32 or more gives 0.
+#[inline]
+fn below_one(cw_raw: u32, gamma: Packets, n_raw: u32, ece: EcnEcho) -> u64 {
+    // n_raw = ⌊bytes·2^16/MTU⌋ is a multiple of 2^16 exactly when the
+    // bytes are whole packets (MTU < 2^16), so this rounds up exactly.
+    let k = ((n_raw as u64 + 0xFFFF) >> Packets::FRAC_BITS).max(1);
+    match ece {
+        EcnEcho::NotMarked => cw_raw as u64 + k * gamma.to_bits() as u64,
+        EcnEcho::Marked => (cw_raw as u64).checked_shr(k as u32).unwrap_or(0),
+    }
+}
+
 /// LDCP window-variant state for one flow. 24 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -404,10 +432,7 @@ impl Ldcp {
             self.status.set_ai_carry(carry);
             new
         } else {
-            match ack.ece {
-                EcnEcho::NotMarked => cw as u64 + gamma.to_bits() as u64,
-                EcnEcho::Marked => cw as u64 / 2,
-            }
+            below_one(cw, gamma, cfg.mtu.packets_raw(newly), ack.ece)
         };
         self.cw = Packets::from_bits_saturating(new).max(gamma);
         self.after_cw_change(cfg, now, old)
@@ -596,10 +621,11 @@ impl Controller for Ldcp {
     /// domain of the rule, not a floor, since a floor at 1 would make windows
     /// below one packet unreachable.
     ///
-    /// cw < 1 (§2.2), per ACK:
+    /// cw < 1 (§2.2), per packet the ACK acknowledges (k of them, see
+    /// `below_one`):
     /// ```text
-    /// ECE = 0: cw = cw + gamma
-    /// ECE = 1: cw = max(gamma, cw/2)     (eta = 1/2)
+    /// ECE = 0: cw = cw + k·gamma
+    /// ECE = 1: cw = max(gamma, cw/2^k)     (eta = 1/2)
     /// ```
     /// Crossing 1 upwards disarms the tick timer; crossing downwards arms it
     /// at now + RTT/cw.
@@ -858,6 +884,33 @@ mod tests {
         let (cfg, mut l) = stable(1 << 16);
         l.ack(&cfg, now, &ack(1_010_000, EcnEcho::Marked)).unwrap();
         assert_eq!(l.cw(), cfg.gamma_packets());
+    }
+
+    /// Below one packet, an ACK for k packets (a NIC's coalesced ACK) takes
+    /// §2.2's per-ACK rules k times; a part of a packet counts as one.
+    #[test]
+    fn a_sub_packet_ack_for_k_packets_applies_the_rule_k_times() {
+        let now = Instant::ZERO;
+        // 1/4 + 3 · 1/8 (gamma) = 5/8: three whole packets.
+        let (cfg, mut l) = stable(1 << 14);
+        l.ack(&cfg, now, &ack(1_003_000, EcnEcho::NotMarked)).unwrap();
+        assert_eq!(l.cw().to_bits(), 5 << 13);
+        // 2.5 packets are three: 5/8 + 3/8 = 1, ACK-clocked again.
+        let d = l.ack(&cfg, now, &ack(1_005_500, EcnEcho::NotMarked)).unwrap();
+        assert_eq!(l.cw(), Packets::ONE);
+        assert_eq!(d.timer, TimerRequest::Cancel);
+        // Marked, two packets at 3/4: halved twice, 3/16; three: floored
+        // at gamma (3/32 < 1/8).
+        let (cfg, mut l) = stable(3 << 14);
+        l.ack(&cfg, now, &ack(1_002_000, EcnEcho::Marked)).unwrap();
+        assert_eq!(l.cw().to_bits(), 3 << 12);
+        let (cfg, mut l) = stable(3 << 14);
+        l.ack(&cfg, now, &ack(1_003_000, EcnEcho::Marked)).unwrap();
+        assert_eq!(l.cw(), cfg.gamma_packets());
+        // One packet, or part of one: once, as the draft writes it.
+        let (cfg, mut l) = stable(1 << 14);
+        l.ack(&cfg, now, &ack(1_000_400, EcnEcho::NotMarked)).unwrap();
+        assert_eq!(l.cw().to_bits(), 3 << 13);
     }
 
     /// The timer releases one packet per RTT/cw and ignores early firings.

@@ -134,10 +134,18 @@ impl LdcpRef {
             } else {
                 old + n * p.alpha / old
             }
-        } else if ece {
-            (old / 2.0).max(p.gamma)
         } else {
-            old + p.gamma
+            // Below one packet the rules are per packet acknowledged:
+            // k = ⌈n⌉ times (an ACK for one packet applies them once).
+            // (In integers: `core` has no f64 ceil; the bytes and the MTU
+            // are whole numbers.)
+            let k = (newly as u64).div_ceil((p.mtu as u64).max(1)).max(1);
+            if ece {
+                // Halved k times; past 64 halvings only gamma is left.
+                (0..k.min(64)).fold(old, |cw, _| cw / 2.0).max(p.gamma)
+            } else {
+                old + k as f64 * p.gamma
+            }
         };
         self.cw = self.cw.max(p.gamma);
         self.crossed(now_ns, old);
