@@ -192,135 +192,167 @@ fn c_config(ldcp: LdcpConfig) -> AnyConfig {
     }
 }
 
-/// Runs `events` events of `path` through `b`.
+/// Runs `events` events of `path` through `b`. Each path is a function
+/// of its own, never inlined: one path's locals (the HPCC++ rows' hop
+/// arrays) would otherwise grow a shared frame past the reach of a
+/// 12-bit offset, and every `black_box` slot inside a bracket would cost
+/// the other rows three instructions instead of one.
 pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
     match path {
-        Path::LdcpAck => {
-            let (cfg, p, _) = ldcp_setup();
-            let (mut eng, h) = started::<Ldcp>(cfg, p);
-            // ACK n = i + 1 arrives at n · 100 ns.
-            for i in 0..events {
-                let now = Instant::from_nanos((i as u64 + 1) * 100);
-                b.around((now, ldcp_ack(i + 1)), |(now, ack)| {
-                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
-                });
-            }
-        }
-        Path::LdcpTimer => {
-            let (cfg, p, _) = ldcp_setup();
-            let (mut eng, h) = started::<Ldcp>(cfg, p);
-            // cw = 1/4 packet: RTT/cw = 32 us, so every tick 32.016 us apart is due.
-            if let Some(l) = eng.get_mut(h) {
-                let _ = l.restore(&cfg, Instant::ZERO, Packets::from_bits(1 << 14));
-            }
-            for i in 0..events {
-                let now = Instant::from_nanos((i as u64 + 1) * 32_016);
-                b.around(now, |now| {
-                    let _ = black_box(black_box(&mut eng).timer(black_box(h), *now));
-                });
-            }
-        }
-        Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => {
-            let hops = if path == Path::HpccAck1 { 1 } else { 5 };
-            let (mut eng, h) = started::<HpccSender<5>>(hpcc_config(), hpcc_params(Algorithm::Hpcc));
-            let mut t = path.telemetry();
-            for i in 0..events {
-                let now = Instant::from_nanos(i as u64 * 1000);
-                let tel = t.next();
-                b.around((now, hpcc_ack(i, &tel[..hops])), |(now, ack)| {
-                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
-                });
-            }
-        }
-        Path::RxHpcc5 => {
-            let p = hpcc_params(Algorithm::HpccReceiver);
-            let (mut eng, h) = started::<HpccReceiver<5>>(hpcc_config(), p);
-            let mut t = Telemetry::new();
-            for i in 0..events {
-                let now = Instant::from_nanos(i as u64 * 1000);
-                b.around((now, t.next()), |(now, tel)| {
-                    let _ = black_box(black_box(&mut eng).rx_telemetry(black_box(h), *now, &tel[..]));
-                });
-            }
-        }
-        Path::DctcpAck => {
-            let (mut eng, h) = started::<Dctcp>(DctcpConfig::rfc_default(), hpcc_params(Algorithm::Dctcp));
-            // ACK n covers n packets of 1000 bytes, every eighth ECE-marked
-            // (window ends, alpha updates, cuts and growth all happen).
-            for i in 0..events {
-                let now = Instant::from_nanos((i as u64 + 1) * 100);
-                b.around((now, dctcp_ack(i + 1)), |(now, ack)| {
-                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
-                });
-            }
-        }
-        Path::DcqcnCnp => {
-            let (mut eng, h) = started::<Dcqcn>(DcqcnConfig::hpcc_sim(), hpcc_params(Algorithm::Dcqcn));
-            // A CNP every 10 µs: each brings alpha up over ten periods and
-            // waits for the next decrease check (the timer's events are
-            // not counted here).
-            for i in 0..events {
-                let now = Instant::from_nanos((i as u64 + 1) * 10_000);
-                b.around(now, |now| {
-                    let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
-                });
-            }
-        }
+        Path::LdcpAck => ldcp_ack_path(path, events, b),
+        Path::LdcpTimer => ldcp_timer_path(path, events, b),
+        Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path(path, events, b),
+        Path::RxHpcc5 => rx_hpcc_path(path, events, b),
+        Path::DctcpAck => dctcp_ack_path(path, events, b),
+        Path::DcqcnCnp => dcqcn_cnp_path(path, events, b),
         #[cfg(feature = "c-api")]
-        Path::LdcpAckC => {
-            let (cfg, p, _) = ldcp_setup();
-            let mut mem = [0u128; C_MEM];
-            let (e, h) = c_started(&mut mem, &c_config(cfg), &p);
-            let mut d = cc_ffi::cc_decision::default();
-            for i in 0..events {
-                let now = (i as u64 + 1) * 100;
-                b.around((now, c_ack(&ldcp_ack(i + 1), &[])), |(now, ack)| {
-                    // SAFETY: the engine and the ACK are valid.
-                    let _ = black_box(unsafe { cc_ffi::cc_on_ack(black_box(e), black_box(h), *now, ack, &mut d) });
-                });
-            }
-        }
+        Path::LdcpAckC => ldcp_ack_c_path(path, events, b),
         #[cfg(feature = "c-api")]
-        Path::HpccAck5C => {
-            let (cfg, _, _) = ldcp_setup();
-            let mut mem = [0u128; C_MEM];
-            let (e, h) = c_started(&mut mem, &c_config(cfg), &hpcc_params(Algorithm::Hpcc));
-            let mut d = cc_ffi::cc_decision::default();
-            let mut t = path.telemetry();
-            for i in 0..events {
-                let now = i as u64 * 1000;
-                let tel = t.next();
-                let mut hops = [cc_ffi::cc_hop::default(); 5];
-                for (c, s) in hops.iter_mut().zip(&tel[..5]) {
-                    *c = cc_ffi::cc_hop::from(s);
-                }
-                b.around((now, c_ack(&hpcc_ack(i, &tel[..5]), &hops)), |(now, ack)| {
-                    // SAFETY: the engine, the ACK and its hops are valid.
-                    let _ = black_box(unsafe { cc_ffi::cc_on_ack(black_box(e), black_box(h), *now, ack, &mut d) });
-                });
-            }
+        Path::HpccAck5C => hpcc_ack_5_c_path(path, events, b),
+        Path::ProbeResponse => probe_response_path(path, events, b),
+    }
+}
+
+#[inline(never)]
+fn ldcp_ack_path(_path: Path, events: u32, b: &mut impl Bracket) {
+    let (cfg, p, _) = ldcp_setup();
+    let (mut eng, h) = started::<Ldcp>(cfg, p);
+    // ACK n = i + 1 arrives at n · 100 ns.
+    for i in 0..events {
+        let now = Instant::from_nanos((i as u64 + 1) * 100);
+        b.around((now, ldcp_ack(i + 1)), |(now, ack)| {
+            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+        });
+    }
+}
+
+#[inline(never)]
+fn ldcp_timer_path(_path: Path, events: u32, b: &mut impl Bracket) {
+    let (cfg, p, _) = ldcp_setup();
+    let (mut eng, h) = started::<Ldcp>(cfg, p);
+    // cw = 1/4 packet: RTT/cw = 32 us, so every tick 32.016 us apart is due.
+    if let Some(l) = eng.get_mut(h) {
+        let _ = l.restore(&cfg, Instant::ZERO, Packets::from_bits(1 << 14));
+    }
+    for i in 0..events {
+        let now = Instant::from_nanos((i as u64 + 1) * 32_016);
+        b.around(now, |now| {
+            let _ = black_box(black_box(&mut eng).timer(black_box(h), *now));
+        });
+    }
+}
+
+#[inline(never)]
+fn hpcc_ack_path(path: Path, events: u32, b: &mut impl Bracket) {
+    let hops = if path == Path::HpccAck1 { 1 } else { 5 };
+    let (mut eng, h) = started::<HpccSender<5>>(hpcc_config(), hpcc_params(Algorithm::Hpcc));
+    let mut t = path.telemetry();
+    for i in 0..events {
+        let now = Instant::from_nanos(i as u64 * 1000);
+        let tel = t.next();
+        b.around((now, hpcc_ack(i, &tel[..hops])), |(now, ack)| {
+            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+        });
+    }
+}
+
+#[inline(never)]
+fn rx_hpcc_path(_path: Path, events: u32, b: &mut impl Bracket) {
+    let p = hpcc_params(Algorithm::HpccReceiver);
+    let (mut eng, h) = started::<HpccReceiver<5>>(hpcc_config(), p);
+    let mut t = Telemetry::new();
+    for i in 0..events {
+        let now = Instant::from_nanos(i as u64 * 1000);
+        b.around((now, t.next()), |(now, tel)| {
+            let _ = black_box(black_box(&mut eng).rx_telemetry(black_box(h), *now, &tel[..]));
+        });
+    }
+}
+
+#[inline(never)]
+fn dctcp_ack_path(_path: Path, events: u32, b: &mut impl Bracket) {
+    let (mut eng, h) = started::<Dctcp>(DctcpConfig::rfc_default(), hpcc_params(Algorithm::Dctcp));
+    // ACK n covers n packets of 1000 bytes, every eighth ECE-marked
+    // (window ends, alpha updates, cuts and growth all happen).
+    for i in 0..events {
+        let now = Instant::from_nanos((i as u64 + 1) * 100);
+        b.around((now, dctcp_ack(i + 1)), |(now, ack)| {
+            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+        });
+    }
+}
+
+#[inline(never)]
+fn dcqcn_cnp_path(_path: Path, events: u32, b: &mut impl Bracket) {
+    let (mut eng, h) = started::<Dcqcn>(DcqcnConfig::hpcc_sim(), hpcc_params(Algorithm::Dcqcn));
+    // A CNP every 10 µs: each brings alpha up over ten periods and
+    // waits for the next decrease check (the timer's events are
+    // not counted here).
+    for i in 0..events {
+        let now = Instant::from_nanos((i as u64 + 1) * 10_000);
+        b.around(now, |now| {
+            let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
+        });
+    }
+}
+
+#[cfg(feature = "c-api")]
+#[inline(never)]
+fn ldcp_ack_c_path(_path: Path, events: u32, b: &mut impl Bracket) {
+    let (cfg, p, _) = ldcp_setup();
+    let mut mem = [0u128; C_MEM];
+    let (e, h) = c_started(&mut mem, &c_config(cfg), &p);
+    let mut d = cc_ffi::cc_decision::default();
+    for i in 0..events {
+        let now = (i as u64 + 1) * 100;
+        b.around((now, c_ack(&ldcp_ack(i + 1), &[])), |(now, ack)| {
+            // SAFETY: the engine and the ACK are valid.
+            let _ = black_box(unsafe { cc_ffi::cc_on_ack(black_box(e), black_box(h), *now, ack, &mut d) });
+        });
+    }
+}
+
+#[cfg(feature = "c-api")]
+#[inline(never)]
+fn hpcc_ack_5_c_path(path: Path, events: u32, b: &mut impl Bracket) {
+    let (cfg, _, _) = ldcp_setup();
+    let mut mem = [0u128; C_MEM];
+    let (e, h) = c_started(&mut mem, &c_config(cfg), &hpcc_params(Algorithm::Hpcc));
+    let mut d = cc_ffi::cc_decision::default();
+    let mut t = path.telemetry();
+    for i in 0..events {
+        let now = i as u64 * 1000;
+        let tel = t.next();
+        let mut hops = [cc_ffi::cc_hop::default(); 5];
+        for (c, s) in hops.iter_mut().zip(&tel[..5]) {
+            *c = cc_ffi::cc_hop::from(s);
         }
-        Path::ProbeResponse => {
-            let mut cfg = hpcc_config();
-            cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
-            let (mut eng, h) = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
-            // Data in flight and probe 1 out; each response to probe n asks for n+1.
-            if eng.event(h, Instant::ZERO, &workload::data_in_flight()).is_err() {
-                nic_firmware::exit(3)
-            }
-            let mut t = Telemetry::new();
-            for i in 0..events {
-                let now = Instant::from_nanos(i as u64 * 12_000);
-                let EventKind::ProbeResponse { probe, hop_index, hop } = workload::probe_response(i, t.next()[0]).kind
-                else {
-                    nic_firmware::exit(3)
-                };
-                b.around((now, probe, hop_index, hop), |(now, probe, hop_index, hop)| {
-                    let eng = black_box(&mut eng);
-                    let _ = black_box(eng.probe_response(black_box(h), *now, *probe, *hop_index, hop));
-                });
-            }
-        }
+        b.around((now, c_ack(&hpcc_ack(i, &tel[..5]), &hops)), |(now, ack)| {
+            // SAFETY: the engine, the ACK and its hops are valid.
+            let _ = black_box(unsafe { cc_ffi::cc_on_ack(black_box(e), black_box(h), *now, ack, &mut d) });
+        });
+    }
+}
+
+#[inline(never)]
+fn probe_response_path(_path: Path, events: u32, b: &mut impl Bracket) {
+    let mut cfg = hpcc_config();
+    cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
+    let (mut eng, h) = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
+    // Data in flight and probe 1 out; each response to probe n asks for n+1.
+    if eng.event(h, Instant::ZERO, &workload::data_in_flight()).is_err() {
+        nic_firmware::exit(3)
+    }
+    let mut t = Telemetry::new();
+    for i in 0..events {
+        let now = Instant::from_nanos(i as u64 * 12_000);
+        let EventKind::ProbeResponse { probe, hop_index, hop } = workload::probe_response(i, t.next()[0]).kind else {
+            nic_firmware::exit(3)
+        };
+        b.around((now, probe, hop_index, hop), |(now, probe, hop_index, hop)| {
+            let eng = black_box(&mut eng);
+            let _ = black_box(eng.probe_response(black_box(h), *now, *probe, *hop_index, hop));
+        });
     }
 }
 
