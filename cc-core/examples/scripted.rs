@@ -86,7 +86,7 @@ fn hpcc_two_to_one() {
                 bandwidth: LinkSpeed::from_gbps(LINK_GBPS as u32),
                 id: 1,
                 widths: CounterWidths::FULL,
-                tx_utilization: None,
+                tx_utilization: TxUtilization::NONE,
             };
             in_flight.push_back((t + T_NS, hop, sent_total));
         }

@@ -232,8 +232,9 @@ impl<'a> Writer<'a> {
         self.u8(h.widths.ts_bits())?;
         self.u8(h.widths.tx_bits())?;
         self.u16(h.widths.tx_unit_bytes())?;
-        self.u8(h.tx_utilization.is_some() as u8)?;
-        self.u32(h.tx_utilization.map_or(0, |f| f.to_bits()))?;
+        let util = h.tx_utilization.get();
+        self.u8(util.is_some() as u8)?;
+        self.u32(util.map_or(0, |f| f.to_bits()))?;
         self.u8(0)
     }
     fn opt_u32(&mut self, v: Option<u32>) -> Result<()> {
@@ -310,7 +311,7 @@ impl<'a> Reader<'a> {
             bandwidth: LinkSpeed::from_mbps(v[4]),
             id: v[5],
             widths,
-            tx_utilization,
+            tx_utilization: tx_utilization.into(),
         })
     }
     fn opt_u32(&mut self) -> Result<Option<u32>> {
@@ -840,7 +841,8 @@ mod tests {
                 None
             } else {
                 Fraction::ratio(k, 10)
-            },
+            }
+            .into(),
         }
     }
 

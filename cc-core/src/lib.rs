@@ -90,6 +90,6 @@ pub mod prelude {
         AdditiveIncrease, HpccConfig, HpccReceiver, HpccSender, QueueSignal, Reciprocals, TelemetrySource,
     };
     pub use crate::ldcp::{FastStart, Ldcp, LdcpConfig, LdcpRate, Phase};
-    pub use crate::telemetry::{CounterWidths, HopHistory, HopSample};
+    pub use crate::telemetry::{CounterWidths, HopHistory, HopSample, TxUtilization};
     pub use crate::units::*;
 }

@@ -87,6 +87,15 @@ impl CounterWidths {
     pub const fn to_word(self) -> u32 {
         self.0
     }
+
+    /// Whether `w` is a word [`Self::new`] makes: each width byte b in
+    /// 1 ..= 32 exactly when b − 1 has none of the bits 0xE0 (b = 0 gives
+    /// 0xFF, and its borrow can only add bits to the next byte's test),
+    /// and a unit of at least one byte.
+    #[inline(always)]
+    pub const fn is_valid_word(w: u32) -> bool {
+        w.wrapping_sub(0x0101) & 0xE0E0 == 0 && w >> 16 != 0
+    }
 }
 
 impl fmt::Debug for CounterWidths {
@@ -106,8 +115,14 @@ impl Default for CounterWidths {
 }
 
 /// One hop's telemetry: the state of the packet's egress port when it left.
+///
+/// `repr(C)`, 36 bytes: the C API's `cc_hop` has this layout, so a C
+/// caller's hops are checked and read where they lie, not copied (the
+/// flag of [`TxUtilization`] is a word of 0 or 1, the counter widths a
+/// word [`CounterWidths::is_valid_word`] accepts).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C)]
 pub struct HopSample {
     /// Egress timestamp in ns, modulo 2^`widths.ts_bits`.
     pub ts: u32,
@@ -129,7 +144,70 @@ pub struct HopSample {
     /// Egress tx utilization txRate/B reported by the switch itself (INT-MD
     /// has no transmitted-bytes counter, only this). When present it is
     /// the rate term of u' and `tx` is not read.
-    pub tx_utilization: Option<Fraction>,
+    pub tx_utilization: TxUtilization,
+}
+
+/// A switch's own report of its egress utilization txRate/B, or none
+/// ([`HopSample::tx_utilization`]): a flag word and a [`Fraction`]'s bits,
+/// laid out (on a little-endian core) as the C API's `has_utilization`,
+/// three zero bytes and `utilization_q24`: one load tests the flag and the
+/// reserved bytes. The default is none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C)]
+pub struct TxUtilization {
+    /// Whether reported (a word: 1 or 0).
+    reported: Reported,
+    /// The fraction's bits (at most 2^24) if reported, else 0.
+    bits: u32,
+}
+
+/// [`TxUtilization`]'s flag, a word of 0 or 1: the C struct's flag byte
+/// and its three zero bytes, read as one little-endian word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u32)]
+enum Reported {
+    #[default]
+    No = 0,
+    Yes = 1,
+}
+
+impl TxUtilization {
+    /// Not reported.
+    pub const NONE: TxUtilization = TxUtilization {
+        reported: Reported::No,
+        bits: 0,
+    };
+
+    /// Reported as `f`.
+    pub const fn reported(f: Fraction) -> Self {
+        TxUtilization {
+            reported: Reported::Yes,
+            bits: f.to_bits(),
+        }
+    }
+
+    /// The reported fraction, if any.
+    #[inline(always)]
+    pub const fn get(self) -> Option<Fraction> {
+        if let Reported::No = self.reported {
+            None
+        } else {
+            // Every maker keeps bits ≤ 2^24 (`HopSample::check` for memory
+            // read in place).
+            Some(Fraction::from_bits_trusted(self.bits))
+        }
+    }
+}
+
+impl From<Option<Fraction>> for TxUtilization {
+    fn from(f: Option<Fraction>) -> Self {
+        match f {
+            Some(f) => Self::reported(f),
+            None => Self::NONE,
+        }
+    }
 }
 
 /// What the engine keeps of one hop between samples (draft Figure 6, line
@@ -345,6 +423,38 @@ mod tests {
 
     fn mask(bits: u8) -> u32 {
         CounterWidths::new(bits, 32, 1).unwrap().ts_mask()
+    }
+
+    /// The one-word test accepts exactly the words `new` makes: every
+    /// pair of width bytes, with units 0, 1, 2^8 and the largest.
+    #[test]
+    fn the_word_test_is_the_constructor_test() {
+        for ts in 0..=255u8 {
+            for tx in 0..=255u8 {
+                for unit in [0u16, 1, 256, u16::MAX] {
+                    let w = ts as u32 | (tx as u32) << 8 | (unit as u32) << 16;
+                    assert_eq!(
+                        CounterWidths::is_valid_word(w),
+                        CounterWidths::new(ts, tx, unit).is_ok(),
+                        "{ts} {tx} {unit}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The C API's layout (cc-ffi asserts each field's offset), and the
+    /// utilization through it.
+    #[test]
+    fn a_sample_is_laid_out_as_the_c_api_reads_it() {
+        let u = TxUtilization::reported(Fraction::ONE);
+        assert_eq!(u.get(), Some(Fraction::ONE));
+        assert_eq!(TxUtilization::NONE.get(), None);
+        assert_eq!(TxUtilization::default(), TxUtilization::NONE);
+        assert_eq!(TxUtilization::from(Some(Fraction::ONE)), u);
+        // The C API's layout (cc-ffi asserts each field's offset).
+        assert_eq!(core::mem::size_of::<HopSample>(), 36);
+        assert_eq!(core::mem::offset_of!(HopSample, tx_utilization), 28);
     }
 
     proptest::proptest! {

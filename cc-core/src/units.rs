@@ -229,6 +229,7 @@ impl fmt::Display for Rate {
 /// for that sample.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(transparent)]
 pub struct LinkSpeed(u32);
 
 impl LinkSpeed {
@@ -353,6 +354,12 @@ impl Fraction {
         } else {
             Some(Fraction(U8F24::from_bits(raw)))
         }
+    }
+
+    /// From a raw value its maker keeps at most 2^24 (a larger one is
+    /// out of the type's range: the arithmetic that takes it may wrap).
+    pub(crate) const fn from_bits_trusted(raw: u32) -> Self {
+        Fraction(U8F24::from_bits(raw))
     }
 
     /// Raw value in units of 2^-24 (at most 2^24).

@@ -112,7 +112,7 @@ impl HopGen {
             bandwidth: bw,
             id: self.id,
             widths,
-            tx_utilization: self.util.map(|raw| Fraction::from_bits(raw).unwrap()),
+            tx_utilization: self.util.map(|raw| Fraction::from_bits(raw).unwrap()).into(),
         };
         let b = HopSample {
             ts: a.ts.wrapping_add(dts) & mask(self.ts_bits),
@@ -382,7 +382,7 @@ fn replay(seed: u64, t_ns: u32, line: usize, hops: usize, max_stage: u8, every: 
             bandwidth: bw,
             id: i as u32,
             widths: CounterWidths::new(24, 20, 64).unwrap(),
-            tx_utilization: None,
+            tx_utilization: TxUtilization::NONE,
         })
         .collect();
     let mut q = 0f64;

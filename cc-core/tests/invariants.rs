@@ -33,7 +33,7 @@ fn hop() -> impl Strategy<Value = HopSample> {
                 bandwidth: LinkSpeed::from_mbps(mbps),
                 id,
                 widths: CounterWidths::new(ts_bits, tx_bits, unit).unwrap(),
-                tx_utilization,
+                tx_utilization: tx_utilization.into(),
             },
         )
 }
@@ -53,7 +53,7 @@ fn hops() -> impl Strategy<Value = model::Hops> {
                     bandwidth: LinkSpeed::from_gbps(100),
                     id: i as u32,
                     widths: CounterWidths::FULL,
-                    tx_utilization: None,
+                    tx_utilization: TxUtilization::NONE,
                 })
                 .collect()
         }),

@@ -59,7 +59,7 @@ impl Bottleneck {
             bandwidth: self.bw,
             id: 0,
             widths: self.widths,
-            tx_utilization: None,
+            tx_utilization: TxUtilization::NONE,
         }
     }
 }
@@ -247,7 +247,7 @@ fn steady_u(gbps: u32, t_ns: u32, tau_ns: u32, rtts: u32) -> (f64, f64) {
         bandwidth: LinkSpeed::from_gbps(gbps),
         id: 1,
         widths: CounterWidths::FULL,
-        tx_utilization: Some(util),
+        tx_utilization: TxUtilization::reported(util),
     };
     let steps = rtts as u64 * t_ns as u64 / tau_ns as u64;
     let mut now = 1_000_000u64;

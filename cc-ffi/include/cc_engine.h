@@ -297,6 +297,9 @@ typedef struct {
 } cc_config;
 
 // One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).
+// The engine reads an event's hops where they lie (this is its own
+// sample's layout), checking each: they stay unchanged during the call,
+// 4-byte aligned as C keeps them.
 typedef struct {
   // Egress timestamp, in the switch's clock, `ts_bits` wide (ns).
   uint32_t ts;
@@ -319,7 +322,7 @@ typedef struct {
   uint16_t tx_unit_bytes;
   // 1 if the switch reported its own utilisation in `utilization_q24`.
   uint8_t has_utilization;
-  // Zero.
+  // Zero (checked).
   uint8_t reserved[3];
   // Transmit utilisation the switch computed, 2^-24 (at most 2^24).
   uint32_t utilization_q24;

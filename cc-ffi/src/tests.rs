@@ -225,6 +225,76 @@ fn bad_enumerations_and_pointers_are_refused() {
     );
 }
 
+/// Hops are read where the caller keeps them, each checked there: what
+/// cc_engine.h says a `cc_hop` holds, and nothing else.
+#[test]
+fn hops_read_in_place_are_checked_field_by_field() {
+    let mut mem = Mem::for_capacity(4);
+    let e = engine(&mut mem, 4);
+    let (h, _) = start(e, CC_ALGORITHM_HPCC).unwrap();
+    let good = cc_hop {
+        speed_mbps: 100_000,
+        ts_bits: 32,
+        tx_bits: 32,
+        tx_unit_bytes: 1,
+        ..cc_hop::default()
+    };
+    let on_ack = |hops: &[cc_hop]| {
+        let a = cc_ack {
+            cum_ack: 1000,
+            snd_nxt: 2000,
+            ece: 0,
+            has_rtt: 0,
+            reserved: 0,
+            rtt_ns: 0,
+            hops: hops.as_ptr(),
+            n_hops: hops.len() as u32,
+        };
+        let mut d = cc_decision::default();
+        unsafe { cc_on_ack(e, h, 1, &a, &mut d) }
+    };
+    assert_eq!(on_ack(&[good, good]), cc_status::Ok);
+    let with = |f: fn(&mut cc_hop)| {
+        let mut bad = good;
+        f(&mut bad);
+        // The second hop is the bad one: every hop is checked.
+        on_ack(&[good, bad])
+    };
+    assert_eq!(with(|h| h.tx_bits = 33), cc_status::BadCounterWidths);
+    assert_eq!(with(|h| h.tx_unit_bytes = 0), cc_status::BadCounterWidths);
+    assert_eq!(with(|h| h.has_utilization = 2), cc_status::BadEnum);
+    assert_eq!(with(|h| h.reserved = [0, 1, 0]), cc_status::BadEnum);
+    assert_eq!(
+        with(|h| {
+            h.has_utilization = 1;
+            h.utilization_q24 = (1 << 24) + 1;
+        }),
+        cc_status::InvalidParams
+    );
+    assert_eq!(
+        with(|h| {
+            h.has_utilization = 1;
+            h.utilization_q24 = 1 << 24;
+        }),
+        cc_status::Ok
+    );
+    // A pointer that is not a cc_hop's alignment is refused, not read.
+    let words = [0u32; 20];
+    let odd = unsafe { (words.as_ptr() as *const u8).add(2) }.cast::<cc_hop>();
+    let a = cc_ack {
+        cum_ack: 1000,
+        snd_nxt: 2000,
+        ece: 0,
+        has_rtt: 0,
+        reserved: 0,
+        rtt_ns: 0,
+        hops: odd,
+        n_hops: 1,
+    };
+    let mut d = cc_decision::default();
+    assert_eq!(unsafe { cc_on_ack(e, h, 1, &a, &mut d) }, cc_status::BadMemory);
+}
+
 #[test]
 fn decisions_keep_every_field_through_c() {
     use cc_core::event::{Decision, Ecn, Pacing, ProbeId, Request, TimerRequest};

@@ -207,7 +207,7 @@ fn codec() {
         bandwidth: LinkSpeed::from_gbps(100),
         id: 5,
         widths: CounterWidths::FULL,
-        tx_utilization: None,
+        tx_utilization: TxUtilization::NONE,
     };
     let hops = [hop, hop];
     let params = FlowParams {
@@ -272,6 +272,28 @@ fn hns() {
     write("hns", "defaults", &[ldcp, dcqcn].concat());
 }
 
+/// The C API's hops (fuzz_targets/c_hops.rs): five hops of a 100 Gb/s
+/// path, then the same path 10 us later, 125 kB more sent on each link,
+/// the third hop's switch reporting its own utilization (one half).
+fn c_hops() {
+    let hop = |ts: u32, tx: u32, util: Option<u32>| {
+        let mut b = Vec::new();
+        for w in [ts, tx, 3000, 0, 100_000, 7] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        b.extend_from_slice(&[32, 32, 1, 0, util.is_some() as u8, 0, 0, 0]);
+        b.extend_from_slice(&util.unwrap_or(0).to_le_bytes());
+        b
+    };
+    let mut seed = vec![5u8];
+    for (ts, tx) in [(1_000u32, 1_000_000u32), (11_000, 1_125_000)] {
+        for i in 0..5 {
+            seed.extend(hop(ts, tx, (i == 2 && ts > 1_000).then_some(1 << 23)));
+        }
+    }
+    write("c_hops", "two-acks", &seed);
+}
+
 fn main() {
     compact();
     int_md();
@@ -281,5 +303,6 @@ fn main() {
     auth();
     engine();
     hns();
+    c_hops();
     println!("seeds written under {}/seeds", env!("CARGO_MANIFEST_DIR"));
 }

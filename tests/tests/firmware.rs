@@ -498,7 +498,7 @@ fn hpcc_five_hops() {
             bandwidth: LinkSpeed::from_gbps(if i == 3 { 100 } else { 400 }),
             id: i,
             widths: CounterWidths::new(24, 20, 64).unwrap(),
-            tx_utilization: None,
+            tx_utilization: TxUtilization::NONE,
         })
         .collect();
     let (mut rng, mut q, mut t) = (0x2545_F491_4F6C_DD1Du64, 0i64, 0u64);

@@ -31,7 +31,7 @@ impl Telemetry {
             bandwidth: LinkSpeed::from_gbps(100),
             id: 0,
             widths: CounterWidths::new(24, 20, 64).unwrap(),
-            tx_utilization: None,
+            tx_utilization: TxUtilization::NONE,
         };
         let mut hops = [h; 5];
         for (i, h) in hops.iter_mut().enumerate() {

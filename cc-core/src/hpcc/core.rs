@@ -806,7 +806,7 @@ fn hop_load(flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad 
         QueueSignal::Length => (qf8, 0),
         QueueSignal::Sojourn => (0, mul_shr41(qf8, flow.per_rtt, PER_RTT_SHIFT - 20)),
     };
-    match s.tx_utilization {
+    match s.tx_utilization.get() {
         Some(util) => a += (util.to_bits() as u64 * f as u64) >> (32 - U_EXTRA_BITS),
         None => {
             let dtx = if link.counter_may_wrap {
@@ -852,7 +852,7 @@ fn slow_load(flow: &Flow, s: &HopSample, h: &HopHistory, dts: u32) -> HopLoad {
         QueueSignal::Sojourn => ratio_q24(q, t),
     }
     .unwrap_or(0);
-    let rate_term = match s.tx_utilization {
+    let rate_term = match s.tx_utilization.get() {
         Some(util) => util.to_bits() as u64,
         None => {
             let Some(dtx_bytes) = tx_bytes_between(s.tx, h.tx, s.widths, dts, b as u32) else {

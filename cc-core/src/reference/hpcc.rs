@@ -181,7 +181,7 @@ impl HpccRef {
                 continue;
             }
             // line 4 (or the switch's own tx utilization, times B)
-            let tx_rate = match h.tx_utilization {
+            let tx_rate = match h.tx_utilization.get() {
                 Some(util) => util.to_bits() as f64 / (1u64 << 24) as f64 * b_bytes_per_ns,
                 None => {
                     let unit = h.widths.tx_unit_bytes() as f64;

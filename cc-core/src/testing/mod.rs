@@ -32,7 +32,7 @@ pub fn hop_of(id: u32, ts: u32, tx: u32, qlen: u32) -> HopSample {
         bandwidth: LinkSpeed::from_gbps(100),
         id,
         widths: CounterWidths::FULL,
-        tx_utilization: None,
+        tx_utilization: crate::telemetry::TxUtilization::NONE,
     }
 }
 

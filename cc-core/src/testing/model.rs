@@ -392,7 +392,9 @@ impl<'a> arbitrary::Arbitrary<'a> for Op {
                 id: u.int_in_range(0..=3)?,
                 widths: crate::telemetry::CounterWidths::new(ts_bits % 34, tx_bits % 34, unit)
                     .unwrap_or(crate::telemetry::CounterWidths::FULL),
-                tx_utilization: util.and_then(|u| crate::units::Fraction::from_bits(u % (1 << 25))),
+                tx_utilization: util
+                    .and_then(|u| crate::units::Fraction::from_bits(u % (1 << 25)))
+                    .into(),
             })
         }
         fn hops(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Hops> {

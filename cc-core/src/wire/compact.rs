@@ -292,7 +292,7 @@ impl CompactHop {
             bandwidth: self.speed.speed(),
             id: 0,
             widths,
-            tx_utilization: None,
+            tx_utilization: crate::telemetry::TxUtilization::NONE,
         }
     }
 }

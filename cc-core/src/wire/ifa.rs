@@ -518,7 +518,7 @@ impl IfaRepr {
                 bandwidth: speed(h.speed)?,
                 id: fold_identity(h.device_id as u64, h.egress_port as u32),
                 widths,
-                tx_utilization: None,
+                tx_utilization: crate::telemetry::TxUtilization::NONE,
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;
         }

@@ -542,7 +542,7 @@ impl PortSpeedStack for IntMdRepr {
                 bandwidth: speed(h.node_id as u64, h.l1_egress as u32).unwrap_or(profile.link_speed),
                 id: fold_identity(h.node_id as u64, h.l1_egress as u32),
                 widths: CounterWidths::FULL,
-                tx_utilization: profile.utilization(h.tx_util),
+                tx_utilization: profile.utilization(h.tx_util).into(),
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;
         }
@@ -883,7 +883,7 @@ mod tests {
         assert_eq!(s[2].ts, 1_000_000);
         assert_eq!(s[0].qlen_bytes, 0x12_3458);
         // 9002 / 10000 of capacity.
-        let u = s[0].tx_utilization.unwrap().to_bits() as f64 / (1u64 << 24) as f64;
+        let u = s[0].tx_utilization.get().unwrap().to_bits() as f64 / (1u64 << 24) as f64;
         assert!((u - 0.9002).abs() < 1e-6);
         let mut r = repr();
         r.instructions &= !instr::TX_UTIL;

@@ -593,7 +593,7 @@ impl PortSpeedStack for IoamRepr<'_> {
                 bandwidth: speed(node, egress).unwrap_or(profile.link_speed),
                 id: fold_identity(node, egress),
                 widths,
-                tx_utilization: None,
+                tx_utilization: crate::telemetry::TxUtilization::NONE,
             };
             out.push(s).map_err(|_| WireError::TooManyHops)?;
         }
