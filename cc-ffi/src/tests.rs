@@ -51,6 +51,21 @@ fn start(e: *mut cc_engine, algorithm: u8) -> Result<(u32, cc_decision), cc_stat
     }
 }
 
+/// An ACK of bytes 1000 (2000 sent) with ECN-Echo `ece` and `n_hops` hops
+/// at `hops`.
+fn ack(ece: u8, n_hops: u32, hops: *const cc_hop) -> cc_ack {
+    cc_ack {
+        cum_ack: 1000,
+        snd_nxt: 2000,
+        ece,
+        has_rtt: 0,
+        reserved: 0,
+        rtt_ns: 0,
+        hops,
+        n_hops,
+    }
+}
+
 fn field(c: &cc_config) -> Option<String> {
     let mut name: *const c_char = ptr::null();
     match unsafe { cc_config_check(c, &mut name) } {
@@ -183,16 +198,6 @@ fn bad_enumerations_and_pointers_are_refused() {
     assert_eq!(start(e, 6).unwrap_err(), cc_status::BadEnum);
     let (h, _) = start(e, CC_ALGORITHM_LDCP).unwrap();
     let mut d = cc_decision::default();
-    let ack = |ece, n_hops, hops: *const cc_hop| cc_ack {
-        cum_ack: 1000,
-        snd_nxt: 2000,
-        ece,
-        has_rtt: 0,
-        reserved: 0,
-        rtt_ns: 0,
-        hops,
-        n_hops,
-    };
     assert_eq!(
         unsafe { cc_on_ack(e, h, 1, &ack(2, 0, ptr::null()), &mut d) },
         cc_status::BadEnum
@@ -239,20 +244,11 @@ fn hops_read_in_place_are_checked_field_by_field() {
         tx_unit_bytes: 1,
         ..cc_hop::default()
     };
-    let on_ack = |hops: &[cc_hop]| {
-        let a = cc_ack {
-            cum_ack: 1000,
-            snd_nxt: 2000,
-            ece: 0,
-            has_rtt: 0,
-            reserved: 0,
-            rtt_ns: 0,
-            hops: hops.as_ptr(),
-            n_hops: hops.len() as u32,
-        };
+    let on_ack_of = |hops: *const cc_hop, n: u32| {
         let mut d = cc_decision::default();
-        unsafe { cc_on_ack(e, h, 1, &a, &mut d) }
+        unsafe { cc_on_ack(e, h, 1, &ack(0, n, hops), &mut d) }
     };
+    let on_ack = |hops: &[cc_hop]| on_ack_of(hops.as_ptr(), hops.len() as u32);
     assert_eq!(on_ack(&[good, good]), cc_status::Ok);
     let with = |f: fn(&mut cc_hop)| {
         let mut bad = good;
@@ -281,18 +277,7 @@ fn hops_read_in_place_are_checked_field_by_field() {
     // A pointer that is not a cc_hop's alignment is refused, not read.
     let words = [0u32; 20];
     let odd = unsafe { (words.as_ptr() as *const u8).add(2) }.cast::<cc_hop>();
-    let a = cc_ack {
-        cum_ack: 1000,
-        snd_nxt: 2000,
-        ece: 0,
-        has_rtt: 0,
-        reserved: 0,
-        rtt_ns: 0,
-        hops: odd,
-        n_hops: 1,
-    };
-    let mut d = cc_decision::default();
-    assert_eq!(unsafe { cc_on_ack(e, h, 1, &a, &mut d) }, cc_status::BadMemory);
+    assert_eq!(on_ack_of(odd, 1), cc_status::BadMemory);
 }
 
 #[test]

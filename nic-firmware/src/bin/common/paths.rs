@@ -199,22 +199,22 @@ fn c_config(ldcp: LdcpConfig) -> AnyConfig {
 /// the other rows three instructions instead of one.
 pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
     match path {
-        Path::LdcpAck => ldcp_ack_path(path, events, b),
-        Path::LdcpTimer => ldcp_timer_path(path, events, b),
+        Path::LdcpAck => ldcp_ack_path(events, b),
+        Path::LdcpTimer => ldcp_timer_path(events, b),
         Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path(path, events, b),
-        Path::RxHpcc5 => rx_hpcc_path(path, events, b),
-        Path::DctcpAck => dctcp_ack_path(path, events, b),
-        Path::DcqcnCnp => dcqcn_cnp_path(path, events, b),
+        Path::RxHpcc5 => rx_hpcc_path(events, b),
+        Path::DctcpAck => dctcp_ack_path(events, b),
+        Path::DcqcnCnp => dcqcn_cnp_path(events, b),
         #[cfg(feature = "c-api")]
-        Path::LdcpAckC => ldcp_ack_c_path(path, events, b),
+        Path::LdcpAckC => ldcp_ack_c_path(events, b),
         #[cfg(feature = "c-api")]
         Path::HpccAck5C => hpcc_ack_5_c_path(path, events, b),
-        Path::ProbeResponse => probe_response_path(path, events, b),
+        Path::ProbeResponse => probe_response_path(events, b),
     }
 }
 
 #[inline(never)]
-fn ldcp_ack_path(_path: Path, events: u32, b: &mut impl Bracket) {
+fn ldcp_ack_path(events: u32, b: &mut impl Bracket) {
     let (cfg, p, _) = ldcp_setup();
     let (mut eng, h) = started::<Ldcp>(cfg, p);
     // ACK n = i + 1 arrives at n · 100 ns.
@@ -227,7 +227,7 @@ fn ldcp_ack_path(_path: Path, events: u32, b: &mut impl Bracket) {
 }
 
 #[inline(never)]
-fn ldcp_timer_path(_path: Path, events: u32, b: &mut impl Bracket) {
+fn ldcp_timer_path(events: u32, b: &mut impl Bracket) {
     let (cfg, p, _) = ldcp_setup();
     let (mut eng, h) = started::<Ldcp>(cfg, p);
     // cw = 1/4 packet: RTT/cw = 32 us, so every tick 32.016 us apart is due.
@@ -257,7 +257,7 @@ fn hpcc_ack_path(path: Path, events: u32, b: &mut impl Bracket) {
 }
 
 #[inline(never)]
-fn rx_hpcc_path(_path: Path, events: u32, b: &mut impl Bracket) {
+fn rx_hpcc_path(events: u32, b: &mut impl Bracket) {
     let p = hpcc_params(Algorithm::HpccReceiver);
     let (mut eng, h) = started::<HpccReceiver<5>>(hpcc_config(), p);
     let mut t = Telemetry::new();
@@ -270,7 +270,7 @@ fn rx_hpcc_path(_path: Path, events: u32, b: &mut impl Bracket) {
 }
 
 #[inline(never)]
-fn dctcp_ack_path(_path: Path, events: u32, b: &mut impl Bracket) {
+fn dctcp_ack_path(events: u32, b: &mut impl Bracket) {
     let (mut eng, h) = started::<Dctcp>(DctcpConfig::rfc_default(), hpcc_params(Algorithm::Dctcp));
     // ACK n covers n packets of 1000 bytes, every eighth ECE-marked
     // (window ends, alpha updates, cuts and growth all happen).
@@ -283,7 +283,7 @@ fn dctcp_ack_path(_path: Path, events: u32, b: &mut impl Bracket) {
 }
 
 #[inline(never)]
-fn dcqcn_cnp_path(_path: Path, events: u32, b: &mut impl Bracket) {
+fn dcqcn_cnp_path(events: u32, b: &mut impl Bracket) {
     let (mut eng, h) = started::<Dcqcn>(DcqcnConfig::hpcc_sim(), hpcc_params(Algorithm::Dcqcn));
     // A CNP every 10 µs: each brings alpha up over ten periods and
     // waits for the next decrease check (the timer's events are
@@ -298,7 +298,7 @@ fn dcqcn_cnp_path(_path: Path, events: u32, b: &mut impl Bracket) {
 
 #[cfg(feature = "c-api")]
 #[inline(never)]
-fn ldcp_ack_c_path(_path: Path, events: u32, b: &mut impl Bracket) {
+fn ldcp_ack_c_path(events: u32, b: &mut impl Bracket) {
     let (cfg, p, _) = ldcp_setup();
     let mut mem = [0u128; C_MEM];
     let (e, h) = c_started(&mut mem, &c_config(cfg), &p);
@@ -335,7 +335,7 @@ fn hpcc_ack_5_c_path(path: Path, events: u32, b: &mut impl Bracket) {
 }
 
 #[inline(never)]
-fn probe_response_path(_path: Path, events: u32, b: &mut impl Bracket) {
+fn probe_response_path(events: u32, b: &mut impl Bracket) {
     let mut cfg = hpcc_config();
     cfg.telemetry = TelemetrySource::Probe { timeout_rtts: 2 };
     let (mut eng, h) = started::<HpccSender<1>>(cfg, hpcc_params(Algorithm::Hpcc));
