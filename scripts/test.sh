@@ -14,6 +14,17 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# A whole run builds about 7.5 GB under the project's target folders (the
+# workspace, nic-firmware's and cc-ffi's images, the profile-guided build,
+# the fuzz targets). Say so at once rather than fail half-way with a
+# linker's "No space left on device". TEST_MIN_FREE_GB=0 skips the check.
+need_gb=${TEST_MIN_FREE_GB:-8}
+free_gb=$(df -Pk . | awk 'NR == 2 { printf "%d", $4 / 1048576 }')
+if [ "${free_gb:-0}" -lt "$need_gb" ]; then
+  echo "test.sh: $free_gb GB free on this file system; a whole run builds about 7.5 GB under target/ (TEST_MIN_FREE_GB=0 to try anyway)" >&2
+  exit 1
+fi
+
 toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
 step "toolchain $toolchain with rustfmt, clippy, riscv32imac and riscv64imac"
 if ! command -v rustup >/dev/null 2>&1; then
