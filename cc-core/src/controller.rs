@@ -157,6 +157,19 @@ pub enum AnyController<const H: usize> {
     Dcqcn(Dcqcn),
 }
 
+/// Work to run on a flow's controller, whatever its algorithm, with that
+/// algorithm's part of the [`AnyConfig`]: [`AnyController::visit`] picks
+/// the algorithm once and runs [`Visit::on`] made for it. An embedding
+/// that wants its own code per algorithm (cc-ffi's C entry points: an
+/// LDCP event does not carry the frame HPCC++'s hop loop needs) writes a
+/// `Visit` instead of matching the variants itself.
+pub trait Visit {
+    /// What the work gives back.
+    type Output;
+    /// The work on `c`, configured by `cfg`.
+    fn on<C: Controller>(self, c: &mut C, cfg: &C::Config) -> Self::Output;
+}
+
 /// The one dispatch on the algorithm: `$body` with `$s` the flow's
 /// controller and `$c` its algorithm's part of the [`AnyConfig`]. Every
 /// hook of [`AnyController`] is this match around the variant's own hook.
@@ -189,6 +202,15 @@ macro_rules! each {
             }
         }
     };
+}
+
+impl<const H: usize> AnyController<H> {
+    /// `v` on the controller inside, with its algorithm's configuration
+    /// from `cfg` (the same match every hook of this type makes).
+    #[inline(always)]
+    pub fn visit<V: Visit>(&mut self, cfg: &AnyConfig, v: V) -> V::Output {
+        each!(self, cfg, |s, c| v.on(s, c))
+    }
 }
 
 impl<const H: usize> Controller for AnyController<H> {
@@ -289,5 +311,46 @@ impl<const H: usize> Controller for AnyController<H> {
 
     fn timer(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
         each!(self, cfg, |s, c| s.timer(c, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::{BaseRtt, LinkSpeed, Seq};
+
+    /// A visit reaches the flow's own controller with its algorithm's
+    /// configuration: each algorithm's timer, run through `visit`, answers
+    /// as the flow's own hook does, and changes the same state.
+    #[test]
+    fn a_visit_runs_the_flows_own_controller() {
+        struct Timer(Instant);
+        impl Visit for Timer {
+            type Output = Result<Decision, Error>;
+            fn on<C: Controller>(self, c: &mut C, cfg: &C::Config) -> Self::Output {
+                c.timer(cfg, self.0)
+            }
+        }
+        let cfg = AnyConfig::default();
+        for algorithm in [
+            Algorithm::Hpcc,
+            Algorithm::HpccReceiver,
+            Algorithm::Ldcp,
+            Algorithm::LdcpRate,
+            Algorithm::Dctcp,
+            Algorithm::Dcqcn,
+        ] {
+            let p = FlowParams {
+                algorithm,
+                base_rtt: BaseRtt::from_nanos(8_000).unwrap(),
+                line_rate: LinkSpeed::from_gbps(100),
+                start_seq: Seq(0),
+            };
+            let (mut a, _) = AnyController::<2>::start(&cfg, Instant::ZERO, &p).unwrap();
+            let mut b = a;
+            let now = Instant::from_nanos(1_000_000);
+            assert_eq!(a.visit(&cfg, Timer(now)), b.timer(&cfg, now), "{algorithm:?}");
+            assert_eq!(a, b, "{algorithm:?}");
+        }
     }
 }

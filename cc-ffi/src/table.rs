@@ -9,7 +9,7 @@
 
 use core::mem::{align_of, size_of};
 
-use cc_core::controller::{AnyConfig, AnyController, Controller};
+use cc_core::controller::{AnyConfig, AnyController, Controller, Visit};
 use cc_core::event::{Decision, Error};
 use cc_core::units::Instant;
 
@@ -432,21 +432,32 @@ pub(crate) unsafe fn apply(e: *mut cc_engine, handle: u32, out: *mut cc_decision
     if *generation != (handle >> 16) as u16 {
         return stats.count(cc_status::UnknownFlow);
     }
-    // SAFETY: as this function's.
-    unsafe {
-        match flow {
-            AnyController::Hpcc(c) => on(c, &cfg.hpcc, stats, out, ev),
-            AnyController::HpccReceiver(c) => on(c, &cfg.hpcc, stats, out, ev),
-            AnyController::Ldcp(c) => on(c, &cfg.ldcp, stats, out, ev),
-            AnyController::LdcpRate(c) => on(c, &cfg.ldcp, stats, out, ev),
-            AnyController::Dctcp(c) => on(c, &cfg.dctcp, stats, out, ev),
-            AnyController::Dcqcn(c) => on(c, &cfg.dcqcn, stats, out, ev),
-        }
+    flow.visit(cfg, On { stats, out, ev })
+}
+
+/// `ev` for the flow's controller, its refusal counted in `stats` or its
+/// decision written to `out`. Made only by [`apply`], after the checks
+/// its caller's promise and its own tests give: `out` is valid, and so
+/// are `ev`'s pointers.
+struct On<'a, E> {
+    stats: &'a mut cc_stats,
+    out: *mut cc_decision,
+    ev: E,
+}
+
+impl<E: Event> Visit for On<'_, E> {
+    type Output = cc_status;
+
+    #[inline(always)]
+    fn on<C: Controller>(self, c: &mut C, cfg: &C::Config) -> cc_status {
+        // SAFETY: `out` and `ev`'s pointers are valid (`On`'s maker,
+        // `apply`, has its caller's promise).
+        unsafe { on(c, cfg, self.stats, self.out, self.ev) }
     }
 }
 
-/// `ev` on one algorithm's controller: the refusal counted, or the
-/// decision written to `out`.
+/// `ev` on one algorithm's controller: a function for each algorithm and
+/// event, never inlined into the dispatch, its arguments in registers.
 ///
 /// # Safety
 /// As `apply`.
