@@ -355,17 +355,7 @@ fn algorithm_code(a: Algorithm) -> u8 {
 }
 
 fn algorithm(c: u8) -> Result<Algorithm> {
-    [
-        Algorithm::Hpcc,
-        Algorithm::HpccReceiver,
-        Algorithm::Ldcp,
-        Algorithm::LdcpRate,
-        Algorithm::Dctcp,
-        Algorithm::Dcqcn,
-    ]
-    .get(c as usize)
-    .copied()
-    .ok_or(WireError::UnknownType)
+    Algorithm::ALL.get(c as usize).copied().ok_or(WireError::UnknownType)
 }
 
 /// Encodes `event` at `now` as one frame; returns its length.
@@ -548,24 +538,13 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
     Ok(EventBuf { now, flow, kind, hops })
 }
 
-const ERRORS: [Error; 8] = [
-    Error::UnknownFlow,
-    Error::TableFull,
-    Error::FlowExists,
-    Error::InvalidParams,
-    Error::TooManyHops,
-    Error::BadCounterWidths,
-    Error::StaleTelemetry,
-    Error::NotApplicable,
-];
-
 /// Encodes the engine's answer for `flow`: a decision or a refusal.
 pub fn encode_answer(flow: FlowId, answer: &core::result::Result<Decision, Error>, out: &mut [u8]) -> Result<usize> {
     let d = match answer {
         Err(e) => {
             let mut w = Writer::new(out, FrameKind::Refusal)?;
             w.u32(flow.0)?;
-            w.u8(ERRORS.iter().position(|x| x == e).unwrap_or(0) as u8)?;
+            w.u8(Error::ALL.iter().position(|x| x == e).unwrap_or(0) as u8)?;
             return w.finish();
         }
         Ok(d) => d,
@@ -615,7 +594,7 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
     };
     let flow = FlowId(r.u32()?);
     let answer = match frame.kind {
-        FrameKind::Refusal => Err(*ERRORS.get(r.u8()? as usize).ok_or(WireError::UnknownType)?),
+        FrameKind::Refusal => Err(*Error::ALL.get(r.u8()? as usize).ok_or(WireError::UnknownType)?),
         FrameKind::Decision => {
             let window = Window::from_bits(r.u32()?);
             let pacing = Pacing {
@@ -983,7 +962,7 @@ mod tests {
             };
             answers.push(Ok(d)).unwrap();
         }
-        for e in ERRORS {
+        for e in Error::ALL {
             answers.push(Err(e)).unwrap();
         }
         for a in answers {

@@ -332,14 +332,7 @@ mod tests {
             }
         }
         let cfg = AnyConfig::default();
-        for algorithm in [
-            Algorithm::Hpcc,
-            Algorithm::HpccReceiver,
-            Algorithm::Ldcp,
-            Algorithm::LdcpRate,
-            Algorithm::Dctcp,
-            Algorithm::Dcqcn,
-        ] {
+        for algorithm in Algorithm::ALL {
             let p = FlowParams {
                 algorithm,
                 base_rtt: BaseRtt::from_nanos(8_000).unwrap(),

@@ -61,6 +61,19 @@ pub enum Algorithm {
     Dcqcn,
 }
 
+impl Algorithm {
+    /// Every algorithm, in the order declared (the trace codec's codes
+    /// are their places here).
+    pub const ALL: [Algorithm; 6] = [
+        Algorithm::Hpcc,
+        Algorithm::HpccReceiver,
+        Algorithm::Ldcp,
+        Algorithm::LdcpRate,
+        Algorithm::Dctcp,
+        Algorithm::Dcqcn,
+    ];
+}
+
 /// What the engine needs to know when a flow starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -355,6 +368,21 @@ pub enum Error {
     StaleTelemetry,
     /// The event does not apply to this flow's algorithm or role.
     NotApplicable,
+}
+
+impl Error {
+    /// Every refusal, in the order declared (the trace codec numbers them
+    /// by their places here from 0, the C API's statuses from 1).
+    pub const ALL: [Error; 8] = [
+        Error::UnknownFlow,
+        Error::TableFull,
+        Error::FlowExists,
+        Error::InvalidParams,
+        Error::TooManyHops,
+        Error::BadCounterWidths,
+        Error::StaleTelemetry,
+        Error::NotApplicable,
+    ];
 }
 
 /// Lets `?` turn it into `Box<dyn Error>` and friends on hosts.

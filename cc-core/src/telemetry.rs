@@ -194,8 +194,8 @@ impl TxUtilization {
         if let Reported::No = self.reported {
             None
         } else {
-            // Every maker keeps bits ≤ 2^24 (`HopSample::check` for memory
-            // read in place).
+            // Every maker keeps bits ≤ 2^24 (the C API checks a hop it
+            // reads in place before it is a sample).
             Some(Fraction::from_bits_trusted(self.bits))
         }
     }

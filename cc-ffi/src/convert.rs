@@ -240,6 +240,7 @@ impl cc_decision {
 
 impl From<&HopSample> for cc_hop {
     fn from(h: &HopSample) -> Self {
+        let utilization = h.tx_utilization.get();
         cc_hop {
             ts: h.ts,
             tx: h.tx,
@@ -250,9 +251,9 @@ impl From<&HopSample> for cc_hop {
             ts_bits: h.widths.ts_bits(),
             tx_bits: h.widths.tx_bits(),
             tx_unit_bytes: h.widths.tx_unit_bytes(),
-            has_utilization: h.tx_utilization.get().is_some() as u8,
+            has_utilization: utilization.is_some() as u8,
             reserved: [0; 3],
-            utilization_q24: h.tx_utilization.get().map_or(0, Fraction::to_bits),
+            utilization_q24: utilization.map_or(0, Fraction::to_bits),
         }
     }
 }

@@ -87,23 +87,11 @@ impl From<Error> for cc_status {
     }
 }
 
-/// The engine's refusals, in the order of their status codes (1 ..= 8).
-const REFUSALS: [Error; 8] = [
-    Error::UnknownFlow,
-    Error::TableFull,
-    Error::FlowExists,
-    Error::InvalidParams,
-    Error::TooManyHops,
-    Error::BadCounterWidths,
-    Error::StaleTelemetry,
-    Error::NotApplicable,
-];
-
 impl cc_status {
     /// The engine's refusal whose status code C passed (the trace helpers
     /// encode refusals with it); `None` for any other code.
     pub(crate) fn refusal_of_code(code: u32) -> Option<Error> {
-        REFUSALS.into_iter().find(|&e| cc_status::from(e) as u32 == code)
+        Error::ALL.into_iter().find(|&e| cc_status::from(e) as u32 == code)
     }
 }
 

@@ -46,9 +46,9 @@ pub type Hops = heapless::Vec<HopSample, 16>;
 /// One operation on one flow.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// Start with `ALGORITHMS[algo % 4]`; a T out of range is no event.
+    /// Start with `Algorithm::ALL[algo % 4]`; a T out of range is no event.
     Start {
-        /// Index into [`ALGORITHMS`], modulo 4.
+        /// Index into [`Algorithm::ALL`], modulo 4.
         algo: u8,
         /// Base RTT, ns.
         t_ns: u32,
@@ -127,16 +127,6 @@ pub enum Op {
     /// The flow's timer.
     Timer,
 }
-
-/// The algorithms `Op::Start` picks from.
-pub const ALGORITHMS: [Algorithm; 6] = [
-    Algorithm::Hpcc,
-    Algorithm::HpccReceiver,
-    Algorithm::Ldcp,
-    Algorithm::LdcpRate,
-    Algorithm::Dctcp,
-    Algorithm::Dcqcn,
-];
 
 /// An invariant that did not hold, and where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,7 +242,7 @@ impl Model {
 pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
     Some(match *op {
         Op::Start { algo, t_ns, mbps, seq } => EventKind::Start(FlowParams {
-            algorithm: ALGORITHMS[algo as usize % 4],
+            algorithm: Algorithm::ALL[algo as usize % 4],
             base_rtt: BaseRtt::from_nanos(t_ns)?,
             line_rate: LinkSpeed::from_mbps(mbps),
             start_seq: Seq(seq),
