@@ -58,9 +58,6 @@ pub enum Measured {
 enum HopLoad {
     /// The sample is older than the history: reject the whole stack.
     Stale,
-    /// A timestamp wrap or more has passed since the history was recorded:
-    /// restart the history.
-    Expired,
     /// No usable rate (Δts 0, bandwidth 0 or absurd, counter reset).
     Skip,
     /// tau = min(Δts, T) in ns and a = (tau/T)·u' in 2^-28 units: line 9's
@@ -100,8 +97,8 @@ impl Flow {
 struct Link {
     bandwidth: LinkSpeed,
     widths: CounterWidths,
-    /// The timestamps' reach; `None` when the history expired.
-    reach: Option<TsReach>,
+    /// The timestamps' reach.
+    reach: TsReach,
     /// 2^28 / BDP in 2^-22 units per 2^-8 byte: `8000 · 2^42 / (B·T)`, from
     /// the two reciprocals, rounded to nearest; 0 where that is 2^32 or
     /// more (a BDP of 1 KiB or less, below the design's range: such a hop
@@ -109,7 +106,7 @@ struct Link {
     /// relative 2^-14.4.
     k: u32,
     /// Whether B is a speed the engine uses ([`LinkSpeed::is_plausible`]);
-    /// a hop on any other is skipped.
+    /// a hop on any other is skipped (k is 0 there).
     plausible: bool,
     /// Whether the byte counter can wrap within T at this speed; where it
     /// cannot, [`hop_load`] skips that test (see [`tx_counter_may_wrap`]).
@@ -117,8 +114,11 @@ struct Link {
 }
 
 impl Link {
+    /// The constants of the link `s` was sampled on; `None` when a
+    /// timestamp wrap or more of local time has passed since the history
+    /// was recorded (the history expired).
     #[inline(always)]
-    fn new(flow: &Flow, cfg: &HpccConfig, s: &HopSample) -> Link {
+    fn new(flow: &Flow, cfg: &HpccConfig, s: &HopSample) -> Option<Link> {
         let plausible = s.bandwidth.is_plausible();
         let k = if plausible {
             // per_byte · per_rtt = 8000·2^63/(B·T) < 2^64; k = that / 2^21.
@@ -132,14 +132,14 @@ impl Link {
         } else {
             0
         };
-        Link {
+        Some(Link {
             bandwidth: s.bandwidth,
             widths: s.widths,
-            reach: TsReach::new(s.widths.ts_mask(), flow.elapsed_ns),
+            reach: TsReach::new(s.widths.ts_mask(), flow.elapsed_ns)?,
             k,
             plausible,
             counter_may_wrap: tx_counter_may_wrap(s.widths, flow.t, s.bandwidth.as_mbps()),
-        }
+        })
     }
 }
 
@@ -154,12 +154,12 @@ enum Walk {
 }
 
 /// The busiest hop so far (lines 6-7): its (a, tau), compared by
-/// cross-multiplication, and the longest tau of any measured hop.
+/// cross-multiplication, and the longest tau of any measured hop (0 until
+/// a hop is measured: every measured hop has tau ≥ 1).
 struct Busiest {
     a: u64,
     tau: u32,
     tau_max: u32,
-    measured: bool,
 }
 
 impl Busiest {
@@ -169,8 +169,12 @@ impl Busiest {
             a: 0,
             tau: 1,
             tau_max: 0,
-            measured: false,
         }
+    }
+
+    /// Whether any hop gave a measurement.
+    fn measured(&self) -> bool {
+        self.tau_max != 0
     }
 
     /// Line 6, `if u' > u`, for u' = a/tau and u = self.a/self.tau:
@@ -178,7 +182,6 @@ impl Busiest {
     /// Strict, so the first of equally loaded hops stays, as in the draft.
     #[inline(always)]
     fn offer(&mut self, a: u64, tau: u32) {
-        self.measured = true;
         self.tau_max = self.tau_max.max(tau);
         if a * self.tau as u64 > self.a * tau as u64 {
             self.a = a;
@@ -525,10 +528,11 @@ impl<const H: usize> HpccCore<H> {
             let load = if known && in_history {
                 rank += 1;
                 let Some(h) = self.hops.get(rank - 1) else { continue };
-                match hop_load(&flow, &Link::new(&flow, cfg, s), s, h) {
-                    HopLoad::Stale => return Err(Error::StaleTelemetry),
-                    HopLoad::Skip | HopLoad::Expired => (0, 1),
-                    HopLoad::Load { a, tau } => (a, tau),
+                // An expired history has no rate to show either.
+                match Link::new(&flow, cfg, s).map(|link| hop_load(&flow, &link, s, h)) {
+                    Some(HopLoad::Stale) => return Err(Error::StaleTelemetry),
+                    None | Some(HopLoad::Skip) => (0, 1),
+                    Some(HopLoad::Load { a, tau }) => (a, tau),
                 }
             } else if known {
                 // A hop the history does not follow has no rate to show.
@@ -627,6 +631,13 @@ impl<const H: usize> HpccCore<H> {
     /// timestamp wrap or more after the history was recorded (`now` is the
     /// local clock: it tells a long gap from an older sample). A stale
     /// stack (older timestamps) changes nothing.
+    ///
+    /// Inlined into its callers (the sender's `apply_telemetry`, the
+    /// receiver's and the probe's handlers), which then need one frame
+    /// where they needed two: Rx-HPCC's 5-hop event 1344 → 1259
+    /// instructions on rv32imac (`nic-firmware/scripts/profile.sh
+    /// rx-hpcc-5`).
+    #[inline(always)]
     pub fn measure_inflight(
         &mut self,
         cfg: &HpccConfig,
@@ -654,7 +665,7 @@ impl<const H: usize> HpccCore<H> {
             }
             Walk::Done(b) => b,
         };
-        if !busiest.measured {
+        if !busiest.measured() {
             self.store(cfg, now, hops, tracked);
             return Ok(Measured::Unmeasured);
         }
@@ -681,16 +692,22 @@ impl<const H: usize> HpccCore<H> {
     #[inline(always)]
     fn walk(&self, cfg: &HpccConfig, flow: &Flow, hops: &[HopSample]) -> Walk {
         let mut busiest = Busiest::new();
-        let mut link: Option<Link> = None;
+        let Some(first) = hops.first() else {
+            return Walk::Done(busiest);
+        };
+        let Some(mut link) = Link::new(flow, cfg, first) else {
+            return Walk::Expired;
+        };
         for (s, h) in hops.iter().zip(&self.hops) {
             // The link's constants, worked out again only where they change.
-            let l = match link {
-                Some(l) if l.bandwidth == s.bandwidth && l.widths == s.widths => l,
-                _ => *link.insert(Link::new(flow, cfg, s)),
-            };
-            match hop_load(flow, &l, s, h) {
+            if link.bandwidth != s.bandwidth || link.widths != s.widths {
+                let Some(l) = Link::new(flow, cfg, s) else {
+                    return Walk::Expired;
+                };
+                link = l;
+            }
+            match hop_load(flow, &link, s, h) {
                 HopLoad::Stale => return Walk::Stale,
-                HopLoad::Expired => return Walk::Expired,
                 HopLoad::Skip => {}
                 HopLoad::Load { a, tau } => busiest.offer(a, tau),
             }
@@ -782,21 +799,23 @@ impl<const H: usize> HpccCore<H> {
 /// bytes are below 2^41 in 2^-8 units and [`mul_shr41`] takes them. Every
 /// term rounds down by less than one unit of 2^-28. Guards: Δts = 0, B = 0
 /// or absurd → skip the hop; the timestamp's interval by [`TsReach`]
-/// (older → stale, a wrap or more of local time → expired); the
+/// (older → stale; a wrap or more of local time is found by [`Link::new`]:
+/// expired); the
 /// transmitted bytes by [`tx_bytes_between`] (an interval that could hold a
 /// counter wrap, or a counter reset → skip the hop).
 #[inline(always)]
 fn hop_load(flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad {
-    let Some(reach) = link.reach else {
-        return HopLoad::Expired;
-    };
-    let Some(dts) = reach.interval(s.ts, h.ts) else {
+    let Some(dts) = link.reach.interval(s.ts, h.ts) else {
         return HopLoad::Stale;
     };
-    if dts == 0 || !link.plausible {
+    if dts == 0 {
         return HopLoad::Skip;
     }
     if dts >= flow.t || link.k == 0 {
+        // k is 0 on a link whose speed is not plausible: skipped.
+        if !link.plausible {
+            return HopLoad::Skip;
+        }
         return slow_load(flow, s, h, dts);
     }
     let f = flow.fraction(dts);
