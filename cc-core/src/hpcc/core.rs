@@ -634,9 +634,8 @@ impl<const H: usize> HpccCore<H> {
     ///
     /// Inlined into its callers (the sender's `apply_telemetry`, the
     /// receiver's and the probe's handlers), which then need one frame
-    /// where they needed two: Rx-HPCC's 5-hop event 1344 → 1259
-    /// instructions on rv32imac (`nic-firmware/scripts/profile.sh
-    /// rx-hpcc-5`).
+    /// where they needed two (`nic-firmware/scripts/profile.sh rx-hpcc-5`
+    /// shows the difference).
     #[inline(always)]
     pub fn measure_inflight(
         &mut self,
@@ -799,10 +798,10 @@ impl<const H: usize> HpccCore<H> {
 /// bytes are below 2^41 in 2^-8 units and [`mul_shr41`] takes them. Every
 /// term rounds down by less than one unit of 2^-28. Guards: Δts = 0, B = 0
 /// or absurd → skip the hop; the timestamp's interval by [`TsReach`]
-/// (older → stale; a wrap or more of local time is found by [`Link::new`]:
-/// expired); the
-/// transmitted bytes by [`tx_bytes_between`] (an interval that could hold a
-/// counter wrap, or a counter reset → skip the hop).
+/// (older → stale; a wrap or more of local time is found earlier, by
+/// [`Link::new`]: expired); the transmitted bytes by [`tx_bytes_between`]
+/// (an interval that could hold a counter wrap, or a counter reset → skip
+/// the hop).
 #[inline(always)]
 fn hop_load(flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad {
     let Some(dts) = link.reach.interval(s.ts, h.ts) else {

@@ -87,9 +87,8 @@ impl<const H: usize> HpccSender<H> {
     /// Lines 22-26 for an ACK with telemetry. Out of line, with
     /// MeasureInflight inlined into it: the engine's ACK (and cc-ffi's)
     /// keep a small frame around the call. Inlined into them, the hop loop
-    /// spilled more (the C API's 5-hop ACK on rv32imac 1551 instructions
-    /// in `nic-firmware/scripts/profile.sh hpcc-ack-5-c` where this way
-    /// takes 1462).
+    /// spills more registers (`nic-firmware/scripts/profile.sh
+    /// hpcc-ack-5-c`).
     #[inline(never)]
     fn apply_telemetry(
         &mut self,
