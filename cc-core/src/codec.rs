@@ -12,6 +12,8 @@
 //!                     queue signal 1 | telemetry tag 1 [probe timeout 1] |
 //!                     speeds n 1 | n × Mb/s 4 | base RTTs m 1 | m × ns 4 (the reciprocals' keys)
 //!                     LDCP: mtu 4 | alpha 4 | beta 4 | gamma 4 | fast start 1 | probe timeout 1
+//!                     then every other algorithm's block, in the registry's order
+//!                     (crate::algorithms; each block's layout is on its encode)
 //!                     (replaces the engine's configuration; answered by the same frame
 //!                     or a refusal of flow 0xFFFF_FFFF)
 //! kind 5   halt:      empty: the sender of events has no more; the firmware stops
@@ -27,16 +29,12 @@
 use crc::{Crc, CRC_32_ISCSI};
 
 use crate::controller::AnyConfig;
-use crate::dcqcn::DcqcnConfig;
-use crate::dctcp::DctcpConfig;
 use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Pacing, ProbeId,
     Request, TimerRequest,
 };
-use crate::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, Reciprocals, TelemetrySource};
-use crate::ldcp::{FastStart, LdcpConfig};
 use crate::telemetry::{CounterWidths, HopSample};
-use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Mtu, Rate, Seq, Window};
+use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Seq, Window};
 use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 
 /// Frame magic.
@@ -344,18 +342,11 @@ impl<'a> Reader<'a> {
 }
 
 fn algorithm_code(a: Algorithm) -> u8 {
-    match a {
-        Algorithm::Hpcc => 0,
-        Algorithm::HpccReceiver => 1,
-        Algorithm::Ldcp => 2,
-        Algorithm::LdcpRate => 3,
-        Algorithm::Dctcp => 4,
-        Algorithm::Dcqcn => 5,
-    }
+    a.code()
 }
 
 fn algorithm(c: u8) -> Result<Algorithm> {
-    Algorithm::ALL.get(c as usize).copied().ok_or(WireError::UnknownType)
+    Algorithm::from_code(c).ok_or(WireError::UnknownType)
 }
 
 /// Encodes `event` at `now` as one frame; returns its length.
@@ -641,66 +632,7 @@ pub const CONFIG_FLOW: FlowId = FlowId(u32::MAX);
 /// Encodes an engine configuration as one frame; returns its length.
 pub fn encode_config(cfg: &AnyConfig, out: &mut [u8]) -> Result<usize> {
     let mut w = Writer::new(out, FrameKind::Config)?;
-    let h = &cfg.hpcc;
-    w.u32(h.eta.to_bits())?;
-    w.u8(h.max_stage)?;
-    match h.additive_increase {
-        AdditiveIncrease::PerFlows { n } => {
-            w.u8(0)?;
-            w.u16(n)?;
-        }
-        AdditiveIncrease::RateTimesRtt(r) => {
-            w.u8(1)?;
-            w.u64(r.as_bps())?;
-        }
-    }
-    w.u32(h.w_min.to_bits())?;
-    w.u8(match h.queue_signal {
-        QueueSignal::Length => 0,
-        QueueSignal::Sojourn => 1,
-    })?;
-    match h.telemetry {
-        TelemetrySource::Inband => w.u8(0)?,
-        TelemetrySource::Probe { timeout_rtts } => {
-            w.u8(1)?;
-            w.u8(timeout_rtts)?;
-        }
-    }
-    // The reciprocal table by its keys: the reader works the values out.
-    w.u8(h.reciprocals.speeds().count() as u8)?;
-    for b in h.reciprocals.speeds() {
-        w.u32(b.as_mbps())?;
-    }
-    w.u8(h.reciprocals.rtts().count() as u8)?;
-    for t in h.reciprocals.rtts() {
-        w.u32(t.as_nanos())?;
-    }
-    let l = &cfg.ldcp;
-    for v in [l.mtu.bytes(), l.alpha.to_bits(), l.beta.to_bits(), l.gamma.to_bits()] {
-        w.u32(v)?;
-    }
-    w.u8((l.fast_start == FastStart::Enabled) as u8)?;
-    w.u8(l.probe_timeout_rtts)?;
-    let d = &cfg.dctcp;
-    for v in [d.mtu, d.g.to_bits(), d.w_min.to_bits()] {
-        w.u32(v)?;
-    }
-    let q = &cfg.dcqcn;
-    for v in [
-        q.g.to_bits(),
-        q.alpha_interval_ns,
-        q.decrease_interval_ns,
-        q.increase_interval_ns,
-        q.rate_ai.to_bits(),
-        q.rate_hai.to_bits(),
-        q.min_rate_mbps,
-        q.byte_counter,
-        q.cnp_interval_ns,
-    ] {
-        w.u32(v)?;
-    }
-    w.u8(q.fast_recovery_steps)?;
-    w.u8(q.clamp_target as u8)?;
+    cfg.encode(&mut ConfigWriter(&mut w))?;
     w.finish()
 }
 
@@ -719,93 +651,81 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         b: frame.payload,
         at: 0,
     };
-    let fraction = |v: u32| Fraction::from_bits(v).ok_or(WireError::BadLength);
-    let eta = fraction(r.u32()?)?;
-    let max_stage = r.u8()?;
-    let additive_increase = match r.u8()? {
-        0 => AdditiveIncrease::PerFlows { n: r.u16()? },
-        1 => AdditiveIncrease::RateTimesRtt(Rate::from_bps(r.u64()?)),
-        _ => return Err(WireError::UnknownType),
-    };
-    let w_min = Window::from_bits(r.u32()?);
-    let queue_signal = match r.u8()? {
-        0 => QueueSignal::Length,
-        1 => QueueSignal::Sojourn,
-        _ => return Err(WireError::UnknownType),
-    };
-    let telemetry = match r.u8()? {
-        0 => TelemetrySource::Inband,
-        1 => TelemetrySource::Probe { timeout_rtts: r.u8()? },
-        _ => return Err(WireError::UnknownType),
-    };
-    let mut reciprocals = Reciprocals::new(&[], &[]).map_err(|_| WireError::BadLength)?;
-    for _ in 0..r.u8()? {
-        reciprocals
-            .add_speed(LinkSpeed::from_mbps(r.u32()?))
-            .map_err(|_| WireError::BadLength)?;
-    }
-    for _ in 0..r.u8()? {
-        let t = BaseRtt::from_nanos(r.u32()?).ok_or(WireError::BadLength)?;
-        reciprocals.add_rtt(t).map_err(|_| WireError::BadLength)?;
-    }
-    let hpcc = HpccConfig {
-        eta,
-        max_stage,
-        additive_increase,
-        w_min,
-        queue_signal,
-        telemetry,
-        reciprocals,
-    };
-    let mtu = Mtu::new(r.u32()?).ok_or(WireError::BadLength)?;
-    let (alpha, beta, gamma) = (fraction(r.u32()?)?, fraction(r.u32()?)?, fraction(r.u32()?)?);
-    let fast_start = match r.u8()? {
-        0 => FastStart::Disabled,
-        1 => FastStart::Enabled,
-        _ => return Err(WireError::UnknownType),
-    };
-    let ldcp = LdcpConfig {
-        mtu,
-        alpha,
-        beta,
-        gamma,
-        fast_start,
-        probe_timeout_rtts: r.u8()?,
-    };
-    let dctcp = DctcpConfig {
-        mtu: r.u32()?,
-        g: fraction(r.u32()?)?,
-        w_min: Window::from_bits(r.u32()?),
-    };
-    let dcqcn = DcqcnConfig {
-        g: fraction(r.u32()?)?,
-        alpha_interval_ns: r.u32()?,
-        decrease_interval_ns: r.u32()?,
-        increase_interval_ns: r.u32()?,
-        rate_ai: fraction(r.u32()?)?,
-        rate_hai: fraction(r.u32()?)?,
-        min_rate_mbps: r.u32()?,
-        byte_counter: r.u32()?,
-        cnp_interval_ns: r.u32()?,
-        fast_recovery_steps: r.u8()?,
-        clamp_target: match r.u8()? {
-            0 => false,
-            1 => true,
-            _ => return Err(WireError::UnknownType),
-        },
-    };
+    let cfg = AnyConfig::decode(&mut ConfigReader(&mut r))?;
     r.end()?;
-    Ok(AnyConfig {
-        hpcc,
-        ldcp,
-        dctcp,
-        dcqcn,
-    })
+    Ok(cfg)
+}
+
+/// Where an algorithm writes its block of a configuration frame
+/// ([`crate::algorithms::AlgorithmConfig::encode`]): big-endian integers.
+pub struct ConfigWriter<'w, 'b>(&'w mut Writer<'b>);
+
+impl ConfigWriter<'_, '_> {
+    /// One byte.
+    pub fn u8(&mut self, v: u8) -> Result<()> {
+        self.0.u8(v)
+    }
+    /// Two bytes.
+    pub fn u16(&mut self, v: u16) -> Result<()> {
+        self.0.u16(v)
+    }
+    /// Four bytes.
+    pub fn u32(&mut self, v: u32) -> Result<()> {
+        self.0.u32(v)
+    }
+    /// Eight bytes.
+    pub fn u64(&mut self, v: u64) -> Result<()> {
+        self.0.u64(v)
+    }
+    /// A flag byte, 0 or 1.
+    pub fn bool(&mut self, v: bool) -> Result<()> {
+        self.0.u8(v as u8)
+    }
+}
+
+/// Where an algorithm reads its block of a configuration frame back
+/// ([`crate::algorithms::AlgorithmConfig::decode`]); every read is
+/// bounds-checked (`Truncated` past the payload's end).
+pub struct ConfigReader<'r, 'b>(&'r mut Reader<'b>);
+
+impl ConfigReader<'_, '_> {
+    /// One byte.
+    pub fn u8(&mut self) -> Result<u8> {
+        self.0.u8()
+    }
+    /// Two bytes.
+    pub fn u16(&mut self) -> Result<u16> {
+        self.0.u16()
+    }
+    /// Four bytes.
+    pub fn u32(&mut self) -> Result<u32> {
+        self.0.u32()
+    }
+    /// Eight bytes.
+    pub fn u64(&mut self) -> Result<u64> {
+        self.0.u64()
+    }
+    /// A flag byte: 0 or 1, anything else `UnknownType`.
+    pub fn bool(&mut self) -> Result<bool> {
+        match self.0.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(WireError::UnknownType),
+        }
+    }
+    /// A [`Fraction`]'s bits; above one is `BadLength`, as every
+    /// fraction of the codec.
+    pub fn fraction(&mut self) -> Result<Fraction> {
+        Fraction::from_bits(self.0.u32()?).ok_or(WireError::BadLength)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dcqcn::DcqcnConfig;
+    use crate::hpcc::{HpccConfig, QueueSignal, TelemetrySource};
+    use crate::ldcp::FastStart;
 
     fn hop(k: u32) -> HopSample {
         HopSample {
@@ -871,17 +791,10 @@ mod tests {
     #[test]
     fn config_round_trips() {
         let mut buf = [0u8; MAX_FRAME];
-        let mut a = AnyConfig {
-            hpcc: HpccConfig::draft_default(),
-            ldcp: LdcpConfig::draft_default(),
-            dctcp: DctcpConfig::rfc_default(),
-            dcqcn: DcqcnConfig::hpcc_sim(),
-        };
+        let mut a = AnyConfig::DEFAULT;
         let mut b = AnyConfig {
             hpcc: HpccConfig::sigcomm19(),
-            ldcp: LdcpConfig::draft_default(),
-            dctcp: DctcpConfig::rfc_default(),
-            dcqcn: DcqcnConfig::hpcc_sim(),
+            ..AnyConfig::DEFAULT
         };
         a.hpcc.telemetry = TelemetrySource::Probe { timeout_rtts: 3 };
         a.hpcc.queue_signal = QueueSignal::Sojourn;

@@ -6,13 +6,10 @@
 //! algorithm's state: 24 bytes a flow for LDCP. A mixed table
 //! (`Engine<AnyController<H>, N>`) stores the largest variant plus a tag.
 
-use crate::dcqcn::{Dcqcn, DcqcnConfig};
-use crate::dctcp::{Dctcp, DctcpConfig};
+pub use crate::algorithms::{AnyConfig, AnyController};
 #[cfg(doc)]
 use crate::event::EventKind;
-use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, ProbeId};
-use crate::hpcc::{HpccConfig, HpccReceiver, HpccSender};
-use crate::ldcp::{Ldcp, LdcpConfig, LdcpRate};
+use crate::event::{Ack, Decision, Error, FlowParams, MessageEnd, ProbeId};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 
@@ -125,38 +122,6 @@ pub trait Controller: Sized {
     }
 }
 
-/// Parameters of every algorithm, for a table that mixes them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct AnyConfig {
-    /// HPCC++ parameters.
-    pub hpcc: HpccConfig,
-    /// LDCP parameters.
-    pub ldcp: LdcpConfig,
-    /// DCTCP parameters.
-    pub dctcp: DctcpConfig,
-    /// DCQCN parameters.
-    pub dcqcn: DcqcnConfig,
-}
-
-/// Any controller, chosen per flow by [`FlowParams::algorithm`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum AnyController<const H: usize> {
-    /// HPCC++ sender.
-    Hpcc(HpccSender<H>),
-    /// HPCC++ receiver (Rx-HPCC, probe responder).
-    HpccReceiver(HpccReceiver<H>),
-    /// LDCP, window-based.
-    Ldcp(Ldcp),
-    /// LDCP, rate-based (commercial NIC).
-    LdcpRate(LdcpRate),
-    /// DCTCP.
-    Dctcp(Dctcp),
-    /// DCQCN.
-    Dcqcn(Dcqcn),
-}
-
 /// Work to run on a flow's controller, whatever its algorithm, with that
 /// algorithm's part of the [`AnyConfig`]: [`AnyController::visit`] picks
 /// the algorithm once and runs [`Visit::on`] made for it. An embedding
@@ -170,153 +135,10 @@ pub trait Visit {
     fn on<C: Controller>(self, c: &mut C, cfg: &C::Config) -> Self::Output;
 }
 
-/// The one dispatch on the algorithm: `$body` with `$s` the flow's
-/// controller and `$c` its algorithm's part of the [`AnyConfig`]. Every
-/// hook of [`AnyController`] is this match around the variant's own hook.
-macro_rules! each {
-    ($self:ident, $cfg:ident, |$s:ident, $c:ident| $body:expr) => {
-        match $self {
-            AnyController::Hpcc($s) => {
-                let $c = &$cfg.hpcc;
-                $body
-            }
-            AnyController::HpccReceiver($s) => {
-                let $c = &$cfg.hpcc;
-                $body
-            }
-            AnyController::Ldcp($s) => {
-                let $c = &$cfg.ldcp;
-                $body
-            }
-            AnyController::LdcpRate($s) => {
-                let $c = &$cfg.ldcp;
-                $body
-            }
-            AnyController::Dctcp($s) => {
-                let $c = &$cfg.dctcp;
-                $body
-            }
-            AnyController::Dcqcn($s) => {
-                let $c = &$cfg.dcqcn;
-                $body
-            }
-        }
-    };
-}
-
-impl<const H: usize> AnyController<H> {
-    /// `v` on the controller inside, with its algorithm's configuration
-    /// from `cfg` (the same match every hook of this type makes).
-    #[inline(always)]
-    pub fn visit<V: Visit>(&mut self, cfg: &AnyConfig, v: V) -> V::Output {
-        each!(self, cfg, |s, c| v.on(s, c))
-    }
-}
-
-impl<const H: usize> Controller for AnyController<H> {
-    type Config = AnyConfig;
-
-    fn validate(cfg: &AnyConfig) -> Result<(), Error> {
-        cfg.hpcc.validate()?;
-        cfg.ldcp.validate()?;
-        cfg.dctcp.validate()?;
-        cfg.dcqcn.validate()
-    }
-
-    fn start(cfg: &AnyConfig, now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
-        Ok(match p.algorithm {
-            Algorithm::Hpcc => {
-                let (s, d) = HpccSender::start(&cfg.hpcc, now, p)?;
-                (AnyController::Hpcc(s), d)
-            }
-            Algorithm::HpccReceiver => {
-                let (s, d) = HpccReceiver::start(&cfg.hpcc, now, p)?;
-                (AnyController::HpccReceiver(s), d)
-            }
-            Algorithm::Ldcp => {
-                let (s, d) = Ldcp::start(&cfg.ldcp, now, p)?;
-                (AnyController::Ldcp(s), d)
-            }
-            Algorithm::LdcpRate => {
-                let (s, d) = LdcpRate::start(&cfg.ldcp, now, p)?;
-                (AnyController::LdcpRate(s), d)
-            }
-            Algorithm::Dctcp => {
-                let (s, d) = Dctcp::start(&cfg.dctcp, now, p)?;
-                (AnyController::Dctcp(s), d)
-            }
-            Algorithm::Dcqcn => {
-                let (s, d) = Dcqcn::start(&cfg.dcqcn, now, p)?;
-                (AnyController::Dcqcn(s), d)
-            }
-        })
-    }
-
-    fn decision(&self, cfg: &AnyConfig) -> Decision {
-        each!(self, cfg, |s, c| Controller::decision(s, c))
-    }
-
-    fn ack(&mut self, cfg: &AnyConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.ack(c, now, ack))
-    }
-
-    fn sent(&mut self, cfg: &AnyConfig, now: Instant, seq: Seq, len: u32, end: MessageEnd) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.sent(c, now, seq, len, end))
-    }
-
-    fn loss(&mut self, cfg: &AnyConfig, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.loss(c, now, first_lost))
-    }
-
-    fn cnp(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.cnp(c, now))
-    }
-
-    fn rtt_response(
-        &mut self,
-        cfg: &AnyConfig,
-        now: Instant,
-        probe: ProbeId,
-        rtt_ns: Option<u32>,
-    ) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.rtt_response(c, now, probe, rtt_ns))
-    }
-
-    fn probe_response(
-        &mut self,
-        cfg: &AnyConfig,
-        now: Instant,
-        probe: ProbeId,
-        hop_index: u8,
-        hop: &HopSample,
-    ) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.probe_response(c, now, probe, hop_index, hop))
-    }
-
-    fn rx_telemetry(&mut self, cfg: &AnyConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.rx_telemetry(c, now, telemetry))
-    }
-
-    fn probe_request(&mut self, cfg: &AnyConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.probe_request(c, now, telemetry))
-    }
-
-    fn feedback(&mut self, cfg: &AnyConfig, now: Instant, window: Window) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.feedback(c, now, window))
-    }
-
-    fn flow_count(&mut self, cfg: &AnyConfig, now: Instant, flows: u16) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.flow_count(c, now, flows))
-    }
-
-    fn timer(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
-        each!(self, cfg, |s, c| s.timer(c, now))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::Algorithm;
     use crate::units::{BaseRtt, LinkSpeed, Seq};
 
     /// A visit reaches the flow's own controller with its algorithm's

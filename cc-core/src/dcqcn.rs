@@ -32,10 +32,12 @@
 
 use core::num::NonZeroU64;
 
+use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
+use crate::wire::Result as WireResult;
 
 /// A rate in Mb/s with 8 fractional bits (3.90625 kb/s steps, up to 16.7
 /// Tb/s in a `u32`).
@@ -162,6 +164,68 @@ impl DcqcnConfig {
 impl Default for DcqcnConfig {
     fn default() -> Self {
         Self::hpcc_sim()
+    }
+}
+
+impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
+    const DEFAULT: Self = Self::hpcc_sim();
+
+    fn validate(&self) -> Result<(), Error> {
+        DcqcnConfig::validate(self)
+    }
+
+    /// g 4 | Ta 4 | Td 4 | Ti 4 | R_AI 4 | R_HAI 4 | min Mb/s 4 | B 4 |
+    /// CNP interval 4 | F 1 | clamp 1.
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()> {
+        for v in [
+            self.g.to_bits(),
+            self.alpha_interval_ns,
+            self.decrease_interval_ns,
+            self.increase_interval_ns,
+            self.rate_ai.to_bits(),
+            self.rate_hai.to_bits(),
+            self.min_rate_mbps,
+            self.byte_counter,
+            self.cnp_interval_ns,
+        ] {
+            w.u32(v)?;
+        }
+        w.u8(self.fast_recovery_steps)?;
+        w.bool(self.clamp_target)
+    }
+
+    fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self> {
+        Ok(DcqcnConfig {
+            g: r.fraction()?,
+            alpha_interval_ns: r.u32()?,
+            decrease_interval_ns: r.u32()?,
+            increase_interval_ns: r.u32()?,
+            rate_ai: r.fraction()?,
+            rate_hai: r.fraction()?,
+            min_rate_mbps: r.u32()?,
+            byte_counter: r.u32()?,
+            cnp_interval_ns: r.u32()?,
+            fast_recovery_steps: r.u8()?,
+            clamp_target: r.bool()?,
+        })
+    }
+
+    /// The rate within [the floor, the line rate] (pacing rounds to 2^-4
+    /// byte per T: one unit allowed below the floor); no request.
+    fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
+        let t = p.base_rtt.as_nanos() as u64;
+        let floor = (self.min_rate_mbps as u64 * 1_000_000).min(p.line_rate.to_rate().as_bps());
+        let unit = 8_000_000_000 / 16 / t.max(1) + 1;
+        if d.rate().as_bps() + unit < floor {
+            return Err("DCQCN rate below its floor");
+        }
+        if d.rate() > p.line_rate.to_rate() {
+            return Err("DCQCN rate above the line rate");
+        }
+        if d.request != Request::None {
+            return Err("DCQCN made a request");
+        }
+        Ok(())
     }
 }
 

@@ -22,10 +22,12 @@
 //! Units: windows in [`Window`] (2^-4 byte), alpha and g in [`Fraction`]
 //! (2^-24); every product fits 64 bits (stated at each).
 
+use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, EcnEcho, Error, FlowParams, MessageEnd};
+use crate::event::{Ack, Algorithm, Decision, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, ratio_q24};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
+use crate::wire::Result as WireResult;
 
 /// DCTCP parameters shared by every flow of an engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +82,46 @@ impl DctcpConfig {
 impl Default for DctcpConfig {
     fn default() -> Self {
         Self::rfc_default()
+    }
+}
+
+impl crate::algorithms::AlgorithmConfig for DctcpConfig {
+    const DEFAULT: Self = Self::rfc_default();
+
+    fn validate(&self) -> Result<(), Error> {
+        DctcpConfig::validate(self)
+    }
+
+    /// mtu 4 | g 4 | W_min 4.
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()> {
+        for v in [self.mtu, self.g.to_bits(), self.w_min.to_bits()] {
+            w.u32(v)?;
+        }
+        Ok(())
+    }
+
+    fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self> {
+        Ok(DctcpConfig {
+            mtu: r.u32()?,
+            g: r.fraction()?,
+            w_min: Window::from_bits(r.u32()?),
+        })
+    }
+
+    /// The window within [W_min, max(W_min, line rate · T)]; no timer, no
+    /// request.
+    fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
+        let bdp = p.line_rate.bdp_bytes(p.base_rtt);
+        if d.window < self.w_min {
+            return Err("DCTCP window below W_min");
+        }
+        if d.window.bytes_floor() as u64 > bdp.max(self.w_min.bytes_floor() as u64) {
+            return Err("DCTCP window above line rate · T");
+        }
+        if d.timer != TimerRequest::Keep || d.request != Request::None {
+            return Err("DCTCP asked for a timer or a request");
+        }
+        Ok(())
     }
 }
 

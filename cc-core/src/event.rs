@@ -39,40 +39,7 @@ impl ProbeId {
     }
 }
 
-/// Which controller runs a flow, and in which role.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Algorithm {
-    /// HPCC++ at the data sender (draft 2022-10 §4.2), telemetry from ACKs
-    /// or from probes depending on [`crate::hpcc::HpccConfig::telemetry`].
-    Hpcc,
-    /// HPCC++ at the data receiver: Rx-HPCC window feedback (§6.3.2) and the
-    /// probe responder (§7.1).
-    HpccReceiver,
-    /// LDCP on a programmable NIC: PAWA, sub-packet windows, fast start
-    /// (draft-dai §2.2, §2.3, §3.1).
-    Ldcp,
-    /// LDCP on a commercial NIC: rate-based, MD per CNP, AI per RTT probe
-    /// (draft-dai §3.2).
-    LdcpRate,
-    /// DCTCP (RFC 8257), the ECN-driven window baseline.
-    Dctcp,
-    /// DCQCN (SIGCOMM 2015), the CNP-driven rate baseline of RoCE NICs.
-    Dcqcn,
-}
-
-impl Algorithm {
-    /// Every algorithm, in the order declared (the trace codec's codes
-    /// are their places here).
-    pub const ALL: [Algorithm; 6] = [
-        Algorithm::Hpcc,
-        Algorithm::HpccReceiver,
-        Algorithm::Ldcp,
-        Algorithm::LdcpRate,
-        Algorithm::Dctcp,
-        Algorithm::Dcqcn,
-    ];
-}
+pub use crate::algorithms::Algorithm;
 
 /// What the engine needs to know when a flow starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

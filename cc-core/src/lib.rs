@@ -47,6 +47,7 @@
 #[cfg(feature = "arbitrary")]
 extern crate std;
 
+pub mod algorithms;
 pub mod codec;
 pub mod controller;
 pub mod dcqcn;

@@ -382,29 +382,16 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
     })
 }
 
-/// An algorithm code's algorithm.
+/// An algorithm code's algorithm: the codes are the engine's
+/// ([`Algorithm::code`], places in its registry), and each
+/// `CC_ALGORITHM_*` constant names one (held by a test).
 pub(crate) fn algorithm(code: u8) -> Result<Algorithm, cc_status> {
-    Ok(match code {
-        CC_ALGORITHM_HPCC => Algorithm::Hpcc,
-        CC_ALGORITHM_HPCC_RECEIVER => Algorithm::HpccReceiver,
-        CC_ALGORITHM_LDCP => Algorithm::Ldcp,
-        CC_ALGORITHM_LDCP_RATE => Algorithm::LdcpRate,
-        CC_ALGORITHM_DCTCP => Algorithm::Dctcp,
-        CC_ALGORITHM_DCQCN => Algorithm::Dcqcn,
-        _ => return Err(cc_status::BadEnum),
-    })
+    Algorithm::from_code(code).ok_or(cc_status::BadEnum)
 }
 
 /// An algorithm's code.
 pub(crate) fn algorithm_code(a: Algorithm) -> u8 {
-    match a {
-        Algorithm::Hpcc => CC_ALGORITHM_HPCC,
-        Algorithm::HpccReceiver => CC_ALGORITHM_HPCC_RECEIVER,
-        Algorithm::Ldcp => CC_ALGORITHM_LDCP,
-        Algorithm::LdcpRate => CC_ALGORITHM_LDCP_RATE,
-        Algorithm::Dctcp => CC_ALGORITHM_DCTCP,
-        Algorithm::Dcqcn => CC_ALGORITHM_DCQCN,
-    }
+    a.code()
 }
 
 /// The engine's parameters of a new flow.

@@ -6,6 +6,9 @@ use core::ffi::{c_char, CStr};
 use core::ptr;
 
 use cc_core::controller::AnyConfig;
+use cc_core::event::Algorithm;
+
+use crate::convert::algorithm;
 
 use crate::*;
 
@@ -195,7 +198,7 @@ fn handles_live_from_start_to_end_and_slots_are_reused() {
 fn bad_enumerations_and_pointers_are_refused() {
     let mut mem = Mem::for_capacity(4);
     let e = engine(&mut mem, 4);
-    assert_eq!(start(e, 6).unwrap_err(), cc_status::BadEnum);
+    assert_eq!(start(e, Algorithm::COUNT as u8).unwrap_err(), cc_status::BadEnum);
     let (h, _) = start(e, CC_ALGORITHM_LDCP).unwrap();
     let mut d = cc_decision::default();
     assert_eq!(
@@ -414,4 +417,32 @@ fn every_refusal_code_names_its_engine_error() {
     for code in [0, 9, 10, 11, 12, 13, u32::MAX] {
         assert_eq!(cc_status::refusal_of_code(code), None);
     }
+}
+
+/// The header names every algorithm of the engine's registry, each by
+/// its name (`ldcp-rate`: `CC_ALGORITHM_LDCP_RATE`) and with its code,
+/// and names no other: a C caller's constants are the engine's codes.
+#[test]
+fn the_header_names_every_algorithm_by_its_code() {
+    let header = include_str!("../include/cc_engine.h");
+    let defined: Vec<(String, u8)> = header
+        .lines()
+        .filter_map(|l| l.strip_prefix("#define CC_ALGORITHM_"))
+        .map(|l| {
+            let (name, code) = l.split_once(' ').unwrap();
+            (name.to_string(), code.trim().parse().unwrap())
+        })
+        .collect();
+    let expected: Vec<(String, u8)> = Algorithm::ALL
+        .iter()
+        .map(|a| (a.name().to_uppercase().replace('-', "_"), a.code()))
+        .collect();
+    assert_eq!(defined, expected);
+    for (name, code) in expected {
+        assert_eq!(
+            algorithm(code).map(|a| a.name().to_uppercase().replace('-', "_")),
+            Ok(name)
+        );
+    }
+    assert_eq!(algorithm(Algorithm::COUNT as u8), Err(cc_status::BadEnum));
 }

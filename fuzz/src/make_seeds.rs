@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::Path;
 
-use cc_core::codec::{encode_answer, encode_event, MAX_FRAME};
+use cc_core::codec::{encode_answer, encode_config, encode_event, MAX_FRAME};
 use cc_core::prelude::*;
 use cc_core::wire::compact::{CompactHop, CompactRepr, CompactStack, SpeedCode};
 use cc_core::wire::ifa::{self, IfaHop, IfaPacket, IfaRepr};
@@ -247,6 +247,29 @@ fn codec() {
     let n = encode_answer(FlowId(1), &Err(Error::StaleTelemetry), &mut buf).unwrap();
     stream.extend_from_slice(&buf[..n]);
     write("codec", "stream", &stream);
+    // One stream per algorithm of the engine's registry: the default
+    // configuration frame, the flow's start, an ACK with an RTT sample
+    // (the delay-based algorithms' input) and a timer.
+    for algorithm in Algorithm::ALL {
+        let mut stream = Vec::new();
+        let n = encode_config(&AnyConfig::DEFAULT, &mut buf).unwrap();
+        stream.extend_from_slice(&buf[..n]);
+        for kind in [
+            EventKind::Start(FlowParams { algorithm, ..params }),
+            EventKind::Ack(Ack {
+                cum_ack: Seq(1000),
+                snd_nxt: Seq(8000),
+                ece: EcnEcho::NotMarked,
+                telemetry: &[],
+                rtt_ns: Some(14_000),
+            }),
+            EventKind::Timer,
+        ] {
+            let n = encode_event(Instant::from_nanos(9), &Event { flow: FlowId(2), kind }, &mut buf).unwrap();
+            stream.extend_from_slice(&buf[..n]);
+        }
+        write("codec", &format!("stream-{}", algorithm.name()), &stream);
+    }
 }
 
 fn auth() {

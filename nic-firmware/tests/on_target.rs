@@ -26,12 +26,7 @@ pub const FLOW: FlowId = FlowId(7);
 pub const W_INIT: u32 = 150_000;
 
 pub fn engine() -> NicEngine {
-    let cfg = AnyConfig {
-        hpcc: HpccConfig::draft_default(),
-        ldcp: LdcpConfig::draft_default(),
-        dctcp: DctcpConfig::rfc_default(),
-        dcqcn: DcqcnConfig::hpcc_sim(),
-    };
+    let cfg = AnyConfig::DEFAULT;
     Engine::new(cfg).unwrap()
 }
 

@@ -170,12 +170,7 @@ type Answer = (FlowId, Result<Decision, Error>);
 
 /// What the host engine answers to `trace`, and the decoded answers.
 fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
-    let default = AnyConfig {
-        hpcc: HpccConfig::draft_default(),
-        ldcp: LdcpConfig::draft_default(),
-        dctcp: DctcpConfig::rfc_default(),
-        dcqcn: DcqcnConfig::hpcc_sim(),
-    };
+    let default = AnyConfig::DEFAULT;
     let mut engine: Box<Engine<AnyController<8>, 1024>> = Box::new(Engine::new(default).unwrap());
     let (mut out, mut answers, mut at) = (Vec::new(), Vec::new(), 0);
     let mut buf = [0u8; MAX_FRAME];
@@ -470,12 +465,7 @@ fn dcqcn_cnps_and_timers() {
 fn hpcc_five_hops() {
     let mut out = Vec::new();
     let mut buf = [0u8; MAX_FRAME];
-    let cfg = AnyConfig {
-        hpcc: HpccConfig::draft_default(),
-        ldcp: LdcpConfig::draft_default(),
-        dctcp: DctcpConfig::rfc_default(),
-        dcqcn: DcqcnConfig::hpcc_sim(),
-    };
+    let cfg = AnyConfig::DEFAULT;
     let n = codec::encode_config(&cfg, &mut buf).unwrap();
     out.extend_from_slice(&buf[..n]);
     let mut push = |now: u64, kind: EventKind<'_>, out: &mut Vec<u8>| {

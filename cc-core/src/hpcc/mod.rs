@@ -35,10 +35,12 @@ pub use self::receiver::HpccReceiver;
 pub use self::reciprocals::{per_byte, per_rtt, Reciprocals, MAX_RTTS, MAX_SPEEDS};
 pub use self::sender::HpccSender;
 
+use crate::codec::{ConfigReader, ConfigWriter};
 #[cfg(doc)]
 use crate::controller::Controller;
-use crate::event::{Error, FlowParams};
+use crate::event::{Decision, Error, FlowParams};
 use crate::units::{BaseRtt, Fraction, LinkSpeed, Rate, Window};
+use crate::wire::{Result as WireResult, WireError};
 
 /// How W_ai, the additive-increase step, is chosen (HPCC++ §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,5 +210,108 @@ pub(crate) fn initial_window(p: &FlowParams) -> Window {
 impl Default for HpccConfig {
     fn default() -> Self {
         Self::draft_default()
+    }
+}
+
+impl crate::algorithms::AlgorithmConfig for HpccConfig {
+    const DEFAULT: Self = Self::draft_default();
+
+    fn validate(&self) -> Result<(), Error> {
+        HpccConfig::validate(self)
+    }
+
+    /// eta 4 | maxStage 1 | W_ai tag 1 (0: N 2, 1: bit/s 8) | W_min 4 |
+    /// queue signal 1 | telemetry tag 1 [probe timeout 1] | speeds n 1 |
+    /// n × Mb/s 4 | base RTTs m 1 | m × ns 4 (the reciprocals' keys: the
+    /// reader works the values out).
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()> {
+        w.u32(self.eta.to_bits())?;
+        w.u8(self.max_stage)?;
+        match self.additive_increase {
+            AdditiveIncrease::PerFlows { n } => {
+                w.u8(0)?;
+                w.u16(n)?;
+            }
+            AdditiveIncrease::RateTimesRtt(r) => {
+                w.u8(1)?;
+                w.u64(r.as_bps())?;
+            }
+        }
+        w.u32(self.w_min.to_bits())?;
+        w.u8(match self.queue_signal {
+            QueueSignal::Length => 0,
+            QueueSignal::Sojourn => 1,
+        })?;
+        match self.telemetry {
+            TelemetrySource::Inband => w.u8(0)?,
+            TelemetrySource::Probe { timeout_rtts } => {
+                w.u8(1)?;
+                w.u8(timeout_rtts)?;
+            }
+        }
+        w.u8(self.reciprocals.speeds().count() as u8)?;
+        for b in self.reciprocals.speeds() {
+            w.u32(b.as_mbps())?;
+        }
+        w.u8(self.reciprocals.rtts().count() as u8)?;
+        for t in self.reciprocals.rtts() {
+            w.u32(t.as_nanos())?;
+        }
+        Ok(())
+    }
+
+    fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self> {
+        let eta = r.fraction()?;
+        let max_stage = r.u8()?;
+        let additive_increase = match r.u8()? {
+            0 => AdditiveIncrease::PerFlows { n: r.u16()? },
+            1 => AdditiveIncrease::RateTimesRtt(Rate::from_bps(r.u64()?)),
+            _ => return Err(WireError::UnknownType),
+        };
+        let w_min = Window::from_bits(r.u32()?);
+        let queue_signal = match r.u8()? {
+            0 => QueueSignal::Length,
+            1 => QueueSignal::Sojourn,
+            _ => return Err(WireError::UnknownType),
+        };
+        let telemetry = match r.u8()? {
+            0 => TelemetrySource::Inband,
+            1 => TelemetrySource::Probe { timeout_rtts: r.u8()? },
+            _ => return Err(WireError::UnknownType),
+        };
+        let mut reciprocals = Reciprocals::new(&[], &[]).map_err(|_| WireError::BadLength)?;
+        for _ in 0..r.u8()? {
+            reciprocals
+                .add_speed(LinkSpeed::from_mbps(r.u32()?))
+                .map_err(|_| WireError::BadLength)?;
+        }
+        for _ in 0..r.u8()? {
+            let t = BaseRtt::from_nanos(r.u32()?).ok_or(WireError::BadLength)?;
+            reciprocals.add_rtt(t).map_err(|_| WireError::BadLength)?;
+        }
+        Ok(HpccConfig {
+            eta,
+            max_stage,
+            additive_increase,
+            w_min,
+            queue_signal,
+            telemetry,
+            reciprocals,
+        })
+    }
+
+    /// The window within [W_min, W_init = B·T], the rate at most the line
+    /// rate.
+    fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
+        if d.window < self.w_min {
+            return Err("HPCC++ window below W_min");
+        }
+        if d.window.bytes_floor() as u64 > p.line_rate.bdp_bytes(p.base_rtt) {
+            return Err("HPCC++ window above W_init");
+        }
+        if d.rate() > p.line_rate.to_rate() {
+            return Err("HPCC++ rate above the line rate");
+        }
+        Ok(())
     }
 }

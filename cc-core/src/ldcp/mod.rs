@@ -23,10 +23,12 @@ mod window;
 pub use self::rate::LdcpRate;
 pub use self::window::{Ldcp, Phase};
 
+use crate::codec::{ConfigReader, ConfigWriter};
 #[cfg(doc)]
 use crate::controller::Controller;
-use crate::event::{Error, FlowParams, TimerRequest};
+use crate::event::{Decision, Error, FlowParams, Request, TimerRequest};
 use crate::units::{Fraction, Instant, Mtu, Packets};
+use crate::wire::{Result as WireResult, WireError};
 
 /// 1 KB, the drafts' packet size (evaluated at compile time).
 const DEFAULT_MTU: Mtu = match Mtu::new(1000) {
@@ -212,6 +214,65 @@ pub(crate) const fn iw_packets(iw16: u32) -> Packets {
 impl Default for LdcpConfig {
     fn default() -> Self {
         Self::draft_default()
+    }
+}
+
+impl crate::algorithms::AlgorithmConfig for LdcpConfig {
+    const DEFAULT: Self = Self::draft_default();
+
+    fn validate(&self) -> Result<(), Error> {
+        LdcpConfig::validate(self)
+    }
+
+    /// mtu 4 | alpha 4 | beta 4 | gamma 4 | fast start 1 | probe timeout 1.
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()> {
+        for v in [
+            self.mtu.bytes(),
+            self.alpha.to_bits(),
+            self.beta.to_bits(),
+            self.gamma.to_bits(),
+        ] {
+            w.u32(v)?;
+        }
+        w.bool(self.fast_start == FastStart::Enabled)?;
+        w.u8(self.probe_timeout_rtts)
+    }
+
+    fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self> {
+        let mtu = Mtu::new(r.u32()?).ok_or(WireError::BadLength)?;
+        let (alpha, beta, gamma) = (r.fraction()?, r.fraction()?, r.fraction()?);
+        let fast_start = if r.bool()? {
+            FastStart::Enabled
+        } else {
+            FastStart::Disabled
+        };
+        Ok(LdcpConfig {
+            mtu,
+            alpha,
+            beta,
+            gamma,
+            fast_start,
+            probe_timeout_rtts: r.u8()?,
+        })
+    }
+
+    /// The window at least gamma packets; the rate at most IW/T with IW
+    /// rounded up to whole packets; a packet released by the timer only
+    /// while the window is below one packet.
+    fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
+        let t = p.base_rtt.as_nanos() as u64;
+        let mtu = self.mtu.bytes() as u64;
+        if d.window < self.gamma_packets().to_window(self.mtu.bytes()) {
+            return Err("LDCP window below gamma");
+        }
+        let iw_bytes = p.line_rate.bdp_bytes(p.base_rtt).div_ceil(mtu).max(1) * mtu;
+        if d.rate().as_bps() > iw_bytes * 8_000_000_000 / t.max(1) {
+            return Err("LDCP rate above IW/T");
+        }
+        if d.request == Request::ReleaseOne && d.window.bytes_floor() as u64 >= mtu {
+            return Err("a packet released by the timer with a window of a packet or more");
+        }
+        Ok(())
     }
 }
 

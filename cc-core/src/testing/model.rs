@@ -46,9 +46,9 @@ pub type Hops = heapless::Vec<HopSample, 16>;
 /// One operation on one flow.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// Start with `Algorithm::ALL[algo % 4]`; a T out of range is no event.
+    /// Start with `Algorithm::ALL[algo % Algorithm::COUNT]`; a T out of range is no event.
     Start {
-        /// Index into [`Algorithm::ALL`], modulo 4.
+        /// Index into [`Algorithm::ALL`], modulo [`Algorithm::COUNT`].
         algo: u8,
         /// Base RTT, ns.
         t_ns: u32,
@@ -242,7 +242,7 @@ impl Model {
 pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
     Some(match *op {
         Op::Start { algo, t_ns, mbps, seq } => EventKind::Start(FlowParams {
-            algorithm: Algorithm::ALL[algo as usize % 4],
+            algorithm: Algorithm::ALL[algo as usize % Algorithm::COUNT],
             base_rtt: BaseRtt::from_nanos(t_ns)?,
             line_rate: LinkSpeed::from_mbps(mbps),
             start_seq: Seq(seq),
@@ -289,59 +289,7 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
 
 /// The invariants of one decision of a flow started with `p`, at `now`.
 pub fn check_decision(cfg: &AnyConfig, p: &FlowParams, now: Instant, d: &Decision) -> Result<(), &'static str> {
-    let t = p.base_rtt.as_nanos() as u64;
-    let bdp = p.line_rate.bdp_bytes(p.base_rtt);
-    match p.algorithm {
-        Algorithm::Hpcc | Algorithm::HpccReceiver => {
-            if d.window < cfg.hpcc.w_min {
-                return Err("HPCC++ window below W_min");
-            }
-            if d.window.bytes_floor() as u64 > bdp {
-                return Err("HPCC++ window above W_init");
-            }
-            if d.rate() > p.line_rate.to_rate() {
-                return Err("HPCC++ rate above the line rate");
-            }
-        }
-        Algorithm::Ldcp | Algorithm::LdcpRate => {
-            let mtu = cfg.ldcp.mtu.bytes() as u64;
-            if d.window < cfg.ldcp.gamma_packets().to_window(cfg.ldcp.mtu.bytes()) {
-                return Err("LDCP window below gamma");
-            }
-            let iw_bytes = bdp.div_ceil(mtu).max(1) * mtu;
-            if d.rate().as_bps() > iw_bytes * 8_000_000_000 / t {
-                return Err("LDCP rate above IW/T");
-            }
-            if d.request == Request::ReleaseOne && d.window.bytes_floor() as u64 >= mtu {
-                return Err("a packet released by the timer with a window of a packet or more");
-            }
-        }
-        Algorithm::Dctcp => {
-            if d.window < cfg.dctcp.w_min {
-                return Err("DCTCP window below W_min");
-            }
-            if d.window.bytes_floor() as u64 > bdp.max(cfg.dctcp.w_min.bytes_floor() as u64) {
-                return Err("DCTCP window above line rate · T");
-            }
-            if d.timer != TimerRequest::Keep || d.request != Request::None {
-                return Err("DCTCP asked for a timer or a request");
-            }
-        }
-        Algorithm::Dcqcn => {
-            let floor = (cfg.dcqcn.min_rate_mbps as u64 * 1_000_000).min(p.line_rate.to_rate().as_bps());
-            // Pacing rounds the rate to 2^-4 byte per T: allow one unit.
-            let unit = 8_000_000_000 / 16 / t.max(1) + 1;
-            if d.rate().as_bps() + unit < floor {
-                return Err("DCQCN rate below its floor");
-            }
-            if d.rate() > p.line_rate.to_rate() {
-                return Err("DCQCN rate above the line rate");
-            }
-            if d.request != Request::None {
-                return Err("DCQCN made a request");
-            }
-        }
-    }
+    cfg.check_decision(p, d)?;
     if let TimerRequest::Arm(at) = d.timer {
         if at < now {
             return Err("a timer armed in the past");

@@ -44,12 +44,7 @@ const FLOWS: usize = 1024;
 type NicEngine = Engine<AnyController<8>, FLOWS>;
 
 /// The drafts' defaults: what the engine runs until the host configures it.
-const DEFAULT_CONFIG: AnyConfig = AnyConfig {
-    hpcc: HpccConfig::draft_default(),
-    ldcp: LdcpConfig::draft_default(),
-    dctcp: DctcpConfig::rfc_default(),
-    dcqcn: DcqcnConfig::hpcc_sim(),
-};
+const DEFAULT_CONFIG: AnyConfig = AnyConfig::DEFAULT;
 
 /// The flow table, in `.bss`/`.data` rather than on the stack (about
 /// 180 KiB: built on the stack it was copied, and the stack bound counted

@@ -187,8 +187,7 @@ fn c_config(ldcp: LdcpConfig) -> AnyConfig {
     AnyConfig {
         hpcc: hpcc_config(),
         ldcp,
-        dctcp: DctcpConfig::rfc_default(),
-        dcqcn: DcqcnConfig::hpcc_sim(),
+        ..AnyConfig::DEFAULT
     }
 }
 

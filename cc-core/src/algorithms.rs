@@ -1,0 +1,364 @@
+//! The engine's algorithms, named once.
+//!
+//! An algorithm is added the way Linux adds a congestion module
+//! (`tcp_congestion_ops`: the module registers its operations and the
+//! stack needs nothing else). Its module holds
+//!
+//! - its per-flow controller(s), each a [`Controller`];
+//! - its configuration, an [`AlgorithmConfig`]: defaults, ranges, the
+//!   block the trace codec writes for it, the bounds every decision of
+//!   its flows keeps (the property tests' and fuzz target's invariants);
+//! - its `f64` reference (feature `reference`).
+//!
+//! The `registry!` invocation below names it once. From that one list follow
+//! [`Algorithm`] with its names and codes (the trace codec's and the C
+//! API's), [`AnyConfig`] and its defaults, [`AnyController`] and its
+//! dispatch, the codec's configuration frame, and [`crate::for_each_algorithm!`],
+//! which hands the list to the crates above (the C API's tables, the
+//! simulator's scenario parser and capability profile, the firmware's
+//! benchmark paths).
+//!
+//! Codes are places in the list: a new algorithm goes at the end, so that
+//! recorded traces keep their meaning.
+
+use crate::codec::{ConfigReader, ConfigWriter};
+use crate::controller::{Controller, Visit};
+use crate::event::{Ack, Decision, Error, FlowParams, MessageEnd, ProbeId};
+use crate::telemetry::HopSample;
+use crate::units::{Instant, Seq, Window};
+use crate::wire::Result as WireResult;
+
+/// An algorithm's configuration, shared by every flow of an engine that
+/// runs it.
+pub trait AlgorithmConfig: Copy + Sized {
+    /// The defaults of the paper or draft (the engine runs these until the
+    /// host configures it; each type's docs say which).
+    const DEFAULT: Self;
+
+    /// Checks every field's range.
+    fn validate(&self) -> Result<(), Error>;
+
+    /// Writes this configuration's block of the codec's configuration frame.
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()>;
+
+    /// Reads the block [`AlgorithmConfig::encode`] wrote. The values are
+    /// only decoded, not validated: the engine's constructor checks them.
+    fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self>;
+
+    /// The bounds every decision of a flow started with `p` keeps, beyond
+    /// those of every algorithm (a timer never armed in the past): the
+    /// engine model's invariants (`testing::model`, the property tests
+    /// and the fuzz target). `Err` names the bound broken.
+    fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str>;
+}
+
+/// Declares the one list: see the module's docs. Each entry is an
+/// algorithm's configuration (its [`AnyConfig`] field and type, its title)
+/// and the roles that share it: the [`Algorithm`] variant, the controller
+/// type (generic over the hop count `H`) and the name scenarios, the C API
+/// and reports use.
+macro_rules! registry {
+    (
+        $d:tt
+        $(
+            $(#[$cmeta:meta])*
+            $field:ident: $($cfg:ident)::+, $title:literal {
+                $( $(#[$vmeta:meta])* $variant:ident($ctrl:ty) = $name:literal, )+
+            }
+        )+
+    ) => {
+        /// Which controller runs a flow, and in which role: one variant per
+        /// role of each algorithm of the [registry](crate::algorithms).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        pub enum Algorithm {
+            $($( $(#[$vmeta])* $variant, )+)+
+        }
+
+        impl Algorithm {
+            /// How many there are.
+            pub const COUNT: usize = [$($(stringify!($variant),)+)+].len();
+
+            /// Every algorithm, in the registry's order (the trace codec's
+            /// and the C API's codes are their places here).
+            pub const ALL: [Algorithm; Algorithm::COUNT] = [$($(Algorithm::$variant,)+)+];
+
+            /// The name scenarios, the C API and reports use (`"dctcp"`).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $($(Algorithm::$variant => $name,)+)+
+                }
+            }
+
+            /// The algorithm of a [`Algorithm::name`], if any has it.
+            pub fn from_name(name: &str) -> Option<Algorithm> {
+                Algorithm::ALL.iter().copied().find(|a| a.name() == name)
+            }
+
+            /// The algorithm's code: its place in [`Algorithm::ALL`].
+            pub const fn code(self) -> u8 {
+                self as u8
+            }
+
+            /// The algorithm of a code, if any has it.
+            pub fn from_code(code: u8) -> Option<Algorithm> {
+                Algorithm::ALL.get(code as usize).copied()
+            }
+
+            /// The title of its configuration's algorithm, as reports
+            /// print it (`"DCTCP"`; every role of HPCC++ says `"HPCC++"`).
+            pub const fn title(self) -> &'static str {
+                match self {
+                    $($(Algorithm::$variant => $title,)+)+
+                }
+            }
+        }
+
+        /// Parameters of every algorithm, for a table that mixes them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        pub struct AnyConfig {
+            $( $(#[$cmeta])* pub $field: crate::$($cfg)::+, )+
+        }
+
+        impl AnyConfig {
+            /// Every algorithm's [`AlgorithmConfig::DEFAULT`].
+            pub const DEFAULT: AnyConfig = AnyConfig {
+                $( $field: <crate::$($cfg)::+ as AlgorithmConfig>::DEFAULT, )+
+            };
+
+            /// Checks every algorithm's parameters; `Err` names the first
+            /// algorithm whose parameters are out of range.
+            pub fn check(&self) -> Result<(), (Algorithm, Error)> {
+                $(
+                    if let Err(e) = AlgorithmConfig::validate(&self.$field) {
+                        return Err((first_of!($($variant)+), e));
+                    }
+                )+
+                Ok(())
+            }
+
+            /// Every algorithm's block of the codec's configuration frame,
+            /// in the registry's order.
+            pub(crate) fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()> {
+                $( AlgorithmConfig::encode(&self.$field, w)?; )+
+                Ok(())
+            }
+
+            /// Reads what [`AnyConfig::encode`] wrote (struct fields are
+            /// evaluated in the order written: the registry's).
+            pub(crate) fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<AnyConfig> {
+                Ok(AnyConfig {
+                    $( $field: <crate::$($cfg)::+ as AlgorithmConfig>::decode(r)?, )+
+                })
+            }
+
+            /// The bounds a decision of a flow started with `p` keeps
+            /// ([`AlgorithmConfig::check_decision`] of its algorithm).
+            pub fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
+                match p.algorithm {
+                    $($(Algorithm::$variant)|+ => self.$field.check_decision(p, d),)+
+                }
+            }
+        }
+
+        impl Default for AnyConfig {
+            fn default() -> Self {
+                Self::DEFAULT
+            }
+        }
+
+        /// Any controller, chosen per flow by [`FlowParams::algorithm`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        pub enum AnyController<const H: usize> {
+            $($( $(#[$vmeta])* $variant($ctrl), )+)+
+        }
+
+        /// The one dispatch on the algorithm: `$body` with `$s` the flow's
+        /// controller and `$c` its algorithm's part of the [`AnyConfig`].
+        /// Every hook of [`AnyController`] is this match around the
+        /// variant's own hook.
+        macro_rules! each {
+            ($d self:ident, $d cfg:ident, |$d s:ident, $d c:ident| $d body:expr) => {
+                match $d self {
+                    $($(AnyController::$variant($d s) => {
+                        let $d c = &$d cfg.$field;
+                        $d body
+                    })+)+
+                }
+            };
+        }
+
+        /// A new flow's controller and first decision, by its algorithm.
+        fn start_any<const H: usize>(
+            cfg: &AnyConfig,
+            now: Instant,
+            p: &FlowParams,
+        ) -> Result<(AnyController<H>, Decision), Error> {
+            Ok(match p.algorithm {
+                $($(Algorithm::$variant => {
+                    let (s, d) = <$ctrl as Controller>::start(&cfg.$field, now, p)?;
+                    (AnyController::$variant(s), d)
+                })+)+
+            })
+        }
+
+        /// Hands the registry to `$callback`, a macro of the caller's, as
+        /// `$callback! { $( field: ConfigType, "Title" { Variant = "name", … } )+ }`
+        /// with the types as paths from the crate root (`$crate::…`): the
+        /// crates above the engine build their per-algorithm tables from
+        /// it instead of listing the algorithms again.
+        ///
+        /// ```
+        /// // Every configuration type's name beside its roles' names.
+        /// macro_rules! roles {
+        ///     ($($field:ident: $cfg:path, $title:literal { $($v:ident = $name:literal,)+ })+) => {
+        ///         [$((stringify!($field), &[$($name),+][..])),+]
+        ///     };
+        /// }
+        /// let roles = cc_core::for_each_algorithm!(roles);
+        /// assert_eq!(roles[2], ("dctcp", &["dctcp"][..]));
+        /// let names: Vec<&str> = roles.iter().flat_map(|(_, n)| n.iter().copied()).collect();
+        /// let all: Vec<&str> = cc_core::Algorithm::ALL.iter().map(|a| a.name()).collect();
+        /// assert_eq!(names, all);
+        /// ```
+        #[macro_export]
+        macro_rules! for_each_algorithm {
+            ($d callback:ident) => {
+                $d callback! {
+                    $( $field: $d crate::$($cfg)::+, $title {
+                        $( $variant = $name, )+
+                    } )+
+                }
+            };
+        }
+    };
+}
+
+/// The first of a list of identifiers.
+macro_rules! first_of {
+    ($first:ident $($rest:ident)*) => {
+        Algorithm::$first
+    };
+}
+
+use crate::dcqcn::Dcqcn;
+use crate::dctcp::Dctcp;
+use crate::hpcc::{HpccReceiver, HpccSender};
+use crate::ldcp::{Ldcp, LdcpRate};
+
+registry! {
+    $
+    /// HPCC++ parameters.
+    hpcc: hpcc::HpccConfig, "HPCC++" {
+        /// HPCC++ at the data sender (draft 2022-10 §4.2), telemetry from
+        /// ACKs or from probes depending on
+        /// [`crate::hpcc::HpccConfig::telemetry`].
+        Hpcc(HpccSender<H>) = "hpcc",
+        /// HPCC++ at the data receiver: Rx-HPCC window feedback (§6.3.2)
+        /// and the probe responder (§7.1).
+        HpccReceiver(HpccReceiver<H>) = "hpcc-receiver",
+    }
+    /// LDCP parameters.
+    ldcp: ldcp::LdcpConfig, "LDCP" {
+        /// LDCP on a programmable NIC: PAWA, sub-packet windows, fast
+        /// start (draft-dai §2.2, §2.3, §3.1).
+        Ldcp(Ldcp) = "ldcp",
+        /// LDCP on a commercial NIC: rate-based, MD per CNP, AI per RTT
+        /// probe (draft-dai §3.2).
+        LdcpRate(LdcpRate) = "ldcp-rate",
+    }
+    /// DCTCP parameters.
+    dctcp: dctcp::DctcpConfig, "DCTCP" {
+        /// DCTCP (RFC 8257), the ECN-driven window baseline.
+        Dctcp(Dctcp) = "dctcp",
+    }
+    /// DCQCN parameters.
+    dcqcn: dcqcn::DcqcnConfig, "DCQCN" {
+        /// DCQCN (SIGCOMM 2015), the CNP-driven rate baseline of RoCE NICs.
+        Dcqcn(Dcqcn) = "dcqcn",
+    }
+}
+
+impl<const H: usize> AnyController<H> {
+    /// `v` on the controller inside, with its algorithm's configuration
+    /// from `cfg` (the same match every hook of this type makes).
+    #[inline(always)]
+    pub fn visit<V: Visit>(&mut self, cfg: &AnyConfig, v: V) -> V::Output {
+        each!(self, cfg, |s, c| v.on(s, c))
+    }
+}
+
+impl<const H: usize> Controller for AnyController<H> {
+    type Config = AnyConfig;
+
+    fn validate(cfg: &AnyConfig) -> Result<(), Error> {
+        cfg.check().map_err(|(_, e)| e)
+    }
+
+    fn start(cfg: &AnyConfig, now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        start_any(cfg, now, p)
+    }
+
+    fn decision(&self, cfg: &AnyConfig) -> Decision {
+        each!(self, cfg, |s, c| Controller::decision(s, c))
+    }
+
+    fn ack(&mut self, cfg: &AnyConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.ack(c, now, ack))
+    }
+
+    fn sent(&mut self, cfg: &AnyConfig, now: Instant, seq: Seq, len: u32, end: MessageEnd) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.sent(c, now, seq, len, end))
+    }
+
+    fn loss(&mut self, cfg: &AnyConfig, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.loss(c, now, first_lost))
+    }
+
+    fn cnp(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.cnp(c, now))
+    }
+
+    fn rtt_response(
+        &mut self,
+        cfg: &AnyConfig,
+        now: Instant,
+        probe: ProbeId,
+        rtt_ns: Option<u32>,
+    ) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.rtt_response(c, now, probe, rtt_ns))
+    }
+
+    fn probe_response(
+        &mut self,
+        cfg: &AnyConfig,
+        now: Instant,
+        probe: ProbeId,
+        hop_index: u8,
+        hop: &HopSample,
+    ) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.probe_response(c, now, probe, hop_index, hop))
+    }
+
+    fn rx_telemetry(&mut self, cfg: &AnyConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.rx_telemetry(c, now, telemetry))
+    }
+
+    fn probe_request(&mut self, cfg: &AnyConfig, now: Instant, telemetry: &[HopSample]) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.probe_request(c, now, telemetry))
+    }
+
+    fn feedback(&mut self, cfg: &AnyConfig, now: Instant, window: Window) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.feedback(c, now, window))
+    }
+
+    fn flow_count(&mut self, cfg: &AnyConfig, now: Instant, flows: u16) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.flow_count(c, now, flows))
+    }
+
+    fn timer(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.timer(c, now))
+    }
+}
