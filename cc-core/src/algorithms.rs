@@ -243,11 +243,6 @@ macro_rules! first_of {
     };
 }
 
-use crate::dcqcn::Dcqcn;
-use crate::dctcp::Dctcp;
-use crate::hpcc::{HpccReceiver, HpccSender};
-use crate::ldcp::{Ldcp, LdcpRate};
-
 registry! {
     $
     /// HPCC++ parameters.
@@ -255,29 +250,35 @@ registry! {
         /// HPCC++ at the data sender (draft 2022-10 §4.2), telemetry from
         /// ACKs or from probes depending on
         /// [`crate::hpcc::HpccConfig::telemetry`].
-        Hpcc(HpccSender<H>) = "hpcc",
+        Hpcc(crate::hpcc::HpccSender<H>) = "hpcc",
         /// HPCC++ at the data receiver: Rx-HPCC window feedback (§6.3.2)
         /// and the probe responder (§7.1).
-        HpccReceiver(HpccReceiver<H>) = "hpcc-receiver",
+        HpccReceiver(crate::hpcc::HpccReceiver<H>) = "hpcc-receiver",
     }
     /// LDCP parameters.
     ldcp: ldcp::LdcpConfig, "LDCP" {
         /// LDCP on a programmable NIC: PAWA, sub-packet windows, fast
         /// start (draft-dai §2.2, §2.3, §3.1).
-        Ldcp(Ldcp) = "ldcp",
+        Ldcp(crate::ldcp::Ldcp) = "ldcp",
         /// LDCP on a commercial NIC: rate-based, MD per CNP, AI per RTT
         /// probe (draft-dai §3.2).
-        LdcpRate(LdcpRate) = "ldcp-rate",
+        LdcpRate(crate::ldcp::LdcpRate) = "ldcp-rate",
     }
     /// DCTCP parameters.
     dctcp: dctcp::DctcpConfig, "DCTCP" {
         /// DCTCP (RFC 8257), the ECN-driven window baseline.
-        Dctcp(Dctcp) = "dctcp",
+        Dctcp(crate::dctcp::Dctcp) = "dctcp",
     }
     /// DCQCN parameters.
     dcqcn: dcqcn::DcqcnConfig, "DCQCN" {
         /// DCQCN (SIGCOMM 2015), the CNP-driven rate baseline of RoCE NICs.
-        Dcqcn(Dcqcn) = "dcqcn",
+        Dcqcn(crate::dcqcn::Dcqcn) = "dcqcn",
+    }
+    /// TIMELY parameters.
+    timely: timely::TimelyConfig, "TIMELY" {
+        /// TIMELY (SIGCOMM 2015), rate from RTT samples, for fabrics
+        /// without telemetry or ECN.
+        Timely(crate::timely::Timely) = "timely",
     }
 }
 

@@ -64,6 +64,7 @@ pub mod reference;
 pub mod telemetry;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
+pub mod timely;
 pub mod units;
 pub mod wire;
 

@@ -1,5 +1,6 @@
 //! Per-flow state sizes against DESIGN §8 (a layout regression check, not
-//! a timing test): HPCC++ bottleneck-hop ≤ 48 bytes, 5-hop ≤ 96, LDCP ≤ 24.
+//! a timing test): HPCC++ bottleneck-hop ≤ 48 bytes, 5-hop ≤ 96, LDCP ≤ 24,
+//! TIMELY ≤ 24.
 
 use cc_core::prelude::*;
 use core::mem::size_of;
@@ -12,6 +13,11 @@ fn per_flow_state_fits_the_design_budget() {
     assert!(size_of::<LdcpRate>() <= 24, "{}", size_of::<LdcpRate>());
     assert!(size_of::<Dctcp>() <= 44, "{}", size_of::<Dctcp>());
     assert!(size_of::<Dcqcn>() <= 64, "{}", size_of::<Dcqcn>());
+    assert!(
+        size_of::<cc_core::timely::Timely>() <= 24,
+        "{}",
+        size_of::<cc_core::timely::Timely>()
+    );
 }
 
 #[test]

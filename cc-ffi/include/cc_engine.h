@@ -16,7 +16,7 @@
 
 // The library's ABI version: the major part changes when a type's layout
 // or a function's meaning changes (docs/c-abi.md).
-#define CC_ABI_VERSION_MAJOR 1
+#define CC_ABI_VERSION_MAJOR 2
 
 // The minor part: functions or enumerated values added.
 #define CC_ABI_VERSION_MINOR 0
@@ -45,6 +45,14 @@
 // `cc_hpcc_config::telemetry`: telemetry comes from probes.
 #define CC_TELEMETRY_PROBE 1
 
+// `cc_timely_config::clock`: one update per RTT (the HPCC reference
+// simulator's TIMELY).
+#define CC_TIMELY_PER_RTT 0
+
+// `cc_timely_config::clock`: one update per RTT sample, scaled by the
+// time since the last (eRPC's).
+#define CC_TIMELY_PER_SAMPLE 1
+
 // HPCC++ sender (window from telemetry echoed on ACKs).
 #define CC_ALGORITHM_HPCC 0
 
@@ -62,6 +70,9 @@
 
 // DCQCN.
 #define CC_ALGORITHM_DCQCN 5
+
+// TIMELY (rate from RTT samples: an ACK's `rtt_ns`).
+#define CC_ALGORITHM_TIMELY 6
 
 // `cc_decision::ecn`: the next packets are not ECN-capable.
 #define CC_ECN_NOT_ECT 0
@@ -284,6 +295,30 @@ typedef struct {
   uint8_t reserved[2];
 } cc_dcqcn_config;
 
+// TIMELY.
+typedef struct {
+  // EWMA weight of the new RTT difference, 2^-24 (> 0, ≤ 2^24).
+  uint32_t alpha_q24;
+  // Multiplicative-decrease factor, 2^-24 (> 0, ≤ 2^24).
+  uint32_t beta_q24;
+  // T_low, ns (below T_high).
+  uint32_t t_low_ns;
+  // T_high, ns (below 2^24).
+  uint32_t t_high_ns;
+  // minRTT, the gradient's normaliser, ns (1 ..= 2^20).
+  uint32_t min_rtt_ns;
+  // Additive step, a fraction of the line rate, 2^-24 (> 0).
+  uint32_t delta_q24;
+  // Hyperactive-increase step, a fraction of the line rate, 2^-24 (≥ delta).
+  uint32_t hai_q24;
+  // Lowest rate, Mb/s (1 ..= 2^24).
+  uint32_t min_rate_mbps;
+  // `CC_TIMELY_PER_RTT` or `CC_TIMELY_PER_SAMPLE`.
+  uint8_t clock;
+  // Zero.
+  uint8_t reserved[3];
+} cc_timely_config;
+
 // Every algorithm's configuration: an engine's flows may use any of them.
 typedef struct {
   // HPCC++ and Rx-HPCC flows.
@@ -294,6 +329,8 @@ typedef struct {
   cc_dctcp_config dctcp;
   // DCQCN flows.
   cc_dcqcn_config dcqcn;
+  // TIMELY flows.
+  cc_timely_config timely;
 } cc_config;
 
 // One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).
@@ -458,7 +495,8 @@ extern "C" {
 uint32_t cc_abi_version(void);
 
 // Fills `*out` with the defaults: HPCC++ and LDCP as their drafts give
-// them, DCTCP as RFC 8257, DCQCN as the HPCC evaluation ran it.
+// them, DCTCP as RFC 8257, DCQCN and TIMELY as the HPCC evaluation ran
+// them.
 //
 // # Safety
 // `out` is a valid pointer.

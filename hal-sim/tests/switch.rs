@@ -44,7 +44,7 @@ fn acks_through_a_queue(priority: bool) -> f64 {
     s.switch.ecn_kmin_bytes = Some(Bytes(300_000));
     s.switch.ecn_kmax_bytes = Some(Bytes(300_000));
     s.switch.ecn_pmax = Some(Prob(1.0));
-    s.switch.control_priority = priority;
+    s.switch.control_priority = Some(priority);
     let (w, sum) = common::run(&s);
     assert_eq!(sum.flows_finished, 3);
     w.flows[0].finish_ps.unwrap().as_ns_f64()

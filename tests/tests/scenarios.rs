@@ -251,6 +251,52 @@ fn dcqcn_2to1_keeps_the_queue_in_its_marking_band() {
     );
 }
 
+/// TIMELY 2-to-1 with the HPCC reference simulator's TIMELY (T_low 50 µs,
+/// T_high 500 µs), no telemetry, no ECN: below T_low both flows only
+/// increase, so the queue grows until the RTT passes T_low, and the
+/// gradient then holds it in a band well below T_high. Measured over seeds
+/// 1-5: utilization 89.0-90.0 %, queue p99 790-813 KB (an RTT of 67-69
+/// µs), max 840-886 KB (75 µs), Jain 0.996-0.997, no drops. TIMELY's
+/// fluid model has no unique fixed point (any split with the same sum
+/// holds the gradient at 0); the engine's two flows, starting together or
+/// 5 ms apart, end up sharing evenly (Jain 0.995 with the late start,
+/// whose arrival peaks the queue at 1.7 MB, 141 µs).
+#[test]
+fn timely_2to1_holds_its_rtt_between_t_low_and_t_high() {
+    let t_low_ns = 50_000.0;
+    let t_high_ns = 500_000.0;
+    let rtt_ns = |w: &World, queue: f64| w.flows[0].path_rtt_ns as f64 + queue * 8.0 / 100.0;
+    let (w, s) = run("timely-2to1");
+    assert_eq!(s.flows_finished, 2);
+    assert!(s.link_utilization[0].utilization >= 0.85, "{:?}", s.link_utilization);
+    assert_eq!(s.drops, 0);
+    assert!(s.jain_fairness >= 0.99, "Jain {:.4}", s.jain_fairness);
+    let (p99, max) = (rtt_ns(&w, s.queue_bytes.p99), rtt_ns(&w, s.queue_bytes.max));
+    assert!(
+        p99 >= t_low_ns && max < t_high_ns,
+        "RTT at the queue's p99 {p99:.0} ns, at its max {max:.0} ns"
+    );
+    // The second flow 5 ms late.
+    let (w, s) = run_changed("timely-2to1", |s| {
+        use hal_sim::setup::scenario::{FlowSpec, Flows};
+        let Flows::Incast { bytes, .. } = s.workload.flows else {
+            panic!("timely-2to1 is an incast")
+        };
+        let flow = |src, start_ns| FlowSpec {
+            src,
+            dst: 0,
+            bytes: bytes.0,
+            start_ns,
+            dport: 100,
+        };
+        s.workload.flows = Flows::List(vec![flow(1, 0), flow(2, 5_000_000)]);
+    });
+    assert_eq!(s.flows_finished, 2);
+    assert!(s.jain_fairness >= 0.98, "Jain {:.4} with a late start", s.jain_fairness);
+    let max = rtt_ns(&w, s.queue_bytes.max);
+    assert!(max < t_high_ns, "RTT at the queue's max {max:.0} ns with a late start");
+}
+
 /// PFC: the right switch's port to host 9 is the only congested one; its
 /// pauses reach the left switch and, through its queue, the hosts two hops
 /// away, and host 8's flow, which shares only the paused link, is slowed
@@ -324,7 +370,7 @@ fn fattree16(seed: u64, cc: hal_sim::setup::scenario::Cc) -> Summary {
         if let Cc::Ldcp { .. } = cc {
             s.switch.drop_k_bytes = Some(Bytes(20_000));
         }
-        s.switch.control_priority = matches!(cc, Cc::Dcqcn(_));
+        s.switch.control_priority = Some(matches!(cc, Cc::Dcqcn(_)));
         s.nic.telemetry = hal_sim::model::telemetry::TelFormat::None;
         s.cc.algorithm = cc;
     })

@@ -102,6 +102,17 @@ impl Profile {
                 gate: Gate::Rate,
                 probe: ProbeKind::Rtt,
             },
+            // TIMELY paces its rate; its RTT samples come with every ACK.
+            Cc::Timely(_) => Profile {
+                sender: Algorithm::Timely,
+                receiver: None,
+                data_telemetry: false,
+                echo_telemetry: false,
+                rx_telemetry: false,
+                cnp_on_ce: None,
+                gate: Gate::Rate,
+                probe: ProbeKind::Rtt,
+            },
             Cc::LdcpRate(_) => Profile {
                 sender: Algorithm::LdcpRate,
                 receiver: None,

@@ -43,6 +43,10 @@ impl World {
             s.nic.ioam_prealloc,
         );
         let marking = s.switch.marking(&s.cc.algorithm, s.topology.link_gbps.0);
+        let control_priority = s
+            .switch
+            .control_priority
+            .unwrap_or_else(|| s.cc.algorithm.control_priority_default());
         let cfg = RunCfg {
             payload: s.nic.payload_bytes.0,
             header: s.nic.header_bytes,
@@ -56,7 +60,7 @@ impl World {
             tel,
             port_speeds: crate::model::telemetry::port_speeds(&net),
             integrity: s.nic.integrity,
-            control_priority: s.switch.control_priority,
+            control_priority,
             marking,
             algorithm: s.cc.algorithm.label(),
             stop_ps: Ps::from_ms_f64(s.stop_ms.0),
@@ -76,7 +80,7 @@ impl World {
             pmax: marking.pmax,
             drop_k: marking.drop_k,
             ecn_ref_bps: s.switch.ecn_scale_with_speed.then_some(link_bps),
-            control_priority: s.switch.control_priority,
+            control_priority,
             pfc: s.switch.pfc.as_ref().map(|p| crate::model::switch::Pfc {
                 xoff: match (p.xoff_bytes, p.dynamic_alpha) {
                     (Some(b), _) => crate::model::switch::Xoff::Static(b.0),

@@ -27,7 +27,17 @@ impl Cc {
             Cc::LdcpRate(_) => "LDCP (rate variant)",
             Cc::Dctcp(_) => "DCTCP",
             Cc::Dcqcn(_) => "DCQCN",
+            Cc::Timely(_) => "TIMELY",
         }
+    }
+
+    /// Whether control packets (ACKs, NACKs, CNPs, probes) take a
+    /// strict-priority queue ahead of data when the scenario does not say
+    /// (`[switch] control_priority`): TIMELY's RTT samples then measure
+    /// the data's queueing alone, as the HPCC reference simulator runs
+    /// TIMELY (`ACK_HIGH_PRIO 1`); no for the others.
+    pub fn control_priority_default(&self) -> bool {
+        matches!(self, Cc::Timely(_))
     }
 }
 
@@ -49,6 +59,42 @@ pub enum Cc {
     Dctcp(DctcpCfg),
     /// DCQCN, the CNP-driven rate baseline of RoCE NICs.
     Dcqcn(DcqcnCfg),
+    /// TIMELY, the RTT-gradient rate baseline (no telemetry, no ECN).
+    Timely(TimelyCfg),
+}
+
+/// TIMELY parameters; every field not given is the HPCC reference
+/// simulator's (cc-core's `TimelyConfig::hpcc_sim`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimelyCfg {
+    /// EWMA weight of the new RTT difference.
+    pub alpha: Option<Prob>,
+    /// Multiplicative-decrease factor.
+    pub beta: Option<Prob>,
+    /// T_low, µs.
+    pub t_low_us: Option<f64>,
+    /// T_high, µs.
+    pub t_high_us: Option<f64>,
+    /// minRTT, µs: the gradient's normaliser.
+    pub min_rtt_us: Option<f64>,
+    /// The additive step δ as a fraction of the line rate.
+    pub rate_ai: Option<Prob>,
+    /// The hyperactive-increase step as a fraction of the line rate.
+    pub rate_hai: Option<Prob>,
+    /// The rate floor, Mb/s.
+    pub min_rate_mbps: Option<u32>,
+    /// The update clock.
+    pub clock: Option<TimelyClockName>,
+}
+
+/// When TIMELY updates its rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelyClockName {
+    /// Once per RTT (the HPCC reference simulator's).
+    PerRtt,
+    /// On every RTT sample, scaled by the time since the last (eRPC's).
+    PerSample,
 }
 
 /// DCQCN parameters; every field not given comes from the preset.

@@ -74,6 +74,7 @@ enum Algo {
     LdcpRate,
     Dctcp,
     Dcqcn,
+    Timely,
 }
 
 #[derive(Deserialize)]
@@ -104,6 +105,10 @@ struct RawCc {
     byte_counter: Option<u32>,
     clamp_target: Option<bool>,
     cnp_interval_us: Option<f64>,
+    t_low_us: Option<f64>,
+    t_high_us: Option<f64>,
+    min_rtt_us: Option<f64>,
+    clock: Option<TimelyClockName>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -387,6 +392,20 @@ const CC_KINDS: &[(&str, &[&str])] = &[
             "cnp_interval_us",
         ],
     ),
+    (
+        "timely",
+        &[
+            "alpha",
+            "beta",
+            "t_low_us",
+            "t_high_us",
+            "min_rtt_us",
+            "rate_ai",
+            "rate_hai",
+            "min_rate_mbps",
+            "clock",
+        ],
+    ),
 ];
 
 /// The fields each `kind` of `[workload]` takes, beyond `kind` and
@@ -553,6 +572,10 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         ("fast_recovery", c.fast_recovery.is_some()),
         ("rate_ai", c.rate_ai.is_some()),
         ("rate_hai", c.rate_hai.is_some()),
+        ("t_low_us", c.t_low_us.is_some()),
+        ("t_high_us", c.t_high_us.is_some()),
+        ("min_rtt_us", c.min_rtt_us.is_some()),
+        ("clock", c.clock.is_some()),
         ("min_rate_mbps", c.min_rate_mbps.is_some()),
         ("byte_counter", c.byte_counter.is_some()),
         ("clamp_target", c.clamp_target.is_some()),
@@ -637,6 +660,34 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
                 clamp_target: c.clamp_target,
                 cnp_interval_us: c.cnp_interval_us,
             })
+        }
+        Algo::Timely => {
+            only_in("algorithm", CC_KINDS, "timely", &given)?;
+            let t = TimelyCfg {
+                alpha: c.alpha,
+                beta: c.beta,
+                t_low_us: c.t_low_us,
+                t_high_us: c.t_high_us,
+                min_rtt_us: c.min_rtt_us,
+                rate_ai: c.rate_ai,
+                rate_hai: c.rate_hai,
+                min_rate_mbps: c.min_rate_mbps,
+                clock: c.clock,
+            };
+            // The engine's ranges, at the scenario's field.
+            let engine = super::engine::timely_config(&t).map_err(|e| ("algorithm", e))?;
+            if let Some(f) = engine.invalid_field() {
+                return Err(match f {
+                    "alpha" | "beta" => (f, "must be in (0, 1]".into()),
+                    "t_low_ns" => ("t_low_us", "must be below t_high_us".into()),
+                    "t_high_ns" => ("t_high_us", "must be below 16777 µs (2^24 ns)".into()),
+                    "min_rtt_ns" => ("min_rtt_us", "must be in 0.001 ..= 1048.576 µs".into()),
+                    "delta" => ("rate_ai", "must be in (0, 1]".into()),
+                    "hai" => ("rate_hai", "must be in [rate_ai, 1]".into()),
+                    _ => ("min_rate_mbps", "must be in 1 ..= 16777216".into()),
+                });
+            }
+            Cc::Timely(t)
         }
     };
     // After the kind's check: a field of another algorithm is named as such.

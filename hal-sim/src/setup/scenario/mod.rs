@@ -238,8 +238,9 @@ pub struct SwitchCfg {
     pub ecn_scale_with_speed: bool,
     /// Control packets (ACKs, NACKs, CNPs, feedback, probes) in a
     /// strict-priority queue ahead of data, as the HPCC paper's simulator
-    /// runs DCQCN.
-    pub control_priority: bool,
+    /// runs DCQCN and TIMELY; default: the algorithm's
+    /// ([`Cc::control_priority_default`]).
+    pub control_priority: Option<bool>,
     /// PFC (`[switch.pfc]`): lossless data by pausing upstream ports.
     pub pfc: Option<PfcCfg>,
 }
@@ -281,6 +282,7 @@ impl Marking {
     /// | DCTCP | 3 KB | 3 KB | 1.0 | none | the same simulator's DCTCP runs (30 KB at 10 Gb/s) |
     /// | LDCP, both variants | 50 B | 400 B | 0.2 | 200 B | the shipped LDCP scenarios (5 / 40 / 20 KB at 100 Gb/s); the draft gives no values |
     /// | HPCC++ | – | – | 0 | none | reads telemetry, not ECN: no marking |
+    /// | TIMELY | – | – | 0 | none | reads RTTs, not ECN: no marking |
     pub fn default_for(cc: &Cc, gbps: u32) -> Marking {
         let g = gbps as u64;
         match cc {
@@ -302,7 +304,7 @@ impl Marking {
                 pmax: 0.2,
                 drop_k: 200 * g,
             },
-            Cc::Hpcc(_) => Marking {
+            Cc::Hpcc(_) | Cc::Timely(_) => Marking {
                 kmin: NEVER,
                 kmax: NEVER,
                 pmax: 0.0,
@@ -362,7 +364,7 @@ impl Default for SwitchCfg {
             ecn_pmax: None,
             drop_k_bytes: None,
             ecn_scale_with_speed: true,
-            control_priority: false,
+            control_priority: None,
             pfc: None,
         }
     }

@@ -75,6 +75,15 @@ fn rows(algorithm: Algorithm) -> Rows {
             cnp: Some("DCQCN CNP (baseline)"),
             probe_response: None,
         },
+        // No benchmark row yet: a processor for TIMELY is refused with
+        // the row it lacks.
+        Algorithm::Timely => Rows {
+            ack: "TIMELY ACK",
+            ack_5_hops: None,
+            timer: None,
+            cnp: None,
+            probe_response: None,
+        },
     }
 }
 

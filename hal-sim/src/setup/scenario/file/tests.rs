@@ -83,11 +83,7 @@ fn errors_name_file_line_and_field() {
     assert_eq!(e.line, Some(7), "{e}");
     assert!(e.message.contains("sendrs"), "{e}");
 
-    let e = parse(
-        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"timely\""),
-        "x.toml",
-    )
-    .unwrap_err();
+    let e = parse(&GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"bbr\""), "x.toml").unwrap_err();
     assert_eq!(e.field, "cc.algorithm", "{e}");
 
     let pfc = |body: &str| GOOD.replace("[cc]", &format!("[switch.pfc]\n{body}\n[cc]"));
@@ -237,4 +233,48 @@ fn a_duplicate_key_is_named_with_its_first_line() {
     let e = parse(&GOOD.replace("senders = 2", "senders = 2\nsenders = 3"), "d.toml").unwrap_err();
     assert_eq!(e.line, Some(7), "{e}");
     assert_eq!(e.message, "duplicate key `senders` (first written at line 6)", "{e}");
+}
+
+/// `algorithm = "timely"` and nothing else of it runs as the HPCC
+/// reference simulator's TIMELY runs do: its parameters (cc-core's
+/// `TimelyConfig::hpcc_sim`), no marking, rate-gated, ACKs ahead of data;
+/// a field given overrides only itself, and another algorithm's field is
+/// refused at its line.
+#[test]
+fn timely_named_alone_runs_as_the_reference_simulators() {
+    use crate::model::nic::profile::{Gate, Profile};
+    use cc_core::timely::{TimelyClock, TimelyConfig};
+    let text = GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"timely\"");
+    let s = parse(&text, "t.toml").unwrap();
+    assert_eq!(s.cc.algorithm, Cc::Timely(TimelyCfg::default()));
+    let engine = super::super::engine::engine_config(&s.cc, 1000).unwrap();
+    assert_eq!(engine.timely, TimelyConfig::hpcc_sim());
+    assert_eq!(s.switch.marking(&s.cc.algorithm, 100).pmax, 0.0);
+    assert!(s.switch.control_priority.is_none() && s.cc.algorithm.control_priority_default());
+    let p = Profile::of(&s.cc, &engine);
+    assert_eq!((p.sender, p.gate), (cc_core::Algorithm::Timely, Gate::Rate));
+    let given = text.replace(
+        "algorithm = \"timely\"",
+        "algorithm = \"timely\"\nt_low_us = 20\nclock = \"per_sample\"",
+    );
+    let s = parse(&given, "t.toml").unwrap();
+    let engine = super::super::engine::engine_config(&s.cc, 1000).unwrap();
+    assert_eq!(
+        engine.timely,
+        TimelyConfig {
+            t_low_ns: 20_000,
+            clock: TimelyClock::PerSample,
+            ..TimelyConfig::hpcc_sim()
+        }
+    );
+    let e = parse(
+        &text.replace("algorithm = \"timely\"", "algorithm = \"timely\"\ng = 0.5"),
+        "t.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "cc.g", "{e}");
+    let bad = text.replace("algorithm = \"timely\"", "algorithm = \"timely\"\nt_low_us = 600");
+    let e = parse(&bad, "t.toml").unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("cc.t_low_us", Some(11)), "{e}");
+    assert!(e.message.contains("below t_high_us"), "{e}");
 }

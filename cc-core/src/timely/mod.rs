@@ -1,0 +1,501 @@
+//! TIMELY (Mittal et al., SIGCOMM 2015): rate-based congestion control
+//! from RTT samples alone, for fabrics whose switches write no telemetry
+//! and mark no ECN that the NIC can use.
+//!
+//! | part (paper, Algorithm 1)                                     | here                 |
+//! |---------------------------------------------------------------|----------------------|
+//! | new_rtt_diff = new_rtt − prev_rtt; rtt_diff EWMA, weight α    | [`Timely`]'s ACK     |
+//! | normalized_gradient = rtt_diff / minRTT                       | same                 |
+//! | new_rtt < T_low: rate + δ                                     | same                 |
+//! | new_rtt > T_high: rate·(1 − β·(1 − T_high/new_rtt))           | same                 |
+//! | gradient ≤ 0: rate + N·δ, N = 5 after five increases (HAI)    | same                 |
+//! | gradient > 0: rate·(1 − β·gradient)                           | same                 |
+//!
+//! Two update clocks ([`TimelyClock`]), read from the two public codes
+//! that run TIMELY (docs/design-notes.md states each reading):
+//!
+//! - [`TimelyClock::PerRtt`], the default: the HPCC reference simulator's
+//!   `UpdateRateTimely` (its CC mode 7, the TIMELY of the HPCC and PowerTCP
+//!   evaluations). One update per RTT: when the ACK passes the `snd_nxt`
+//!   of the last update; the first RTT only records its sample; the
+//!   difference is taken against the sample of the last update; an
+//!   increase step is the HAI step once five updates in a row increased;
+//!   a decrease factor below 0 is 0, and the rate never falls below the
+//!   minimum rate.
+//! - [`TimelyClock::PerSample`]: eRPC's per-ACK form (`src/cc/timely.h`).
+//!   Every sample of at least minRTT updates; each step is scaled by
+//!   φ = min(Δt/minRTT, 1), Δt the time since the last update; the HAI
+//!   step after five negative differences in a row; each update cuts the
+//!   rate by at most one half.
+//!
+//! Defaults ([`TimelyConfig::hpcc_sim`]): the reference simulator's
+//! `run.py` for TIMELY: α 0.875, β 0.8, T_low 50 µs, T_high 500 µs, minRTT
+//! 20 µs, δ = 10·B/10 Mb/s and HAI = 50·B/10 Mb/s for B Gb/s (a thousandth
+//! and five thousandths of the line rate), minimum rate 1 Gb/s. TIMELY has
+//! no window: the decision's window is the largest one the engine
+//! configures, and a rate-gated NIC enforces the pacing alone.
+//!
+//! Units: rates in [`RateQ8`] (Mb/s in 2^-8 steps, 3.9 kb/s) up to 2^24
+//! Mb/s; the RTT difference in 2^-4 ns (signed, |d| < 2^28); fractions α,
+//! β, δ/B in [`Fraction`] (2^-24); times in ns. The decision paces the rate
+//! as bytes per microsecond: `bytes = rate_q8 >> 7` in 2^-4 byte, no
+//! division (1 Mb/s = 125 bytes/ms = 2^-8·2^7 raw units per µs).
+//!
+//! Divisions: none on an increase; one on a decrease (the gradient's or
+//! T_high's ratio, a 64/32 division). The per-sample clock adds one for
+//! φ when Δt < minRTT.
+
+#[cfg(feature = "reference")]
+pub mod reference;
+
+use core::num::NonZeroU64;
+
+use crate::codec::{ConfigReader, ConfigWriter};
+use crate::controller::Controller;
+use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, Pacing, Request, TimerRequest};
+use crate::fixmath::div_u64;
+use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
+use crate::wire::{Result as WireResult, WireError};
+
+/// A rate: Mb/s in 2^-8 steps (as DCQCN's).
+pub type RateQ8 = u32;
+
+/// The largest RTT sample taken, exclusive: 2^24 ns (16.8 ms). A larger
+/// one, or 0, is no measurement a NIC makes: refused.
+pub const MAX_RTT_NS: u32 = 1 << 24;
+
+/// The pacing period of every TIMELY decision: 1 µs.
+const PACING_PERIOD: BaseRtt = match BaseRtt::from_nanos(1_000) {
+    Some(t) => t,
+    None => panic!("1 µs is a base RTT"),
+};
+
+/// The increases in a row after which an increase takes the HAI step
+/// (the paper's N = 5 after five completion events).
+pub const HAI_AFTER: u8 = 5;
+
+/// When the rate is updated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TimelyClock {
+    /// Once per RTT, as the HPCC reference simulator's `UpdateRateTimely`.
+    PerRtt,
+    /// On every RTT sample, each step scaled by min(Δt/minRTT, 1) and each
+    /// decrease at most one half, as eRPC's `Timely::update_rate`.
+    PerSample,
+}
+
+/// TIMELY parameters shared by every flow of an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct TimelyConfig {
+    /// EWMA weight α of the new RTT difference, 0 < α ≤ 1.
+    pub alpha: Fraction,
+    /// Multiplicative-decrease factor β, 0 < β ≤ 1.
+    pub beta: Fraction,
+    /// T_low, ns: below it every sample increases the rate.
+    pub t_low_ns: u32,
+    /// T_high, ns (T_low < T_high < 2^24): above it the rate decreases by
+    /// β·(1 − T_high/RTT).
+    pub t_high_ns: u32,
+    /// minRTT, ns (1 ..= 2^20): the gradient's normaliser, and the
+    /// per-sample clock's unit of time.
+    pub min_rtt_ns: u32,
+    /// The additive step δ, as a fraction of the flow's line rate, > 0.
+    pub delta: Fraction,
+    /// The hyperactive-increase step, as a fraction of the line rate, ≥ δ.
+    pub hai: Fraction,
+    /// The smallest rate, Mb/s (≥ 1; a line rate below it is the floor).
+    pub min_rate_mbps: u32,
+    /// When the rate is updated.
+    pub clock: TimelyClock,
+}
+
+impl TimelyConfig {
+    /// The HPCC reference simulator's TIMELY (`run.py --cc timely`): α
+    /// 0.875, β 0.8, T_low 50 µs, T_high 500 µs, minRTT 20 µs, δ one
+    /// thousandth and HAI five thousandths of the line rate (100 and 500
+    /// Mb/s at 100 Gb/s), 1 Gb/s minimum, updated once per RTT.
+    pub const fn hpcc_sim() -> Self {
+        TimelyConfig {
+            alpha: frac(7, 8),
+            beta: frac(4, 5),
+            t_low_ns: 50_000,
+            t_high_ns: 500_000,
+            min_rtt_ns: 20_000,
+            delta: frac(1, 1_000),
+            hai: frac(5, 1_000),
+            min_rate_mbps: 1_000,
+            clock: TimelyClock::PerRtt,
+        }
+    }
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), Error> {
+        match self.invalid_field() {
+            None => Ok(()),
+            Some(_) => Err(Error::InvalidParams),
+        }
+    }
+
+    /// The first field out of its range, by its name here; `None` if
+    /// every field is in range.
+    pub fn invalid_field(&self) -> Option<&'static str> {
+        let one = Fraction::ONE;
+        [
+            (self.alpha.to_bits() == 0 || self.alpha > one, "alpha"),
+            (self.beta.to_bits() == 0 || self.beta > one, "beta"),
+            (self.t_low_ns >= self.t_high_ns, "t_low_ns"),
+            (self.t_high_ns >= MAX_RTT_NS, "t_high_ns"),
+            (!(1..=1 << 20).contains(&self.min_rtt_ns), "min_rtt_ns"),
+            (self.delta.to_bits() == 0 || self.delta > one, "delta"),
+            (self.hai < self.delta || self.hai > one, "hai"),
+            (!(1..=1 << 24).contains(&self.min_rate_mbps), "min_rate_mbps"),
+        ]
+        .into_iter()
+        .find_map(|(bad, name)| bad.then_some(name))
+    }
+}
+
+/// `n/d` as a fraction, for the presets (evaluated at compile time).
+const fn frac(n: u32, d: u32) -> Fraction {
+    match Fraction::ratio(n, d) {
+        Some(f) => f,
+        None => panic!("a preset's fraction is in range"),
+    }
+}
+
+impl Default for TimelyConfig {
+    fn default() -> Self {
+        Self::hpcc_sim()
+    }
+}
+
+impl crate::algorithms::AlgorithmConfig for TimelyConfig {
+    const DEFAULT: Self = Self::hpcc_sim();
+
+    fn validate(&self) -> Result<(), Error> {
+        TimelyConfig::validate(self)
+    }
+
+    /// alpha 4 | beta 4 | T_low 4 | T_high 4 | minRTT 4 | delta 4 | HAI 4 |
+    /// min Mb/s 4 | clock 1 (0 per RTT, 1 per sample).
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()> {
+        for v in [
+            self.alpha.to_bits(),
+            self.beta.to_bits(),
+            self.t_low_ns,
+            self.t_high_ns,
+            self.min_rtt_ns,
+            self.delta.to_bits(),
+            self.hai.to_bits(),
+            self.min_rate_mbps,
+        ] {
+            w.u32(v)?;
+        }
+        w.u8(match self.clock {
+            TimelyClock::PerRtt => 0,
+            TimelyClock::PerSample => 1,
+        })
+    }
+
+    fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self> {
+        Ok(TimelyConfig {
+            alpha: r.fraction()?,
+            beta: r.fraction()?,
+            t_low_ns: r.u32()?,
+            t_high_ns: r.u32()?,
+            min_rtt_ns: r.u32()?,
+            delta: r.fraction()?,
+            hai: r.fraction()?,
+            min_rate_mbps: r.u32()?,
+            clock: match r.u8()? {
+                0 => TimelyClock::PerRtt,
+                1 => TimelyClock::PerSample,
+                _ => return Err(WireError::UnknownType),
+            },
+        })
+    }
+
+    /// The rate within [min(minimum rate, line rate), line rate] (pacing
+    /// floors to 2^-4 byte per µs: one unit allowed below); no timer, no
+    /// request.
+    fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
+        let line = p.line_rate.to_rate().as_bps();
+        let floor = (self.min_rate_mbps as u64 * 1_000_000).min(line);
+        if d.rate().as_bps() + 128_000 < floor {
+            return Err("TIMELY rate below its minimum");
+        }
+        if d.rate().as_bps() > line {
+            return Err("TIMELY rate above the line rate");
+        }
+        if d.timer != TimerRequest::Keep || d.request != Request::None {
+            return Err("TIMELY asked for a timer or a request");
+        }
+        Ok(())
+    }
+}
+
+/// One TIMELY flow at its sender: 20 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Timely {
+    /// The sending rate.
+    rate: RateQ8,
+    /// The line rate, the largest rate.
+    line: RateQ8,
+    /// rtt_diff, the EWMA of RTT differences, 2^-4 ns.
+    rtt_diff: i32,
+    /// The sample the next difference is taken against, ns (0: none yet),
+    /// in the low 24 bits; in the high 8, the increases in a row (per
+    /// RTT) or negative differences in a row (per sample), saturating.
+    prev_and_count: u32,
+    /// Per RTT: the update ends when the cumulative ACK passes this
+    /// `snd_nxt`. Per sample: the last update's time, ns modulo 2^32.
+    mark: u32,
+}
+
+/// Rounds `x·f` for a rate and a fraction, down (< 2^32·2^24 < 2^64).
+fn scale(x: RateQ8, f: Fraction) -> u64 {
+    (x as u64 * f.to_bits() as u64) >> Fraction::FRAC_BITS
+}
+
+impl Timely {
+    /// A flow at the line rate, no sample yet.
+    pub fn new(cfg: &TimelyConfig, p: &FlowParams, now: Instant) -> Result<Self, Error> {
+        cfg.validate()?;
+        if !p.line_rate.is_plausible() {
+            return Err(Error::InvalidParams);
+        }
+        // ≤ 6.4·10^6 Mb/s · 2^8 < 2^31.
+        let line = p.line_rate.as_mbps() << 8;
+        Ok(Timely {
+            rate: line,
+            line,
+            rtt_diff: 0,
+            prev_and_count: 0,
+            mark: match cfg.clock {
+                TimelyClock::PerRtt => p.start_seq.0,
+                TimelyClock::PerSample => now.as_nanos() as u32,
+            },
+        })
+    }
+
+    /// The current decision: the rate paced as bytes per µs, no window
+    /// (the largest the engine configures), ECN-capable, nothing asked.
+    pub fn decision(&self) -> Decision {
+        Decision {
+            window: Window::from_bytes(Window::MAX_CONFIG_BYTES),
+            pacing: Pacing {
+                bytes: Window::from_bits(self.rate >> 7),
+                per: PACING_PERIOD,
+            },
+            ecn: Ecn::Ect,
+            timer: TimerRequest::Keep,
+            request: Request::None,
+        }
+    }
+
+    /// The sending rate, Mb/s in 2^-8 steps.
+    pub fn rate(&self) -> RateQ8 {
+        self.rate
+    }
+
+    /// rtt_diff, 2^-4 ns.
+    pub fn rtt_diff(&self) -> i32 {
+        self.rtt_diff
+    }
+
+    /// The sample the next difference is taken against, ns (0: none yet).
+    pub fn prev_rtt(&self) -> u32 {
+        self.prev_and_count & (MAX_RTT_NS - 1)
+    }
+
+    /// Increases in a row (per RTT) or negative differences in a row (per
+    /// sample).
+    pub fn count(&self) -> u8 {
+        (self.prev_and_count >> 24) as u8
+    }
+
+    /// Sets the rate, rtt_diff (2^-4 ns), the sample compared with (ns, 0
+    /// for none) and the count, e.g. to restore a checkpoint; refuses a
+    /// rate outside [the floor, the line rate], a difference of 2^28 or
+    /// more in magnitude, or a sample of 2^24 ns or more.
+    pub fn restore(
+        &mut self,
+        cfg: &TimelyConfig,
+        rate: RateQ8,
+        rtt_diff: i32,
+        prev_rtt: u32,
+        count: u8,
+    ) -> Result<(), Error> {
+        let floor = cfg.min_rate_mbps.saturating_mul(256).min(self.line);
+        if rate < floor || rate > self.line || rtt_diff.unsigned_abs() >= 1 << 28 || prev_rtt >= MAX_RTT_NS {
+            return Err(Error::InvalidParams);
+        }
+        self.rate = rate;
+        self.rtt_diff = rtt_diff;
+        self.set_prev(prev_rtt, count);
+        Ok(())
+    }
+
+    fn set_prev(&mut self, rtt: u32, count: u8) {
+        self.prev_and_count = (count as u32) << 24 | (rtt & (MAX_RTT_NS - 1));
+    }
+
+    /// rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff (paper Algorithm 1),
+    /// in 2^-4 ns rounded to nearest: each product < 2^29·2^24, the sum
+    /// < 2^54 in i64. Returns the new value (not stored).
+    fn ewma(&self, cfg: &TimelyConfig, new_diff_ns: i32) -> i32 {
+        let a = cfg.alpha.to_bits().min(Fraction::ONE.to_bits()) as i64;
+        let one = Fraction::ONE.to_bits() as i64;
+        let mixed = self.rtt_diff as i64 * (one - a) + ((new_diff_ns as i64) << 4) * a;
+        ((mixed + (one >> 1)) >> Fraction::FRAC_BITS) as i32
+    }
+
+    /// The decrease factor 1 − β·φ·x/y for a positive x/y (rtt_diff over
+    /// minRTT, or 1 − T_high/rtt) in 2^-24, floored at 0: `bphi`·x ≤
+    /// 2^24·2^28 < 2^64 over y < 2^28 (one 64/32 division, only when
+    /// the factor is above 0).
+    fn factor(bphi: u64, x: u64, y: u64) -> u64 {
+        let one = Fraction::ONE.to_bits() as u64;
+        let Some(y) = NonZeroU64::new(y) else {
+            return 0;
+        };
+        let num = bphi * x;
+        // β·φ·x/y ≥ 1 ⇔ num ≥ y·2^24: a factor of 0 needs no division.
+        if num >= y.get() << Fraction::FRAC_BITS {
+            return 0;
+        }
+        one - div_u64(num, y)
+    }
+
+    /// One update with the sample `rtt` (ns, 1 ..< 2^24) against the
+    /// previous sample, scaled by φ (2^-24, 1 per RTT), per `cfg.clock`.
+    fn update(&mut self, cfg: &TimelyConfig, rtt: u32, phi: u64) {
+        let one = Fraction::ONE.to_bits() as u64;
+        let per_sample = cfg.clock == TimelyClock::PerSample;
+        let new_diff = rtt as i32 - self.prev_rtt() as i32;
+        let diff = self.ewma(cfg, new_diff);
+        // Per RTT the count is of increases; per sample, of negative
+        // differences, kept whatever the branch.
+        let mut count = self.count();
+        if per_sample {
+            count = if new_diff < 0 { count.saturating_add(1) } else { 0 };
+        }
+        let hai = count >= HAI_AFTER;
+        // β·φ in 2^-24 (each ≤ 2^24).
+        let bphi = ((cfg.beta.to_bits() as u64 * phi) >> Fraction::FRAC_BITS).min(one);
+        // Some(step fraction) on an increase, None on a decrease with `c`.
+        let (inc, c): (Option<Fraction>, u64) = if rtt < cfg.t_low_ns {
+            // Per sample (eRPC) the T_low increase is δ alone.
+            (Some(if hai && !per_sample { cfg.hai } else { cfg.delta }), 0)
+        } else if rtt > cfg.t_high_ns {
+            // c = 1 − β·(1 − T_high/rtt) = 1 − β·(rtt − T_high)/rtt.
+            (None, Self::factor(bphi, (rtt - cfg.t_high_ns) as u64, rtt as u64))
+        } else if diff <= 0 {
+            (Some(if hai { cfg.hai } else { cfg.delta }), 0)
+        } else {
+            // c = 1 − β·rtt_diff/minRTT, rtt_diff in 2^-4 ns.
+            (None, Self::factor(bphi, diff as u64, (cfg.min_rtt_ns as u64) << 4))
+        };
+        let old = self.rate;
+        let next = match inc {
+            Some(step) => {
+                // rate + step·line·φ; saturating at the line rate.
+                let add = (scale(self.line, step) * phi) >> Fraction::FRAC_BITS;
+                (old as u64 + add).min(self.line as u64) as u32
+            }
+            None => {
+                let mut r = ((old as u64 * c) >> Fraction::FRAC_BITS) as u32;
+                if per_sample {
+                    r = r.max(old >> 1);
+                }
+                r
+            }
+        };
+        let floor = cfg.min_rate_mbps.saturating_mul(256).min(self.line);
+        self.rate = next.max(floor);
+        if !per_sample {
+            count = match inc {
+                Some(_) => count.saturating_add(1),
+                None => 0,
+            };
+        }
+        self.rtt_diff = diff;
+        self.set_prev(self.prev_rtt(), count);
+    }
+}
+
+impl Controller for Timely {
+    type Config = TimelyConfig;
+
+    fn validate(cfg: &TimelyConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &TimelyConfig, now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::Timely {
+            return Err(Error::NotApplicable);
+        }
+        let t = Timely::new(cfg, p, now)?;
+        Ok((t, t.decision()))
+    }
+
+    fn decision(&self, _cfg: &TimelyConfig) -> Decision {
+        Timely::decision(self)
+    }
+
+    /// An ACK with its RTT sample. Without one the rate stands; a sample of
+    /// 0 or of 2^24 ns or more is refused (`InvalidParams`) with the state
+    /// unchanged.
+    ///
+    /// Per RTT: an ACK past the mark updates (except in the first RTT,
+    /// which only records), then takes the sample as the one to compare
+    /// with and `snd_nxt` as the next mark; an ACK before it changes
+    /// nothing. Per sample: a sample below minRTT is skipped; every other
+    /// one updates with φ = min(Δt/minRTT, 1).
+    fn ack(&mut self, cfg: &TimelyConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        let Some(rtt) = ack.rtt_ns else {
+            return Ok(self.decision());
+        };
+        if rtt == 0 || rtt >= MAX_RTT_NS {
+            return Err(Error::InvalidParams);
+        }
+        let one = Fraction::ONE.to_bits() as u64;
+        match cfg.clock {
+            TimelyClock::PerRtt => {
+                if !ack.cum_ack.after(Seq(self.mark)) {
+                    return Ok(self.decision());
+                }
+                if self.prev_rtt() != 0 {
+                    self.update(cfg, rtt, one);
+                }
+                if ack.snd_nxt.after(Seq(self.mark)) {
+                    self.mark = ack.snd_nxt.0;
+                    self.set_prev(rtt, self.count());
+                }
+            }
+            TimelyClock::PerSample => {
+                if rtt < cfg.min_rtt_ns {
+                    return Ok(self.decision());
+                }
+                if self.prev_rtt() == 0 {
+                    // eRPC starts prev_rtt at minRTT.
+                    self.set_prev(cfg.min_rtt_ns, 0);
+                }
+                let now32 = now.as_nanos() as u32;
+                let dt = now32.wrapping_sub(self.mark);
+                // φ = min(Δt/minRTT, 1) in 2^-24: Δt·2^24 < 2^44.
+                let phi = match NonZeroU64::new(cfg.min_rtt_ns as u64) {
+                    Some(m) if dt < cfg.min_rtt_ns => div_u64((dt as u64) << Fraction::FRAC_BITS, m),
+                    _ => one,
+                };
+                self.update(cfg, rtt, phi);
+                self.mark = now32;
+                self.set_prev(rtt, self.count());
+            }
+        }
+        Ok(self.decision())
+    }
+}
