@@ -137,7 +137,7 @@ head -n 20 "$bench_out"
 python3 - "$bench_json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-assert len(rows) == 11, rows
+assert len(rows) == 12, rows
 for r in rows:
     for core in ("rv32imac", "rv64imac", "rv64imac_zbb"):
         assert isinstance(r[core]["mean"], int) and r[core]["max"] >= r[core]["mean"], (r["event"], core)

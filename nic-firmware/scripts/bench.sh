@@ -52,7 +52,7 @@ for c in "${cores[@]}"; do
     || { cat "$work/$name.c.bench" >&2; exit 1; }
   if [ "$divisions" -eq 1 ]; then
     for kind in ldcp-ack ldcp-timer hpcc-ack-1 hpcc-ack-5 hpcc-ack-5-one-queue rx-hpcc-5 probe-response \
-      dctcp-ack dcqcn-cnp ldcp-ack-c hpcc-ack-5-c; do
+      dctcp-ack dcqcn-cnp timely-ack ldcp-ack-c hpcc-ack-5-c; do
       scripts/profile.sh "$kind" "$target${ext:++$ext}" 2>/dev/null \
         | sed -n "s/^\([0-9.]*\) divisions per event.*/$kind \1/p" >>"$work/$name.div"
     done

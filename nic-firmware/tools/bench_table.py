@@ -32,6 +32,7 @@ KINDS = {
     "HPCC++ probe response": "probe-response",
     "DCTCP ACK (baseline)": "dctcp-ack",
     "DCQCN CNP (baseline)": "dcqcn-cnp",
+    "TIMELY ACK": "timely-ack",
 }
 # Rows through the C API (cc-ffi), from NAME.c.bench, and the Rust row each
 # is held to (at most 10 % more instructions, mean and max).

@@ -459,6 +459,24 @@ fn dcqcn_cnps_and_timers() {
     assert!(rates.iter().filter(|&&r| r < top / 2 + 1).count() > 20, "rates cut");
 }
 
+/// TIMELY: rates from the ACKs' RTT samples, cut and grown, on every core
+/// and through the C API, with no telemetry and no marking.
+#[test]
+fn timely_rtt_gradient() {
+    let mut s = incast(4, 0.6, Cc::Timely(TimelyCfg::default()), 2_000_000);
+    s.switch.ecn_pmax = Some(Prob(0.0));
+    s.switch.drop_k_bytes = Some(Bytes(u64::MAX >> 24));
+    let a = equivalent("TIMELY 4-to-1", &record(&s, Side::Sender));
+    let rates: Vec<u64> = a
+        .iter()
+        .filter_map(|(_, d)| d.as_ref().ok())
+        .map(|d| d.pacing.bytes.to_bits() as u64)
+        .collect();
+    let top = rates.iter().copied().max().unwrap();
+    assert!(rates.iter().filter(|&&r| r < top / 2).count() > 20, "rates cut");
+    assert!(rates.windows(2).filter(|p| p[1] > p[0]).count() > 20, "rates growing");
+}
+
 /// Five hops: built here (the simulator's topologies have at most three
 /// switch hops on a path), with 20-bit counters wrapping many times.
 #[test]

@@ -347,10 +347,13 @@ impl Timely {
     /// in 2^-4 ns rounded to nearest: each product < 2^29·2^24, the sum
     /// < 2^54 in i64. Returns the new value (not stored).
     fn ewma(&self, cfg: &TimelyConfig, new_diff_ns: i32) -> i32 {
+        // The same as rtt_diff + α·(new − rtt_diff): one product, the
+        // step |new − rtt_diff| < 2^29 by α ≤ 2^24 in i64, rounded to
+        // nearest; the result lies between rtt_diff and new.
         let a = cfg.alpha.to_bits().min(Fraction::ONE.to_bits()) as i64;
-        let one = Fraction::ONE.to_bits() as i64;
-        let mixed = self.rtt_diff as i64 * (one - a) + ((new_diff_ns as i64) << 4) * a;
-        ((mixed + (one >> 1)) >> Fraction::FRAC_BITS) as i32
+        let step = ((new_diff_ns as i64) << 4) - self.rtt_diff as i64;
+        let half = 1i64 << (Fraction::FRAC_BITS - 1);
+        self.rtt_diff + ((step * a + half) >> Fraction::FRAC_BITS) as i32
     }
 
     /// The decrease factor 1 − β·φ·x/y for a positive x/y (rtt_diff over
@@ -384,8 +387,13 @@ impl Timely {
             count = if new_diff < 0 { count.saturating_add(1) } else { 0 };
         }
         let hai = count >= HAI_AFTER;
-        // β·φ in 2^-24 (each ≤ 2^24).
-        let bphi = ((cfg.beta.to_bits() as u64 * phi) >> Fraction::FRAC_BITS).min(one);
+        // β·φ in 2^-24 (each ≤ 2^24); φ = 1 on the per-RTT clock.
+        let beta = cfg.beta.to_bits() as u64;
+        let bphi = if phi >= one {
+            beta.min(one)
+        } else {
+            ((beta * phi) >> Fraction::FRAC_BITS).min(one)
+        };
         // Some(step fraction) on an increase, None on a decrease with `c`.
         let (inc, c): (Option<Fraction>, u64) = if rtt < cfg.t_low_ns {
             // Per sample (eRPC) the T_low increase is δ alone.
@@ -403,7 +411,11 @@ impl Timely {
         let next = match inc {
             Some(step) => {
                 // rate + step·line·φ; saturating at the line rate.
-                let add = (scale(self.line, step) * phi) >> Fraction::FRAC_BITS;
+                let add = if phi >= one {
+                    scale(self.line, step)
+                } else {
+                    (scale(self.line, step) * phi) >> Fraction::FRAC_BITS
+                };
                 (old as u64 + add).min(self.line as u64) as u32
             }
             None => {

@@ -22,6 +22,8 @@ use core::hint::black_box;
 
 use cc_core::prelude::*;
 use cc_core::reference::LdcpRef;
+use cc_core::timely::reference::{TimelyRef, TimelyRefParams};
+use cc_core::timely::{Timely, TimelyConfig};
 use nic_firmware::println;
 use nic_firmware::{exit, instret};
 
@@ -312,6 +314,39 @@ fn bench_dctcp_ack(o: u64) -> Row {
     }
 }
 
+fn bench_timely_ack(o: u64) -> Row {
+    let cfg = TimelyConfig::hpcc_sim();
+    let p = hpcc_params(Algorithm::Timely);
+    let Ok(mut t) = Timely::new(&cfg, &p, Instant::ZERO) else {
+        exit(3)
+    };
+    let controller = measure(
+        o,
+        |i| paths::timely_ack(i + 1),
+        |a| {
+            let _ = black_box(call(|| black_box(&mut t).ack(black_box(&cfg), Instant::ZERO, a)));
+        },
+    );
+    let rp = TimelyRefParams::from_config(&cfg, p.line_rate.to_rate().as_bps() as f64);
+    let mut r = TimelyRef::new(rp, p.start_seq.0 as f64);
+    let reference = measure(
+        o,
+        |i| {
+            let a = paths::timely_ack(i + 1);
+            (a.cum_ack.0 as f64, a.snd_nxt.0 as f64, a.rtt_ns.unwrap_or(0) as f64)
+        },
+        |&(cum, nxt, rtt)| {
+            call(|| black_box(&mut r).ack(0.0, cum, nxt, rtt));
+        },
+    );
+    Row {
+        path: Path::TimelyAck,
+        engine: engine_path(o, Path::TimelyAck),
+        controller,
+        reference: Some(reference),
+    }
+}
+
 fn bench_dcqcn_cnp(o: u64) -> Row {
     let cfg = DcqcnConfig::hpcc_sim();
     let Ok(mut d) = Dcqcn::new(&cfg, &hpcc_params(Algorithm::Dcqcn)) else {
@@ -457,6 +492,7 @@ fn main() -> ! {
         bench_probe_response(o),
         bench_dctcp_ack(o),
         bench_dcqcn_cnp(o),
+        bench_timely_ack(o),
         #[cfg(feature = "c-api")]
         bench_c_api(o, Path::LdcpAckC),
         #[cfg(feature = "c-api")]
@@ -547,6 +583,7 @@ fn main() -> ! {
     capacity::<LdcpRate>("LDCP (rate, CNP variant)", Some(24));
     capacity::<Dctcp>("DCTCP (baseline)", None);
     capacity::<Dcqcn>("DCQCN reaction point (baseline)", None);
+    capacity::<Timely>("TIMELY", Some(24));
     capacity::<AnyController<8>>("AnyController<8> (mixed table, 8 hops)", None);
     println!(
         "\"in table\" is size_of(Engine<C, 4096>) / 4096: state, its slot's generation and id, the free list and the id index."

@@ -75,8 +75,6 @@ fn rows(algorithm: Algorithm) -> Rows {
             cnp: Some("DCQCN CNP (baseline)"),
             probe_response: None,
         },
-        // No benchmark row yet: a processor for TIMELY is refused with
-        // the row it lacks.
         Algorithm::Timely => Rows {
             ack: "TIMELY ACK",
             ack_5_hops: None,

@@ -7,6 +7,7 @@ use core::hint::black_box;
 
 use cc_core::engine::FlowHandle;
 use cc_core::prelude::*;
+use cc_core::timely::{Timely, TimelyConfig};
 
 use super::workload::{self, hpcc_ack, hpcc_config, hpcc_params, ldcp_ack, ldcp_setup, Telemetry};
 
@@ -22,6 +23,7 @@ pub enum Path {
     ProbeResponse,
     DctcpAck,
     DcqcnCnp,
+    TimelyAck,
     #[cfg(feature = "c-api")]
     LdcpAckC,
     #[cfg(feature = "c-api")]
@@ -39,6 +41,7 @@ impl Path {
         Path::ProbeResponse,
         Path::DctcpAck,
         Path::DcqcnCnp,
+        Path::TimelyAck,
         #[cfg(feature = "c-api")]
         Path::LdcpAckC,
         #[cfg(feature = "c-api")]
@@ -57,6 +60,7 @@ impl Path {
             Path::ProbeResponse => "probe-response",
             Path::DctcpAck => "dctcp-ack",
             Path::DcqcnCnp => "dcqcn-cnp",
+            Path::TimelyAck => "timely-ack",
             #[cfg(feature = "c-api")]
             Path::LdcpAckC => "ldcp-ack-c",
             #[cfg(feature = "c-api")]
@@ -76,6 +80,7 @@ impl Path {
             Path::ProbeResponse => "HPCC++ probe response",
             Path::DctcpAck => "DCTCP ACK (baseline)",
             Path::DcqcnCnp => "DCQCN CNP (baseline)",
+            Path::TimelyAck => "TIMELY ACK",
             #[cfg(feature = "c-api")]
             Path::LdcpAckC => "LDCP ACK, C API",
             #[cfg(feature = "c-api")]
@@ -94,6 +99,7 @@ impl Path {
             Path::LdcpTimer => Some(if dpa { 70 } else { 85 }),
             Path::HpccAck1 | Path::ProbeResponse => Some(if dpa { 160 } else { 200 }),
             Path::HpccAck5 | Path::HpccAck5OneQueue | Path::RxHpcc5 => Some(if dpa { 320 } else { 400 }),
+            Path::TimelyAck => Some(if dpa { 90 } else { 110 }),
             Path::DctcpAck | Path::DcqcnCnp => None,
             // Held to their Rust rows instead (`Path::rust_row`).
             #[cfg(feature = "c-api")]
@@ -204,6 +210,7 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         Path::RxHpcc5 => rx_hpcc_path(events, b),
         Path::DctcpAck => dctcp_ack_path(events, b),
         Path::DcqcnCnp => dcqcn_cnp_path(events, b),
+        Path::TimelyAck => timely_ack_path(events, b),
         #[cfg(feature = "c-api")]
         Path::LdcpAckC => ldcp_ack_c_path(events, b),
         #[cfg(feature = "c-api")]
@@ -295,6 +302,19 @@ fn dcqcn_cnp_path(events: u32, b: &mut impl Bracket) {
     }
 }
 
+#[inline(never)]
+fn timely_ack_path(events: u32, b: &mut impl Bracket) {
+    let (mut eng, h) = started::<Timely>(TimelyConfig::hpcc_sim(), hpcc_params(Algorithm::Timely));
+    // Every ACK passes the last update's snd_nxt: an update each (the
+    // first only records), through every branch (timely_ack).
+    for i in 0..events {
+        let now = Instant::from_nanos((i as u64 + 1) * 1000);
+        b.around((now, timely_ack(i + 1)), |(now, ack)| {
+            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+        });
+    }
+}
+
 #[cfg(feature = "c-api")]
 #[inline(never)]
 fn ldcp_ack_c_path(events: u32, b: &mut impl Bracket) {
@@ -368,5 +388,21 @@ pub fn dctcp_ack(n: u32) -> Ack<'static> {
         },
         telemetry: &[],
         rtt_ns: None,
+    }
+}
+
+/// The TIMELY benchmark's ACK `n`: it passes the snd_nxt of ACK n − 1, so
+/// each one updates the rate, with an RTT sample from a cycle of eight that
+/// takes every branch: below T_low (increase), a rising and a falling
+/// gradient between T_low and T_high (decrease with its division,
+/// increase), above T_high (decrease).
+pub fn timely_ack(n: u32) -> Ack<'static> {
+    const RTTS: [u32; 8] = [40_000, 60_000, 75_000, 70_000, 62_000, 520_000, 90_000, 55_000];
+    Ack {
+        cum_ack: Seq(n * 1000),
+        snd_nxt: Seq(n * 1000 + 500),
+        ece: EcnEcho::NotMarked,
+        telemetry: &[],
+        rtt_ns: Some(RTTS[(n % 8) as usize]),
     }
 }
