@@ -25,7 +25,7 @@ for alg in hpcc ldcp; do
     --vary nic.cc_processor.coalescing=none,latest,thinning \
     --vary seed=5,6 \
     --baseline "scenarios/fattree320-websearch50$suffix.toml" \
-    --plot short-long --out "$out/$alg"
+    --baseline-name unlimited --plot short-long --out "$out/$alg"
 done
 python3 - "$out" <<'PY'
 import glob, json, os, sys

@@ -1,5 +1,5 @@
 //! `hal-sim run SCENARIO.toml [--json FILE] [--out DIR] [--fct FILE] [--record FILE] [--cosim ELF]`
-//! `hal-sim sweep SCENARIO.toml… --vary FIELD=V1,V2,… [--baseline FILE] [--plot all|short-long] [--shard I/N] [--jobs N] --out DIR`
+//! `hal-sim sweep SCENARIO.toml… --vary FIELD=V1,V2,… [--baseline FILE [--baseline-name NAME]] [--plot all|short-long] [--shard I/N] [--jobs N] --out DIR`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -98,6 +98,10 @@ struct SweepArgs {
     /// the field the sweep varies. Repeat for more.
     #[arg(long, value_name = "FILE")]
     baseline: Vec<PathBuf>,
+    /// The baselines' name in the plot's legend (e.g. `unlimited` for the
+    /// run with no congestion-control processor).
+    #[arg(long, value_name = "NAME", default_value = "baseline")]
+    baseline_name: String,
 }
 
 /// `hal-sim sweep --plot`.
@@ -136,6 +140,7 @@ fn sweep(a: SweepArgs) -> ExitCode {
         out,
         plot,
         baseline,
+        baseline_name,
     } = a;
     let plot = match plot {
         PlotArg::All => sweep::Plot::All,
@@ -214,17 +219,23 @@ fn sweep(a: SweepArgs) -> ExitCode {
         }
     };
     let failed = outcomes.iter().filter(|o| o.summary.is_err()).count();
-    let series = axes
+    let panels = axes
         .first()
-        .and_then(|x| sweep::series(&outcomes, &x.field, plot).map(|l| (l, x)));
-    match series {
-        Some((lines, x)) => {
+        .and_then(|x| sweep::panels(&outcomes, &x.field, plot, &baseline_name).map(|p| (p, x)));
+    match panels {
+        Some((panels, x)) => {
             let path = out.join("sweep.svg");
             let title = match axes.iter().find(|a| a.field == "seed" && a.field != x.field) {
                 Some(seeds) => format!("{}, each point the mean of {} seeds", plot.title(), seeds.values.len()),
                 None => plot.title().to_string(),
             };
-            if let Err(e) = report::line_plot_xy(&path, &title, &x.field, "FCT slowdown", &lines) {
+            let dashed: Vec<String> = panels
+                .iter()
+                .flat_map(|(_, lines)| lines.iter().map(|(n, _)| n.clone()))
+                .filter(|n| n == &baseline_name || n.starts_with(&format!("{baseline_name} ")))
+                .collect();
+            let x_label = x.field.rsplit('.').next().unwrap_or(&x.field);
+            if let Err(e) = report::panel_plot(&path, &title, x_label, "FCT slowdown", &panels, &dashed) {
                 eprintln!("error: {}: {e}", path.display());
                 return ExitCode::FAILURE;
             }

@@ -655,6 +655,30 @@ pub type Series = (String, Vec<(f64, f64)>);
 /// What drawing a plot can fail with.
 pub type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
+/// One panel of a figure: its title and its lines.
+pub type Panel = (String, Vec<Series>);
+
+/// Line colours that print and that readers with a colour-vision
+/// deficiency tell apart: Okabe and Ito's palette without its yellow,
+/// which is too pale on white, then darker shades.
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black
+    RGBColor(120, 60, 0),    // brown
+    RGBColor(90, 90, 160),   // slate
+    RGBColor(110, 110, 110), // grey
+];
+
+/// The `i`-th line colour.
+fn colour(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
 /// Columns a line is thinned to ([`thin`]): about the plot area's width
 /// in pixels.
 const PLOT_COLUMNS: usize = 800;
@@ -742,6 +766,79 @@ pub fn line_plot_xy(path: &Path, title: &str, x_label: &str, y_label: &str, seri
     Ok(())
 }
 
+/// A figure of `panels` side by side, each with its own y range from 0,
+/// with the legend to their right, outside every plotted area: a line of the same
+/// name has the same colour in every panel. Lines named in `dashed` (the
+/// sweep's baselines) are drawn dashed.
+pub fn panel_plot(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    panels: &[Panel],
+    dashed: &[String],
+) -> PlotResult {
+    let mut names: Vec<&str> = Vec::new();
+    for (_, lines) in panels {
+        for (n, _) in lines {
+            if !names.contains(&n.as_str()) {
+                names.push(n);
+            }
+        }
+    }
+    let all = panels.iter().flat_map(|(_, l)| l.iter().flat_map(|(_, p)| p.iter()));
+    let (x0, x1) = all.fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+    let legend_width = 40 + 8 * names.iter().map(|n| n.chars().count()).max().unwrap_or(0) as u32;
+    let width = 440 * panels.len().max(1) as u32 + legend_width;
+    let root = SVGBackend::new(path, (width, 460)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = root.titled(title, ("sans-serif", 20))?;
+    let (plots, legend) = root.split_horizontally(width - legend_width);
+    let areas = plots.split_evenly((1, panels.len().max(1)));
+    for ((name, lines), area) in panels.iter().zip(&areas) {
+        // Each panel its own y range from 0: short and long flows' slowdowns
+        // differ by ten.
+        let y1 = lines
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|q| q.1))
+            .fold(0.0f64, f64::max)
+            .max(1e-9)
+            * 1.08;
+        let mut chart = ChartBuilder::on(area)
+            .caption(name, ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x0..x1, 0.0..y1)?;
+        chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
+        for (n, pts) in lines {
+            let i = names.iter().position(|m| m == n).unwrap_or(0);
+            let style = colour(i).stroke_width(2);
+            if dashed.contains(n) {
+                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style))?;
+            } else {
+                chart.draw_series(LineSeries::new(pts.iter().copied(), style))?;
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour(i).filled())))?;
+            }
+        }
+    }
+    for (i, n) in names.iter().enumerate() {
+        let y = 60 + 24 * i as i32;
+        let c = colour(i);
+        if dashed.iter().any(|d| d == n) {
+            legend.draw(&PathElement::new(vec![(8, y), (14, y)], c.stroke_width(2)))?;
+            legend.draw(&PathElement::new(vec![(18, y), (24, y)], c.stroke_width(2)))?;
+        } else {
+            legend.draw(&PathElement::new(vec![(8, y), (24, y)], c.stroke_width(2)))?;
+            legend.draw(&Circle::new((16, y), 3, c.filled()))?;
+        }
+        legend.draw(&Text::new(n.to_string(), (32, y - 7), ("sans-serif", 14)))?;
+    }
+    root.present()?;
+    Ok(())
+}
+
 fn line_plot(path: &Path, title: &str, y_label: &str, series: &[Series]) -> PlotResult {
     line_plot_xy(path, title, "time (ms)", y_label, series)
 }
@@ -755,7 +852,7 @@ where
     CT: CoordTranslate<From = (f64, f64)>,
 {
     for (i, (name, pts)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = colour(i).to_rgba();
         chart
             .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
             .label(name.clone())

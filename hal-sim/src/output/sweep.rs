@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use crate::output::report::{Series, Summary};
+use crate::output::report::{Panel, Summary};
 use crate::setup::scenario::{self, Scenario, ScenarioError};
 
 /// One varied field and its values.
@@ -260,84 +260,137 @@ fn run_point(p: &Point) -> Result<Summary, String> {
     Ok(crate::output::report::summary(&w, &s.name, &t0))
 }
 
-/// FCT slowdown p50 and p99 against the first axis (numeric), a line per
+/// A value as a line's name shows it: strings without their quotes.
+fn shown(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+/// The plot's panels against the first axis (numeric), one per value the
+/// plot shows (p50 and p99, or short and long flows), each with a line per
 /// file and value of the other axes, the mean over seeds where `seed` is
 /// an axis; `None` when the first axis is not numeric or nothing ran.
-pub fn series(outcomes: &[Outcome], x_field: &str, plot: Plot) -> Option<Vec<Series>> {
-    // (label, x) → (sum of y, runs)
-    let mut acc: Vec<(String, f64, f64, u32)> = Vec::new();
-    for o in outcomes {
-        let (false, Ok(s), Some((_, x))) = (
-            o.point.baseline,
-            &o.summary,
-            o.point.set.iter().find(|(f, _)| f == x_field),
-        ) else {
+///
+/// A line is named by what tells it from the others, nothing more: the
+/// value of the one other axis when it is a word (`latest`), else
+/// `field=value` for each that varies (`max_stage=5`), and the file's stem
+/// only when there are several files.
+/// Each baseline is a level line across the points' range named
+/// `baseline_name` (and its file's stem when there are several).
+pub fn panels(outcomes: &[Outcome], x_field: &str, plot: Plot, baseline_name: &str) -> Option<Vec<Panel>> {
+    let points: Vec<&Outcome> = outcomes.iter().filter(|o| !o.point.baseline).collect();
+    let stem = |o: &Outcome| {
+        o.point
+            .file
+            .file_stem()
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+    };
+    let several_files = points.iter().any(|o| o.point.file != points[0].point.file);
+    // The other axes whose value differs between points.
+    let mut varying: Vec<&str> = Vec::new();
+    for o in &points {
+        for (f, v) in o.point.set.iter().filter(|(f, _)| f != x_field && f != "seed") {
+            let differs = points
+                .iter()
+                .any(|p| p.point.set.iter().find(|(g, _)| g == f).map(|(_, w)| w) != Some(v));
+            if differs && !varying.contains(&f.as_str()) {
+                varying.push(f);
+            }
+        }
+    }
+    let name_of = |o: &Outcome| {
+        let mut parts: Vec<String> = Vec::new();
+        if several_files {
+            parts.push(stem(o));
+        }
+        for f in &varying {
+            if let Some((_, v)) = o.point.set.iter().find(|(g, _)| g == f) {
+                let short = f.rsplit('.').next().unwrap_or(f);
+                // A word alone says what it is (`latest`); a number
+                // needs its field (`max_stage=5`).
+                parts.push(if varying.len() == 1 && !several_files && v.is_str() {
+                    shown(v)
+                } else {
+                    format!("{short}={}", shown(v))
+                });
+            }
+        }
+        if parts.is_empty() {
+            stem(o)
+        } else {
+            parts.join(", ")
+        }
+    };
+    // (panel, line, x) → (sum of y, runs)
+    let mut acc: Vec<(usize, String, f64, f64, u32)> = Vec::new();
+    for o in &points {
+        let (Ok(s), Some((_, x))) = (&o.summary, o.point.set.iter().find(|(f, _)| f == x_field)) else {
             continue;
         };
         let x = x.as_float().or_else(|| x.as_integer().map(|i| i as f64))?;
-        let mut rest = o
-            .point
-            .file
-            .file_stem()
-            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
-        for (f, v) in o.point.set.iter().filter(|(f, _)| f != x_field && f != "seed") {
-            rest.push_str(&format!(" {f}={v}"));
+        let name = name_of(o);
+        for (k, (_, y)) in plot.values(s).into_iter().enumerate() {
+            match acc
+                .iter_mut()
+                .find(|(p, l, ax, _, _)| *p == k && *l == name && *ax == x)
+            {
+                Some((_, _, _, sum, n)) => {
+                    *sum += y;
+                    *n += 1;
+                }
+                None => acc.push((k, name.clone(), x, y, 1)),
+            }
         }
-        for (pct, y) in plot.values(s) {
-            let label = format!("{rest} {pct}");
-            match acc.iter_mut().find(|(l, ax, _, _)| *l == label && *ax == x) {
+    }
+    if acc.is_empty() {
+        return None;
+    }
+    let titles = plot.panel_titles();
+    let mut panels: Vec<Panel> = titles.iter().map(|t| (t.to_string(), Vec::new())).collect();
+    for (k, name, x, sum, n) in acc {
+        let lines = &mut panels[k].1;
+        match lines.iter_mut().find(|(l, _)| *l == name) {
+            Some((_, pts)) => pts.push((x, sum / n as f64)),
+            None => lines.push((name, vec![(x, sum / n as f64)])),
+        }
+    }
+    for (_, lines) in &mut panels {
+        for (_, pts) in lines.iter_mut() {
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+    }
+    let (lo, hi) = panels
+        .iter()
+        .flat_map(|(_, l)| l.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let baselines: Vec<&Outcome> = outcomes.iter().filter(|o| o.point.baseline).collect();
+    let several_baselines = baselines.iter().any(|o| o.point.file != baselines[0].point.file);
+    // (panel, name) → (sum of y, runs), averaged over the baseline's seeds.
+    let mut levels: Vec<(usize, String, f64, u32)> = Vec::new();
+    for o in baselines {
+        let Ok(s) = &o.summary else { continue };
+        let name = if several_baselines {
+            format!("{baseline_name} {}", stem(o))
+        } else {
+            baseline_name.to_string()
+        };
+        for (k, (_, y)) in plot.values(s).into_iter().enumerate() {
+            match levels.iter_mut().find(|(p, l, _, _)| *p == k && *l == name) {
                 Some((_, _, sum, n)) => {
                     *sum += y;
                     *n += 1;
                 }
-                None => acc.push((label, x, y, 1)),
+                None => levels.push((k, name.clone(), y, 1)),
             }
         }
     }
-    let mut lines: Vec<Series> = Vec::new();
-    for (label, x, sum, n) in acc {
+    for (k, name, sum, n) in levels {
         let y = sum / n as f64;
-        match lines.iter_mut().find(|(l, _)| *l == label) {
-            Some((_, pts)) => pts.push((x, y)),
-            None => lines.push((label, vec![(x, y)])),
-        }
+        panels[k].1.push((name, vec![(lo, y), (hi, y)]));
     }
-    for (_, pts) in &mut lines {
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
-    if lines.is_empty() {
-        return None;
-    }
-    // Each baseline, averaged over its seeds, as a level line across the
-    // points' range.
-    let (lo, hi) = lines
-        .iter()
-        .flat_map(|(_, p)| p.iter().map(|q| q.0))
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
-    let mut levels: Vec<(String, f64, u32)> = Vec::new();
-    for o in outcomes.iter().filter(|o| o.point.baseline) {
-        let Ok(s) = &o.summary else { continue };
-        let stem = o
-            .point
-            .file
-            .file_stem()
-            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
-        for (pct, y) in plot.values(s) {
-            let label = format!("{stem} {pct}");
-            match levels.iter_mut().find(|(l, _, _)| *l == label) {
-                Some((_, sum, n)) => {
-                    *sum += y;
-                    *n += 1;
-                }
-                None => levels.push((label, y, 1)),
-            }
-        }
-    }
-    for (label, sum, n) in levels {
-        let y = sum / n as f64;
-        lines.push((label, vec![(lo, y), (hi, y)]));
-    }
-    Some(lines)
+    Some(panels)
 }
 
 /// What a sweep's plot shows against its first varied field.
@@ -359,11 +412,19 @@ impl Plot {
         }
     }
 
+    /// Each panel's title, in the order of the values drawn.
+    pub fn panel_titles(self) -> [&'static str; 2] {
+        match self {
+            Plot::All => ["p50 over all flows", "p99 over all flows"],
+            Plot::ShortLong => ["short flows (≤ 30 kB), p99", "long flows (> 1 MB), p99"],
+        }
+    }
+
     /// The plot's title.
     pub fn title(self) -> &'static str {
         match self {
-            Plot::All => "FCT slowdown p50 and p99 over all flows",
-            Plot::ShortLong => "FCT slowdown p99 of flows ≤ 30 kB (short) and > 1 MB (long)",
+            Plot::All => "FCT slowdown over all flows",
+            Plot::ShortLong => "FCT slowdown of short and long flows",
         }
     }
 }
@@ -397,6 +458,50 @@ mod tests {
         assert_eq!((of(&h), of(&l)), (4, 2));
         assert!(points.iter().all(|p| p.scenario().is_ok()));
         assert!(points.iter().enumerate().all(|(i, p)| p.index == i));
+    }
+
+    /// A plot's lines are named by what tells them apart: a word's value
+    /// alone, a number with its field, the file only when there are
+    /// several; the baseline by the name given; one panel per value drawn.
+    #[test]
+    fn lines_are_named_by_what_varies() {
+        let (h, l) = files("names");
+        let out = h.parent().unwrap().join("out");
+        let run_names = |files: &[PathBuf], axes: &[Axis]| {
+            let mut points = grid(files, axes);
+            let n = points.len();
+            points.push(Point {
+                index: n,
+                file: files[0].clone(),
+                set: vec![],
+                baseline: true,
+            });
+            let outcomes = run(&points, 2, &out, |_| {}).unwrap();
+            let panels = panels(&outcomes, "cc.eta", Plot::ShortLong, "unlimited").unwrap();
+            assert_eq!(panels.len(), 2);
+            assert_eq!(panels[0].0, "short flows (≤ 30 kB), p99");
+            panels[0].1.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>()
+        };
+        let words = [
+            Axis::parse("cc.eta=0.9,0.95").unwrap(),
+            Axis::parse("cc.mode=sender,rx_hpcc").unwrap(),
+        ];
+        assert_eq!(
+            run_names(std::slice::from_ref(&h), &words),
+            ["sender", "rx_hpcc", "unlimited"]
+        );
+        let numbers = [
+            Axis::parse("cc.eta=0.9,0.95").unwrap(),
+            Axis::parse("cc.max_stage=0,5").unwrap(),
+        ];
+        assert_eq!(
+            run_names(std::slice::from_ref(&h), &numbers),
+            ["max_stage=0", "max_stage=5", "unlimited"]
+        );
+        // With two files a line carries its file's stem (the LDCP file
+        // takes no eta, so it draws no line of its own).
+        let both = run_names(&[h, l], &words[..1]);
+        assert_eq!(both, ["h", "unlimited"]);
     }
 
     /// An error in a field the sweep set names the option, not a line of a
