@@ -724,7 +724,7 @@ impl ConfigReader<'_, '_> {
 mod tests {
     use super::*;
     use crate::dcqcn::DcqcnConfig;
-    use crate::hpcc::{HpccConfig, QueueSignal, TelemetrySource};
+    use crate::hpcc::{HpccConfig, QueueSignal, Reciprocals, TelemetrySource};
     use crate::ldcp::FastStart;
 
     fn hop(k: u32) -> HopSample {
@@ -827,6 +827,46 @@ mod tests {
             decode_config(&read_frame(&buf[..n]).unwrap()),
             Err(WireError::UnknownType)
         );
+    }
+
+    /// HPCC++'s reciprocal table holds its keys in slots whose order hangs
+    /// on the order they were added; the frame lists them ascending, so one
+    /// table has one encoding, and a frame listing them in another order
+    /// decodes to the same table, which re-encodes ascending.
+    #[test]
+    fn a_reciprocal_table_has_one_encoding() {
+        let speeds = [800_000u32, 1_600_000, 200_000, 100_000, 400_000, 25_000, 50_000];
+        let table = |order: &mut dyn Iterator<Item = u32>| {
+            let mut r = Reciprocals::new(&[], &[]).unwrap();
+            for s in order {
+                r.add_speed(LinkSpeed::from_mbps(s)).unwrap();
+            }
+            AnyConfig {
+                hpcc: HpccConfig {
+                    reciprocals: r,
+                    ..HpccConfig::draft_default()
+                },
+                ..AnyConfig::DEFAULT
+            }
+        };
+        let (mut a, mut b) = ([0u8; MAX_FRAME], [0u8; MAX_FRAME]);
+        let forward = table(&mut speeds.iter().copied());
+        let backward = table(&mut speeds.iter().rev().copied());
+        let n = encode_config(&forward, &mut a).unwrap();
+        let m = encode_config(&backward, &mut b).unwrap();
+        assert_eq!(&a[..n], &b[..m]);
+        let decoded = decode_config(&read_frame(&a[..n]).unwrap()).unwrap();
+        let mut listed = [0u32; 7];
+        assert_eq!(decoded.hpcc.reciprocals.speeds().count(), 7);
+        for (slot, s) in listed.iter_mut().zip(decoded.hpcc.reciprocals.speeds()) {
+            *slot = s.as_mbps();
+        }
+        listed.sort_unstable();
+        let mut want = speeds;
+        want.sort_unstable();
+        assert_eq!(listed, want);
+        let k = encode_config(&decoded, &mut b).unwrap();
+        assert_eq!(&a[..n], &b[..k]);
     }
 
     #[test]

@@ -249,15 +249,13 @@ impl crate::algorithms::AlgorithmConfig for HpccConfig {
                 w.u8(timeout_rtts)?;
             }
         }
-        w.u8(self.reciprocals.speeds().count() as u8)?;
-        for b in self.reciprocals.speeds() {
-            w.u32(b.as_mbps())?;
-        }
-        w.u8(self.reciprocals.rtts().count() as u8)?;
-        for t in self.reciprocals.rtts() {
-            w.u32(t.as_nanos())?;
-        }
-        Ok(())
+        // Each table's keys in ascending order, whatever order its slots
+        // hold them in (which hangs on the order they were added): one
+        // table, one encoding.
+        let mut keys = [0u32; MAX_SPEEDS];
+        let speeds = self.reciprocals.speeds().map(|b| b.as_mbps());
+        write_sorted(w, &mut keys, speeds)?;
+        write_sorted(w, &mut keys, self.reciprocals.rtts().map(|t| t.as_nanos()))
     }
 
     fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self> {
@@ -314,4 +312,23 @@ impl crate::algorithms::AlgorithmConfig for HpccConfig {
         }
         Ok(())
     }
+}
+
+/// Writes the count of `keys` (a reciprocal table's, at most its slots)
+/// and the keys in ascending order, sorted in `buf`.
+fn write_sorted(
+    w: &mut ConfigWriter<'_, '_>,
+    buf: &mut [u32; MAX_SPEEDS],
+    keys: impl Iterator<Item = u32>,
+) -> WireResult<()> {
+    const _: () = assert!(MAX_RTTS <= MAX_SPEEDS);
+    let mut n = 0;
+    for (slot, k) in buf.iter_mut().zip(keys) {
+        *slot = k;
+        n += 1;
+    }
+    let keys = &mut buf[..n];
+    keys.sort_unstable();
+    w.u8(n as u8)?;
+    keys.iter().try_for_each(|&k| w.u32(k))
 }
