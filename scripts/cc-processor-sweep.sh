@@ -11,7 +11,7 @@
 # p99 of flows <= 30 kB and > 1 MB against cores, a line per policy, the
 # run without a processor as level lines), and prints, per algorithm and
 # policy, the fewest cores from which both p99s stay within 10 % of the
-# unlimited processor's. About 30 minutes on two cores; the README's
+# unlimited processor's. About 10 minutes on two cores; the README's
 # figures are the two sweep.svg, in docs/figures/cc-processor-*.svg.
 set -euo pipefail
 cd "$(dirname "$0")/.."

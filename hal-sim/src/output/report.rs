@@ -811,7 +811,22 @@ pub fn panel_plot(
             .x_label_area_size(40)
             .y_label_area_size(56)
             .build_cartesian_2d(x0..x1, 0.0..y1)?;
-        chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
+        // Where every x is a whole number (cores, hosts), a tick at one
+        // prints as one ("4", not "4.0").
+        let whole = lines.iter().flat_map(|(_, p)| p.iter()).all(|p| p.0.fract() == 0.0);
+        let x_fmt = |x: &f64| {
+            if x.fract() == 0.0 {
+                format!("{x:.0}")
+            } else {
+                format!("{x:.1}")
+            }
+        };
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(x_label).y_desc(y_label);
+        if whole {
+            mesh.x_label_formatter(&x_fmt);
+        }
+        mesh.draw()?;
         for (n, pts) in lines {
             let i = names.iter().position(|m| m == n).unwrap_or(0);
             let style = colour(i).stroke_width(2);

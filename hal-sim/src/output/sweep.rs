@@ -275,8 +275,9 @@ fn shown(v: &toml::Value) -> String {
 ///
 /// A line is named by what tells it from the others, nothing more: the
 /// value of the one other axis when it is a word (`latest`), else
-/// `field=value` for each that varies (`max_stage=5`), and the file's stem
-/// only when there are several files.
+/// `field=value` for each that varies (`max_stage=5`), and the file only
+/// when there are several: by its algorithm (`DCQCN`) where that tells the
+/// files apart, else by its stem.
 /// Each baseline is a level line across the points' range named
 /// `baseline_name` (and its file's stem when there are several).
 pub fn panels(outcomes: &[Outcome], x_field: &str, plot: Plot, baseline_name: &str) -> Option<Vec<Panel>> {
@@ -300,10 +301,28 @@ pub fn panels(outcomes: &[Outcome], x_field: &str, plot: Plot, baseline_name: &s
             }
         }
     }
+    // Files that differ by their algorithm are named by it (HPCC++,
+    // DCQCN); otherwise by their stems.
+    let mut algorithms: Vec<(&Path, &str)> = Vec::new();
+    for o in &points {
+        if let Ok(s) = &o.summary {
+            if !algorithms.iter().any(|(f, _)| *f == o.point.file.as_path()) {
+                algorithms.push((o.point.file.as_path(), s.algorithm));
+            }
+        }
+    }
+    let by_algorithm = algorithms
+        .iter()
+        .enumerate()
+        .all(|(i, (_, a))| algorithms.iter().skip(i + 1).all(|(_, b)| a != b));
+    let file_name = |o: &Outcome| match algorithms.iter().find(|(f, _)| *f == o.point.file.as_path()) {
+        Some((_, a)) if by_algorithm => a.to_string(),
+        _ => stem(o),
+    };
     let name_of = |o: &Outcome| {
         let mut parts: Vec<String> = Vec::new();
         if several_files {
-            parts.push(stem(o));
+            parts.push(file_name(o));
         }
         for f in &varying {
             if let Some((_, v)) = o.point.set.iter().find(|(g, _)| g == f) {
@@ -498,10 +517,10 @@ mod tests {
             run_names(std::slice::from_ref(&h), &numbers),
             ["max_stage=0", "max_stage=5", "unlimited"]
         );
-        // With two files a line carries its file's stem (the LDCP file
-        // takes no eta, so it draws no line of its own).
+        // With two files a line carries its file's algorithm (the LDCP
+        // file takes no eta, so it draws no line of its own).
         let both = run_names(&[h, l], &words[..1]);
-        assert_eq!(both, ["h", "unlimited"]);
+        assert_eq!(both, ["HPCC++", "unlimited"]);
     }
 
     /// An error in a field the sweep set names the option, not a line of a
