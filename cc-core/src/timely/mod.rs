@@ -42,8 +42,9 @@
 //! division (1 Mb/s = 125 bytes/ms = 2^-8·2^7 raw units per µs).
 //!
 //! Divisions: none on an increase; one on a decrease (the gradient's or
-//! T_high's ratio, a 64/32 division). The per-sample clock adds one for
-//! φ when Δt < minRTT.
+//! T_high's ratio, a 64/32 division: one `divu` on rv64, up to three on
+//! rv32 when the numerator passes 2^32, 1.1 an ACK on the benchmark's
+//! mix). The per-sample clock adds one for φ when Δt < minRTT.
 
 #[cfg(feature = "reference")]
 pub mod reference;
