@@ -243,10 +243,21 @@ fn a_sweep_runs_its_grid_and_its_shards() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("cc.eta=1.5") && err.contains("cc.eta"), "{err}");
     // A baseline runs once, after the grid, and its level lines join the
-    // short and long flows' p99 lines in the plot.
+    // short and long flows' p99 lines in the plot, named as asked; the
+    // other lines by the word that tells them apart, without quotes.
     let base = d.join("base.toml");
     std::fs::write(&base, common::incast_text(2, 200_000, 5.0, 0, "", "")).unwrap();
-    let (o, out) = sweep(&["--baseline", base.to_str().unwrap(), "--plot", "short-long"], "base");
+    let (o, out) = sweep(
+        &[
+            "--baseline",
+            base.to_str().unwrap(),
+            "--baseline-name",
+            "reference run",
+            "--plot",
+            "short-long",
+        ],
+        "base",
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let last = point(&out, 4);
     assert!(
@@ -255,9 +266,18 @@ fn a_sweep_runs_its_grid_and_its_shards() {
     );
     assert!(!out.join("point-0005.json").exists());
     let svg = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
+    // Each text of the picture on a line of its own.
+    let texts: Vec<&str> = svg.lines().map(str::trim).collect();
+    for name in ["sender", "rx_hpcc", "reference run"] {
+        assert!(texts.contains(&name), "the legend names {name}");
+    }
     assert!(
-        svg.contains("base short p99") && svg.contains("small cc.mode=&quot;sender&quot; short p99"),
-        "the legend"
+        !svg.contains("&quot;") && !svg.contains("small"),
+        "the legend says no more"
     );
-    assert!(svg.contains("≤ 30 kB (short)"), "the title");
+    assert!(
+        texts.contains(&"short flows (≤ 30 kB), p99")
+            && (texts.contains(&"long flows (&gt; 1 MB), p99") || texts.contains(&"long flows (> 1 MB), p99")),
+        "the panels' titles"
+    );
 }
