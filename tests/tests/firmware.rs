@@ -442,6 +442,15 @@ fn dctcp_cuts_and_grows() {
     );
 }
 
+/// The pacing of every decision among `answers` (2^-4 byte a period).
+fn pacing(answers: &[Answer]) -> Vec<u64> {
+    answers
+        .iter()
+        .filter_map(|(_, d)| d.as_ref().ok())
+        .map(|d| d.pacing.bytes.to_bits() as u64)
+        .collect()
+}
+
 /// DCQCN: CNPs, its decrease checks and increase timer, on both cores.
 #[test]
 fn dcqcn_cnps_and_timers() {
@@ -450,11 +459,7 @@ fn dcqcn_cnps_and_timers() {
     let a = equivalent("DCQCN 4-to-1", &record(&s, Side::Sender));
     let armed = count(&a, |d| matches!(d.timer, TimerRequest::Arm(_)));
     assert!(armed > 20, "{armed} timers armed");
-    let rates: Vec<u64> = a
-        .iter()
-        .filter_map(|(_, d)| d.as_ref().ok())
-        .map(|d| d.pacing.bytes.to_bits() as u64)
-        .collect();
+    let rates = pacing(&a);
     let top = rates.iter().copied().max().unwrap();
     assert!(rates.iter().filter(|&&r| r < top / 2 + 1).count() > 20, "rates cut");
 }
@@ -467,11 +472,7 @@ fn timely_rtt_gradient() {
     s.switch.ecn_pmax = Some(Prob(0.0));
     s.switch.drop_k_bytes = Some(Bytes(u64::MAX >> 24));
     let a = equivalent("TIMELY 4-to-1", &record(&s, Side::Sender));
-    let rates: Vec<u64> = a
-        .iter()
-        .filter_map(|(_, d)| d.as_ref().ok())
-        .map(|d| d.pacing.bytes.to_bits() as u64)
-        .collect();
+    let rates = pacing(&a);
     let top = rates.iter().copied().max().unwrap();
     assert!(rates.iter().filter(|&&r| r < top / 2).count() > 20, "rates cut");
     assert!(rates.windows(2).filter(|p| p[1] > p[0]).count() > 20, "rates growing");

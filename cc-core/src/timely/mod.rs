@@ -58,8 +58,8 @@ use crate::fixmath::div_u64;
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
-/// A rate: Mb/s in 2^-8 steps (as DCQCN's).
-pub type RateQ8 = u32;
+/// A rate: Mb/s in 2^-8 steps, DCQCN's unit.
+pub use crate::dcqcn::RateQ8;
 
 /// The largest RTT sample taken, exclusive: 2^24 ns (16.8 ms). A larger
 /// one, or 0, is no measurement a NIC makes: refused.

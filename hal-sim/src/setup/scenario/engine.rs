@@ -7,6 +7,11 @@ use cc_core::timely::{TimelyClock, TimelyConfig};
 
 use super::{Cc, CcCfg, DcqcnCfg, DcqcnPreset, HpccCfg, HpccMode, LdcpCfg, TimelyCfg, TimelyClockName, Wai};
 
+/// A scenario's decimal ratio, to a billionth, rounded to nearest.
+fn ratio(x: f64) -> Result<Fraction, String> {
+    Fraction::ratio((x * 1e9).round() as u32, 1_000_000_000).ok_or_else(|| format!("{x} is not in [0, 1]"))
+}
+
 /// cc-core's configuration for every NIC; `mtu` is the data payload, the
 /// unit LDCP counts its window in. The algorithm not chosen keeps its
 /// defaults (a NIC's mixed table holds both), and so does the fast start
@@ -17,10 +22,6 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         Cc::Ldcp { params, fast_start } => (HpccCfg::default(), params.clone(), *fast_start),
         Cc::LdcpRate(l) => (HpccCfg::default(), l.clone(), true),
         Cc::Dctcp(_) | Cc::Dcqcn(_) | Cc::Timely(_) => (HpccCfg::default(), LdcpCfg::default(), true),
-    };
-    // The scenario's decimal ratios, to a billionth, rounded to nearest.
-    let ratio = |x: f64| {
-        Fraction::ratio((x * 1e9).round() as u32, 1_000_000_000).ok_or_else(|| format!("{x} is not in [0, 1]"))
     };
     let hpcc = HpccConfig {
         eta: ratio(h.eta.0)?,
@@ -94,9 +95,6 @@ fn dcqcn_config(d: &DcqcnCfg) -> Result<DcqcnConfig, String> {
         DcqcnPreset::HpccSim => DcqcnConfig::hpcc_sim(),
         DcqcnPreset::Paper => DcqcnConfig::paper(),
     };
-    let ratio = |x: f64| {
-        Fraction::ratio((x * 1e9).round() as u32, 1_000_000_000).ok_or_else(|| format!("{x} is not in [0, 1]"))
-    };
     let ns = |us: f64| {
         let ns = (us * 1000.0).round();
         if (0.0..=(1u64 << 30) as f64).contains(&ns) {
@@ -145,9 +143,6 @@ fn dcqcn_config(d: &DcqcnCfg) -> Result<DcqcnConfig, String> {
 /// (checked with the rest of the configuration by [`engine_config`]).
 pub(super) fn timely_config(t: &TimelyCfg) -> Result<TimelyConfig, String> {
     let d = TimelyConfig::hpcc_sim();
-    let ratio = |x: f64| {
-        Fraction::ratio((x * 1e9).round() as u32, 1_000_000_000).ok_or_else(|| format!("{x} is not in [0, 1]"))
-    };
     let ns = |us: f64, name: &str| -> Result<u32, String> {
         let v = (us * 1e3).round();
         if !(0.0..=u32::MAX as f64).contains(&v) {
