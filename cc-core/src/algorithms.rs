@@ -24,19 +24,35 @@
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::{Controller, Visit};
 use crate::event::{Ack, Decision, Error, FlowParams, MessageEnd, ProbeId};
+use crate::params::{Network, Param, ParamInfo};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
 /// An algorithm's configuration, shared by every flow of an engine that
 /// runs it.
-pub trait AlgorithmConfig: Copy + Sized {
+pub trait AlgorithmConfig: Copy + Sized + 'static {
     /// The defaults of the paper or draft (the engine runs these until the
     /// host configures it; each type's docs say which).
     const DEFAULT: Self;
 
+    /// The parameters a table sets by name (a scenario's `[cc]` table),
+    /// in the order a table lists them; empty for an algorithm whose front
+    /// ends configure it by hand.
+    const PARAMS: &'static [Param<Self>] = &[];
+
+    /// What its flows need of the network.
+    const NETWORK: Network;
+
     /// Checks every field's range.
     fn validate(&self) -> Result<(), Error>;
+
+    /// The first field out of its range, by its name in the type (a
+    /// [`ParamInfo::field`] where a parameter sets it); `None` if every
+    /// field is in range. By default the whole configuration is named.
+    fn invalid_field(&self) -> Option<&'static str> {
+        self.validate().err().map(|_| "configuration")
+    }
 
     /// Writes this configuration's block of the codec's configuration frame.
     fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()>;
@@ -112,6 +128,40 @@ macro_rules! registry {
                     $($(Algorithm::$variant => $title,)+)+
                 }
             }
+
+            /// Whether it is the first role of its configuration (the one
+            /// a scenario names: `hpcc`, not `hpcc-receiver`).
+            pub const fn is_primary(self) -> bool {
+                match self {
+                    $( first_of!($($variant)+) => true, )+
+                    #[allow(unreachable_patterns)]
+                    _ => false,
+                }
+            }
+
+            /// Parameter `i` of its configuration's table
+            /// ([`AlgorithmConfig::PARAMS`]), if it has that many.
+            pub fn param(self, i: usize) -> Option<&'static ParamInfo> {
+                match self {
+                    $($(Algorithm::$variant)|+ => {
+                        <crate::$($cfg)::+ as AlgorithmConfig>::PARAMS.get(i).map(|p| &p.info)
+                    })+
+                }
+            }
+
+            /// Its configuration's parameters a table sets by name, in
+            /// their order.
+            pub fn params(self) -> impl Iterator<Item = &'static ParamInfo> {
+                (0..).map_while(move |i| self.param(i))
+            }
+
+            /// What its flows need of the network
+            /// ([`AlgorithmConfig::NETWORK`]).
+            pub const fn network(self) -> Network {
+                match self {
+                    $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::NETWORK,)+
+                }
+            }
         }
 
         /// Parameters of every algorithm, for a table that mixes them.
@@ -151,6 +201,41 @@ macro_rules! registry {
                 Ok(AnyConfig {
                     $( $field: <crate::$($cfg)::+ as AlgorithmConfig>::decode(r)?, )+
                 })
+            }
+
+            /// The value of `algorithm`'s parameter `i`, in the engine's
+            /// unit ([`crate::params::Param::get`]).
+            pub fn get_param(&self, algorithm: Algorithm, i: usize) -> Option<u32> {
+                match algorithm {
+                    $($(Algorithm::$variant)|+ => {
+                        <crate::$($cfg)::+ as AlgorithmConfig>::PARAMS.get(i).map(|p| (p.get)(&self.$field))
+                    })+
+                }
+            }
+
+            /// Sets `algorithm`'s parameter `i` to `v`, in the engine's
+            /// unit; `false` if it has no such parameter. The value is
+            /// judged by [`AnyConfig::invalid_field`], not here.
+            pub fn set_param(&mut self, algorithm: Algorithm, i: usize, v: u32) -> bool {
+                match algorithm {
+                    $($(Algorithm::$variant)|+ => {
+                        match <crate::$($cfg)::+ as AlgorithmConfig>::PARAMS.get(i) {
+                            Some(p) => {
+                                (p.set)(&mut self.$field, v);
+                                true
+                            }
+                            None => false,
+                        }
+                    })+
+                }
+            }
+
+            /// The first field of `algorithm`'s configuration out of its
+            /// range ([`AlgorithmConfig::invalid_field`]).
+            pub fn invalid_field(&self, algorithm: Algorithm) -> Option<&'static str> {
+                match algorithm {
+                    $($(Algorithm::$variant)|+ => AlgorithmConfig::invalid_field(&self.$field),)+
+                }
             }
 
             /// The bounds a decision of a flow started with `p` keeps
@@ -361,5 +446,62 @@ impl<const H: usize> Controller for AnyController<H> {
 
     fn timer(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
         each!(self, cfg, |s, c| s.timer(c, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Unit;
+
+    /// Every table parameter reads back what it sets, each name once, and
+    /// a parameter's value out of range is refused naming its own field.
+    #[test]
+    fn params_round_trip_and_name_their_fields() {
+        for a in Algorithm::ALL {
+            let names: ([&str; 32], usize) = a.params().fold(([""; 32], 0), |(mut n, k), p| {
+                assert!(!n[..k].contains(&p.name), "{} twice in {}", p.name, a.name());
+                n[k] = p.name;
+                (n, k + 1)
+            });
+            let mut c = AnyConfig::DEFAULT;
+            for i in 0..names.1 {
+                let v = c.get_param(a, i).unwrap();
+                assert!(c.set_param(a, i, v));
+                assert_eq!(c, AnyConfig::DEFAULT, "{} of {}", names.0[i], a.name());
+            }
+            assert!(!c.set_param(a, names.1, 0));
+            assert_eq!(c.get_param(a, names.1), None);
+            assert_eq!(c.invalid_field(a), None);
+        }
+        // TIMELY: T_low at T_high is refused as T_low's field.
+        let t = Algorithm::Timely;
+        let i = |name| t.params().position(|p| p.name == name).unwrap();
+        let mut c = AnyConfig::DEFAULT;
+        let high = c.get_param(t, i("t_high_us")).unwrap();
+        assert!(c.set_param(t, i("t_low_us"), high));
+        assert_eq!(c.invalid_field(t), Some(t.param(i("t_low_us")).unwrap().field));
+        // The defaults as a table writes them.
+        let d = AnyConfig::DEFAULT;
+        let dec = |name| {
+            let p = t.param(i(name)).unwrap();
+            p.unit.to_decimal(d.get_param(t, i(name)).unwrap())
+        };
+        assert_eq!(dec("t_low_us"), 50.0);
+        assert_eq!(dec("min_rtt_us"), 20.0);
+        assert_eq!(dec("alpha"), 0.875);
+        assert_eq!(t.param(i("clock")).unwrap().unit.choice("per_sample"), Some(1));
+        assert!(matches!(t.param(i("rate_ai")).unwrap().unit, Unit::Fraction));
+    }
+
+    #[test]
+    fn one_primary_role_per_configuration() {
+        // Roles of one configuration are neighbours and share its title.
+        for (i, a) in Algorithm::ALL.iter().enumerate() {
+            let first = i == 0 || Algorithm::ALL[i - 1].title() != a.title();
+            assert_eq!(a.is_primary(), first, "{}", a.name());
+        }
+        assert!(!Algorithm::HpccReceiver.is_primary() && !Algorithm::LdcpRate.is_primary());
+        assert_eq!(Algorithm::Timely.network().gate, crate::params::Gate::Rate);
     }
 }

@@ -36,6 +36,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
+use crate::params::{EcnMarking, Gate, Network};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -168,6 +169,24 @@ impl Default for DcqcnConfig {
 }
 
 impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
+    /// A rate; WRED marking at K_min 4 KB, K_max 16 KB per Gb/s with
+    /// P_max 0.2 (the HPCC reference simulator's DCQCN runs: 100 / 400 KB
+    /// at 25 Gb/s). Its control packets share the data's queue: DCQCN
+    /// reads no delay (those runs set `ACK_HIGH_PRIO 1`, which a front end
+    /// may follow).
+    const NETWORK: Network = Network {
+        gate: Gate::Rate,
+        marking: Some(EcnMarking {
+            kmin_bytes_per_gbps: 4_000,
+            kmax_bytes_per_gbps: 16_000,
+            pmax: match Fraction::ratio(1, 5) {
+                Some(f) => f,
+                None => Fraction::ONE,
+            },
+        }),
+        control_priority: false,
+    };
+
     const DEFAULT: Self = Self::hpcc_sim();
 
     fn validate(&self) -> Result<(), Error> {

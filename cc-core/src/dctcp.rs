@@ -26,6 +26,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, ratio_q24};
+use crate::params::{EcnMarking, Gate, Network};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -86,6 +87,19 @@ impl Default for DctcpConfig {
 }
 
 impl crate::algorithms::AlgorithmConfig for DctcpConfig {
+    /// A window; marking at one threshold K = K_min = K_max with P_max 1
+    /// (RFC 8257 §3.1), 3 KB per Gb/s as the HPCC reference simulator's
+    /// DCTCP runs set it (30 KB at 10 Gb/s).
+    const NETWORK: Network = Network {
+        gate: Gate::Window,
+        marking: Some(EcnMarking {
+            kmin_bytes_per_gbps: 3_000,
+            kmax_bytes_per_gbps: 3_000,
+            pmax: Fraction::ONE,
+        }),
+        control_priority: false,
+    };
+
     const DEFAULT: Self = Self::rfc_default();
 
     fn validate(&self) -> Result<(), Error> {

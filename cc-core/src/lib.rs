@@ -59,6 +59,7 @@ pub mod hal;
 pub mod hns;
 pub mod hpcc;
 pub mod ldcp;
+pub mod params;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod telemetry;

@@ -327,6 +327,8 @@ impl Fraction {
     pub const FRAC_BITS: u32 = 24;
     /// Exactly 1.
     pub const ONE: Fraction = Fraction(U8F24::ONE);
+    /// Exactly 0.
+    pub const ZERO: Fraction = Fraction(U8F24::ZERO);
 
     /// `num / den`, rounded to nearest; `None` unless `0 <= num <= den`
     /// and `den > 0`.

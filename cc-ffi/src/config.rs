@@ -10,10 +10,14 @@ use cc_core::dcqcn::DcqcnConfig;
 use cc_core::dctcp::DctcpConfig;
 use cc_core::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, Reciprocals, TelemetrySource, MAX_RTTS, MAX_SPEEDS};
 use cc_core::ldcp::{FastStart, LdcpConfig};
-use cc_core::timely::{TimelyClock, TimelyConfig};
+use cc_core::timely::TimelyConfig;
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Mtu, Rate, Window};
 
 use crate::cc_status;
+
+mod timely;
+
+pub use self::timely::*;
 
 /// Link speeds an HPCC++ configuration may list.
 pub const CC_MAX_SPEEDS: u32 = 8;
@@ -129,39 +133,6 @@ pub struct cc_dcqcn_config {
     /// Zero.
     pub reserved: [u8; 2],
 }
-
-/// TIMELY.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct cc_timely_config {
-    /// EWMA weight of the new RTT difference, 2^-24 (> 0, ≤ 2^24).
-    pub alpha_q24: u32,
-    /// Multiplicative-decrease factor, 2^-24 (> 0, ≤ 2^24).
-    pub beta_q24: u32,
-    /// T_low, ns (below T_high).
-    pub t_low_ns: u32,
-    /// T_high, ns (below 2^24).
-    pub t_high_ns: u32,
-    /// minRTT, the gradient's normaliser, ns (1 ..= 2^20).
-    pub min_rtt_ns: u32,
-    /// Additive step, a fraction of the line rate, 2^-24 (> 0).
-    pub delta_q24: u32,
-    /// Hyperactive-increase step, a fraction of the line rate, 2^-24 (≥ delta).
-    pub hai_q24: u32,
-    /// Lowest rate, Mb/s (1 ..= 2^24).
-    pub min_rate_mbps: u32,
-    /// `CC_TIMELY_PER_RTT` or `CC_TIMELY_PER_SAMPLE`.
-    pub clock: u8,
-    /// Zero.
-    pub reserved: [u8; 3],
-}
-
-/// `cc_timely_config::clock`: one update per RTT (the HPCC reference
-/// simulator's TIMELY).
-pub const CC_TIMELY_PER_RTT: u8 = 0;
-/// `cc_timely_config::clock`: one update per RTT sample, scaled by the
-/// time since the last (eRPC's).
-pub const CC_TIMELY_PER_SAMPLE: u8 = 1;
 
 /// Every algorithm's configuration: an engine's flows may use any of them.
 #[repr(C)]
@@ -309,34 +280,7 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
             _ => c"dcqcn.cnp_interval_ns",
         });
     }
-    let t = &c.timely;
-    let timely = TimelyConfig {
-        alpha: fraction(t.alpha_q24, c"timely.alpha_q24")?,
-        beta: fraction(t.beta_q24, c"timely.beta_q24")?,
-        t_low_ns: t.t_low_ns,
-        t_high_ns: t.t_high_ns,
-        min_rtt_ns: t.min_rtt_ns,
-        delta: fraction(t.delta_q24, c"timely.delta_q24")?,
-        hai: fraction(t.hai_q24, c"timely.hai_q24")?,
-        min_rate_mbps: t.min_rate_mbps,
-        clock: match t.clock {
-            CC_TIMELY_PER_RTT => TimelyClock::PerRtt,
-            CC_TIMELY_PER_SAMPLE => TimelyClock::PerSample,
-            _ => return Err(c"timely.clock"),
-        },
-    };
-    if let Some(f) = timely.invalid_field() {
-        return Err(match f {
-            "alpha" => c"timely.alpha_q24",
-            "beta" => c"timely.beta_q24",
-            "t_low_ns" => c"timely.t_low_ns",
-            "t_high_ns" => c"timely.t_high_ns",
-            "min_rtt_ns" => c"timely.min_rtt_ns",
-            "delta" => c"timely.delta_q24",
-            "hai" => c"timely.hai_q24",
-            _ => c"timely.min_rate_mbps",
-        });
-    }
+    let timely = TimelyConfig::try_from(&c.timely)?;
     Ok(AnyConfig {
         hpcc,
         ldcp,
@@ -377,7 +321,6 @@ impl From<&AnyConfig> for cc_config {
         let l = &a.ldcp;
         let d = &a.dctcp;
         let q = &a.dcqcn;
-        let t = &a.timely;
         cc_config {
             hpcc: cc_hpcc_config {
                 eta_q24: h.eta.to_bits(),
@@ -426,21 +369,7 @@ impl From<&AnyConfig> for cc_config {
                 clamp_target: q.clamp_target as u8,
                 reserved: [0; 2],
             },
-            timely: cc_timely_config {
-                alpha_q24: t.alpha.to_bits(),
-                beta_q24: t.beta.to_bits(),
-                t_low_ns: t.t_low_ns,
-                t_high_ns: t.t_high_ns,
-                min_rtt_ns: t.min_rtt_ns,
-                delta_q24: t.delta.to_bits(),
-                hai_q24: t.hai.to_bits(),
-                min_rate_mbps: t.min_rate_mbps,
-                clock: match t.clock {
-                    TimelyClock::PerRtt => CC_TIMELY_PER_RTT,
-                    TimelyClock::PerSample => CC_TIMELY_PER_SAMPLE,
-                },
-                reserved: [0; 3],
-            },
+            timely: cc_timely_config::from(&a.timely),
         }
     }
 }

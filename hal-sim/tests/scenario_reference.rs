@@ -2,7 +2,7 @@
 //! parser's own list of a table's fields (what it answers to an unknown
 //! one) against the page's section for that table.
 
-use hal_sim::setup::scenario::parse;
+use hal_sim::setup::scenario::{parse, Cc};
 
 const PAGE: &str = include_str!("../../docs/scenarios.md");
 
@@ -38,8 +38,15 @@ fn accepted(table: &str) -> Vec<String> {
             .iter()
             .map(|k| BASE.replacen("kind = \"incast\"", &format!("kind = \"{k}\""), 1))
             .collect(),
+        // hal-sim's own, then every other algorithm of cc-core's registry.
         "cc" => ["hpcc", "ldcp", "ldcp_rate", "dctcp", "dcqcn"]
-            .iter()
+            .into_iter()
+            .chain(
+                cc_core::Algorithm::ALL
+                    .into_iter()
+                    .filter(|a| Cc::registered(*a).is_some())
+                    .map(|a| a.name()),
+            )
             .map(|a| BASE.replace("algorithm = \"hpcc\"", &format!("algorithm = \"{a}\"")))
             .collect(),
         "workload" => ["list", "incast", "cdf", "csv", "ns3"]

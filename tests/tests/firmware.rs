@@ -468,7 +468,7 @@ fn dcqcn_cnps_and_timers() {
 /// and through the C API, with no telemetry and no marking.
 #[test]
 fn timely_rtt_gradient() {
-    let mut s = incast(4, 0.6, Cc::Timely(TimelyCfg::default()), 2_000_000);
+    let mut s = incast(4, 0.6, Cc::registered(cc_core::Algorithm::Timely).unwrap(), 2_000_000);
     s.switch.ecn_pmax = Some(Prob(0.0));
     s.switch.drop_k_bytes = Some(Bytes(u64::MAX >> 24));
     let a = equivalent("TIMELY 4-to-1", &record(&s, Side::Sender));

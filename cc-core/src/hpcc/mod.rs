@@ -39,6 +39,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 #[cfg(doc)]
 use crate::controller::Controller;
 use crate::event::{Decision, Error, FlowParams};
+use crate::params::{Gate, Network};
 use crate::units::{BaseRtt, Fraction, LinkSpeed, Rate, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -214,6 +215,13 @@ impl Default for HpccConfig {
 }
 
 impl crate::algorithms::AlgorithmConfig for HpccConfig {
+    /// A window; reads in-band telemetry, not ECN.
+    const NETWORK: Network = Network {
+        gate: Gate::Window,
+        marking: None,
+        control_priority: false,
+    };
+
     const DEFAULT: Self = Self::draft_default();
 
     fn validate(&self) -> Result<(), Error> {

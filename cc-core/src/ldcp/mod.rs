@@ -27,6 +27,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 #[cfg(doc)]
 use crate::controller::Controller;
 use crate::event::{Decision, Error, FlowParams, Request, TimerRequest};
+use crate::params::{Gate, Network};
 use crate::units::{Fraction, Instant, Mtu, Packets};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -218,6 +219,15 @@ impl Default for LdcpConfig {
 }
 
 impl crate::algorithms::AlgorithmConfig for LdcpConfig {
+    /// The window variant's: a window, ticked by the timer below one
+    /// packet (draft-dai §2.2); the draft gives no marking thresholds, so
+    /// none is stated here.
+    const NETWORK: Network = Network {
+        gate: Gate::WindowOrTicks,
+        marking: None,
+        control_priority: false,
+    };
+
     const DEFAULT: Self = Self::draft_default();
 
     fn validate(&self) -> Result<(), Error> {

@@ -55,6 +55,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
+use crate::params::{Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -172,11 +173,135 @@ impl Default for TimelyConfig {
     }
 }
 
+/// A table's parameter of TIMELY, `$field` in the configuration.
+macro_rules! param {
+    ($name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal, fraction) => {
+        Param {
+            info: ParamInfo {
+                name: $name,
+                field: stringify!($field),
+                unit: $unit,
+                range: $range,
+                doc: $doc,
+            },
+            get: |c: &TimelyConfig| c.$field.to_bits(),
+            // An out-of-range raw value becomes 0, which validation refuses.
+            set: |c: &mut TimelyConfig, v| c.$field = Fraction::from_bits(v).unwrap_or(Fraction::ZERO),
+        }
+    };
+    ($name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal) => {
+        Param {
+            info: ParamInfo {
+                name: $name,
+                field: stringify!($field),
+                unit: $unit,
+                range: $range,
+                doc: $doc,
+            },
+            get: |c: &TimelyConfig| c.$field,
+            set: |c: &mut TimelyConfig, v| c.$field = v,
+        }
+    };
+}
+
 impl crate::algorithms::AlgorithmConfig for TimelyConfig {
     const DEFAULT: Self = Self::hpcc_sim();
 
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            "alpha",
+            alpha,
+            Unit::Fraction,
+            "(0, 1]",
+            "EWMA weight of the new RTT difference",
+            fraction
+        ),
+        param!(
+            "beta",
+            beta,
+            Unit::Fraction,
+            "(0, 1]",
+            "multiplicative-decrease factor",
+            fraction
+        ),
+        param!(
+            "t_low_us",
+            t_low_ns,
+            Unit::Micros,
+            "below t_high_us",
+            "T_low: below it every sample increases the rate"
+        ),
+        param!(
+            "t_high_us",
+            t_high_ns,
+            Unit::Micros,
+            "above t_low_us, below 16777.216 (2^24 ns)",
+            "T_high: above it the rate decreases"
+        ),
+        param!(
+            "min_rtt_us",
+            min_rtt_ns,
+            Unit::Micros,
+            "0.001 ..= 1048.576 (2^20 ns)",
+            "minRTT, the gradient's normaliser"
+        ),
+        param!(
+            "rate_ai",
+            delta,
+            Unit::Fraction,
+            "(0, 1]",
+            "additive step δ, a fraction of the line rate",
+            fraction
+        ),
+        param!(
+            "rate_hai",
+            hai,
+            Unit::Fraction,
+            "[rate_ai, 1]",
+            "hyperactive-increase step, a fraction of the line rate",
+            fraction
+        ),
+        param!(
+            "min_rate_mbps",
+            min_rate_mbps,
+            Unit::Mbps,
+            "1 ..= 16777216",
+            "the rate floor"
+        ),
+        Param {
+            info: ParamInfo {
+                name: "clock",
+                field: "clock",
+                unit: Unit::Choice(&["per_rtt", "per_sample"]),
+                range: "per_rtt or per_sample",
+                doc: "the update clock: once per RTT (the HPCC reference simulator's) or per sample (eRPC's)",
+            },
+            get: |c| c.clock as u32,
+            set: |c, v| {
+                c.clock = if v == 0 {
+                    TimelyClock::PerRtt
+                } else {
+                    TimelyClock::PerSample
+                }
+            },
+        },
+    ];
+
+    /// A rate from RTT samples: no ECN marking; ACKs ahead of data, as the
+    /// HPCC reference simulator runs TIMELY (`ACK_HIGH_PRIO 1`), so that
+    /// its RTTs measure the data's queueing.
+    const NETWORK: Network = Network {
+        gate: Gate::Rate,
+        marking: None,
+        control_priority: true,
+    };
+
     fn validate(&self) -> Result<(), Error> {
         TimelyConfig::validate(self)
+    }
+
+    fn invalid_field(&self) -> Option<&'static str> {
+        TimelyConfig::invalid_field(self)
     }
 
     /// alpha 4 | beta 4 | T_low 4 | T_high 4 | minRTT 4 | delta 4 | HAI 4 |

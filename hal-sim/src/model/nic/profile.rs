@@ -1,7 +1,8 @@
 //! What a NIC must do for a flow, as capabilities: the datapath asks these,
 //! never which algorithm runs. [`Profile::of`] is the one place that turns
-//! an algorithm and its placement into them, so a new algorithm adds a
-//! case there and no branch to the datapath.
+//! an algorithm and its placement into them; an algorithm of cc-core's
+//! registry brings its own (`AlgorithmConfig::NETWORK`), so a new one adds
+//! nothing here and no branch to the datapath.
 
 use cc_core::prelude::*;
 
@@ -102,15 +103,20 @@ impl Profile {
                 gate: Gate::Rate,
                 probe: ProbeKind::Rtt,
             },
-            // TIMELY paces its rate; its RTT samples come with every ACK.
-            Cc::Timely(_) => Profile {
-                sender: Algorithm::Timely,
+            // Any other algorithm of the registry: what it asks of the
+            // network; its samples come with every ACK.
+            Cc::Registered { algorithm, .. } => Profile {
+                sender: *algorithm,
                 receiver: None,
                 data_telemetry: false,
                 echo_telemetry: false,
                 rx_telemetry: false,
                 cnp_on_ce: None,
-                gate: Gate::Rate,
+                gate: match algorithm.network().gate {
+                    cc_core::params::Gate::Window => Gate::Window,
+                    cc_core::params::Gate::WindowOrTicks => Gate::WindowOrTicks,
+                    cc_core::params::Gate::Rate => Gate::Rate,
+                },
                 probe: ProbeKind::Rtt,
             },
             Cc::LdcpRate(_) => Profile {

@@ -1,6 +1,7 @@
 //! Congestion-control settings of a scenario: the algorithm as an enum
 //! carrying its own parameters, with the defaults each paper ran.
 
+use cc_core::{Algorithm, AnyConfig};
 use serde::Deserialize;
 
 use super::*;
@@ -27,17 +28,32 @@ impl Cc {
             Cc::LdcpRate(_) => "LDCP (rate variant)",
             Cc::Dctcp(_) => "DCTCP",
             Cc::Dcqcn(_) => "DCQCN",
-            Cc::Timely(_) => "TIMELY",
+            Cc::Registered { algorithm, .. } => algorithm.title(),
         }
+    }
+
+    /// An algorithm hal-sim sets from the registry's parameter tables,
+    /// with its defaults; `None` for one it configures by hand (HPCC++,
+    /// LDCP, DCTCP and DCQCN, whose scenario fields reach the NIC too).
+    pub fn registered(algorithm: Algorithm) -> Option<Cc> {
+        (algorithm.is_primary() && !BY_HAND.contains(&algorithm)).then_some(Cc::Registered {
+            algorithm,
+            engine: AnyConfig::DEFAULT,
+        })
     }
 
     /// Whether control packets (ACKs, NACKs, CNPs, probes) take a
     /// strict-priority queue ahead of data when the scenario does not say
-    /// (`[switch] control_priority`): TIMELY's RTT samples then measure
-    /// the data's queueing alone, as the HPCC reference simulator runs
-    /// TIMELY (`ACK_HIGH_PRIO 1`); no for the others.
+    /// (`[switch] control_priority`): for an algorithm of the registry,
+    /// what it asks of the network (cc-core's `Network::control_priority`:
+    /// yes for TIMELY, whose RTT samples then measure the data's queueing
+    /// alone, as the HPCC reference simulator runs it, `ACK_HIGH_PRIO 1`);
+    /// no for the others.
     pub fn control_priority_default(&self) -> bool {
-        matches!(self, Cc::Timely(_))
+        match self {
+            Cc::Registered { algorithm, .. } => algorithm.network().control_priority,
+            _ => false,
+        }
     }
 }
 
@@ -59,43 +75,28 @@ pub enum Cc {
     Dctcp(DctcpCfg),
     /// DCQCN, the CNP-driven rate baseline of RoCE NICs.
     Dcqcn(DcqcnCfg),
-    /// TIMELY, the RTT-gradient rate baseline (no telemetry, no ECN).
-    Timely(TimelyCfg),
+    /// Any other algorithm of cc-core's registry (TIMELY): its parameters
+    /// set by name from its own table (cc-core's `AlgorithmConfig::PARAMS`),
+    /// its network from its `AlgorithmConfig::NETWORK`.
+    Registered {
+        /// Which (a primary role, not one of [`BY_HAND`]).
+        algorithm: Algorithm,
+        /// Its configuration in `engine`'s field of it; every other field
+        /// is its default.
+        engine: AnyConfig,
+    },
 }
 
-/// TIMELY parameters; every field not given is the HPCC reference
-/// simulator's (cc-core's `TimelyConfig::hpcc_sim`).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct TimelyCfg {
-    /// EWMA weight of the new RTT difference.
-    pub alpha: Option<Prob>,
-    /// Multiplicative-decrease factor.
-    pub beta: Option<Prob>,
-    /// T_low, µs.
-    pub t_low_us: Option<f64>,
-    /// T_high, µs.
-    pub t_high_us: Option<f64>,
-    /// minRTT, µs: the gradient's normaliser.
-    pub min_rtt_us: Option<f64>,
-    /// The additive step δ as a fraction of the line rate.
-    pub rate_ai: Option<Prob>,
-    /// The hyperactive-increase step as a fraction of the line rate.
-    pub rate_hai: Option<Prob>,
-    /// The rate floor, Mb/s.
-    pub min_rate_mbps: Option<u32>,
-    /// The update clock.
-    pub clock: Option<TimelyClockName>,
-}
-
-/// When TIMELY updates its rate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimelyClockName {
-    /// Once per RTT (the HPCC reference simulator's).
-    PerRtt,
-    /// On every RTT sample, scaled by the time since the last (eRPC's).
-    PerSample,
-}
+/// The algorithms hal-sim configures by hand, each with a variant of
+/// [`Cc`] of its own.
+pub const BY_HAND: [Algorithm; 6] = [
+    Algorithm::Hpcc,
+    Algorithm::HpccReceiver,
+    Algorithm::Ldcp,
+    Algorithm::LdcpRate,
+    Algorithm::Dctcp,
+    Algorithm::Dcqcn,
+];
 
 /// DCQCN parameters; every field not given comes from the preset.
 #[derive(Clone, Debug, PartialEq)]

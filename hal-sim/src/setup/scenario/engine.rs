@@ -3,9 +3,7 @@
 
 use cc_core::prelude::*;
 
-use cc_core::timely::{TimelyClock, TimelyConfig};
-
-use super::{Cc, CcCfg, DcqcnCfg, DcqcnPreset, HpccCfg, HpccMode, LdcpCfg, TimelyCfg, TimelyClockName, Wai};
+use super::{Cc, CcCfg, DcqcnCfg, DcqcnPreset, HpccCfg, HpccMode, LdcpCfg, Wai};
 
 /// A scenario's decimal ratio, to a billionth, rounded to nearest.
 fn ratio(x: f64) -> Result<Fraction, String> {
@@ -21,7 +19,7 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         Cc::Hpcc(h) => (h.clone(), LdcpCfg::default(), true),
         Cc::Ldcp { params, fast_start } => (HpccCfg::default(), params.clone(), *fast_start),
         Cc::LdcpRate(l) => (HpccCfg::default(), l.clone(), true),
-        Cc::Dctcp(_) | Cc::Dcqcn(_) | Cc::Timely(_) => (HpccCfg::default(), LdcpCfg::default(), true),
+        Cc::Dctcp(_) | Cc::Dcqcn(_) | Cc::Registered { .. } => (HpccCfg::default(), LdcpCfg::default(), true),
     };
     let hpcc = HpccConfig {
         eta: ratio(h.eta.0)?,
@@ -55,6 +53,11 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         },
         probe_timeout_rtts: 4,
     };
+    // A registered algorithm's own field is set; every other is its default.
+    let base = match &c.algorithm {
+        Cc::Registered { engine, .. } => *engine,
+        _ => AnyConfig::DEFAULT,
+    };
     let cfg = AnyConfig {
         hpcc,
         ldcp,
@@ -70,20 +73,20 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
             Cc::Dcqcn(d) => dcqcn_config(d)?,
             _ => DcqcnConfig::default(),
         },
-        timely: match &c.algorithm {
-            Cc::Timely(t) => timely_config(t)?,
-            _ => TimelyConfig::default(),
-        },
+        ..base
     };
     cfg.hpcc.validate().map_err(|e| format!("HPCC++ parameters: {e}"))?;
     cfg.ldcp.validate().map_err(|e| format!("LDCP parameters: {e}"))?;
     cfg.dctcp.validate().map_err(|e| format!("DCTCP parameters: {e}"))?;
     cfg.dcqcn.validate().map_err(|e| format!("DCQCN parameters: {e}"))?;
-    if let Some(f) = cfg.timely.invalid_field() {
-        return Err(format!(
-            "TIMELY parameters: {f} out of range (T_low < T_high < 16.7 ms, minRTT 1 ns ..= 1.05 ms, \
-             rate_hai ≥ rate_ai, min_rate_mbps ≥ 1)"
-        ));
+    if let Cc::Registered { algorithm: a, .. } = &c.algorithm {
+        if let Some(f) = cfg.invalid_field(*a) {
+            let p = a.params().find(|p| p.field == f);
+            return Err(match p {
+                Some(p) => format!("{} parameters: {} must be {}", a.title(), p.name, p.range),
+                None => format!("{} parameters: {f} out of range", a.title()),
+            });
+        }
     }
     Ok(cfg)
 }
@@ -137,40 +140,4 @@ fn dcqcn_config(d: &DcqcnCfg) -> Result<DcqcnConfig, String> {
         q.cnp_interval_ns = ns(t)?;
     }
     Ok(q)
-}
-
-/// A scenario's TIMELY parameters over the HPCC reference simulator's
-/// (checked with the rest of the configuration by [`engine_config`]).
-pub(super) fn timely_config(t: &TimelyCfg) -> Result<TimelyConfig, String> {
-    let d = TimelyConfig::hpcc_sim();
-    let ns = |us: f64, name: &str| -> Result<u32, String> {
-        let v = (us * 1e3).round();
-        if !(0.0..=u32::MAX as f64).contains(&v) {
-            return Err(format!("TIMELY {name} of {us} µs is out of range"));
-        }
-        Ok(v as u32)
-    };
-    Ok(TimelyConfig {
-        alpha: t.alpha.map(|p| ratio(p.0)).transpose()?.unwrap_or(d.alpha),
-        beta: t.beta.map(|p| ratio(p.0)).transpose()?.unwrap_or(d.beta),
-        t_low_ns: t.t_low_us.map(|u| ns(u, "t_low_us")).transpose()?.unwrap_or(d.t_low_ns),
-        t_high_ns: t
-            .t_high_us
-            .map(|u| ns(u, "t_high_us"))
-            .transpose()?
-            .unwrap_or(d.t_high_ns),
-        min_rtt_ns: t
-            .min_rtt_us
-            .map(|u| ns(u, "min_rtt_us"))
-            .transpose()?
-            .unwrap_or(d.min_rtt_ns),
-        delta: t.rate_ai.map(|p| ratio(p.0)).transpose()?.unwrap_or(d.delta),
-        hai: t.rate_hai.map(|p| ratio(p.0)).transpose()?.unwrap_or(d.hai),
-        min_rate_mbps: t.min_rate_mbps.unwrap_or(d.min_rate_mbps),
-        clock: match t.clock {
-            None => d.clock,
-            Some(TimelyClockName::PerRtt) => TimelyClock::PerRtt,
-            Some(TimelyClockName::PerSample) => TimelyClock::PerSample,
-        },
-    })
 }

@@ -6,6 +6,7 @@
 use serde::Deserialize;
 
 use super::*;
+use cc_core::Algorithm;
 
 /// A scenario file as written.
 #[derive(Deserialize)]
@@ -22,7 +23,7 @@ struct File {
     switch: SwitchCfg,
     #[serde(default)]
     nic: NicCfg,
-    cc: RawCc,
+    cc: toml::Table,
     workload: RawWorkload,
     #[serde(default)]
     metrics: MetricsCfg,
@@ -74,7 +75,6 @@ enum Algo {
     LdcpRate,
     Dctcp,
     Dcqcn,
-    Timely,
 }
 
 #[derive(Deserialize)]
@@ -105,10 +105,6 @@ struct RawCc {
     byte_counter: Option<u32>,
     clamp_target: Option<bool>,
     cnp_interval_us: Option<f64>,
-    t_low_us: Option<f64>,
-    t_high_us: Option<f64>,
-    min_rtt_us: Option<f64>,
-    clock: Option<TimelyClockName>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -219,7 +215,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
         topology: topology(f.topology).map_err(|(k, m)| err(&format!("topology.{k}"), m))?,
         switch: f.switch,
         nic: f.nic,
-        cc: cc(f.cc).map_err(|(k, m)| err(&format!("cc.{k}"), m))?,
+        cc: cc_table(f.cc, text).map_err(|(k, m)| err(&format!("cc.{k}"), m))?,
         workload: workload(f.workload).map_err(|(k, m)| err(&format!("workload.{k}"), m))?,
         metrics: f.metrics,
     };
@@ -264,7 +260,7 @@ fn unknown_field(text: &str, path: &str, message: &str) -> Option<(String, Strin
     let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
     let kinds = match table {
         "topology" => Some(("kind", TOPOLOGY_KINDS)),
-        "cc" => Some(("algorithm", CC_KINDS)),
+        "cc" => Some(("algorithm", cc_kinds())),
         "workload" => Some(("kind", WORKLOAD_KINDS)),
         _ => None,
     };
@@ -359,7 +355,7 @@ const TOPOLOGY_KINDS: &[(&str, &[&str])] = &[
 
 /// The fields each `algorithm` of `[cc]` takes, beyond `algorithm` and
 /// `base_rtt_ns`.
-const CC_KINDS: &[(&str, &[&str])] = &[
+const BY_HAND_KINDS: &[(&str, &[&str])] = &[
     (
         "hpcc",
         &[
@@ -390,20 +386,6 @@ const CC_KINDS: &[(&str, &[&str])] = &[
             "byte_counter",
             "clamp_target",
             "cnp_interval_us",
-        ],
-    ),
-    (
-        "timely",
-        &[
-            "alpha",
-            "beta",
-            "t_low_us",
-            "t_high_us",
-            "min_rtt_us",
-            "rate_ai",
-            "rate_hai",
-            "min_rate_mbps",
-            "clock",
         ],
     ),
 ];
@@ -551,6 +533,137 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
     })
 }
 
+/// The fields each `algorithm` of `[cc]` takes: hal-sim's own
+/// ([`BY_HAND_KINDS`]), then each other algorithm of cc-core's registry
+/// with its parameter table's names.
+fn cc_kinds() -> &'static [(&'static str, &'static [&'static str])] {
+    static KINDS: std::sync::OnceLock<Vec<(&'static str, &'static [&'static str])>> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let mut k = BY_HAND_KINDS.to_vec();
+        for a in Algorithm::ALL.into_iter().filter(|a| Cc::registered(*a).is_some()) {
+            let names: Vec<&'static str> = a.params().map(|p| p.name).collect();
+            k.push((a.name(), names.leak()));
+        }
+        k
+    })
+}
+
+/// A name of a `[cc]` key, for an error (the table's keys are the file's).
+fn leaked(key: &str) -> &'static str {
+    Box::leak(key.to_string().into_boxed_str())
+}
+
+/// `[cc]`: its `algorithm` first, then the fields it takes.
+fn cc_table(t: toml::Table, text: &str) -> Result<CcCfg, FieldError> {
+    let name = match t.get("algorithm") {
+        Some(toml::Value::String(n)) => n.clone(),
+        Some(v) => return Err(("algorithm", format!("must be a string (got {v})"))),
+        None => return Err(("algorithm", "missing field `algorithm`".into())),
+    };
+    let registered = Algorithm::from_name(&name).and_then(Cc::registered);
+    let kinds = cc_kinds();
+    if registered.is_none() && !BY_HAND_KINDS.iter().any(|(k, _)| *k == name) {
+        let names: Vec<&str> = kinds.iter().map(|(k, _)| *k).collect();
+        return Err((
+            "algorithm",
+            format!("unknown algorithm `{name}`; expected one of {}", list_or_none(&names)),
+        ));
+    }
+    // A field of another algorithm is named as such.
+    let own = fields_of(kinds, &name);
+    for key in t.keys().filter(|k| !["algorithm", "base_rtt_ns"].contains(&k.as_str())) {
+        if !own.contains(&key.as_str()) && !takers(kinds, key).is_empty() {
+            only_in("algorithm", kinds, &name, &[(leaked(key), true)])?;
+        }
+    }
+    if let Some(Cc::Registered { algorithm, .. }) = registered {
+        return registered_cc(algorithm, t, text);
+    }
+    let raw: RawCc = serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.inner().message().trim().to_string();
+        match unknown_field(text, &format!("cc.{path}"), &message) {
+            Some((dotted, hint)) => (leaked(dotted.trim_start_matches("cc.")), hint),
+            None => (leaked(&path), message),
+        }
+    })?;
+    cc(raw)
+}
+
+/// The `[cc]` of an algorithm of cc-core's registry: each key a parameter
+/// of its table (cc-core's `AlgorithmConfig::PARAMS`) in the table's unit,
+/// the whole judged by its configuration's own ranges.
+fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result<CcCfg, FieldError> {
+    use cc_core::params::Unit;
+    t.remove("algorithm");
+    let base_rtt_ns = match t.remove("base_rtt_ns") {
+        None => None,
+        Some(v) => Some(TimeNs::deserialize(v).map_err(|e| ("base_rtt_ns", e.message().trim().to_string()))?),
+    };
+    check_base_rtt(base_rtt_ns)?;
+    let mut engine = cc_core::AnyConfig::DEFAULT;
+    for (key, v) in t {
+        let Some((i, p)) = algorithm.params().enumerate().find(|(_, p)| p.name == key) else {
+            let all: Vec<String> = algorithm.params().map(|p| format!("`{}`", p.name)).collect();
+            let message = format!("unknown field `{key}`, expected one of {}", all.join(", "));
+            let (dotted, hint) = unknown_field(text, &format!("cc.{key}"), &message).unwrap_or((key.clone(), message));
+            return Err((leaked(dotted.trim_start_matches("cc.")), hint));
+        };
+        let n = match (p.unit, &v) {
+            (Unit::Flag, toml::Value::Boolean(b)) => Some(*b as u32),
+            (Unit::Choice(_), toml::Value::String(c)) => p.unit.choice(c),
+            (Unit::Flag | Unit::Choice(_), _) => None,
+            (u, toml::Value::Integer(x)) => u.from_decimal(*x as f64),
+            (u, toml::Value::Float(x)) => u.from_decimal(*x),
+            _ => None,
+        };
+        let unit = match p.unit {
+            Unit::Fraction => "a ratio".to_string(),
+            Unit::Micros => "µs".to_string(),
+            Unit::Mbps => "Mb/s".to_string(),
+            Unit::Bytes => "bytes".to_string(),
+            Unit::Count => "a count".to_string(),
+            Unit::Flag => "true or false".to_string(),
+            Unit::Choice(c) => format!(
+                "one of {}",
+                c.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        let Some(n) = n else {
+            return Err((p.name, format!("must be {unit}, {} (got {v})", p.range)));
+        };
+        engine.set_param(algorithm, i, n);
+    }
+    if let Some(f) = engine.invalid_field(algorithm) {
+        return Err(match algorithm.params().find(|p| p.field == f) {
+            Some(p) => (p.name, format!("must be {}", p.range)),
+            None => (
+                "algorithm",
+                format!("{} parameters: {f} out of range", algorithm.title()),
+            ),
+        });
+    }
+    Ok(CcCfg {
+        algorithm: Cc::Registered { algorithm, engine },
+        base_rtt_ns,
+    })
+}
+
+/// `base_rtt_ns` within the engine's range of T.
+fn check_base_rtt(t: Option<TimeNs>) -> Result<(), FieldError> {
+    let (min, max) = (
+        cc_core::units::BaseRtt::MIN_NS as u64,
+        cc_core::units::BaseRtt::MAX_NS as u64,
+    );
+    match t {
+        Some(t) if !(min..=max).contains(&t.0) => Err((
+            "base_rtt_ns",
+            format!("must be in {min} ..= {max} ns, the engine's range of T (got {})", t.0),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
     let given = [
         ("eta", c.eta.is_some()),
@@ -572,17 +685,13 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         ("fast_recovery", c.fast_recovery.is_some()),
         ("rate_ai", c.rate_ai.is_some()),
         ("rate_hai", c.rate_hai.is_some()),
-        ("t_low_us", c.t_low_us.is_some()),
-        ("t_high_us", c.t_high_us.is_some()),
-        ("min_rtt_us", c.min_rtt_us.is_some()),
-        ("clock", c.clock.is_some()),
         ("min_rate_mbps", c.min_rate_mbps.is_some()),
         ("byte_counter", c.byte_counter.is_some()),
         ("clamp_target", c.clamp_target.is_some()),
         ("cnp_interval_us", c.cnp_interval_us.is_some()),
     ];
     let ldcp = |kind: &str| -> Result<LdcpCfg, FieldError> {
-        only_in("algorithm", CC_KINDS, kind, &given)?;
+        only_in("algorithm", cc_kinds(), kind, &given)?;
         let d = LdcpCfg::default();
         Ok(LdcpCfg {
             alpha: c.alpha.unwrap_or(d.alpha),
@@ -600,22 +709,10 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         ("rate_ai", c.rate_ai.map(|p| p.0)),
         ("rate_hai", c.rate_hai.map(|p| p.0)),
     ];
-    if let Some(t) = c.base_rtt_ns {
-        if !(cc_core::units::BaseRtt::MIN_NS as u64..=cc_core::units::BaseRtt::MAX_NS as u64).contains(&t.0) {
-            return Err((
-                "base_rtt_ns",
-                format!(
-                    "must be in {} ..= {} ns, the engine's range of T (got {})",
-                    cc_core::units::BaseRtt::MIN_NS,
-                    cc_core::units::BaseRtt::MAX_NS,
-                    t.0
-                ),
-            ));
-        }
-    }
+    check_base_rtt(c.base_rtt_ns)?;
     let algorithm = match c.algorithm {
         Algo::Hpcc => {
-            only_in("algorithm", CC_KINDS, "hpcc", &given)?;
+            only_in("algorithm", cc_kinds(), "hpcc", &given)?;
             let d = HpccCfg::default();
             Cc::Hpcc(HpccCfg {
                 eta: c.eta.unwrap_or(d.eta),
@@ -638,14 +735,14 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         // The rate variant has no fast start (its first RTT is the NIC's).
         Algo::LdcpRate => Cc::LdcpRate(ldcp("ldcp_rate")?),
         Algo::Dctcp => {
-            only_in("algorithm", CC_KINDS, "dctcp", &given)?;
+            only_in("algorithm", cc_kinds(), "dctcp", &given)?;
             Cc::Dctcp(DctcpCfg {
                 g: c.g.unwrap_or(DctcpCfg::default().g),
                 w_min_bytes: c.w_min_bytes,
             })
         }
         Algo::Dcqcn => {
-            only_in("algorithm", CC_KINDS, "dcqcn", &given)?;
+            only_in("algorithm", cc_kinds(), "dcqcn", &given)?;
             Cc::Dcqcn(DcqcnCfg {
                 preset: c.preset.unwrap_or_default(),
                 g: c.g,
@@ -660,34 +757,6 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
                 clamp_target: c.clamp_target,
                 cnp_interval_us: c.cnp_interval_us,
             })
-        }
-        Algo::Timely => {
-            only_in("algorithm", CC_KINDS, "timely", &given)?;
-            let t = TimelyCfg {
-                alpha: c.alpha,
-                beta: c.beta,
-                t_low_us: c.t_low_us,
-                t_high_us: c.t_high_us,
-                min_rtt_us: c.min_rtt_us,
-                rate_ai: c.rate_ai,
-                rate_hai: c.rate_hai,
-                min_rate_mbps: c.min_rate_mbps,
-                clock: c.clock,
-            };
-            // The engine's ranges, at the scenario's field.
-            let engine = super::engine::timely_config(&t).map_err(|e| ("algorithm", e))?;
-            if let Some(f) = engine.invalid_field() {
-                return Err(match f {
-                    "alpha" | "beta" => (f, "must be in (0, 1]".into()),
-                    "t_low_ns" => ("t_low_us", "must be below t_high_us".into()),
-                    "t_high_ns" => ("t_high_us", "must be below 16777 µs (2^24 ns)".into()),
-                    "min_rtt_ns" => ("min_rtt_us", "must be in 0.001 ..= 1048.576 µs".into()),
-                    "delta" => ("rate_ai", "must be in (0, 1]".into()),
-                    "hai" => ("rate_hai", "must be in [rate_ai, 1]".into()),
-                    _ => ("min_rate_mbps", "must be in 1 ..= 16777216".into()),
-                });
-            }
-            Cc::Timely(t)
         }
     };
     // After the kind's check: a field of another algorithm is named as such.

@@ -266,6 +266,14 @@ impl Marking {
     /// A threshold no queue reaches: none.
     pub const NEVER: u64 = u64::MAX >> 24;
 
+    /// No marking, no drop threshold.
+    pub const NONE: Marking = Marking {
+        kmin: NEVER,
+        kmax: NEVER,
+        pmax: 0.0,
+        drop_k: NEVER,
+    };
+
     /// Whether ECN-incapable data is dropped at a threshold K (LDCP's
     /// eq. (3)), so that drops split into those at K and the rest.
     pub fn drops_at_k(&self) -> bool {
@@ -282,7 +290,7 @@ impl Marking {
     /// | DCTCP | 3 KB | 3 KB | 1.0 | none | the same simulator's DCTCP runs (30 KB at 10 Gb/s) |
     /// | LDCP, both variants | 50 B | 400 B | 0.2 | 200 B | the shipped LDCP scenarios (5 / 40 / 20 KB at 100 Gb/s); the draft gives no values |
     /// | HPCC++ | – | – | 0 | none | reads telemetry, not ECN: no marking |
-    /// | TIMELY | – | – | 0 | none | reads RTTs, not ECN: no marking |
+    /// | any other (TIMELY) | its `NETWORK.marking`'s | | | none | cc-core's registry (TIMELY reads RTTs, not ECN: no marking) |
     pub fn default_for(cc: &Cc, gbps: u32) -> Marking {
         let g = gbps as u64;
         match cc {
@@ -304,12 +312,16 @@ impl Marking {
                 pmax: 0.2,
                 drop_k: 200 * g,
             },
-            Cc::Hpcc(_) | Cc::Timely(_) => Marking {
-                kmin: NEVER,
-                kmax: NEVER,
-                pmax: 0.0,
-                drop_k: NEVER,
+            Cc::Registered { algorithm, .. } => match algorithm.network().marking {
+                Some(m) => Marking {
+                    kmin: m.kmin_bytes_per_gbps as u64 * g,
+                    kmax: m.kmax_bytes_per_gbps as u64 * g,
+                    pmax: m.pmax.to_bits() as f64 / (1u32 << cc_core::units::Fraction::FRAC_BITS) as f64,
+                    drop_k: NEVER,
+                },
+                None => Marking::NONE,
             },
+            Cc::Hpcc(_) => Marking::NONE,
         }
     }
 }

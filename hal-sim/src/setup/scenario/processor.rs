@@ -4,6 +4,7 @@
 //! (`nic-firmware/scripts/bench.sh --json`, whose checked-in copy is
 //! `nic-firmware/bench.json`).
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use cc_core::event::Algorithm;
@@ -36,7 +37,7 @@ struct Cell {
 /// HPCC++ ACK of five hops (for the cost of each hop past the first), the
 /// engine's timer, a CNP, a probe reply; `None` takes the ACK's.
 struct Rows {
-    ack: &'static str,
+    ack: Cow<'static, str>,
     ack_5_hops: Option<&'static str>,
     timer: Option<&'static str>,
     cnp: Option<&'static str>,
@@ -46,21 +47,21 @@ struct Rows {
 fn rows(algorithm: Algorithm) -> Rows {
     match algorithm {
         Algorithm::Hpcc | Algorithm::HpccReceiver => Rows {
-            ack: "HPCC++ ACK, 1 hop",
+            ack: Cow::Borrowed("HPCC++ ACK, 1 hop"),
             ack_5_hops: Some("HPCC++ ACK, 5 hops"),
             timer: None,
             cnp: None,
             probe_response: Some("HPCC++ probe response"),
         },
         Algorithm::Ldcp | Algorithm::LdcpRate => Rows {
-            ack: "LDCP ACK (PAWA)",
+            ack: Cow::Borrowed("LDCP ACK (PAWA)"),
             ack_5_hops: None,
             timer: Some("LDCP timer (cw < 1)"),
             cnp: None,
             probe_response: None,
         },
         Algorithm::Dctcp => Rows {
-            ack: "DCTCP ACK (baseline)",
+            ack: Cow::Borrowed("DCTCP ACK (baseline)"),
             ack_5_hops: None,
             timer: None,
             cnp: None,
@@ -69,14 +70,16 @@ fn rows(algorithm: Algorithm) -> Rows {
         // DCQCN's engine answers ACKs and timers with what its CNP costs,
         // the one row the benchmark has of it.
         Algorithm::Dcqcn => Rows {
-            ack: "DCQCN CNP (baseline)",
+            ack: Cow::Borrowed("DCQCN CNP (baseline)"),
             ack_5_hops: None,
             timer: None,
             cnp: Some("DCQCN CNP (baseline)"),
             probe_response: None,
         },
-        Algorithm::Timely => Rows {
-            ack: "TIMELY ACK",
+        // Every other algorithm of the registry: its benchmark row is
+        // "<title> ACK" (nic-firmware's `Path` names it so).
+        _ => Rows {
+            ack: Cow::Owned(format!("{} ACK", algorithm.title())),
             ack_5_hops: None,
             timer: None,
             cnp: None,
@@ -109,7 +112,7 @@ fn from_table(text: &str, core: CoreKind, algorithm: Algorithm) -> Result<Costs,
         Ok(mean.round() as u32)
     };
     let r = rows(algorithm);
-    let ack = cell(r.ack)?;
+    let ack = cell(&r.ack)?;
     let or_ack = |row: Option<&str>| row.map_or(Ok(ack), cell);
     let ack_per_hop = match r.ack_5_hops {
         Some(five) => cell(five)?.saturating_sub(ack) / 4,

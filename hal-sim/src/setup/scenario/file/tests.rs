@@ -246,7 +246,7 @@ fn timely_named_alone_runs_as_the_reference_simulators() {
     use cc_core::timely::{TimelyClock, TimelyConfig};
     let text = GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"timely\"");
     let s = parse(&text, "t.toml").unwrap();
-    assert_eq!(s.cc.algorithm, Cc::Timely(TimelyCfg::default()));
+    assert_eq!(s.cc.algorithm, Cc::registered(cc_core::Algorithm::Timely).unwrap());
     let engine = super::super::engine::engine_config(&s.cc, 1000).unwrap();
     assert_eq!(engine.timely, TimelyConfig::hpcc_sim());
     assert_eq!(s.switch.marking(&s.cc.algorithm, 100).pmax, 0.0);
@@ -277,4 +277,35 @@ fn timely_named_alone_runs_as_the_reference_simulators() {
     let e = parse(&bad, "t.toml").unwrap_err();
     assert_eq!((e.field.as_str(), e.line), ("cc.t_low_us", Some(11)), "{e}");
     assert!(e.message.contains("below t_high_us"), "{e}");
+    // Each value in its unit; a near miss is named.
+    for (line, field, says) in [
+        ("clock = \"per_ack\"", "cc.clock", "one of \"per_rtt\", \"per_sample\""),
+        ("clock = 1", "cc.clock", "one of"),
+        ("alpha = 1.5", "cc.alpha", "a ratio, (0, 1]"),
+        ("alpha = 0", "cc.alpha", "(0, 1]"),
+        ("min_rate_mbps = 1.5", "cc.min_rate_mbps", "Mb/s"),
+        ("t_low_us = -1", "cc.t_low_us", "µs"),
+        ("t_lo_us = 1", "cc.t_lo_us", "did you mean `t_low_us`?"),
+        ("base_rtt_ns = 1", "cc.base_rtt_ns", "range of T"),
+        ("eta = 0.9", "cc.eta", "it is a field of hpcc"),
+    ] {
+        let bad = text.replace("algorithm = \"timely\"", &format!("algorithm = \"timely\"\n{line}"));
+        let e = parse(&bad, "t.toml").unwrap_err();
+        assert_eq!((e.field.as_str(), e.line), (field, Some(11)), "{line}: {e}");
+        assert!(e.message.contains(says), "{line}: {e}");
+    }
+    // A field of TIMELY's is named as such for another algorithm.
+    let e = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"dctcp\"\nt_high_us = 5"),
+        "t.toml",
+    )
+    .unwrap_err();
+    assert!(e.message.contains("it is a field of timely"), "{e}");
+    let e = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"timelee\""),
+        "t.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "cc.algorithm", "{e}");
+    assert!(e.message.contains("`timely`"), "{e}");
 }

@@ -1,0 +1,167 @@
+//! What an algorithm tells the layers above the engine besides its events:
+//! the parameters a table sets by name (a simulator scenario's `[cc]`
+//! table, a host's configuration file) and what it needs of the network
+//! its flows cross. Each algorithm's module states both beside its
+//! configuration ([`crate::algorithms::AlgorithmConfig::PARAMS`] and
+//! [`crate::algorithms::AlgorithmConfig::NETWORK`]); a front end reads
+//! them through [`crate::Algorithm`] instead of naming the algorithm.
+
+use crate::units::Fraction;
+
+/// How a table writes a parameter, and how its value becomes the engine's
+/// number (a `u32` in the configuration field's own unit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A decimal ratio in [0, 1]; stored as a [`Fraction`]'s raw value
+    /// (2^-24 steps), rounded to nearest.
+    Fraction,
+    /// Decimal microseconds; stored in nanoseconds, rounded to nearest.
+    Micros,
+    /// Whole Mb/s.
+    Mbps,
+    /// Whole bytes.
+    Bytes,
+    /// A whole count.
+    Count,
+    /// `true` or `false`; stored as 1 or 0.
+    Flag,
+    /// One of these names; stored as its place in the list.
+    Choice(&'static [&'static str]),
+}
+
+impl Unit {
+    /// The engine's number for a table's decimal `x` in this unit: `None`
+    /// if `x` is negative, not a number, not whole where the unit counts,
+    /// above 1 for a fraction, or beyond a `u32`. Only for the numeric
+    /// units (`Flag` and `Choice` are written as words: `None`).
+    pub fn from_decimal(self, x: f64) -> Option<u32> {
+        // NaN is neither negative nor not: refused with them.
+        if x.is_nan() || x < 0.0 {
+            return None;
+        }
+        let scaled = match self {
+            Unit::Fraction if x <= 1.0 => x * (1u32 << Fraction::FRAC_BITS) as f64,
+            Unit::Micros => x * 1_000.0,
+            Unit::Mbps | Unit::Bytes | Unit::Count if x == (x as u64) as f64 => x,
+            _ => return None,
+        };
+        // Round half up; `as` would saturate, so the range is checked first.
+        let r = scaled + 0.5;
+        if r < 4_294_967_296.0 {
+            Some(r as u32)
+        } else {
+            None
+        }
+    }
+
+    /// The decimal a table writes for the engine's number `v` (for a
+    /// `Flag` or `Choice`, `v` itself).
+    pub fn to_decimal(self, v: u32) -> f64 {
+        match self {
+            Unit::Fraction => v as f64 / (1u32 << Fraction::FRAC_BITS) as f64,
+            Unit::Micros => v as f64 / 1_000.0,
+            _ => v as f64,
+        }
+    }
+
+    /// The place of `name` among a `Choice`'s names (`None` for a name it
+    /// does not have, or another unit).
+    pub fn choice(self, name: &str) -> Option<u32> {
+        match self {
+            Unit::Choice(names) => names.iter().position(|n| *n == name).map(|i| i as u32),
+            _ => None,
+        }
+    }
+}
+
+/// What a table needs to know of a parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The key a table writes (`t_low_us`).
+    pub name: &'static str,
+    /// The configuration field it sets, as the configuration's
+    /// `invalid_field` names it (`t_low_ns`).
+    pub field: &'static str,
+    /// How it is written.
+    pub unit: Unit,
+    /// Its range in words, in the table's unit (`"below t_high_us"`).
+    pub range: &'static str,
+    /// What it is.
+    pub doc: &'static str,
+}
+
+/// A parameter of configuration `C`: its description and its accessors in
+/// the engine's unit.
+pub struct Param<C> {
+    /// What a table needs to know.
+    pub info: ParamInfo,
+    /// The field's value.
+    pub get: fn(&C) -> u32,
+    /// Sets the field (any `u32`: the configuration's validation judges it).
+    pub set: fn(&mut C, u32),
+}
+
+/// What the decision of an algorithm's flows governs at the NIC's
+/// scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// The window bounds the bytes in flight (and the pacer the gaps).
+    Window,
+    /// As `Window`; below one packet of window, a packet goes when the
+    /// engine's timer releases it.
+    WindowOrTicks,
+    /// The rate alone: the pacer spaces packets, the window is not enforced.
+    Rate,
+}
+
+/// The WRED/ECN marking an algorithm was evaluated with, per Gb/s of the
+/// port (so that the queue it allows is the same in time at every speed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EcnMarking {
+    /// K_min, bytes per Gb/s.
+    pub kmin_bytes_per_gbps: u32,
+    /// K_max, bytes per Gb/s.
+    pub kmax_bytes_per_gbps: u32,
+    /// P_max.
+    pub pmax: Fraction,
+}
+
+/// What an algorithm's flows need of the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Network {
+    /// What the decision governs.
+    pub gate: Gate,
+    /// The switches' ECN marking it runs with; `None`: it reads no ECN,
+    /// and switches mark nothing unless told.
+    pub marking: Option<EcnMarking>,
+    /// Whether its ACKs (and other control packets) take a strict-priority
+    /// queue ahead of data by default, so that the delays it measures are
+    /// the data's.
+    pub control_priority: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_round_to_the_engine_unit() {
+        assert_eq!(Unit::Fraction.from_decimal(1.0), Some(1 << 24));
+        assert_eq!(Unit::Fraction.from_decimal(0.875), Some(14_680_064));
+        // 0.001 · 2^24 = 16777.216.
+        assert_eq!(Unit::Fraction.from_decimal(0.001), Some(16_777));
+        assert_eq!(Unit::Fraction.from_decimal(1.01), None);
+        assert_eq!(Unit::Micros.from_decimal(0.0015), Some(2));
+        assert_eq!(Unit::Micros.from_decimal(500.0), Some(500_000));
+        assert_eq!(Unit::Micros.from_decimal(4_294_967.295), Some(u32::MAX));
+        assert_eq!(Unit::Micros.from_decimal(4_294_967.296), None);
+        assert_eq!(Unit::Mbps.from_decimal(1000.0), Some(1000));
+        assert_eq!(Unit::Mbps.from_decimal(1000.5), None);
+        assert_eq!(Unit::Count.from_decimal(-1.0), None);
+        assert_eq!(Unit::Count.from_decimal(f64::NAN), None);
+        assert_eq!(Unit::Flag.from_decimal(1.0), None);
+        assert_eq!(Unit::Micros.to_decimal(20_000), 20.0);
+        assert_eq!(Unit::Choice(&["a", "b"]).choice("b"), Some(1));
+        assert_eq!(Unit::Choice(&["a", "b"]).choice("c"), None);
+    }
+}
