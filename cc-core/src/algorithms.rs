@@ -24,7 +24,7 @@
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::{Controller, Visit};
 use crate::event::{Ack, Decision, Error, FlowParams, MessageEnd, ProbeId};
-use crate::params::{Network, Param, ParamInfo};
+use crate::params::{AckBench, Network, Param, ParamInfo};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 use crate::wire::Result as WireResult;
@@ -43,6 +43,16 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
 
     /// What its flows need of the network.
     const NETWORK: Network;
+
+    /// The controller of its first role (its data sender), with `H` hops
+    /// of telemetry history where it keeps any: what
+    /// [`Algorithm::with_config`] hands a [`ConfigVisitor`].
+    type Sender<const H: usize>: Controller<Config = Self>;
+
+    /// The firmware benchmark's ACK row, for an algorithm whose front ends
+    /// take it from the registry; `None` for one the benchmark drives by
+    /// hand (HPCC++, LDCP, DCTCP and DCQCN have rows of their own).
+    const ACK_BENCH: Option<AckBench> = None;
 
     /// Checks every field's range.
     fn validate(&self) -> Result<(), Error>;
@@ -66,6 +76,16 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
     /// engine model's invariants (`testing::model`, the property tests
     /// and the fuzz target). `Err` names the bound broken.
     fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str>;
+}
+
+/// Code generic over an algorithm's configuration type, run for the one
+/// an [`Algorithm`] names by [`Algorithm::with_config`].
+pub trait ConfigVisitor {
+    /// What it gives back.
+    type Output;
+
+    /// Runs with configuration type `C`.
+    fn visit<C: AlgorithmConfig>(self) -> Self::Output;
 }
 
 /// Declares the one list: see the module's docs. Each entry is an
@@ -153,6 +173,23 @@ macro_rules! registry {
             /// their order.
             pub fn params(self) -> impl Iterator<Item = &'static ParamInfo> {
                 (0..).map_while(move |i| self.param(i))
+            }
+
+            /// `v` run with this algorithm's configuration type
+            /// ([`ConfigVisitor::visit`]): code generic over the
+            /// algorithm, instantiated for it alone.
+            pub fn with_config<V: ConfigVisitor>(self, v: V) -> V::Output {
+                match self {
+                    $($(Algorithm::$variant)|+ => v.visit::<crate::$($cfg)::+>(),)+
+                }
+            }
+
+            /// Its firmware benchmark's ACK row
+            /// ([`AlgorithmConfig::ACK_BENCH`]).
+            pub const fn ack_bench(self) -> Option<AckBench> {
+                match self {
+                    $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::ACK_BENCH,)+
+                }
             }
 
             /// What its flows need of the network

@@ -169,6 +169,8 @@ impl Default for DcqcnConfig {
 }
 
 impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
+    type Sender<const H: usize> = Dcqcn;
+
     /// A rate; WRED marking at K_min 4 KB, K_max 16 KB per Gb/s with
     /// P_max 0.2 (the HPCC reference simulator's DCQCN runs: 100 / 400 KB
     /// at 25 Gb/s). Its control packets share the data's queue: DCQCN

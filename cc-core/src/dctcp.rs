@@ -87,6 +87,8 @@ impl Default for DctcpConfig {
 }
 
 impl crate::algorithms::AlgorithmConfig for DctcpConfig {
+    type Sender<const H: usize> = Dctcp;
+
     /// A window; marking at one threshold K = K_min = K_max with P_max 1
     /// (RFC 8257 §3.1), 3 KB per Gb/s as the HPCC reference simulator's
     /// DCTCP runs set it (30 KB at 10 Gb/s).

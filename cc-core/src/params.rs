@@ -6,6 +6,7 @@
 //! [`crate::algorithms::AlgorithmConfig::NETWORK`]); a front end reads
 //! them through [`crate::Algorithm`] instead of naming the algorithm.
 
+use crate::event::Ack;
 use crate::units::Fraction;
 
 /// How a table writes a parameter, and how its value becomes the engine's
@@ -138,6 +139,27 @@ pub struct Network {
     /// queue ahead of data by default, so that the delays it measures are
     /// the data's.
     pub control_priority: bool,
+}
+
+/// How the firmware benchmark drives an algorithm's ACK row: a flow of
+/// 100 Gb/s with T = 8 µs started at time 0 (cc-core's benchmark flow),
+/// then ACK n (from 1) at n · `interval_ns`. The hal-sim processor model
+/// charges the algorithm's ACKs what this row measured.
+#[derive(Clone, Copy, Debug)]
+pub struct AckBench {
+    /// The profiler's name of the path (`"timely-ack"`).
+    pub name: &'static str,
+    /// The benchmark table's row (`"TIMELY ACK"`).
+    pub row: &'static str,
+    /// ACK n; the ACKs should take every branch of the update.
+    pub ack: fn(u32) -> Ack<'static>,
+    /// Time between ACKs, ns.
+    pub interval_ns: u32,
+    /// The engine path's instruction targets, mean and maximum: on
+    /// rv32imac (also shown for rv64imac), and on a core with Zbb.
+    pub targets: Option<(u32, u32)>,
+    /// The target for one flow's state, bytes (the benchmark's state table).
+    pub state_bytes: Option<u32>,
 }
 
 #[cfg(test)]

@@ -215,6 +215,8 @@ impl Default for HpccConfig {
 }
 
 impl crate::algorithms::AlgorithmConfig for HpccConfig {
+    type Sender<const H: usize> = crate::hpcc::HpccSender<H>;
+
     /// A window; reads in-band telemetry, not ECN.
     const NETWORK: Network = Network {
         gate: Gate::Window,

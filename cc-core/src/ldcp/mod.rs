@@ -219,6 +219,8 @@ impl Default for LdcpConfig {
 }
 
 impl crate::algorithms::AlgorithmConfig for LdcpConfig {
+    type Sender<const H: usize> = crate::ldcp::Ldcp;
+
     /// The window variant's: a window, ticked by the timer below one
     /// packet (draft-dai §2.2); the draft gives no marking thresholds, so
     /// none is stated here.

@@ -55,7 +55,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{AckBench, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -205,6 +205,8 @@ macro_rules! param {
 }
 
 impl crate::algorithms::AlgorithmConfig for TimelyConfig {
+    type Sender<const H: usize> = Timely;
+
     const DEFAULT: Self = Self::hpcc_sim();
 
     const PARAMS: &'static [Param<Self>] = &[
@@ -296,6 +298,17 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
         control_priority: true,
     };
 
+    /// ACKs a microsecond apart, each passing the last update's `snd_nxt`
+    /// ([`bench_ack`]).
+    const ACK_BENCH: Option<AckBench> = Some(AckBench {
+        name: "timely-ack",
+        row: "TIMELY ACK",
+        ack: bench_ack,
+        interval_ns: 1_000,
+        targets: Some((110, 90)),
+        state_bytes: Some(24),
+    });
+
     fn validate(&self) -> Result<(), Error> {
         TimelyConfig::validate(self)
     }
@@ -359,6 +372,22 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
             return Err("TIMELY asked for a timer or a request");
         }
         Ok(())
+    }
+}
+
+/// The firmware benchmark's ACK `n`: it passes the `snd_nxt` of ACK
+/// n − 1, so each one updates the rate, with an RTT sample from a cycle of
+/// eight that takes every branch under the defaults: below T_low
+/// (increase), a rising and a falling gradient between T_low and T_high
+/// (decrease with its division, increase), above T_high (decrease).
+pub fn bench_ack(n: u32) -> Ack<'static> {
+    const RTTS: [u32; 8] = [40_000, 60_000, 75_000, 70_000, 62_000, 520_000, 90_000, 55_000];
+    Ack {
+        cum_ack: Seq(n.wrapping_mul(1000)),
+        snd_nxt: Seq(n.wrapping_mul(1000).wrapping_add(500)),
+        ece: crate::event::EcnEcho::NotMarked,
+        telemetry: &[],
+        rtt_ns: Some(RTTS[(n % 8) as usize]),
     }
 }
 

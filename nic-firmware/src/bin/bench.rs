@@ -22,8 +22,6 @@ use core::hint::black_box;
 
 use cc_core::prelude::*;
 use cc_core::reference::LdcpRef;
-use cc_core::timely::reference::{TimelyRef, TimelyRefParams};
-use cc_core::timely::{Timely, TimelyConfig};
 use nic_firmware::println;
 use nic_firmware::{exit, instret};
 
@@ -32,6 +30,7 @@ use nic_firmware::{exit, instret};
 mod paths;
 #[path = "../../../cc-core/benches/common/workload.rs"]
 mod workload;
+use cc_core::algorithms::{AlgorithmConfig, ConfigVisitor};
 use paths::{Bracket, Path};
 use workload::{hpcc_ack, hpcc_config, hpcc_params, hpcc_ref, ldcp_ack, ldcp_setup, Telemetry};
 
@@ -314,36 +313,34 @@ fn bench_dctcp_ack(o: u64) -> Row {
     }
 }
 
-fn bench_timely_ack(o: u64) -> Row {
-    let cfg = TimelyConfig::hpcc_sim();
-    let p = hpcc_params(Algorithm::Timely);
-    let Ok(mut t) = Timely::new(&cfg, &p, Instant::ZERO) else {
-        exit(3)
-    };
-    let controller = measure(
-        o,
-        |i| paths::timely_ack(i + 1),
-        |a| {
-            let _ = black_box(call(|| black_box(&mut t).ack(black_box(&cfg), Instant::ZERO, a)));
-        },
-    );
-    let rp = TimelyRefParams::from_config(&cfg, p.line_rate.to_rate().as_bps() as f64);
-    let mut r = TimelyRef::new(rp, p.start_seq.0 as f64);
-    let reference = measure(
-        o,
-        |i| {
-            let a = paths::timely_ack(i + 1);
-            (a.cum_ack.0 as f64, a.snd_nxt.0 as f64, a.rtt_ns.unwrap_or(0) as f64)
-        },
-        |&(cum, nxt, rtt)| {
-            call(|| black_box(&mut r).ack(0.0, cum, nxt, rtt));
-        },
-    );
+/// An algorithm of the registry's ACK row: its sender's controller with
+/// its defaults; no `f64` reference column (its property tests hold it to
+/// its reference).
+fn bench_registered(o: u64, a: Algorithm) -> Row {
+    struct Ack(u64, Algorithm);
+    impl ConfigVisitor for Ack {
+        type Output = Cost;
+        fn visit<C: AlgorithmConfig>(self) -> Cost {
+            let (Some(bench), cfg) = (C::ACK_BENCH, C::DEFAULT) else {
+                exit(3)
+            };
+            let Ok((mut c, _)) = C::Sender::<1>::start(&cfg, Instant::ZERO, &hpcc_params(self.1)) else {
+                exit(3)
+            };
+            measure(
+                self.0,
+                |i| (bench.ack)(i + 1),
+                |ack| {
+                    let _ = black_box(call(|| black_box(&mut c).ack(black_box(&cfg), Instant::ZERO, ack)));
+                },
+            )
+        }
+    }
     Row {
-        path: Path::TimelyAck,
-        engine: engine_path(o, Path::TimelyAck),
-        controller,
-        reference: Some(reference),
+        path: Path::Ack(a),
+        engine: engine_path(o, Path::Ack(a)),
+        controller: a.with_config(Ack(o, a)),
+        reference: None,
     }
 }
 
@@ -482,22 +479,24 @@ fn main() -> ! {
         "{:<28} {:>13} {:>13} {:>15} {:>9} {:>8}",
         "event", "engine", "controller", "f64 reference", "ref/ctrl", "target"
     );
-    let rows = [
-        bench_ldcp_ack(o),
-        bench_ldcp_timer(o),
-        bench_hpcc_ack(o, Path::HpccAck1),
-        bench_hpcc_ack(o, Path::HpccAck5),
-        bench_hpcc_ack(o, Path::HpccAck5OneQueue),
-        bench_rx_hpcc(o),
-        bench_probe_response(o),
-        bench_dctcp_ack(o),
-        bench_dcqcn_cnp(o),
-        bench_timely_ack(o),
-        #[cfg(feature = "c-api")]
-        bench_c_api(o, Path::LdcpAckC),
-        #[cfg(feature = "c-api")]
-        bench_c_api(o, Path::HpccAck5C),
-    ];
+    let mut rows = heapless::Vec::<Row, 24>::new();
+    for path in Path::all() {
+        let row = match path {
+            Path::LdcpAck => bench_ldcp_ack(o),
+            Path::LdcpTimer => bench_ldcp_timer(o),
+            Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => bench_hpcc_ack(o, path),
+            Path::RxHpcc5 => bench_rx_hpcc(o),
+            Path::ProbeResponse => bench_probe_response(o),
+            Path::DctcpAck => bench_dctcp_ack(o),
+            Path::DcqcnCnp => bench_dcqcn_cnp(o),
+            Path::Ack(a) => bench_registered(o, a),
+            #[cfg(feature = "c-api")]
+            Path::LdcpAckC | Path::HpccAck5C => bench_c_api(o, path),
+        };
+        if rows.push(row).is_err() {
+            exit(3)
+        }
+    }
     let (mut over, mut slow) = (0u32, 0u32);
     for r in &rows {
         let (em, ex) = (r.engine.mean, r.engine.max);
@@ -583,7 +582,18 @@ fn main() -> ! {
     capacity::<LdcpRate>("LDCP (rate, CNP variant)", Some(24));
     capacity::<Dctcp>("DCTCP (baseline)", None);
     capacity::<Dcqcn>("DCQCN reaction point (baseline)", None);
-    capacity::<Timely>("TIMELY", Some(24));
+    struct State;
+    impl ConfigVisitor for State {
+        type Output = ();
+        fn visit<C: AlgorithmConfig>(self) {
+            if let Some(b) = C::ACK_BENCH {
+                capacity::<C::Sender<1>>(b.row.trim_end_matches(" ACK"), b.state_bytes.map(|t| t as usize));
+            }
+        }
+    }
+    for a in Algorithm::ALL.into_iter().filter(|a| a.is_primary()) {
+        a.with_config(State);
+    }
     capacity::<AnyController<8>>("AnyController<8> (mixed table, 8 hops)", None);
     println!(
         "\"in table\" is size_of(Engine<C, 4096>) / 4096: state, its slot's generation and id, the free list and the id index."
@@ -597,6 +607,10 @@ fn capacity<C: Controller>(what: &str, target: Option<usize>) {
     let state = core::mem::size_of::<C>();
     let per_flow = core::mem::size_of::<Engine<C, 4096>>() as f64 / 4096.0;
     let flows = (256.0 * 1024.0 / per_flow) as u32;
+    capacity_row(what, state, per_flow, flows, target);
+}
+
+fn capacity_row(what: &str, state: usize, per_flow: f64, flows: u32, target: Option<usize>) {
     match target {
         Some(t) => println!(
             "{:<36} {:>6} {:>8.1} {:>16}   target ≤ {} {}",

@@ -74,7 +74,7 @@ fn main() -> ! {
     }
     let Some(path) = Path::from_name(&name) else {
         println!("unknown event kind; one of:");
-        for p in Path::ALL {
+        for p in Path::all() {
             println!("  {}", p.name());
         }
         exit(2)

@@ -76,10 +76,14 @@ fn rows(algorithm: Algorithm) -> Rows {
             cnp: Some("DCQCN CNP (baseline)"),
             probe_response: None,
         },
-        // Every other algorithm of the registry: its benchmark row is
-        // "<title> ACK" (nic-firmware's `Path` names it so).
+        // Every other algorithm of the registry: the row its module names
+        // (cc-core's `AlgorithmConfig::ACK_BENCH`, which nic-firmware's
+        // benchmark measures), else "<title> ACK".
         _ => Rows {
-            ack: Cow::Owned(format!("{} ACK", algorithm.title())),
+            ack: match algorithm.ack_bench() {
+                Some(b) => Cow::Borrowed(b.row),
+                None => Cow::Owned(format!("{} ACK", algorithm.title())),
+            },
             ack_5_hops: None,
             timer: None,
             cnp: None,

@@ -5,9 +5,10 @@
 
 use core::hint::black_box;
 
+use cc_core::algorithms::{AlgorithmConfig, ConfigVisitor};
 use cc_core::engine::FlowHandle;
+use cc_core::params::AckBench;
 use cc_core::prelude::*;
-use cc_core::timely::{Timely, TimelyConfig};
 
 use super::workload::{self, hpcc_ack, hpcc_config, hpcc_params, ldcp_ack, ldcp_setup, Telemetry};
 
@@ -23,7 +24,9 @@ pub enum Path {
     ProbeResponse,
     DctcpAck,
     DcqcnCnp,
-    TimelyAck,
+    /// The ACK row of an algorithm of the registry that names one
+    /// (cc-core's `AlgorithmConfig::ACK_BENCH`).
+    Ack(Algorithm),
     #[cfg(feature = "c-api")]
     LdcpAckC,
     #[cfg(feature = "c-api")]
@@ -31,7 +34,23 @@ pub enum Path {
 }
 
 impl Path {
-    pub const ALL: &[Path] = &[
+    /// Every path: those below, the registry's ACK rows after DCQCN's.
+    pub fn all() -> impl Iterator<Item = Path> {
+        let (own, c_api) = Path::BY_HAND.split_at(Path::BY_HAND.iter().take_while(|p| !p.is_c_api()).count());
+        let registered = Algorithm::ALL
+            .into_iter()
+            .filter(|a| a.ack_bench().is_some())
+            .map(Path::Ack);
+        own.iter().copied().chain(registered).chain(c_api.iter().copied())
+    }
+
+    /// Whether the row runs through the C API (cc-ffi).
+    const fn is_c_api(self) -> bool {
+        self.rust_row().is_some()
+    }
+
+    /// The paths the benchmark drives by hand.
+    const BY_HAND: &[Path] = &[
         Path::LdcpAck,
         Path::LdcpTimer,
         Path::HpccAck1,
@@ -41,7 +60,6 @@ impl Path {
         Path::ProbeResponse,
         Path::DctcpAck,
         Path::DcqcnCnp,
-        Path::TimelyAck,
         #[cfg(feature = "c-api")]
         Path::LdcpAckC,
         #[cfg(feature = "c-api")]
@@ -60,7 +78,10 @@ impl Path {
             Path::ProbeResponse => "probe-response",
             Path::DctcpAck => "dctcp-ack",
             Path::DcqcnCnp => "dcqcn-cnp",
-            Path::TimelyAck => "timely-ack",
+            Path::Ack(a) => match a.ack_bench() {
+                Some(b) => b.name,
+                None => "",
+            },
             #[cfg(feature = "c-api")]
             Path::LdcpAckC => "ldcp-ack-c",
             #[cfg(feature = "c-api")]
@@ -80,7 +101,10 @@ impl Path {
             Path::ProbeResponse => "HPCC++ probe response",
             Path::DctcpAck => "DCTCP ACK (baseline)",
             Path::DcqcnCnp => "DCQCN CNP (baseline)",
-            Path::TimelyAck => "TIMELY ACK",
+            Path::Ack(a) => match a.ack_bench() {
+                Some(b) => b.row,
+                None => "",
+            },
             #[cfg(feature = "c-api")]
             Path::LdcpAckC => "LDCP ACK, C API",
             #[cfg(feature = "c-api")]
@@ -99,7 +123,13 @@ impl Path {
             Path::LdcpTimer => Some(if dpa { 70 } else { 85 }),
             Path::HpccAck1 | Path::ProbeResponse => Some(if dpa { 160 } else { 200 }),
             Path::HpccAck5 | Path::HpccAck5OneQueue | Path::RxHpcc5 => Some(if dpa { 320 } else { 400 }),
-            Path::TimelyAck => Some(if dpa { 90 } else { 110 }),
+            Path::Ack(a) => match a.ack_bench() {
+                Some(AckBench {
+                    targets: Some((rv32, zbb)),
+                    ..
+                }) => Some(if dpa { zbb as u64 } else { rv32 as u64 }),
+                _ => None,
+            },
             Path::DctcpAck | Path::DcqcnCnp => None,
             // Held to their Rust rows instead (`Path::rust_row`).
             #[cfg(feature = "c-api")]
@@ -128,7 +158,7 @@ impl Path {
     }
 
     pub fn from_name(name: &[u8]) -> Option<Path> {
-        Path::ALL.iter().copied().find(|p| p.name().as_bytes() == name)
+        Path::all().find(|p| p.name().as_bytes() == name)
     }
 }
 
@@ -210,7 +240,7 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         Path::RxHpcc5 => rx_hpcc_path(events, b),
         Path::DctcpAck => dctcp_ack_path(events, b),
         Path::DcqcnCnp => dcqcn_cnp_path(events, b),
-        Path::TimelyAck => timely_ack_path(events, b),
+        Path::Ack(a) => registered_ack_path(a, events, b),
         #[cfg(feature = "c-api")]
         Path::LdcpAckC => ldcp_ack_c_path(events, b),
         #[cfg(feature = "c-api")]
@@ -302,16 +332,34 @@ fn dcqcn_cnp_path(events: u32, b: &mut impl Bracket) {
     }
 }
 
-#[inline(never)]
-fn timely_ack_path(events: u32, b: &mut impl Bracket) {
-    let (mut eng, h) = started::<Timely>(TimelyConfig::hpcc_sim(), hpcc_params(Algorithm::Timely));
-    // Every ACK passes the last update's snd_nxt: an update each (the
-    // first only records), through every branch (timely_ack).
-    for i in 0..events {
-        let now = Instant::from_nanos((i as u64 + 1) * 1000);
-        b.around((now, timely_ack(i + 1)), |(now, ack)| {
-            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
-        });
+/// The ACK path of an algorithm of the registry: its sender's controller
+/// with its defaults, its ACKs from its module's `AckBench`.
+fn registered_ack_path(a: Algorithm, events: u32, b: &mut impl Bracket) {
+    a.with_config(AckPath { a, events, b });
+}
+
+/// [`registered_ack_path`] for configuration type `C`.
+struct AckPath<'b, B> {
+    a: Algorithm,
+    events: u32,
+    b: &'b mut B,
+}
+
+impl<B: Bracket> ConfigVisitor for AckPath<'_, B> {
+    type Output = ();
+
+    #[inline(never)]
+    fn visit<C: AlgorithmConfig>(self) {
+        let Some(bench) = C::ACK_BENCH else {
+            nic_firmware::exit(3)
+        };
+        let (mut eng, h) = started::<C::Sender<1>>(C::DEFAULT, hpcc_params(self.a));
+        for i in 0..self.events {
+            let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
+            self.b.around((now, (bench.ack)(i + 1)), |(now, ack)| {
+                let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+            });
+        }
     }
 }
 
@@ -388,21 +436,5 @@ pub fn dctcp_ack(n: u32) -> Ack<'static> {
         },
         telemetry: &[],
         rtt_ns: None,
-    }
-}
-
-/// The TIMELY benchmark's ACK `n`: it passes the snd_nxt of ACK n − 1, so
-/// each one updates the rate, with an RTT sample from a cycle of eight that
-/// takes every branch: below T_low (increase), a rising and a falling
-/// gradient between T_low and T_high (decrease with its division,
-/// increase), above T_high (decrease).
-pub fn timely_ack(n: u32) -> Ack<'static> {
-    const RTTS: [u32; 8] = [40_000, 60_000, 75_000, 70_000, 62_000, 520_000, 90_000, 55_000];
-    Ack {
-        cum_ack: Seq(n * 1000),
-        snd_nxt: Seq(n * 1000 + 500),
-        ece: EcnEcho::NotMarked,
-        telemetry: &[],
-        rtt_ns: Some(RTTS[(n % 8) as usize]),
     }
 }
