@@ -45,6 +45,9 @@
 // `cc_hpcc_config::telemetry`: telemetry comes from probes.
 #define CC_TELEMETRY_PROBE 1
 
+// TIMELY (rate from RTT samples: an ACK's `rtt_ns`).
+#define CC_ALGORITHM_TIMELY 6
+
 // `cc_timely_config::clock`: one update per RTT (the HPCC reference
 // simulator's TIMELY).
 #define CC_TIMELY_PER_RTT 0
@@ -70,9 +73,6 @@
 
 // DCQCN.
 #define CC_ALGORITHM_DCQCN 5
-
-// TIMELY (rate from RTT samples: an ACK's `rtt_ns`).
-#define CC_ALGORITHM_TIMELY 6
 
 // `cc_decision::ecn`: the next packets are not ECN-capable.
 #define CC_ECN_NOT_ECT 0

@@ -96,8 +96,8 @@ pub const CC_ALGORITHM_LDCP_RATE: u8 = 3;
 pub const CC_ALGORITHM_DCTCP: u8 = 4;
 /// DCQCN.
 pub const CC_ALGORITHM_DCQCN: u8 = 5;
-/// TIMELY (rate from RTT samples: an ACK's `rtt_ns`).
-pub const CC_ALGORITHM_TIMELY: u8 = 6;
+// The algorithms cc-ffi's configuration names by file (`config/<name>.rs`)
+// declare their own `CC_ALGORITHM_*` there.
 
 /// `cc_decision::ecn`: the next packets are not ECN-capable.
 pub const CC_ECN_NOT_ECT: u8 = 0;

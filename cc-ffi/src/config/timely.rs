@@ -6,6 +6,9 @@ use cc_core::timely::{TimelyClock, TimelyConfig};
 
 use super::fraction;
 
+/// TIMELY (rate from RTT samples: an ACK's `rtt_ns`).
+pub const CC_ALGORITHM_TIMELY: u8 = 6;
+
 /// TIMELY.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
