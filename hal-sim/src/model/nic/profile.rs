@@ -9,17 +9,9 @@ use cc_core::prelude::*;
 use crate::run::event::Ps;
 use crate::setup::scenario::{Cc, CcCfg, HpccMode};
 
-/// When the scheduler may send a flow's next data packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Gate {
-    /// While the bytes in flight are below the window (and the pacer allows).
-    Window,
-    /// As `Window`; below one packet of window, only when the engine's
-    /// timer has released a packet (`Request::ReleaseOne`).
-    WindowOrTicks,
-    /// Whenever the pacer allows: the window is not enforced.
-    Rate,
-}
+/// When the scheduler may send a flow's next data packet: what the
+/// engine's decision governs (cc-core's).
+pub use cc_core::params::Gate;
 
 /// What a `Request::Probe` from the engine becomes on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,11 +104,7 @@ impl Profile {
                 echo_telemetry: false,
                 rx_telemetry: false,
                 cnp_on_ce: None,
-                gate: match algorithm.network().gate {
-                    cc_core::params::Gate::Window => Gate::Window,
-                    cc_core::params::Gate::WindowOrTicks => Gate::WindowOrTicks,
-                    cc_core::params::Gate::Rate => Gate::Rate,
-                },
+                gate: algorithm.network().gate,
                 probe: ProbeKind::Rtt,
             },
             Cc::LdcpRate(_) => Profile {
