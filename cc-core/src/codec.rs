@@ -30,8 +30,8 @@ use crc::{Crc, CRC_32_ISCSI};
 
 use crate::controller::AnyConfig;
 use crate::event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, Pacing, ProbeId,
-    Request, TimerRequest,
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, NicSample, Pacing,
+    ProbeId, Request, TimerRequest,
 };
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Seq, Window};
@@ -40,7 +40,7 @@ use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 /// Frame magic.
 pub const MAGIC: [u8; 2] = *b"CC";
 /// Codec version.
-pub const VERSION: u8 = 4;
+pub const VERSION: u8 = 5;
 /// Header bytes (magic, version, kind, length).
 pub const HEADER_LEN: usize = 6;
 /// Trailer bytes (CRC-32C).
@@ -48,7 +48,9 @@ pub const CRC_LEN: usize = 4;
 /// Bytes per encoded hop.
 pub const HOP_LEN: usize = 34;
 /// Largest payload: an event with a full stack.
-pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 5 + 1 + HOP_LEN * MAX_HOPS;
+pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 5 + NIC_LEN + 1 + HOP_LEN * MAX_HOPS;
+/// Bytes of an ACK's NIC sample: a presence byte, t1..t4, hops, level.
+pub const NIC_LEN: usize = 1 + 16 + 2;
 /// Largest frame.
 pub const MAX_FRAME: usize = HEADER_LEN + MAX_PAYLOAD + CRC_LEN;
 
@@ -375,6 +377,17 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.u32(a.snd_nxt.0)?;
             w.u8((a.ece == EcnEcho::Marked) as u8)?;
             w.opt_u32(a.rtt_ns)?;
+            match a.nic {
+                None => w.u8(0)?,
+                Some(n) => {
+                    w.u8(1)?;
+                    for t in [n.t1, n.t2, n.t3, n.t4] {
+                        w.u32(t)?;
+                    }
+                    w.u8(n.forward_hops)?;
+                    w.u8(n.rx_buffer_level)?;
+                }
+            }
             w.hops(a.telemetry)?;
         }
         EventKind::Loss { first_lost } => {
@@ -482,6 +495,18 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 _ => return Err(WireError::UnknownType),
             };
             let rtt_ns = r.opt_u32()?;
+            let nic = match r.u8()? {
+                0 => None,
+                1 => Some(NicSample {
+                    t1: r.u32()?,
+                    t2: r.u32()?,
+                    t3: r.u32()?,
+                    t4: r.u32()?,
+                    forward_hops: r.u8()?,
+                    rx_buffer_level: r.u8()?,
+                }),
+                _ => return Err(WireError::UnknownType),
+            };
             hops = r.hops()?;
             EventKind::Ack(Ack {
                 cum_ack,
@@ -489,6 +514,7 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 ece,
                 telemetry: &[],
                 rtt_ns,
+                nic,
             })
         }
         EventTag::Loss => EventKind::Loss {
@@ -745,7 +771,7 @@ mod tests {
         }
     }
 
-    fn events(hops: &[HopSample]) -> [EventKind<'_>; 13] {
+    fn events(hops: &[HopSample]) -> [EventKind<'_>; 14] {
         let params = FlowParams {
             algorithm: Algorithm::LdcpRate,
             base_rtt: BaseRtt::from_nanos(12_000).unwrap(),
@@ -766,6 +792,23 @@ mod tests {
                 ece: EcnEcho::Marked,
                 telemetry: hops,
                 rtt_ns: Some(4321),
+                nic: None,
+            }),
+            // The NICs' sample, t1 and t4 across the sender counter's wrap.
+            EventKind::Ack(Ack {
+                cum_ack: Seq(6),
+                snd_nxt: Seq(9),
+                ece: EcnEcho::NotMarked,
+                telemetry: &[],
+                rtt_ns: None,
+                nic: Some(NicSample {
+                    t1: u32::MAX - 10,
+                    t2: 5,
+                    t3: 7,
+                    t4: 3_000,
+                    forward_hops: 3,
+                    rx_buffer_level: 31,
+                }),
             }),
             EventKind::Loss { first_lost: Seq(3) },
             EventKind::Cnp,

@@ -404,6 +404,7 @@ mod tests {
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: &[],
             rtt_ns: None,
+            nic: None,
         }
     }
 

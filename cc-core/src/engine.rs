@@ -39,7 +39,8 @@ pub struct Stats {
     pub table_full: u32,
     /// Starts for ids already in the table, or with bad parameters.
     pub bad_start: u32,
-    /// Telemetry refused: too many hops, bad widths, stale.
+    /// Telemetry refused (too many hops, bad widths, stale) and delay
+    /// samples refused (missing, wrapped, absurd).
     pub bad_telemetry: u32,
     /// Events that do not apply to the flow's algorithm.
     pub not_applicable: u32,
@@ -462,7 +463,9 @@ impl<C: Controller, const N: usize> Engine<C, N> {
                 Error::UnknownFlow => &mut s.unknown_flow,
                 Error::TableFull => &mut s.table_full,
                 Error::FlowExists | Error::InvalidParams => &mut s.bad_start,
-                Error::TooManyHops | Error::BadCounterWidths | Error::StaleTelemetry => &mut s.bad_telemetry,
+                Error::TooManyHops | Error::BadCounterWidths | Error::StaleTelemetry | Error::BadSample => {
+                    &mut s.bad_telemetry
+                }
                 Error::NotApplicable => &mut s.not_applicable,
             };
             *counter = counter.saturating_add(1);

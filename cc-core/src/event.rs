@@ -92,6 +92,59 @@ pub struct Ack<'a> {
     /// timestamps data and the receiver echoes it), ns; LDCP's RTT in
     /// RTT/cw and cw/RTT (draft-dai §2.2, §3.2). HPCC++ uses the base RTT T.
     pub rtt_ns: Option<u32>,
+    /// The NICs' timestamps of the acknowledged packet and its ACK, with
+    /// what the receiver saw of the path and of itself; `None` where the
+    /// NICs give none. Swift's delays come from these.
+    pub nic: Option<NicSample>,
+}
+
+/// What the NICs measured of one data packet and its ACK (Swift,
+/// SIGCOMM 2020, §3.1 and Figure 4): four timestamps, each read from the
+/// free-running nanosecond counter of the NIC that took it (so only
+/// differences on one NIC's counter mean anything, modulo 2^32), the
+/// forward path's hop count and the receiver's Rx buffer level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NicSample {
+    /// t1: the sender's NIC sent the data packet (sender's counter, ns).
+    pub t1: u32,
+    /// t2: the receiver's NIC received it (receiver's counter, ns).
+    pub t2: u32,
+    /// t3: the receiver's NIC sent the ACK (receiver's counter, ns).
+    pub t3: u32,
+    /// t4: the sender's NIC received the ACK (sender's counter, ns).
+    pub t4: u32,
+    /// Switches the data packet crossed (from its IP TTL: 64 − TTL at the
+    /// receiver for a sender that sets 64).
+    pub forward_hops: u8,
+    /// The receiver's Rx buffer occupancy when it sent the ACK, in
+    /// 1/[`NicSample::RX_LEVELS`] steps of its size (Falcon's 5-bit level:
+    /// 0 empty ..= 31 full).
+    pub rx_buffer_level: u8,
+}
+
+impl NicSample {
+    /// The Rx buffer levels' count: a level is below this.
+    pub const RX_LEVELS: u8 = 32;
+    /// The largest round trip a sample may span, exclusive: 2^24 ns (16.8
+    /// ms). A longer one is a wrapped or stale counter, not a measurement.
+    pub const MAX_RTT_NS: u32 = 1 << 24;
+
+    /// The round trip t4 − t1 and the fabric's part of it, (t4 − t1) −
+    /// (t3 − t2), in ns: Swift's RTT and fabric delay (§3.1). Each
+    /// difference is taken on one NIC's counter, modulo 2^32, so a counter
+    /// that wrapped between two stamps still gives its true difference.
+    /// `Err(BadSample)` for what no network produces: a round trip of 0 or
+    /// of 2^24 ns or more, a receiver's time longer than the round trip,
+    /// or a level of 32 or more.
+    pub fn delays(&self) -> Result<(u32, u32), Error> {
+        let rtt = self.t4.wrapping_sub(self.t1);
+        let remote = self.t3.wrapping_sub(self.t2);
+        if rtt == 0 || rtt >= Self::MAX_RTT_NS || remote >= rtt || self.rx_buffer_level >= Self::RX_LEVELS {
+            return Err(Error::BadSample);
+        }
+        Ok((rtt, rtt - remote))
+    }
 }
 
 /// What happened to a flow.
@@ -335,12 +388,17 @@ pub enum Error {
     StaleTelemetry,
     /// The event does not apply to this flow's algorithm or role.
     NotApplicable,
+    /// An ACK's delay sample is none a network makes: no NIC timestamps
+    /// where the algorithm needs them, or timestamps that are wrapped,
+    /// stale or absurd ([`NicSample::delays`]).
+    BadSample,
 }
 
 impl Error {
     /// Every refusal, in the order declared (the trace codec numbers them
-    /// by their places here from 0, the C API's statuses from 1).
-    pub const ALL: [Error; 8] = [
+    /// by their places here from 0; the C API's statuses are their own
+    /// list).
+    pub const ALL: [Error; 9] = [
         Error::UnknownFlow,
         Error::TableFull,
         Error::FlowExists,
@@ -349,6 +407,7 @@ impl Error {
         Error::BadCounterWidths,
         Error::StaleTelemetry,
         Error::NotApplicable,
+        Error::BadSample,
     ];
 }
 
@@ -366,6 +425,7 @@ impl fmt::Display for Error {
             Error::BadCounterWidths => "telemetry counter width out of range",
             Error::StaleTelemetry => "telemetry older than the last sample",
             Error::NotApplicable => "event does not apply to this flow",
+            Error::BadSample => "delay sample missing, wrapped or absurd",
         })
     }
 }
@@ -373,6 +433,50 @@ impl fmt::Display for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Swift's two delays from the four stamps, each difference on one
+    /// NIC's counter across its wrap; what no network makes is refused.
+    #[test]
+    fn nic_samples_give_rtt_and_fabric_delay_or_a_refusal() {
+        let s = NicSample {
+            t1: u32::MAX - 3_999,
+            t2: 77_000,
+            t3: 78_000,
+            t4: 10_000,
+            forward_hops: 5,
+            rx_buffer_level: 15,
+        };
+        // t4 − t1 = 4000 + 10 000; t3 − t2 = 1000.
+        assert_eq!(s.delays(), Ok((14_000, 13_000)));
+        let bad = [
+            NicSample { t4: s.t1, ..s },
+            NicSample { t3: s.t2 + 14_000, ..s },
+            NicSample {
+                t3: s.t2.wrapping_sub(1),
+                ..s
+            },
+            NicSample {
+                t4: s.t1.wrapping_add(1 << 24),
+                ..s
+            },
+            NicSample {
+                rx_buffer_level: 32,
+                ..s
+            },
+        ];
+        for b in bad {
+            assert_eq!(b.delays(), Err(Error::BadSample), "{b:?}");
+        }
+        assert_eq!(
+            NicSample {
+                t4: s.t1.wrapping_add((1 << 24) - 1),
+                ..s
+            }
+            .delays()
+            .map(|d| d.0),
+            Ok((1 << 24) - 1)
+        );
+    }
 
     /// With divisions kept, `Pacing::rate` to the bit for every window of
     /// the base RTT they are for; a pacing of another base RTT replaces

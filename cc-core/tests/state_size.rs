@@ -22,7 +22,10 @@ fn per_flow_state_fits_the_design_budget() {
 
 #[test]
 fn decisions_and_events_stay_small() {
-    // Both cross the firmware's event channel and live on its stack.
+    // Both cross the firmware's event channel and live on its stack. An
+    // ACK with its NIC sample (20 bytes) makes the event 72 bytes where a
+    // pointer has 8 (its telemetry slice is 16).
     assert!(size_of::<Decision>() <= 64, "{}", size_of::<Decision>());
-    assert!(size_of::<Event<'static>>() <= 64, "{}", size_of::<Event<'static>>());
+    let bound = if size_of::<usize>() == 8 { 72 } else { 64 };
+    assert!(size_of::<Event<'static>>() <= bound, "{}", size_of::<Event<'static>>());
 }

@@ -16,7 +16,7 @@
 
 // The library's ABI version: the major part changes when a type's layout
 // or a function's meaning changes (docs/c-abi.md).
-#define CC_ABI_VERSION_MAJOR 2
+#define CC_ABI_VERSION_MAJOR 3
 
 // The minor part: functions or enumerated values added.
 #define CC_ABI_VERSION_MINOR 0
@@ -113,7 +113,7 @@
 #define CC_HNS_BLOCK_LEN 16
 
 // Bytes of the largest frame.
-#define CC_TRACE_MAX_FRAME 310
+#define CC_TRACE_MAX_FRAME 329
 
 // `cc_trace_frame`: an event (`cc_trace_event`).
 #define CC_FRAME_EVENT 1
@@ -201,6 +201,9 @@ typedef enum {
   CC_STATUS_BAD_FRAME = 12,
   // An output buffer is too small.
   CC_STATUS_BUFFER_TOO_SMALL = 13,
+  // An ACK's delay sample is missing where the algorithm needs one, or
+  // its NIC timestamps are wrapped, stale or absurd.
+  CC_STATUS_BAD_SAMPLE = 14,
 } cc_status;
 
 // The engine: opaque to C, which holds a pointer to the memory it gave
@@ -375,15 +378,31 @@ typedef struct {
   uint8_t ece;
   // 1 if `rtt_ns` holds the RTT of the acknowledged data.
   uint8_t has_rtt;
-  // Zero.
-  uint16_t reserved;
-  // RTT measured for the acknowledged data, ns (LDCP).
+  // 1 if `t1_ns` ..= `t4_ns`, `forward_hops` and `rx_buffer_level`
+  // hold the NICs' sample of the acknowledged packet, else 0.
+  uint8_t has_nic;
+  // The receiver's Rx buffer occupancy in 1/32 steps of its size,
+  // 0 ..= 31.
+  uint8_t rx_buffer_level;
+  // RTT measured for the acknowledged data, ns (LDCP, TIMELY).
   uint32_t rtt_ns;
+  // The sender's NIC sent the data packet (its counter, ns mod 2^32).
+  uint32_t t1_ns;
+  // The receiver's NIC received it (the receiver's counter).
+  uint32_t t2_ns;
+  // The receiver's NIC sent the ACK (the receiver's counter).
+  uint32_t t3_ns;
+  // The sender's NIC received the ACK (the sender's counter).
+  uint32_t t4_ns;
   // Telemetry echoed by the receiver, first hop first; NULL if
   // `n_hops` is 0.
   const cc_hop *hops;
   // Number of hops at `hops`, 0 ..= `CC_MAX_HOPS`.
   uint32_t n_hops;
+  // Switches the data packet crossed (from its TTL).
+  uint8_t forward_hops;
+  // Zero.
+  uint8_t reserved[3];
 } cc_ack;
 
 // What the flow may do now: its window, its pace, the ECN codepoint of

@@ -4,7 +4,7 @@
 //! so an unlisted value is refused (`cc_status::BadEnum`), never
 //! taken as a Rust enum.
 
-use cc_core::event::{Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, Request, TimerRequest};
+use cc_core::event::{Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, NicSample, Request, TimerRequest};
 use cc_core::telemetry::{CounterWidths, HopSample};
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Seq};
 
@@ -57,15 +57,31 @@ pub struct cc_ack {
     pub ece: u8,
     /// 1 if `rtt_ns` holds the RTT of the acknowledged data.
     pub has_rtt: u8,
-    /// Zero.
-    pub reserved: u16,
-    /// RTT measured for the acknowledged data, ns (LDCP).
+    /// 1 if `t1_ns` ..= `t4_ns`, `forward_hops` and `rx_buffer_level`
+    /// hold the NICs' sample of the acknowledged packet, else 0.
+    pub has_nic: u8,
+    /// The receiver's Rx buffer occupancy in 1/32 steps of its size,
+    /// 0 ..= 31.
+    pub rx_buffer_level: u8,
+    /// RTT measured for the acknowledged data, ns (LDCP, TIMELY).
     pub rtt_ns: u32,
+    /// The sender's NIC sent the data packet (its counter, ns mod 2^32).
+    pub t1_ns: u32,
+    /// The receiver's NIC received it (the receiver's counter).
+    pub t2_ns: u32,
+    /// The receiver's NIC sent the ACK (the receiver's counter).
+    pub t3_ns: u32,
+    /// The sender's NIC received the ACK (the sender's counter).
+    pub t4_ns: u32,
     /// Telemetry echoed by the receiver, first hop first; NULL if
     /// `n_hops` is 0.
     pub hops: *const cc_hop,
     /// Number of hops at `hops`, 0 ..= `CC_MAX_HOPS`.
     pub n_hops: u32,
+    /// Switches the data packet crossed (from its TTL).
+    pub forward_hops: u8,
+    /// Zero.
+    pub reserved: [u8; 3],
 }
 
 /// What a new flow is.
@@ -379,6 +395,18 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
         rtt_ns: match a.has_rtt {
             0 => None,
             1 => Some(a.rtt_ns),
+            _ => return Err(cc_status::BadEnum),
+        },
+        nic: match a.has_nic {
+            0 => None,
+            1 => Some(NicSample {
+                t1: a.t1_ns,
+                t2: a.t2_ns,
+                t3: a.t3_ns,
+                t4: a.t4_ns,
+                forward_hops: a.forward_hops,
+                rx_buffer_level: a.rx_buffer_level,
+            }),
             _ => return Err(cc_status::BadEnum),
         },
     })

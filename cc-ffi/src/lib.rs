@@ -70,6 +70,9 @@ pub enum cc_status {
     BadFrame = 12,
     /// An output buffer is too small.
     BufferTooSmall = 13,
+    /// An ACK's delay sample is missing where the algorithm needs one, or
+    /// its NIC timestamps are wrapped, stale or absurd.
+    BadSample = 14,
 }
 
 impl From<Error> for cc_status {
@@ -82,6 +85,7 @@ impl From<Error> for cc_status {
             Error::TooManyHops => cc_status::TooManyHops,
             Error::BadCounterWidths => cc_status::BadCounterWidths,
             Error::StaleTelemetry => cc_status::StaleTelemetry,
+            Error::BadSample => cc_status::BadSample,
             Error::NotApplicable => cc_status::NotApplicable,
         }
     }
@@ -103,7 +107,7 @@ pub const CC_MAX_CAPACITY: u32 = 1 << 16;
 
 /// The library's ABI version: the major part changes when a type's layout
 /// or a function's meaning changes (docs/c-abi.md).
-pub const CC_ABI_VERSION_MAJOR: u32 = 2;
+pub const CC_ABI_VERSION_MAJOR: u32 = 3;
 /// The minor part: functions or enumerated values added.
 pub const CC_ABI_VERSION_MINOR: u32 = 0;
 

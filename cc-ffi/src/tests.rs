@@ -62,10 +62,17 @@ fn ack(ece: u8, n_hops: u32, hops: *const cc_hop) -> cc_ack {
         snd_nxt: 2000,
         ece,
         has_rtt: 0,
-        reserved: 0,
+        has_nic: 0,
+        rx_buffer_level: 0,
         rtt_ns: 0,
+        t1_ns: 0,
+        t2_ns: 0,
+        t3_ns: 0,
+        t4_ns: 0,
         hops,
         n_hops,
+        forward_hops: 0,
+        reserved: [0; 3],
     }
 }
 

@@ -6,7 +6,7 @@
 //! Rust engine's (`examples/c/replay.c`).
 
 use cc_core::codec::{self, FrameKind};
-use cc_core::event::{EcnEcho, EventKind, FlowId, MessageEnd};
+use cc_core::event::{EcnEcho, EventKind, FlowId, MessageEnd, NicSample};
 use cc_core::wire::WireError;
 
 use crate::cc_status;
@@ -14,7 +14,7 @@ use crate::config::cc_config;
 use crate::convert::{cc_ack, cc_decision, cc_flow_params, cc_hop};
 
 /// Bytes of the largest frame.
-pub const CC_TRACE_MAX_FRAME: u32 = 310;
+pub const CC_TRACE_MAX_FRAME: u32 = 329;
 const _: () = assert!(CC_TRACE_MAX_FRAME as usize == codec::MAX_FRAME);
 
 /// `cc_trace_frame`: an event (`cc_trace_event`).
@@ -217,10 +217,17 @@ pub unsafe extern "C" fn cc_trace_read_event(
             snd_nxt: 0,
             ece: 0,
             has_rtt: 0,
-            reserved: 0,
+            has_nic: 0,
+            rx_buffer_level: 0,
             rtt_ns: 0,
+            t1_ns: 0,
+            t2_ns: 0,
+            t3_ns: 0,
+            t4_ns: 0,
             hops,
             n_hops: 0,
+            forward_hops: 0,
+            reserved: [0; 3],
         },
         params: cc_flow_params {
             algorithm: 0,
@@ -256,6 +263,17 @@ pub unsafe extern "C" fn cc_trace_read_event(
             t.ack.ece = (a.ece == EcnEcho::Marked) as u8;
             t.ack.has_rtt = a.rtt_ns.is_some() as u8;
             t.ack.rtt_ns = a.rtt_ns.unwrap_or(0);
+            let n = a.nic.unwrap_or(NicSample {
+                t1: 0,
+                t2: 0,
+                t3: 0,
+                t4: 0,
+                forward_hops: 0,
+                rx_buffer_level: 0,
+            });
+            t.ack.has_nic = a.nic.is_some() as u8;
+            (t.ack.t1_ns, t.ack.t2_ns, t.ack.t3_ns, t.ack.t4_ns) = (n.t1, n.t2, n.t3, n.t4);
+            (t.ack.forward_hops, t.ack.rx_buffer_level) = (n.forward_hops, n.rx_buffer_level);
             put(a.telemetry).inspect(|&n| t.ack.n_hops = n)
         }
         EventKind::Sent { seq, len, end } => {

@@ -88,10 +88,17 @@ fuzz_target!(|data: &[u8]| {
             snd_nxt: 4000,
             ece: 0,
             has_rtt: 0,
-            reserved: 0,
+            has_nic: 0,
+            rx_buffer_level: 0,
             rtt_ns: 0,
+            t1_ns: 0,
+            t2_ns: 0,
+            t3_ns: 0,
+            t4_ns: 0,
             hops: hops.as_ptr(),
             n_hops: hops.len() as u32,
+            forward_hops: 0,
+            reserved: [0; 3],
         };
         // SAFETY: the engine, the ACK and its hops are valid.
         let got = unsafe { cc_on_ack(e, handle, 1000 * i as u64, &ack, &mut d) };

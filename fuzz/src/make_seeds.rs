@@ -226,6 +226,7 @@ fn codec() {
             ece: EcnEcho::Marked,
             telemetry: &hops,
             rtt_ns: None,
+            nic: None,
         }),
         EventKind::Timer,
     ] {
@@ -248,8 +249,10 @@ fn codec() {
     stream.extend_from_slice(&buf[..n]);
     write("codec", "stream", &stream);
     // One stream per algorithm of the engine's registry: the default
-    // configuration frame, the flow's start, an ACK with an RTT sample
-    // (the delay-based algorithms' input) and a timer.
+    // configuration frame, the flow's start, an ACK with an RTT sample and
+    // the NICs' timestamps, hop count and Rx buffer level (the delay-based
+    // algorithms' input; t2, t3 on another counter, wrapped between t1
+    // and t4) and a timer.
     for algorithm in Algorithm::ALL {
         let mut stream = Vec::new();
         let n = encode_config(&AnyConfig::DEFAULT, &mut buf).unwrap();
@@ -262,6 +265,14 @@ fn codec() {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: Some(14_000),
+                nic: Some(NicSample {
+                    t1: u32::MAX - 4_000,
+                    t2: 77_000,
+                    t3: 78_000,
+                    t4: 10_000,
+                    forward_hops: 5,
+                    rx_buffer_level: 15,
+                }),
             }),
             EventKind::Timer,
         ] {

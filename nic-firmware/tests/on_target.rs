@@ -50,6 +50,7 @@ pub fn ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
         ece: EcnEcho::NotMarked,
         telemetry,
         rtt_ns: None,
+        nic: None,
     }
 }
 
@@ -140,6 +141,7 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &tel[..1],
                 rtt_ns: None,
+                nic: None,
             };
             let d = handle(&mut e, i as u64 * 1000, EventKind::Ack(a)).unwrap();
             r.new_ack(i as u64 * 1000, i * 1000, i * 1000 + 150_000, &tel[..1]);
@@ -211,6 +213,7 @@ mod tests {
                 ece: EcnEcho::Marked,
                 telemetry: &[],
                 rtt_ns: None,
+                nic: None,
             };
             let dn = e
                 .handle(
@@ -336,6 +339,7 @@ mod tests {
             ece: EcnEcho::Marked,
             telemetry: &tel,
             rtt_ns: Some(12_345),
+            nic: None,
         };
         let ev = Event {
             flow: FLOW,

@@ -478,6 +478,42 @@ fn timely_rtt_gradient() {
     assert!(rates.windows(2).filter(|p| p[1] > p[0]).count() > 20, "rates growing");
 }
 
+/// The NICs' samples on the simulator's ACKs (Swift's input): each ACK of
+/// a 4-to-1 incast through one switch carries t1..t4 from which the engine
+/// takes its round trip (within a nanosecond of the ACK's RTT sample, the
+/// two rounded apart) and a fabric delay of at least the four links' 4 µs
+/// that grows with the switch's queue, and one forward hop (TTL 64 → 63).
+#[test]
+fn acks_carry_the_nics_samples() {
+    let s = incast(4, 0.3, Cc::registered(cc_core::Algorithm::Timely).unwrap(), 2_000_000);
+    let trace = record(&s, Side::Sender);
+    let (mut at, mut fabric) = (0, Vec::new());
+    loop {
+        let f = codec::read_frame(&trace[at..]).expect("traces are well formed");
+        at += f.len;
+        match f.kind {
+            FrameKind::Halt => break,
+            FrameKind::Event => {
+                if let EventKind::Ack(a) = codec::decode_event(&f).unwrap().event().kind {
+                    let n = a.nic.expect("every ACK carries the NICs' sample");
+                    let (rtt, fab) = n.delays().expect("the simulator's samples are sane");
+                    assert_eq!(n.forward_hops, 1, "{n:?}");
+                    assert!(rtt.abs_diff(a.rtt_ns.unwrap()) <= 1, "{n:?} vs {:?}", a.rtt_ns);
+                    assert!((4_000..=rtt).contains(&fab), "{n:?}");
+                    fabric.push(fab);
+                }
+            }
+            _ => {}
+        }
+    }
+    let (lo, hi) = (fabric.iter().min().unwrap(), fabric.iter().max().unwrap());
+    assert!(
+        fabric.len() > 500 && hi - lo > 20_000,
+        "{} ACKs, fabric delay {lo} ..= {hi} ns",
+        fabric.len()
+    );
+}
+
 /// Five hops: built here (the simulator's topologies have at most three
 /// switch hops on a path), with 20-bit counters wrapping many times.
 #[test]
@@ -539,6 +575,7 @@ fn hpcc_five_hops() {
             ece: EcnEcho::NotMarked,
             telemetry: &hops,
             rtt_ns: None,
+            nic: None,
         };
         push(t, EventKind::Ack(ack), &mut out);
     }

@@ -141,6 +141,7 @@ pub fn hpcc_ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
         ece: EcnEcho::NotMarked,
         telemetry,
         rtt_ns: None,
+        nic: None,
     }
 }
 
@@ -180,5 +181,6 @@ pub fn ldcp_ack(n: u32) -> Ack<'static> {
         ece,
         telemetry: &[],
         rtt_ns: None,
+        nic: None,
     }
 }

@@ -720,6 +720,7 @@ mod tests {
             ece,
             telemetry: &[],
             rtt_ns: None,
+            nic: None,
         }
     }
 
@@ -1038,6 +1039,7 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: Some(base),
+                nic: None,
             };
             let d = l.ack(&cfg, now, &ack).unwrap();
             let srtt = l.srtt().as_nanos() as f64 / base as f64;
@@ -1077,6 +1079,7 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: Some(1),
+                nic: None,
             };
             l.ack(&cfg, Instant::ZERO, &ack).unwrap();
         }
@@ -1095,6 +1098,7 @@ mod tests {
                 ece: EcnEcho::Marked,
                 telemetry: &[],
                 rtt_ns: Some(32_000),
+                nic: None,
             };
             l.ack(&cfg, Instant::ZERO, &ack).unwrap();
         }
@@ -1176,6 +1180,7 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: None,
+                nic: None,
             };
             l.ack(cfg, Instant::ZERO, &a).unwrap();
         }
@@ -1222,6 +1227,7 @@ mod tests {
             ece: EcnEcho::Marked,
             telemetry: &[],
             rtt_ns: None,
+            nic: None,
         };
         let d = l.ack(&cfg, Instant::from_nanos(3_000), &a).unwrap();
         assert_eq!(d.timer, TimerRequest::Keep);

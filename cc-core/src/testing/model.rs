@@ -265,6 +265,7 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: hops,
             rtt_ns: rtt,
+            nic: None,
         }),
         Op::Loss { seq } => EventKind::Loss { first_lost: Seq(seq) },
         Op::Cnp => EventKind::Cnp,

@@ -388,6 +388,7 @@ pub fn bench_ack(n: u32) -> Ack<'static> {
         ece: crate::event::EcnEcho::NotMarked,
         telemetry: &[],
         rtt_ns: Some(RTTS[(n % 8) as usize]),
+        nic: None,
     }
 }
 

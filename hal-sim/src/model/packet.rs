@@ -169,6 +169,27 @@ pub struct Packet {
     /// Sender's transmit timestamp (data, RTT requests), echoed by the
     /// receiver (acks, RTT responses): the NIC's RTT measurement.
     pub ts_ps: Ps,
+    /// Acks: the receiver NIC's counter when the acknowledged data arrived
+    /// (t2) and when the ack left (t3), ns modulo 2^32 ([`nic_clock`]).
+    pub t2: u32,
+    /// t3 (see `t2`).
+    pub t3: u32,
+    /// IP TTL: [`TTL`] from a host, less one at each switch.
+    pub ttl: u8,
+    /// Acks: switches the acknowledged data crossed (`TTL` − its TTL).
+    pub fwd_hops: u8,
+}
+
+/// The TTL every host sends with.
+pub const TTL: u8 = 64;
+
+/// A host NIC's free-running nanosecond counter at `at`, as its timestamps
+/// read it: each NIC's starts at its own point (a hash of its node id), and
+/// wraps at 2^32 ns, so the engine only ever sees differences on one
+/// counter, across wraps, as hardware gives them.
+pub fn nic_clock(node: u32, at: Ps) -> u32 {
+    let offset = (node as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+    at.as_ns().wrapping_add(offset) as u32
 }
 
 impl Packet {
@@ -195,6 +216,10 @@ impl Packet {
             feedback: Window::ZERO,
             tag: [0; 8],
             ts_ps: Ps::ZERO,
+            t2: 0,
+            t3: 0,
+            ttl: TTL,
+            fwd_hops: 0,
         }
     }
 }

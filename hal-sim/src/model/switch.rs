@@ -181,6 +181,7 @@ impl Switch {
         let p = cx.pkts.get_mut(pkt);
         p.ingress_ps = cx.now;
         p.ingress_port = ingress;
+        p.ttl = p.ttl.saturating_sub(1);
         self.enqueue(cx, egress, pkt, ingress);
     }
 

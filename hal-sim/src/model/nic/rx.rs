@@ -18,7 +18,7 @@ use cc_core::wire::{Hops, WireError};
 
 use super::Nic;
 use crate::model::nic::flows::Receiver;
-use crate::model::packet::{EcnBits, Packet, PktKind, NO_TEL};
+use crate::model::packet::{nic_clock, EcnBits, Packet, PktKind, NO_TEL, TTL};
 use crate::run::ctx::Ctx;
 use crate::run::event::Ev;
 
@@ -191,9 +191,11 @@ impl Nic {
         r.ce_pending = false;
         self.store(cx, flow, *r);
         let (key, integrity) = (cx.key, cx.cfg.integrity);
-        let ts = data.ts_ps;
+        let (ts, t2, fwd_hops) = (data.ts_ps, nic_clock(self.node, cx.now), TTL.saturating_sub(data.ttl));
         self.send_ctrl(cx, src, flow, PktKind::Ack, |cx, q| {
             q.ts_ps = ts;
+            q.t2 = t2;
+            q.fwd_hops = fwd_hops;
             q.seq = cum;
             q.ece = ece;
             q.acked_pkts = n;
@@ -256,6 +258,16 @@ impl Nic {
             ece,
             telemetry: hops,
             rtt_ns,
+            // The receiver has no Rx buffer of its own here (it takes data
+            // at line rate): its level is 0.
+            nic: Some(NicSample {
+                t1: nic_clock(self.node, p.ts_ps),
+                t2: p.t2,
+                t3: p.t3,
+                t4: nic_clock(self.node, cx.now),
+                forward_hops: p.fwd_hops,
+                rx_buffer_level: 0,
+            }),
         };
         self.sender_to_engine(cx, flow, at, EventKind::Ack(ack));
         let Some(f) = self.sender(cx, flow) else { return };

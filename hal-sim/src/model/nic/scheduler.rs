@@ -13,7 +13,7 @@
 use cc_core::prelude::*;
 
 use super::{Gate, Nic};
-use crate::model::packet::{EcnBits, Packet, PktKind};
+use crate::model::packet::{nic_clock, EcnBits, Packet, PktKind};
 use crate::run::ctx::Ctx;
 use crate::run::event::{ser_ps, Ev, Ps};
 
@@ -119,6 +119,11 @@ impl Nic {
         }
         if self.ctrl_may_go(cx) {
             if let Some(p) = self.ctrl.pop_front() {
+                // An ack's t3: when it leaves the receiver's NIC.
+                let q = cx.pkts.get_mut(p);
+                if q.kind == PktKind::Ack {
+                    q.t3 = nic_clock(self.node, cx.now);
+                }
                 self.transmit(cx, p);
                 self.plan_next(cx);
                 return;

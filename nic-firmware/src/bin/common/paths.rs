@@ -210,10 +210,17 @@ fn c_ack(a: &Ack<'_>, hops: &[cc_ffi::cc_hop]) -> cc_ffi::cc_ack {
         snd_nxt: a.snd_nxt.0,
         ece: (a.ece == EcnEcho::Marked) as u8,
         has_rtt: a.rtt_ns.is_some() as u8,
-        reserved: 0,
+        has_nic: 0,
+        rx_buffer_level: 0,
         rtt_ns: a.rtt_ns.unwrap_or(0),
+        t1_ns: 0,
+        t2_ns: 0,
+        t3_ns: 0,
+        t4_ns: 0,
         hops: hops.as_ptr(),
         n_hops: hops.len() as u32,
+        forward_hops: 0,
+        reserved: [0; 3],
     }
 }
 
@@ -436,5 +443,6 @@ pub fn dctcp_ack(n: u32) -> Ack<'static> {
         },
         telemetry: &[],
         rtt_ns: None,
+        nic: None,
     }
 }
