@@ -20,6 +20,8 @@ pub enum Unit {
     Micros,
     /// Whole Mb/s.
     Mbps,
+    /// Decimal packets; stored in 2^-16 packets, rounded to nearest.
+    Packets,
     /// Whole bytes.
     Bytes,
     /// A whole count.
@@ -43,6 +45,7 @@ impl Unit {
         let scaled = match self {
             Unit::Fraction if x <= 1.0 => x * (1u32 << Fraction::FRAC_BITS) as f64,
             Unit::Micros => x * 1_000.0,
+            Unit::Packets => x * 65_536.0,
             Unit::Mbps | Unit::Bytes | Unit::Count if x == (x as u64) as f64 => x,
             _ => return None,
         };
@@ -61,6 +64,7 @@ impl Unit {
         match self {
             Unit::Fraction => v as f64 / (1u32 << Fraction::FRAC_BITS) as f64,
             Unit::Micros => v as f64 / 1_000.0,
+            Unit::Packets => v as f64 / 65_536.0,
             _ => v as f64,
         }
     }
@@ -183,6 +187,8 @@ mod tests {
         assert_eq!(Unit::Count.from_decimal(f64::NAN), None);
         assert_eq!(Unit::Flag.from_decimal(1.0), None);
         assert_eq!(Unit::Micros.to_decimal(20_000), 20.0);
+        assert_eq!(Unit::Packets.from_decimal(0.01), Some(655));
+        assert_eq!(Unit::Packets.to_decimal(256 << 16), 256.0);
         assert_eq!(Unit::Choice(&["a", "b"]).choice("b"), Some(1));
         assert_eq!(Unit::Choice(&["a", "b"]).choice("c"), None);
     }

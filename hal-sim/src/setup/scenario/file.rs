@@ -620,6 +620,7 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
         let unit = match p.unit {
             Unit::Fraction => "a ratio".to_string(),
             Unit::Micros => "µs".to_string(),
+            Unit::Packets => "packets".to_string(),
             Unit::Mbps => "Mb/s".to_string(),
             Unit::Bytes => "bytes".to_string(),
             Unit::Count => "a count".to_string(),
