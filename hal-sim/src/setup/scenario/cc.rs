@@ -38,7 +38,7 @@ impl Cc {
     pub fn registered(algorithm: Algorithm) -> Option<Cc> {
         (algorithm.is_primary() && !BY_HAND.contains(&algorithm)).then_some(Cc::Registered {
             algorithm,
-            engine: AnyConfig::DEFAULT,
+            engine: Box::new(AnyConfig::DEFAULT),
         })
     }
 
@@ -83,7 +83,7 @@ pub enum Cc {
         algorithm: Algorithm,
         /// Its configuration in `engine`'s field of it; every other field
         /// is its default.
-        engine: AnyConfig,
+        engine: Box<AnyConfig>,
     },
 }
 

@@ -55,7 +55,7 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
     };
     // A registered algorithm's own field is set; every other is its default.
     let base = match &c.algorithm {
-        Cc::Registered { engine, .. } => *engine,
+        Cc::Registered { engine, .. } => **engine,
         _ => AnyConfig::DEFAULT,
     };
     let cfg = AnyConfig {

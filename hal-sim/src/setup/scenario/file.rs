@@ -645,7 +645,10 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
         });
     }
     Ok(CcCfg {
-        algorithm: Cc::Registered { algorithm, engine },
+        algorithm: Cc::Registered {
+            algorithm,
+            engine: Box::new(engine),
+        },
         base_rtt_ns,
     })
 }
