@@ -402,6 +402,12 @@ registry! {
         /// without telemetry or ECN.
         Timely(crate::timely::Timely) = "timely",
     }
+    /// Swift parameters.
+    swift: swift::SwiftConfig, "Swift" {
+        /// Swift (SIGCOMM 2020), fabric and endpoint windows from NIC
+        /// timestamps, as Falcon's rate-update engine runs it.
+        Swift(crate::swift::Swift) = "swift",
+    }
 }
 
 impl<const H: usize> AnyController<H> {

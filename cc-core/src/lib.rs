@@ -62,6 +62,7 @@ pub mod ldcp;
 pub mod params;
 #[cfg(feature = "reference")]
 pub mod reference;
+pub mod swift;
 pub mod telemetry;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;

@@ -45,6 +45,10 @@
 // `cc_hpcc_config::telemetry`: telemetry comes from probes.
 #define CC_TELEMETRY_PROBE 1
 
+// Swift (fabric and endpoint windows from the NICs' timestamps: an ACK's
+// `t1_ns` ..= `t4_ns`, `forward_hops` and `rx_buffer_level`).
+#define CC_ALGORITHM_SWIFT 7
+
 // TIMELY (rate from RTT samples: an ACK's `rtt_ns`).
 #define CC_ALGORITHM_TIMELY 6
 
@@ -322,6 +326,46 @@ typedef struct {
   uint8_t reserved[3];
 } cc_timely_config;
 
+// Swift. Windows in 2^-16 packets, fractions in 2^-24, times in ns.
+typedef struct {
+  // Bytes of a packet, the windows' unit (64 ..= 65 535).
+  uint32_t mtu;
+  // The target's base delay, ns (1 ..= 2^24).
+  uint32_t base_delay_ns;
+  // The target's delay per forward hop, ns (≤ 2^16).
+  uint32_t hop_scaling_ns;
+  // α of the flow scaling, ns·√packet (≤ 2^24).
+  uint32_t flow_scaling_alpha_ns;
+  // The flow scaling's ceiling, ns (≤ 2^24).
+  uint32_t max_flow_scaling_ns;
+  // Additive increase, 2^-16 packets (1 ..= 2^20).
+  uint32_t ai_q16;
+  // β, 2^-24 (0 < β < 2^24).
+  uint32_t beta_q24;
+  // The largest decrease at once, 2^-24 (0 < max_mdf < 2^24).
+  uint32_t max_mdf_q24;
+  // The fabric window's floor, 2^-16 packets (≥ 1).
+  uint32_t min_window_q16;
+  // Its ceiling and the flow scaling's W_max (≥ the floor).
+  uint32_t max_window_q16;
+  // The endpoint window's increase per ACK, 2^-16 packets (1 ..= 2^20).
+  uint32_t nic_ai_q16;
+  // The endpoint window's β, 2^-24.
+  uint32_t nic_beta_q24;
+  // The endpoint window's largest decrease, 2^-24.
+  uint32_t nic_max_mdf_q24;
+  // The endpoint window's floor, 2^-16 packets (≥ 1).
+  uint32_t nic_min_window_q16;
+  // Its ceiling (≥ the floor).
+  uint32_t nic_max_window_q16;
+  // The Rx buffer level the endpoint window aims below (0 ..= 31).
+  uint8_t target_rx_level;
+  // Losses in a row that drop the fabric window to its floor (≥ 1).
+  uint8_t retransmit_limit;
+  // Zero.
+  uint8_t reserved[2];
+} cc_swift_config;
+
 // Every algorithm's configuration: an engine's flows may use any of them.
 typedef struct {
   // HPCC++ and Rx-HPCC flows.
@@ -334,6 +378,8 @@ typedef struct {
   cc_dcqcn_config dcqcn;
   // TIMELY flows.
   cc_timely_config timely;
+  // Swift flows.
+  cc_swift_config swift;
 } cc_config;
 
 // One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).

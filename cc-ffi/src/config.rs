@@ -10,13 +10,16 @@ use cc_core::dcqcn::DcqcnConfig;
 use cc_core::dctcp::DctcpConfig;
 use cc_core::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, Reciprocals, TelemetrySource, MAX_RTTS, MAX_SPEEDS};
 use cc_core::ldcp::{FastStart, LdcpConfig};
+use cc_core::swift::SwiftConfig;
 use cc_core::timely::TimelyConfig;
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Mtu, Rate, Window};
 
 use crate::cc_status;
 
+mod swift;
 mod timely;
 
+pub use self::swift::*;
 pub use self::timely::*;
 
 /// Link speeds an HPCC++ configuration may list.
@@ -148,6 +151,8 @@ pub struct cc_config {
     pub dcqcn: cc_dcqcn_config,
     /// TIMELY flows.
     pub timely: cc_timely_config,
+    /// Swift flows.
+    pub swift: cc_swift_config,
 }
 
 fn fraction(raw: u32, field: &'static CStr) -> Result<Fraction, &'static CStr> {
@@ -281,12 +286,14 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
         });
     }
     let timely = TimelyConfig::try_from(&c.timely)?;
+    let swift = SwiftConfig::try_from(&c.swift)?;
     Ok(AnyConfig {
         hpcc,
         ldcp,
         dctcp,
         dcqcn,
         timely,
+        swift,
     })
 }
 
@@ -370,6 +377,7 @@ impl From<&AnyConfig> for cc_config {
                 reserved: [0; 2],
             },
             timely: cc_timely_config::from(&a.timely),
+            swift: cc_swift_config::from(&a.swift),
         }
     }
 }
