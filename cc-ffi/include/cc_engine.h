@@ -364,6 +364,8 @@ typedef struct {
   uint8_t retransmit_limit;
   // Zero.
   uint8_t reserved[2];
+  // A new flow's fabric window, 2^-16 packets; 0: the path's BDP.
+  uint32_t initial_window_q16;
 } cc_swift_config;
 
 // Every algorithm's configuration: an engine's flows may use any of them.

@@ -529,3 +529,71 @@ fn hpcc_probe_mode_keeps_probing_through_lost_replies() {
     );
     assert_eq!(s.counters.engine_refusals, 0);
 }
+
+/// Swift 60-to-1 (`scenarios/swift-incast60.toml`: Falcon's rules with its
+/// delays scaled to this 4 µs fabric): every sender starts at one BDP, so
+/// 60 BDPs arrive at once; the queue falls below two BDPs within ten of
+/// the RTTs the flows then measure (the burst's peak queue is their RTT)
+/// and stays there, without a drop.
+#[test]
+fn swift_incast60_brings_the_queue_under_two_bdps() {
+    let (w, s) = run("swift-incast60");
+    assert_eq!((s.flows_finished, s.drops), (60, 0));
+    let flows = hal_sim::output::report::flow_results(&w);
+    let base_rtt = flows[0].base_rtt_ns;
+    let bdp = 12.5 * base_rtt;
+    let p = &w.metrics.ports[0];
+    let (peak_at, peak) = p.t_ns.iter().zip(&p.queue).fold(
+        (0.0, 0u64),
+        |(t0, q0), (t, q)| if *q > q0 { (*t, *q) } else { (t0, q0) },
+    );
+    let rtt_at_peak = base_rtt + peak as f64 / 12.5;
+    let under = p
+        .t_ns
+        .iter()
+        .zip(&p.queue)
+        .find(|(t, q)| **t > peak_at && (**q as f64) < 2.0 * bdp)
+        .map(|(t, _)| *t)
+        .expect("the queue falls below two BDPs");
+    let after: Vec<u64> = p
+        .t_ns
+        .iter()
+        .zip(&p.queue)
+        .filter(|(t, _)| **t > under)
+        .map(|(_, q)| *q)
+        .collect();
+    let above = after.iter().filter(|&&q| q as f64 >= 2.0 * bdp).count();
+    println!(
+        "peak {peak} B at {peak_at:.0} ns (RTT {rtt_at_peak:.0} ns); under 2 BDP ({:.0} B) at {under:.0} ns = {:.2} RTTs later; {above} of {} samples above after",
+        2.0 * bdp,
+        (under - peak_at) / rtt_at_peak,
+        after.len()
+    );
+    assert!((under - peak_at) / rtt_at_peak <= 10.0);
+    assert!(
+        above as f64 <= 0.01 * after.len() as f64,
+        "{above} of {} samples at 2 BDPs or more",
+        after.len()
+    );
+}
+
+/// Swift 1000-to-1 (`scenarios/swift-incast1000.toml`, flows starting at
+/// one packet): a thousand flows share a 100 Gb/s link. The bytes in
+/// flight are one BDP plus the queue, so with the queue's median below a
+/// thousand packets less a BDP the mean window is below one packet: the
+/// flows are paced at RTT/cwnd. They all finish with no drop and no
+/// timeout, and the link stays busy.
+#[test]
+fn swift_incast1000_paces_windows_below_one_packet_without_a_timeout() {
+    let (w, s) = run("swift-incast1000");
+    assert_eq!((s.flows_finished, s.drops, s.counters.timeouts), (1000, 0, 0));
+    let base_rtt = hal_sim::output::report::flow_results(&w)[0].base_rtt_ns;
+    let one_packet_each = 1000.0 * w.cfg.payload as f64 - 12.5 * base_rtt;
+    assert!(
+        s.queue_bytes.p50 < one_packet_each,
+        "queue p50 {} B: windows average a packet or more",
+        s.queue_bytes.p50
+    );
+    let u = s.link_utilization[0].utilization;
+    assert!(u > 0.95, "utilization {u}");
+}

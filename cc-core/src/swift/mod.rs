@@ -93,6 +93,9 @@ pub struct SwiftConfig {
     /// Losses in a row from which the fabric window drops to its minimum
     /// (1 ..= 255).
     pub retransmit_limit: u8,
+    /// A new flow's fabric window (2^-16 packets, within its bounds); 0:
+    /// the path's BDP.
+    pub initial_window: u32,
 }
 
 /// `n/d` as a fraction, for the presets (evaluated at compile time).
@@ -110,7 +113,8 @@ impl SwiftConfig {
     /// 32 260 ns), ai 1, β 0.8, max_mdf 0.5, windows 0.01 ..= 256 packets;
     /// endpoint window 1 ..= 256 packets aiming below level 15 of 31 with
     /// ai 1, β 0.8, max_mdf 0.5; the minimum window after 3 losses in a
-    /// row. Packets of 1000 bytes (hal-sim's payload).
+    /// row. Packets of 1000 bytes (hal-sim's payload); a new flow starts
+    /// at the path's BDP.
     pub const fn falcon() -> Self {
         SwiftConfig {
             mtu: 1000,
@@ -130,6 +134,7 @@ impl SwiftConfig {
             nic_min_window: ONE_PACKET,
             nic_max_window: 256 * ONE_PACKET,
             retransmit_limit: 3,
+            initial_window: 0,
         }
     }
 
@@ -350,6 +355,13 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "losses in a row that drop the window to its minimum",
             u8
         ),
+        param!(
+            "initial_window",
+            initial_window,
+            Unit::Packets,
+            "0 (the path's BDP) or within the window's bounds",
+            "a new flow's fabric window, packets"
+        ),
     ];
 
     /// A window from NIC timestamps: no ECN marking; ACKs share the data's
@@ -405,7 +417,8 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
         ] {
             w.u32(v)?;
         }
-        w.u8(self.retransmit_limit)
+        w.u8(self.retransmit_limit)?;
+        w.u32(self.initial_window)
     }
 
     fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self> {
@@ -427,6 +440,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             nic_min_window: r.u32()?,
             nic_max_window: r.u32()?,
             retransmit_limit: r.u8()?,
+            initial_window: r.u32()?,
         })
     }
 
@@ -563,9 +577,9 @@ fn marker(now: u32, last: u32, rtt: u32, old: u32, new: u32, floor: u32) -> u32 
 }
 
 impl Swift {
-    /// A new flow: the fabric window at the path's BDP (line rate × base
-    /// RTT, in packets), within its bounds; the endpoint window at its
-    /// ceiling.
+    /// A new flow: the fabric window at `initial_window`, or at the path's
+    /// BDP (line rate × base RTT, in packets), within its bounds; the
+    /// endpoint window at its ceiling.
     pub fn new(cfg: &SwiftConfig, p: &FlowParams, now: Instant) -> Result<Self, Error> {
         cfg.validate()?;
         if !p.line_rate.is_plausible() {
@@ -576,9 +590,11 @@ impl Swift {
         let Some(mtu) = NonZeroU64::new(cfg.mtu as u64) else {
             return Err(Error::InvalidParams);
         };
-        let w = (div_u64(bdp << 16, mtu))
-            .max(cfg.min_window as u64)
-            .min(cfg.max_window as u64) as u32;
+        let w = match cfg.initial_window {
+            0 => div_u64(bdp << 16, mtu),
+            w => w as u64,
+        };
+        let w = w.max(cfg.min_window as u64).min(cfg.max_window as u64) as u32;
         let now = now.as_nanos() as u32;
         Ok(Swift {
             fcwnd: w,

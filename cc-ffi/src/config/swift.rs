@@ -50,6 +50,8 @@ pub struct cc_swift_config {
     pub retransmit_limit: u8,
     /// Zero.
     pub reserved: [u8; 2],
+    /// A new flow's fabric window, 2^-16 packets; 0: the path's BDP.
+    pub initial_window_q16: u32,
 }
 
 impl TryFrom<&cc_swift_config> for SwiftConfig {
@@ -75,6 +77,7 @@ impl TryFrom<&cc_swift_config> for SwiftConfig {
             nic_min_window: c.nic_min_window_q16,
             nic_max_window: c.nic_max_window_q16,
             retransmit_limit: c.retransmit_limit,
+            initial_window: c.initial_window_q16,
         };
         match s.invalid_field() {
             None => Ok(s),
@@ -122,6 +125,7 @@ impl From<&SwiftConfig> for cc_swift_config {
             target_rx_level: s.target_rx_level,
             retransmit_limit: s.retransmit_limit,
             reserved: [0; 2],
+            initial_window_q16: s.initial_window,
         }
     }
 }
