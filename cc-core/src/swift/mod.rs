@@ -534,7 +534,7 @@ const RECIP_LEVEL: [u32; 32] = {
     t
 };
 
-/// One Swift flow at its sender: 28 bytes (25 used).
+/// One Swift flow at its sender: 32 bytes (29 used).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Swift {
@@ -553,6 +553,9 @@ pub struct Swift {
     rtt: u32,
     /// Losses in a row.
     retransmits: u8,
+    /// 1/√max_window in 2^-16 ([`rsqrt`]), the flow scaling's zero, taken
+    /// once at the start (the configuration is fixed while a flow lives).
+    rsqrt_max: u32,
 }
 
 /// `x·(1 − f)` for a window and a fraction in 2^-24, rounded down.
@@ -604,6 +607,7 @@ impl Swift {
             acked: p.start_seq.0,
             rtt: p.base_rtt.as_nanos(),
             retransmits: 0,
+            rsqrt_max: rsqrt(cfg.max_window),
         })
     }
 
@@ -621,7 +625,7 @@ impl Swift {
     /// window, ns: base + hops·hop_scaling + clamp(α·(1/√fcwnd −
     /// 1/√max_window), 0, max_flow_scaling).
     pub fn target_ns(&self, cfg: &SwiftConfig, hops: u8) -> u32 {
-        let r = rsqrt(self.fcwnd).saturating_sub(rsqrt(cfg.max_window));
+        let r = rsqrt(self.fcwnd).saturating_sub(self.rsqrt_max);
         // α ≤ 2^24 ns, r < 2^25: the product < 2^49, back to ns.
         let fs = ((cfg.flow_scaling_alpha_ns as u64 * r as u64) >> 16).min(cfg.max_flow_scaling_ns as u64);
         cfg.base_delay_ns + hops as u32 * cfg.hop_scaling_ns + fs as u32
@@ -644,12 +648,15 @@ impl Swift {
         let mut w = old;
         if delay < target {
             // ai·acked_packets, over fcwnd at or above one packet:
-            // ai·acked·2^16 / (mtu·fcwnd) in 2^-16 (acked < 2^24, ai ≤ 2^20:
-            // < 2^60), or ai·acked/mtu below.
+            // ai·acked/(mtu·fcwnd) packets: ai·acked·2^4 over the window in
+            // bytes·2^4 (mtu·fcwnd >> 12, below 2^32 up to 256 MiB of
+            // window, saturated above), in 2^-16 (acked < 2^24, ai ≤ 2^20:
+            // < 2^48); or ai·acked/mtu below one packet. Either divisor
+            // fits 32 bits: a 64/32 division.
             let num = cfg.ai as u64 * acked.min(1 << 24) as u64;
             // mtu ≥ 64 by validation; a zero divisor would add nothing.
             let (n, d) = if w >= ONE_PACKET {
-                (num << 16, cfg.mtu as u64 * w as u64)
+                (num << 4, ((cfg.mtu as u64 * w as u64) >> 12).min(u32::MAX as u64))
             } else {
                 (num, cfg.mtu as u64)
             };
