@@ -106,6 +106,44 @@ pub struct Param<C> {
     pub set: fn(&mut C, u32),
 }
 
+/// A parameter of configuration type `$cfg` for its `PARAMS` table:
+/// `$name` as a table writes it, setting `$field` in `$unit`. A
+/// `fraction` field is stored as a [`Fraction`]'s raw value (a value above
+/// 1 becomes 0, which validation refuses); a `u8` field saturates at 255.
+macro_rules! param {
+    ($cfg:ty, $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal, fraction) => {
+        $crate::params::Param {
+            info: $crate::params::param!(@info $name, $field, $unit, $range, $doc),
+            get: |c: &$cfg| c.$field.to_bits(),
+            set: |c: &mut $cfg, v| c.$field = $crate::units::Fraction::from_bits(v).unwrap_or($crate::units::Fraction::ZERO),
+        }
+    };
+    ($cfg:ty, $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal, u8) => {
+        $crate::params::Param {
+            info: $crate::params::param!(@info $name, $field, $unit, $range, $doc),
+            get: |c: &$cfg| c.$field as u32,
+            set: |c: &mut $cfg, v| c.$field = u8::try_from(v).unwrap_or(u8::MAX),
+        }
+    };
+    ($cfg:ty, $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal) => {
+        $crate::params::Param {
+            info: $crate::params::param!(@info $name, $field, $unit, $range, $doc),
+            get: |c: &$cfg| c.$field,
+            set: |c: &mut $cfg, v| c.$field = v,
+        }
+    };
+    (@info $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal) => {
+        $crate::params::ParamInfo {
+            name: $name,
+            field: stringify!($field),
+            unit: $unit,
+            range: $range,
+            doc: $doc,
+        }
+    };
+}
+pub(crate) use param;
+
 /// What the decision of an algorithm's flows governs at the NIC's
 /// scheduler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,7 +18,11 @@ fn per_flow_state_fits_the_design_budget() {
         "{}",
         size_of::<cc_core::timely::Timely>()
     );
-    assert!(size_of::<cc_core::swift::Swift>() <= 32, "{}", size_of::<cc_core::swift::Swift>());
+    assert!(
+        size_of::<cc_core::swift::Swift>() <= 32,
+        "{}",
+        size_of::<cc_core::swift::Swift>()
+    );
 }
 
 #[test]

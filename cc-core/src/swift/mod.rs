@@ -39,7 +39,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, NicSample, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{AckBench, Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -179,51 +179,6 @@ impl Default for SwiftConfig {
     }
 }
 
-/// A table's parameter of Swift, `$field` in the configuration.
-macro_rules! param {
-    ($name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal, fraction) => {
-        Param {
-            info: ParamInfo {
-                name: $name,
-                field: stringify!($field),
-                unit: $unit,
-                range: $range,
-                doc: $doc,
-            },
-            get: |c: &SwiftConfig| c.$field.to_bits(),
-            // An out-of-range raw value becomes 0, which validation refuses.
-            set: |c: &mut SwiftConfig, v| c.$field = Fraction::from_bits(v).unwrap_or(Fraction::ZERO),
-        }
-    };
-    ($name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal, u8) => {
-        Param {
-            info: ParamInfo {
-                name: $name,
-                field: stringify!($field),
-                unit: $unit,
-                range: $range,
-                doc: $doc,
-            },
-            get: |c: &SwiftConfig| c.$field as u32,
-            // Above 255 becomes 255 or 0 by wrapping: refused as out of range.
-            set: |c: &mut SwiftConfig, v| c.$field = u8::try_from(v).unwrap_or(u8::MAX),
-        }
-    };
-    ($name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal) => {
-        Param {
-            info: ParamInfo {
-                name: $name,
-                field: stringify!($field),
-                unit: $unit,
-                range: $range,
-                doc: $doc,
-            },
-            get: |c: &SwiftConfig| c.$field,
-            set: |c: &mut SwiftConfig, v| c.$field = v,
-        }
-    };
-}
-
 impl crate::algorithms::AlgorithmConfig for SwiftConfig {
     type Sender<const H: usize> = Swift;
 
@@ -231,6 +186,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
 
     const PARAMS: &'static [Param<Self>] = &[
         param!(
+            SwiftConfig,
             "mtu_bytes",
             mtu,
             Unit::Bytes,
@@ -238,6 +194,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "bytes of a packet, the windows' unit"
         ),
         param!(
+            SwiftConfig,
             "base_delay_us",
             base_delay_ns,
             Unit::Micros,
@@ -245,6 +202,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "the target's base delay"
         ),
         param!(
+            SwiftConfig,
             "hop_scaling_us",
             hop_scaling_ns,
             Unit::Micros,
@@ -252,6 +210,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "the target's delay per forward hop"
         ),
         param!(
+            SwiftConfig,
             "flow_scaling_alpha_us",
             flow_scaling_alpha_ns,
             Unit::Micros,
@@ -259,6 +218,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "α of the flow scaling α·(1/√cwnd − 1/√max_window)"
         ),
         param!(
+            SwiftConfig,
             "max_flow_scaling_us",
             max_flow_scaling_ns,
             Unit::Micros,
@@ -266,6 +226,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "the flow scaling's ceiling"
         ),
         param!(
+            SwiftConfig,
             "ai",
             ai,
             Unit::Packets,
@@ -273,6 +234,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "additive increase, packets per window of ACKs"
         ),
         param!(
+            SwiftConfig,
             "beta",
             beta,
             Unit::Fraction,
@@ -281,6 +243,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             fraction
         ),
         param!(
+            SwiftConfig,
             "max_mdf",
             max_mdf,
             Unit::Fraction,
@@ -289,6 +252,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             fraction
         ),
         param!(
+            SwiftConfig,
             "min_window",
             min_window,
             Unit::Packets,
@@ -296,6 +260,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "the fabric window's floor, packets"
         ),
         param!(
+            SwiftConfig,
             "max_window",
             max_window,
             Unit::Packets,
@@ -303,6 +268,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "the fabric window's ceiling, packets"
         ),
         param!(
+            SwiftConfig,
             "target_rx_level",
             target_rx_level,
             Unit::Count,
@@ -311,6 +277,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             u8
         ),
         param!(
+            SwiftConfig,
             "nic_ai",
             nic_ai,
             Unit::Packets,
@@ -318,6 +285,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "the endpoint window's increase per ACK, packets"
         ),
         param!(
+            SwiftConfig,
             "nic_beta",
             nic_beta,
             Unit::Fraction,
@@ -326,6 +294,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             fraction
         ),
         param!(
+            SwiftConfig,
             "nic_max_mdf",
             nic_max_mdf,
             Unit::Fraction,
@@ -334,6 +303,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             fraction
         ),
         param!(
+            SwiftConfig,
             "nic_min_window",
             nic_min_window,
             Unit::Packets,
@@ -341,6 +311,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "the endpoint window's floor, packets"
         ),
         param!(
+            SwiftConfig,
             "nic_max_window",
             nic_max_window,
             Unit::Packets,
@@ -348,6 +319,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "the endpoint window's ceiling, packets"
         ),
         param!(
+            SwiftConfig,
             "retransmit_limit",
             retransmit_limit,
             Unit::Count,
@@ -356,6 +328,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             u8
         ),
         param!(
+            SwiftConfig,
             "initial_window",
             initial_window,
             Unit::Packets,

@@ -55,7 +55,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{AckBench, Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -173,37 +173,6 @@ impl Default for TimelyConfig {
     }
 }
 
-/// A table's parameter of TIMELY, `$field` in the configuration.
-macro_rules! param {
-    ($name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal, fraction) => {
-        Param {
-            info: ParamInfo {
-                name: $name,
-                field: stringify!($field),
-                unit: $unit,
-                range: $range,
-                doc: $doc,
-            },
-            get: |c: &TimelyConfig| c.$field.to_bits(),
-            // An out-of-range raw value becomes 0, which validation refuses.
-            set: |c: &mut TimelyConfig, v| c.$field = Fraction::from_bits(v).unwrap_or(Fraction::ZERO),
-        }
-    };
-    ($name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal) => {
-        Param {
-            info: ParamInfo {
-                name: $name,
-                field: stringify!($field),
-                unit: $unit,
-                range: $range,
-                doc: $doc,
-            },
-            get: |c: &TimelyConfig| c.$field,
-            set: |c: &mut TimelyConfig, v| c.$field = v,
-        }
-    };
-}
-
 impl crate::algorithms::AlgorithmConfig for TimelyConfig {
     type Sender<const H: usize> = Timely;
 
@@ -211,6 +180,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
 
     const PARAMS: &'static [Param<Self>] = &[
         param!(
+            TimelyConfig,
             "alpha",
             alpha,
             Unit::Fraction,
@@ -219,6 +189,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
             fraction
         ),
         param!(
+            TimelyConfig,
             "beta",
             beta,
             Unit::Fraction,
@@ -227,6 +198,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
             fraction
         ),
         param!(
+            TimelyConfig,
             "t_low_us",
             t_low_ns,
             Unit::Micros,
@@ -234,6 +206,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
             "T_low: below it every sample increases the rate"
         ),
         param!(
+            TimelyConfig,
             "t_high_us",
             t_high_ns,
             Unit::Micros,
@@ -241,6 +214,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
             "T_high: above it the rate decreases"
         ),
         param!(
+            TimelyConfig,
             "min_rtt_us",
             min_rtt_ns,
             Unit::Micros,
@@ -248,6 +222,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
             "minRTT, the gradient's normaliser"
         ),
         param!(
+            TimelyConfig,
             "rate_ai",
             delta,
             Unit::Fraction,
@@ -256,6 +231,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
             fraction
         ),
         param!(
+            TimelyConfig,
             "rate_hai",
             hai,
             Unit::Fraction,
@@ -264,6 +240,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
             fraction
         ),
         param!(
+            TimelyConfig,
             "min_rate_mbps",
             min_rate_mbps,
             Unit::Mbps,
