@@ -526,13 +526,11 @@ mod tests {
         assert_eq!(c.invalid_field(t), Some(t.param(i("t_low_us")).unwrap().field));
         // The defaults as a table writes them.
         let d = AnyConfig::DEFAULT;
-        let dec = |name| {
-            let p = t.param(i(name)).unwrap();
-            p.unit.to_decimal(d.get_param(t, i(name)).unwrap())
-        };
-        assert_eq!(dec("t_low_us"), 50.0);
-        assert_eq!(dec("min_rtt_us"), 20.0);
-        assert_eq!(dec("alpha"), 0.875);
+        let raw = |name| d.get_param(t, i(name)).unwrap();
+        let scale = |name| t.param(i(name)).unwrap().unit.scale();
+        assert_eq!(raw("t_low_us"), 50 * scale("t_low_us"));
+        assert_eq!(raw("min_rtt_us"), 20 * scale("min_rtt_us"));
+        assert_eq!(raw("alpha"), scale("alpha") / 8 * 7);
         assert_eq!(t.param(i("clock")).unwrap().unit.choice("per_sample"), Some(1));
         assert!(matches!(t.param(i("rate_ai")).unwrap().unit, Unit::Fraction));
     }

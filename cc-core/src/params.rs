@@ -33,39 +33,16 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// The engine's number for a table's decimal `x` in this unit: `None`
-    /// if `x` is negative, not a number, not whole where the unit counts,
-    /// above 1 for a fraction, or beyond a `u32`. Only for the numeric
-    /// units (`Flag` and `Choice` are written as words: `None`).
-    pub fn from_decimal(self, x: f64) -> Option<u32> {
-        // NaN is neither negative nor not: refused with them.
-        if x.is_nan() || x < 0.0 {
-            return None;
-        }
-        let scaled = match self {
-            Unit::Fraction if x <= 1.0 => x * (1u32 << Fraction::FRAC_BITS) as f64,
-            Unit::Micros => x * 1_000.0,
-            Unit::Packets => x * 65_536.0,
-            Unit::Mbps | Unit::Bytes | Unit::Count if x == (x as u64) as f64 => x,
-            _ => return None,
-        };
-        // Round half up; `as` would saturate, so the range is checked first.
-        let r = scaled + 0.5;
-        if r < 4_294_967_296.0 {
-            Some(r as u32)
-        } else {
-            None
-        }
-    }
-
-    /// The decimal a table writes for the engine's number `v` (for a
-    /// `Flag` or `Choice`, `v` itself).
-    pub fn to_decimal(self, v: u32) -> f64 {
+    /// How many of the engine's steps a table's unit holds: a fraction's
+    /// 2^24, a microsecond's 1000 ns, a packet's 2^16; 1 for the whole
+    /// units, flags and choices. (The engine has no floating point: a front
+    /// end scales a table's decimal by this and rounds.)
+    pub const fn scale(self) -> u32 {
         match self {
-            Unit::Fraction => v as f64 / (1u32 << Fraction::FRAC_BITS) as f64,
-            Unit::Micros => v as f64 / 1_000.0,
-            Unit::Packets => v as f64 / 65_536.0,
-            _ => v as f64,
+            Unit::Fraction => 1 << Fraction::FRAC_BITS,
+            Unit::Micros => 1_000,
+            Unit::Packets => 1 << 16,
+            Unit::Mbps | Unit::Bytes | Unit::Count | Unit::Flag | Unit::Choice(_) => 1,
         }
     }
 
@@ -209,24 +186,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decimals_round_to_the_engine_unit() {
-        assert_eq!(Unit::Fraction.from_decimal(1.0), Some(1 << 24));
-        assert_eq!(Unit::Fraction.from_decimal(0.875), Some(14_680_064));
-        // 0.001 · 2^24 = 16777.216.
-        assert_eq!(Unit::Fraction.from_decimal(0.001), Some(16_777));
-        assert_eq!(Unit::Fraction.from_decimal(1.01), None);
-        assert_eq!(Unit::Micros.from_decimal(0.0015), Some(2));
-        assert_eq!(Unit::Micros.from_decimal(500.0), Some(500_000));
-        assert_eq!(Unit::Micros.from_decimal(4_294_967.295), Some(u32::MAX));
-        assert_eq!(Unit::Micros.from_decimal(4_294_967.296), None);
-        assert_eq!(Unit::Mbps.from_decimal(1000.0), Some(1000));
-        assert_eq!(Unit::Mbps.from_decimal(1000.5), None);
-        assert_eq!(Unit::Count.from_decimal(-1.0), None);
-        assert_eq!(Unit::Count.from_decimal(f64::NAN), None);
-        assert_eq!(Unit::Flag.from_decimal(1.0), None);
-        assert_eq!(Unit::Micros.to_decimal(20_000), 20.0);
-        assert_eq!(Unit::Packets.from_decimal(0.01), Some(655));
-        assert_eq!(Unit::Packets.to_decimal(256 << 16), 256.0);
+    fn units_scale_to_the_engine_and_choices_are_places() {
+        assert_eq!(Unit::Fraction.scale(), 1 << 24);
+        assert_eq!(Unit::Micros.scale(), 1_000);
+        assert_eq!(Unit::Packets.scale(), 65_536);
+        assert_eq!(Unit::Mbps.scale(), 1);
         assert_eq!(Unit::Choice(&["a", "b"]).choice("b"), Some(1));
         assert_eq!(Unit::Choice(&["a", "b"]).choice("c"), None);
     }

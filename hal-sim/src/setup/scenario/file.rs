@@ -613,8 +613,8 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
             (Unit::Flag, toml::Value::Boolean(b)) => Some(*b as u32),
             (Unit::Choice(_), toml::Value::String(c)) => p.unit.choice(c),
             (Unit::Flag | Unit::Choice(_), _) => None,
-            (u, toml::Value::Integer(x)) => u.from_decimal(*x as f64),
-            (u, toml::Value::Float(x)) => u.from_decimal(*x),
+            (u, toml::Value::Integer(x)) => engine_number(u, *x as f64),
+            (u, toml::Value::Float(x)) => engine_number(u, *x),
             _ => None,
         };
         let unit = match p.unit {
@@ -651,6 +651,28 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
         },
         base_rtt_ns,
     })
+}
+
+/// The engine's number for a table's decimal `x` in `unit`
+/// ([`cc_core::params::Unit::scale`] of it, rounded half up): `None` if `x`
+/// is negative, not a number, not whole where the unit counts, above 1
+/// for a fraction, or beyond a `u32`. Only for the numeric units (flags
+/// and choices are written as words: `None`).
+pub(super) fn engine_number(unit: cc_core::params::Unit, x: f64) -> Option<u32> {
+    use cc_core::params::Unit;
+    // NaN is neither negative nor not: refused with them.
+    if x.is_nan() || x < 0.0 {
+        return None;
+    }
+    let ok = match unit {
+        Unit::Fraction => x <= 1.0,
+        Unit::Micros | Unit::Packets => true,
+        Unit::Mbps | Unit::Bytes | Unit::Count => x == (x as u64) as f64,
+        Unit::Flag | Unit::Choice(_) => false,
+    };
+    // Round half up; `as` would saturate, so the range is checked first.
+    let r = x * unit.scale() as f64 + 0.5;
+    (ok && r < 4_294_967_296.0).then_some(r as u32)
 }
 
 /// `base_rtt_ns` within the engine's range of T.

@@ -309,3 +309,25 @@ fn timely_named_alone_runs_as_the_reference_simulators() {
     assert_eq!(e.field, "cc.algorithm", "{e}");
     assert!(e.message.contains("`timely`"), "{e}");
 }
+
+/// A table's decimals become the engine's numbers in each unit's steps.
+#[test]
+fn decimals_round_to_the_engine_unit() {
+    use super::engine_number as n;
+    use cc_core::params::Unit;
+    assert_eq!(n(Unit::Fraction, 1.0), Some(1 << 24));
+    assert_eq!(n(Unit::Fraction, 0.875), Some(14_680_064));
+    // 0.001 · 2^24 = 16777.216.
+    assert_eq!(n(Unit::Fraction, 0.001), Some(16_777));
+    assert_eq!(n(Unit::Fraction, 1.01), None);
+    assert_eq!(n(Unit::Micros, 0.0015), Some(2));
+    assert_eq!(n(Unit::Micros, 500.0), Some(500_000));
+    assert_eq!(n(Unit::Micros, 4_294_967.295), Some(u32::MAX));
+    assert_eq!(n(Unit::Micros, 4_294_967.296), None);
+    assert_eq!(n(Unit::Mbps, 1000.0), Some(1000));
+    assert_eq!(n(Unit::Mbps, 1000.5), None);
+    assert_eq!(n(Unit::Count, -1.0), None);
+    assert_eq!(n(Unit::Count, f64::NAN), None);
+    assert_eq!(n(Unit::Flag, 1.0), None);
+    assert_eq!(n(Unit::Packets, 0.01), Some(655));
+}
