@@ -62,6 +62,31 @@ pub(crate) fn div_u64_narrow(n: u64, d: NonZeroU64) -> u64 {
     ((q_hi as u64) << 32) | q_lo as u64
 }
 
+/// `floor(n·2^24 / d)` for `n < d < 2^24`: a proper fraction in 2^-24
+/// (below 2^24), exact. On a 32-bit core three 32-bit divides of eight
+/// quotient bits each, inline and without a call (each dividend r·2^8 <
+/// 2^32 because the remainder r < d < 2^24); on a 64-bit core one. Outside
+/// its envelope (`n ≥ d` or `d ≥ 2^24`) the answer is meaningless but
+/// never a panic: callers keep to it.
+#[inline(always)]
+pub(crate) fn fraction_q24(n: u32, d: NonZeroU32) -> u32 {
+    let n = n.min(d.get() - 1) & 0x00FF_FFFF;
+    #[cfg(target_pointer_width = "64")]
+    {
+        (((n as u64) << 24) / NonZeroU64::from(d)) as u32
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        let d = NonZeroU32::new(d.get() & 0x00FF_FFFF).unwrap_or(NonZeroU32::MIN);
+        let a = n << 8;
+        let (q1, r1) = (a / d, a % d);
+        let b = r1 << 8;
+        let (q2, r2) = (b / d, b % d);
+        let c = r2 << 8;
+        (q1 << 16) | (q2 << 8) | (c / d)
+    }
+}
+
 /// `x.leading_zeros()` for `x ≠ 0`: one `clz` where the core has one
 /// (Zbb on RISC-V, every host), else [`leading_zeros_search`]. The same
 /// value either way.
@@ -75,6 +100,38 @@ pub(crate) fn leading_zeros_nonzero(x: u32) -> u32 {
     {
         leading_zeros_search(x)
     }
+}
+
+/// `x.leading_zeros() & !1` for `x ≠ 0`: the shift by an even count that
+/// puts the top bit at 30 or 31 (a square root's normalisation). One `clz`
+/// where the core has one, else the search's first four steps.
+#[inline(always)]
+pub(crate) fn leading_zeros_even(x: u32) -> u32 {
+    #[cfg(any(target_feature = "zbb", not(any(target_arch = "riscv32", target_arch = "riscv64"))))]
+    {
+        x.leading_zeros() & !1
+    }
+    #[cfg(not(any(target_feature = "zbb", not(any(target_arch = "riscv32", target_arch = "riscv64")))))]
+    {
+        leading_zeros_even_search(x)
+    }
+}
+
+/// [`leading_zeros_even`] by [`leading_zeros_search`]'s first four steps.
+#[cfg_attr(
+    any(target_feature = "zbb", not(any(target_arch = "riscv32", target_arch = "riscv64"))),
+    allow(dead_code)
+)]
+#[inline(always)]
+fn leading_zeros_even_search(x: u32) -> u32 {
+    let (mut x, mut n) = (x, 0);
+    for s in [16, 8, 4, 2] {
+        if x >> (32 - s) == 0 {
+            n += s;
+            x <<= s;
+        }
+    }
+    n
 }
 
 /// `x.leading_zeros()` for `x ≠ 0` by binary search: five compare-and-shift
@@ -400,12 +457,34 @@ mod tests {
         div_u64_narrow(n, NonZeroU64::new(d).unwrap())
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        /// The 2^-24 fraction is the exact quotient over its envelope.
+        #[test]
+        fn a_proper_fraction_is_exact(d in 1u32..1 << 24, n_frac in 0.0f64..1.0) {
+            let n = ((d as f64 * n_frac) as u32).min(d - 1);
+            prop_assert_eq!(fraction_q24(n, NonZeroU32::new(d).unwrap()) as u64, ((n as u64) << 24) / d as u64);
+        }
+    }
+
+    #[test]
+    fn a_proper_fraction_at_its_corners() {
+        for d in [1u32, 2, 3, 255, 256, 257, 65_535, 65_536, (1 << 24) - 1] {
+            for n in [0, 1, d / 2, d.saturating_sub(2), d - 1] {
+                let n = n.min(d - 1);
+                assert_eq!(fraction_q24(n, NonZeroU32::new(d).unwrap()) as u64, ((n as u64) << 24) / d as u64, "{n}/{d}");
+            }
+        }
+    }
+
     #[test]
     fn leading_zeros_by_search() {
         for s in 0..32 {
             for x in [1u32 << s, (1u32 << s) | 1, u32::MAX >> (31 - s)] {
                 assert_eq!(leading_zeros_search(x), x.leading_zeros(), "{x:#x}");
                 assert_eq!(leading_zeros_nonzero(x), x.leading_zeros(), "{x:#x}");
+                assert_eq!(leading_zeros_even_search(x), x.leading_zeros() & !1, "{x:#x}");
+                assert_eq!(leading_zeros_even(x), x.leading_zeros() & !1, "{x:#x}");
             }
         }
     }

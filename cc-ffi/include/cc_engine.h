@@ -346,7 +346,7 @@ typedef struct {
   uint32_t max_mdf_q24;
   // The fabric window's floor, 2^-16 packets (≥ 1).
   uint32_t min_window_q16;
-  // Its ceiling and the flow scaling's W_max (≥ the floor).
+  // Its ceiling and the flow scaling's W_max (≥ the floor, ≥ one packet).
   uint32_t max_window_q16;
   // The endpoint window's increase per ACK, 2^-16 packets (1 ..= 2^20).
   uint32_t nic_ai_q16;

@@ -51,8 +51,10 @@ for c in "${cores[@]}"; do
     cargo run --release --features reference,c-api --bin bench --target "$target" >/dev/null 2>"$work/$name.c.bench" \
     || { cat "$work/$name.c.bench" >&2; exit 1; }
   if [ "$divisions" -eq 1 ]; then
-    for kind in ldcp-ack ldcp-timer hpcc-ack-1 hpcc-ack-5 hpcc-ack-5-one-queue rx-hpcc-5 probe-response \
-      dctcp-ack dcqcn-cnp timely-ack ldcp-ack-c hpcc-ack-5-c; do
+    # Every row the images measured, by the names the profiler knows them by.
+    kinds=$(sed -n 's/^profile kind: \([^\t]*\)\t.*/\1/p' "$work/$name.bench" "$work/$name.c.bench" | awk '!seen[$0]++')
+    [ -n "$kinds" ] || { echo "bench.sh: the $name images named no profile kind" >&2; exit 1; }
+    for kind in $kinds; do
       scripts/profile.sh "$kind" "$target${ext:++$ext}" 2>/dev/null \
         | sed -n "s/^\([0-9.]*\) divisions per event.*/$kind \1/p" >>"$work/$name.div"
     done

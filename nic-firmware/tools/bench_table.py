@@ -20,35 +20,31 @@ import sys
 
 CORES = ["rv32imac", "rv64imac", "rv64imac_zbb"]
 HEADINGS = {"rv32imac": "rv32imac", "rv64imac": "rv64imac", "rv64imac_zbb": "rv64imac+Zbb"}
-# The benchmark's row labels and the profiler's names for the same paths
-# (nic-firmware/src/bin/common/paths.rs).
-KINDS = {
-    "LDCP ACK (PAWA)": "ldcp-ack",
-    "LDCP timer (cw < 1)": "ldcp-timer",
-    "HPCC++ ACK, 1 hop": "hpcc-ack-1",
-    "HPCC++ ACK, 5 hops": "hpcc-ack-5",
-    "HPCC++ ACK, 5 hops, 1 queue": "hpcc-ack-5-one-queue",
-    "Rx-HPCC telemetry, 5 hops": "rx-hpcc-5",
-    "HPCC++ probe response": "probe-response",
-    "DCTCP ACK (baseline)": "dctcp-ack",
-    "DCQCN CNP (baseline)": "dcqcn-cnp",
-    "TIMELY ACK": "timely-ack",
-}
 # Rows through the C API (cc-ffi), from NAME.c.bench, and the Rust row each
 # is held to (at most 10 % more instructions, mean and max).
 C_KINDS = {
-    "LDCP ACK, C API": ("ldcp-ack-c", "LDCP ACK (PAWA)"),
-    "HPCC++ ACK, 5 hops, C API": ("hpcc-ack-5-c", "HPCC++ ACK, 5 hops"),
+    "LDCP ACK, C API": "LDCP ACK (PAWA)",
+    "HPCC++ ACK, 5 hops, C API": "HPCC++ ACK, 5 hops",
 }
+# The image's "profile kind: NAME<TAB>LABEL" lines: the profiler's name
+# for each row (nic-firmware/src/bin/common/paths.rs).
+KIND = re.compile(r"^profile kind: (?P<name>[^\t]+)\t(?P<label>.+)$")
 ROW = re.compile(r"^(?P<label>.{28}) +(?P<mean>\d+) / (?P<max>\d+) .*?(≤ (?P<target>\d+) (ok|OVER)|-)\s*$")
 
 
 def parse(path):
-    """{label: (mean, max, target or None)} and the port table's lines."""
-    rows, ports, in_ports = {}, [], False
+    """{label: (mean, max, target or None)}, the port table's lines and
+    {label: profile name}."""
+    rows, ports, kinds, in_ports = {}, [], {}, False
+    if not os.path.exists(path):
+        return rows, ports, kinds
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
+            k = KIND.match(line)
+            if k:
+                kinds[k.group("label")] = k.group("name")
+                continue
             if line.startswith("what that is for a port"):
                 in_ports = True
             if in_ports:
@@ -63,7 +59,7 @@ def parse(path):
             if m and not ports:
                 t = m.group("target")
                 rows[m.group("label").strip()] = (int(m.group("mean")), int(m.group("max")), int(t) if t else None)
-    return rows, ports
+    return rows, ports, kinds
 
 
 def divisions(path):
@@ -80,20 +76,20 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     d = sys.argv[1]
-    benches, ports, divs = {}, {}, {}
+    benches, ports, divs, names = {}, {}, {}, {}
     for c in CORES:
-        benches[c], ports[c] = parse(os.path.join(d, c + ".bench"))
-        c_rows, _ = parse(os.path.join(d, c + ".c.bench"))
+        benches[c], ports[c], own = parse(os.path.join(d, c + ".bench"))
+        c_rows, _, c_names = parse(os.path.join(d, c + ".c.bench"))
         for label in C_KINDS:
             if label in c_rows:
                 benches[c][label] = c_rows[label]
+        names.update(own)
+        names.update({label: n for label, n in c_names.items() if label in C_KINDS})
         divs[c] = divisions(os.path.join(d, c + ".div"))
     rows = []
-    kinds = dict(KINDS)
-    # The registry's other rows, in the image's order (no profile name:
-    # their divisions are not profiled here).
-    kinds.update({label: None for label in benches["rv32imac"] if label not in KINDS and label not in C_KINDS})
-    kinds.update({label: kind for label, (kind, _) in C_KINDS.items()})
+    # Every row of the image, in its order, then the C API's.
+    kinds = {label: names.get(label) for label in benches["rv32imac"] if label not in C_KINDS}
+    kinds.update({label: names.get(label) for label in C_KINDS})
     for label, kind in kinds.items():
         row = {"event": label}
         for c in CORES:
@@ -104,7 +100,7 @@ def main():
             "rv64imac_zbb": benches["rv64imac_zbb"].get(label, (0, 0, None))[2],
         }
         if label in C_KINDS:
-            row["rust_row"] = C_KINDS[label][1]
+            row["rust_row"] = C_KINDS[label]
         rows.append(row)
 
     def cell(r, c):

@@ -24,21 +24,25 @@
 //! fabric window once by max_mdf and, from the `retransmit_limit`-th in a
 //! row, sets it to its minimum (§3.6).
 //!
-//! Fixed point: windows in 2^-16 packets; fractions in 2^-24. An ACK takes
-//! at most one division: the increase's `acked/fcwnd` (or `acked/mtu`
-//! below one packet), or the decrease's `(delay − target)/delay`; 1/√W
-//! comes from a 49-entry table with linear interpolation (relative error
-//! below 4·10^-4), 1/level from a 32-entry one.
+//! Fixed point: windows in 2^-16 packets; fractions in 2^-24. 1/√W comes
+//! from a 49-entry table with linear interpolation (relative error below
+//! 4·10^-4), 1/level from a 32-entry one. The increase divides by
+//! nothing: acked/mtu from a per-flow reciprocal of the MTU, 1/fcwnd as
+//! the square of the target's 1/√fcwnd (relative error below 8·10^-4 of
+//! the increase, far inside a window's step). The decrease's
+//! (delay − target)/delay, at most once per RTT, is a 24-bit fraction:
+//! three 32-bit `divu` inline on rv32, one on rv64. No call on the ACK
+//! path.
 
 #[cfg(feature = "reference")]
 pub mod reference;
 
-use core::num::NonZeroU64;
+use core::num::{NonZeroU32, NonZeroU64};
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, NicSample, Request, TimerRequest};
-use crate::fixmath::div_u64;
+use crate::fixmath::{div_u64, fraction_q24, leading_zeros_even};
 use crate::params::{param, AckBench, Gate, Network, Param, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
@@ -76,7 +80,8 @@ pub struct SwiftConfig {
     /// The fabric window's floor (2^-16 packets, ≥ 1).
     pub min_window: u32,
     /// The fabric window's ceiling, and the flow scaling's W_max (2^-16
-    /// packets, ≥ min_window; below 65 536 packets by its type).
+    /// packets, ≥ min_window and ≥ one packet; below 65 536 packets by its
+    /// type).
     pub max_window: u32,
     /// The Rx buffer level the endpoint window aims below (0 ..= 31).
     pub target_rx_level: u8,
@@ -159,7 +164,7 @@ impl SwiftConfig {
             (proper(self.beta), "beta"),
             (proper(self.max_mdf), "max_mdf"),
             (self.min_window == 0, "min_window"),
-            (self.max_window < self.min_window, "max_window"),
+            (self.max_window < self.min_window.max(ONE_PACKET), "max_window"),
             (self.target_rx_level >= NicSample::RX_LEVELS, "target_rx_level"),
             (!(1..=1 << 20).contains(&self.nic_ai), "nic_ai"),
             (proper(self.nic_beta), "nic_beta"),
@@ -264,7 +269,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             "max_window",
             max_window,
             Unit::Packets,
-            "min_window ..= 65535.99",
+            "max(min_window, 1) ..= 65535.99",
             "the fabric window's ceiling, packets"
         ),
         param!(
@@ -474,26 +479,35 @@ const RSQRT: [u32; 49] = [
 ];
 
 /// 1/√W for a window `w` in 2^-16 packets (> 0), in 2^-16: the table's
-/// value at W's mantissa in [1, 4), linearly interpolated, times 2^(k) for
-/// W = m·4^-k... exactly: with e the even shift that puts w's top bit at
-/// 30 or 31, m = w·2^e / 2^30 ∈ [1, 4) and W = m·2^(30 − e − 16), so
-/// 1/√W = 2^((e − 14)/2)/√m. Relative error below 4·10^-4. `w` = 0 is
-/// taken as 1.
+/// value at W's mantissa in [1, 4), linearly interpolated, scaled by W's
+/// even power of two. With e the even shift that puts w's top bit at 30
+/// or 31, m = w·2^e / 2^30 ∈ [1, 4) and W = m·2^(30 − e − 16), so 1/√W =
+/// 2^((e − 14)/2)/√m. Relative error below 4·10^-4. `w` = 0 is taken as 1.
 pub fn rsqrt(w: u32) -> u32 {
-    let w = w.max(1);
-    let e = (w.leading_zeros() & !1) as i32;
-    let m = w << e; // [2^30, 2^32)
-    let i = ((m >> 26) - 16) as usize; // [0, 48)
-    let frac = (m >> 10) & 0xFFFF;
-    let i = i.min(47);
-    let (a, b) = (RSQRT[i], RSQRT[i + 1]);
-    let t = a - (((a - b) * frac) >> 16);
-    let s = (e - 14) / 2;
+    let (t, s) = rsqrt_parts(w);
     if s >= 0 {
         t << s
     } else {
         t >> -s
     }
+}
+
+/// [`rsqrt`] before its last shift: (t, s) with 1/√W = t·2^s in 2^-16,
+/// t = 1/√m in 2^-16 ∈ [2^15, 2^16], s = (e − 14)/2 ∈ [−7, 8]. The
+/// interpolation's only rounding is t's; the increase's 1/W = t²·2^(2s)
+/// keeps its 16 bits where the shifted 1/√W of a large window keeps few.
+#[inline(always)]
+fn rsqrt_parts(w: u32) -> (u32, i32) {
+    let w = w.max(1);
+    // The even count of leading zeros: one `clz` with Zbb, a four-step
+    // search without (the compiler's own expansion takes about 35).
+    let e = leading_zeros_even(w) as i32;
+    let m = w << e; // [2^30, 2^32)
+    let i = ((m >> 26) - 16) as usize; // [0, 48)
+    let frac = (m >> 10) & 0xFFFF;
+    let i = i.min(47);
+    let (a, b) = (RSQRT[i], RSQRT[i + 1]);
+    (a - (((a - b) * frac) >> 16), (e - 14) / 2)
 }
 
 /// 2^24 / level for the Rx buffer's levels 1 ..= 31 (0 unused).
@@ -507,7 +521,7 @@ const RECIP_LEVEL: [u32; 32] = {
     t
 };
 
-/// One Swift flow at its sender: 32 bytes (29 used).
+/// One Swift flow at its sender: 32 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Swift {
@@ -524,11 +538,17 @@ pub struct Swift {
     /// The last RTT sample, ns (the pacing period and the once-per-RTT
     /// guard); the flow's base RTT until one comes.
     rtt: u32,
-    /// Losses in a row.
+    /// 1/√max_window in 2^-16 ([`rsqrt`]) less one, the flow scaling's
+    /// zero: max_window ≥ one packet puts 1/√max_window in [256, 65 536].
+    /// Taken once at the start (the configuration is fixed while a flow
+    /// lives).
+    rsqrt_max_less_1: u16,
+    /// Losses in a row (saturating).
     retransmits: u8,
-    /// 1/√max_window in 2^-16 ([`rsqrt`]), the flow scaling's zero, taken
-    /// once at the start (the configuration is fixed while a flow lives).
-    rsqrt_max: u32,
+    /// ⌈2^37 / mtu⌉ (mtu ≥ 64: at most 2^31): bytes to packets in 2^-16
+    /// by a product and a shift of 21, exact for whole packets below 2^21
+    /// bytes acknowledged at once. Taken once at the start.
+    inv_mtu: u32,
 }
 
 /// `x·(1 − f)` for a window and a fraction in 2^-24, rounded down.
@@ -579,8 +599,10 @@ impl Swift {
             n_marker: now,
             acked: p.start_seq.0,
             rtt: p.base_rtt.as_nanos(),
+            rsqrt_max_less_1: rsqrt(cfg.max_window).saturating_sub(1).min(u16::MAX as u32) as u16,
             retransmits: 0,
-            rsqrt_max: rsqrt(cfg.max_window),
+            // ⌈2^37/mtu⌉ ≤ 2^31 for mtu ≥ 64 (validated).
+            inv_mtu: div_u64((1 << 37) + mtu.get() - 1, mtu) as u32,
         })
     }
 
@@ -594,11 +616,27 @@ impl Swift {
         self.ncwnd
     }
 
+    /// The last RTT sample (the flow's base RTT before one), ns.
+    pub fn rtt_ns(&self) -> u32 {
+        self.rtt
+    }
+
+    /// Losses in a row (saturating at 255).
+    pub fn retransmits(&self) -> u8 {
+        self.retransmits
+    }
+
     /// The target delay for `hops` forward hops at the current fabric
     /// window, ns: base + hops·hop_scaling + clamp(α·(1/√fcwnd −
     /// 1/√max_window), 0, max_flow_scaling).
     pub fn target_ns(&self, cfg: &SwiftConfig, hops: u8) -> u32 {
-        let r = rsqrt(self.fcwnd).saturating_sub(self.rsqrt_max);
+        self.target_from(cfg, hops, rsqrt(self.fcwnd))
+    }
+
+    /// [`Swift::target_ns`] with 1/√fcwnd in 2^-16 given.
+    #[inline(always)]
+    fn target_from(&self, cfg: &SwiftConfig, hops: u8, rsqrt_w: u32) -> u32 {
+        let r = rsqrt_w.saturating_sub(self.rsqrt_max_less_1 as u32 + 1);
         // α ≤ 2^24 ns, r < 2^25: the product < 2^49, back to ns.
         let fs = ((cfg.flow_scaling_alpha_ns as u64 * r as u64) >> 16).min(cfg.max_flow_scaling_ns as u64);
         cfg.base_delay_ns + hops as u32 * cfg.hop_scaling_ns + fs as u32
@@ -610,39 +648,46 @@ impl Swift {
         let w = self.fcwnd.min(self.ncwnd);
         // ≤ 2^32 · 2^16 >> 12 < 2^36: saturate to the window's range.
         let bits = ((w as u64 * cfg.mtu as u64) >> 12).min(u32::MAX as u64) as u32;
-        let per = BaseRtt::from_nanos(self.rtt.clamp(BaseRtt::MIN_NS, BaseRtt::MAX_NS)).unwrap_or(SHORTEST_RTT);
+        let per = BaseRtt::from_nanos(self.rtt_ns().clamp(BaseRtt::MIN_NS, BaseRtt::MAX_NS)).unwrap_or(SHORTEST_RTT);
         Decision::window_paced(Window::from_bits(bits), per)
     }
 
     /// The fabric window after an ACK of `acked` bytes with fabric delay
-    /// `delay` against `target` (Isekai's `ComputeAckFabricCongestionWindow`).
-    fn fabric(&mut self, cfg: &SwiftConfig, now: u32, acked: u32, delay: u32, target: u32) {
+    /// `delay` (< 2^24 ns) against `target` (Isekai's
+    /// `ComputeAckFabricCongestionWindow`); `inv` is 1/√fcwnd before its
+    /// last shift ([`rsqrt_parts`]), from the target's computation.
+    #[inline(always)]
+    fn fabric(&mut self, cfg: &SwiftConfig, now: u32, acked: u32, delay: u32, target: u32, inv: (u32, i32)) {
         let old = self.fcwnd;
+        let rtt = self.rtt;
         let mut w = old;
         if delay < target {
-            // ai·acked_packets, over fcwnd at or above one packet:
-            // ai·acked/(mtu·fcwnd) packets: ai·acked·2^4 over the window in
-            // bytes·2^4 (mtu·fcwnd >> 12, below 2^32 up to 256 MiB of
-            // window, saturated above), in 2^-16 (acked < 2^24, ai ≤ 2^20:
-            // < 2^48); or ai·acked/mtu below one packet. Either divisor
-            // fits 32 bits: a 64/32 division.
-            let num = cfg.ai as u64 * acked.min(1 << 24) as u64;
-            // mtu ≥ 64 by validation; a zero divisor would add nothing.
-            let (n, d) = if w >= ONE_PACKET {
-                (num << 4, ((cfg.mtu as u64 * w as u64) >> 12).min(u32::MAX as u64))
-            } else {
-                (num, cfg.mtu as u64)
-            };
-            let inc = NonZeroU64::new(d).map_or(0, |d| div_u64(n, d));
+            // ai·acked_packets, over fcwnd at or above one packet; no
+            // division. acked/mtu in 2^-16 packets from the reciprocal:
+            // acked < 2^24 by ⌈2^37/mtu⌉ ≤ 2^31 < 2^55, >> 21 < 2^34;
+            // by ai (2^-16, ≤ 2^20): < 2^54, >> 16 in 2^-16 packets.
+            let pkts = (acked.min(1 << 24) as u64 * self.inv_mtu as u64) >> 21;
+            let mut inc = (pkts * cfg.ai as u64) >> 16;
+            if w >= ONE_PACKET {
+                // Over W: times 1/W = t²·2^(2s) in 2^-32, s ∈ [−7, 0] here
+                // (W ≥ 1 packet): inc (capped below 2^32, 65 536 packets,
+                // past any window) by t²/2^16 (t ≤ 2^16: ≤ 2^16) < 2^48,
+                // then shifted right by 32 − 16 − 2s ∈ [16, 30].
+                let (t, s) = inv;
+                let t2 = ((t as u64 * t as u64) >> 16) as u32;
+                let shift = (16 - 2 * s).clamp(16, 30) as u32;
+                inc = (inc.min(u32::MAX as u64) * t2 as u64) >> shift;
+            }
             w = (w as u64 + inc).min(u32::MAX as u64) as u32;
-        } else if now.wrapping_sub(self.f_marker) >= self.rtt {
-            // (delay − target)/delay in 2^-24 (delay ≥ target > 0).
-            let scale = NonZeroU64::new(delay as u64).map_or(0, |d| div_u64(((delay - target) as u64) << 24, d));
+        } else if now.wrapping_sub(self.f_marker) >= rtt {
+            // (delay − target)/delay in 2^-24 (delay ≥ target > 0, delay <
+            // 2^24): a proper fraction, inline divides.
+            let scale = NonZeroU32::new(delay).map_or(0, |d| fraction_q24(delay - target, d)) as u64;
             let f = ((scale * cfg.beta.to_bits() as u64) >> 24).min(cfg.max_mdf.to_bits() as u64);
             w = cut(w, f as u32);
         }
         self.fcwnd = w.max(cfg.min_window).min(cfg.max_window);
-        self.f_marker = marker(now, self.f_marker, self.rtt, old, self.fcwnd, cfg.min_window);
+        self.f_marker = marker(now, self.f_marker, rtt, old, self.fcwnd, cfg.min_window);
     }
 
     /// The endpoint window after an ACK reporting Rx level `level` (the
@@ -715,8 +760,10 @@ impl Controller for Swift {
         };
         self.rtt = rtt;
         let now = now.as_nanos() as u32;
-        let target = self.target_ns(cfg, n.forward_hops);
-        self.fabric(cfg, now, acked, delay, target);
+        let inv = rsqrt_parts(self.fcwnd);
+        let rsqrt_w = if inv.1 >= 0 { inv.0 << inv.1 } else { inv.0 >> -inv.1 };
+        let target = self.target_from(cfg, n.forward_hops, rsqrt_w);
+        self.fabric(cfg, now, acked, delay, target, inv);
         self.endpoint(cfg, now, n.rx_buffer_level);
         Ok(self.decision(cfg))
     }
@@ -726,18 +773,20 @@ impl Controller for Swift {
     /// later set it to its minimum (Isekai's
     /// `ComputeTimeoutFabricCongestionWindow`).
     fn loss(&mut self, cfg: &SwiftConfig, now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
-        self.retransmits = self.retransmits.saturating_add(1);
+        let retransmits = self.retransmits.saturating_add(1);
+        self.retransmits = retransmits;
+        let rtt = self.rtt;
         let now = now.as_nanos() as u32;
         let old = self.fcwnd;
-        if now.wrapping_sub(self.f_marker) >= self.rtt {
-            if self.retransmits == 1 {
+        if now.wrapping_sub(self.f_marker) >= rtt {
+            if retransmits == 1 {
                 self.fcwnd = cut(old, cfg.max_mdf.to_bits());
-            } else if self.retransmits >= cfg.retransmit_limit {
+            } else if retransmits >= cfg.retransmit_limit {
                 self.fcwnd = cfg.min_window;
             }
         }
         self.fcwnd = self.fcwnd.max(cfg.min_window).min(cfg.max_window);
-        self.f_marker = marker(now, self.f_marker, self.rtt, old, self.fcwnd, cfg.min_window);
+        self.f_marker = marker(now, self.f_marker, rtt, old, self.fcwnd, cfg.min_window);
         Ok(self.decision(cfg))
     }
 }

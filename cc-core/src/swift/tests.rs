@@ -200,7 +200,7 @@ fn fixed_point_follows_the_reference() {
             pkts(s.ncwnd),
             0,
             0,
-            s.rtt,
+            s.rtt_ns(),
         );
         let (mut now, mut cum) = (0u32, 0u32);
         for i in 0..10_000 {

@@ -41,20 +41,22 @@
 //! as bytes per microsecond: `bytes = rate_q8 >> 7` in 2^-4 byte, no
 //! division (1 Mb/s = 125 bytes/ms = 2^-8·2^7 raw units per µs).
 //!
-//! Divisions: none on an increase; one on a decrease (the gradient's or
-//! T_high's ratio, a 64/32 division: one `divu` on rv64, up to three on
-//! rv32 when the numerator passes 2^32, 1.1 an ACK on the benchmark's
-//! mix). The per-sample clock adds one for φ when Δt < minRTT.
+//! Divisions: none on an increase, none on the gradient's decrease
+//! (β·rtt_diff/minRTT from a per-flow reciprocal of 16·minRTT with β in
+//! it, taken when the flow starts: a product and a shift). A decrease
+//! above T_high takes (rtt − T_high)/rtt as a 24-bit fraction: three
+//! 32-bit `divu` inline on rv32, one on rv64; so does the per-sample
+//! clock's φ when Δt < minRTT. No call on the ACK path.
 
 #[cfg(feature = "reference")]
 pub mod reference;
 
-use core::num::NonZeroU64;
+use core::num::{NonZeroU32, NonZeroU64};
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, Pacing, Request, TimerRequest};
-use crate::fixmath::div_u64;
+use crate::fixmath::{div_u64, fraction_q24};
 use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
@@ -369,14 +371,15 @@ pub fn bench_ack(n: u32) -> Ack<'static> {
     }
 }
 
-/// One TIMELY flow at its sender: 20 bytes.
+/// One TIMELY flow at its sender: 24 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Timely {
     /// The sending rate.
     rate: RateQ8,
-    /// The line rate, the largest rate.
-    line: RateQ8,
+    /// The line rate, the largest rate, in Mb/s (below 2^23) in the low 24
+    /// bits; in the high 8, the gradient reciprocal's shift S.
+    line_and_shift: u32,
     /// rtt_diff, the EWMA of RTT differences, 2^-4 ns.
     rtt_diff: i32,
     /// The sample the next difference is taken against, ns (0: none yet),
@@ -386,11 +389,50 @@ pub struct Timely {
     /// Per RTT: the update ends when the cumulative ACK passes this
     /// `snd_nxt`. Per sample: the last update's time, ns modulo 2^32.
     mark: u32,
+    /// The gradient's reciprocal K = ⌊β·2^S / (16·minRTT)⌋ in [2^31, 2^32)
+    /// ([`gradient_reciprocal`]): β·rtt_diff/minRTT in 2^-24 is
+    /// ⌊rtt_diff·K / 2^S⌋ for rtt_diff in 2^-4 ns, a product and a shift
+    /// where it was a division. Taken once at the start (the
+    /// configuration is fixed while a flow lives).
+    grad_k: u32,
 }
 
 /// Rounds `x·f` for a rate and a fraction, down (< 2^32·2^24 < 2^64).
 fn scale(x: RateQ8, f: Fraction) -> u64 {
     (x as u64 * f.to_bits() as u64) >> Fraction::FRAC_BITS
+}
+
+/// The gradient's decrease term β·x/(16·minRTT) for x = rtt_diff in 2^-4
+/// ns is b·x/d in 2^-24, b = β's bits (1 ..= 2^24), d = 16·minRTT (16 ..=
+/// 2^24). Returns (K, S) with K = ⌊b·2^S/d⌋ in [2^31, 2^32), so that
+/// ⌊x·K/2^S⌋ is b·x/d rounded down, low by at most 1 + (b·x/d)/2^31 steps
+/// of 2^-24 (K's relative error is below 2^-31): one step wherever the term
+/// is below 1, the only range where the factor is not 0. b/d lies in
+/// [2^-24, 2^20], so S lies in
+/// [11, 56]. Exact integer steps: q = ⌊b·2^32/d⌋ (b·2^32 < 2^57), then
+/// shifted right, or extended left with the remainder's next bits.
+fn gradient_reciprocal(b: u32, d: NonZeroU64) -> (u32, u32) {
+    let n = (b as u64) << 32;
+    let q = div_u64(n, d);
+    // q ≥ 2^32/2^24 = 2^8 > 0; its top bit's position fixes the shift.
+    let top = 63 - q.leading_zeros();
+    if top >= 31 {
+        // K = ⌊q / 2^(top − 31)⌋, S = 32 − (top − 31).
+        let s = top - 31;
+        ((q >> s) as u32, 32 - s)
+    } else {
+        // K = q·2^s + ⌊r·2^s / d⌋, S = 32 + s, with r < d < 2^25 and s ≤
+        // 23: r·2^s < 2^48.
+        let s = 31 - top;
+        let r = n - q * d.get();
+        (((q << s) + div_u64(r << s, d)) as u32, 32 + s)
+    }
+}
+
+/// The decrease factor 1 − x in 2^-24 for a decrease term x in 2^-24,
+/// floored at 0.
+fn one_minus(x: u64) -> u64 {
+    (Fraction::ONE.to_bits() as u64).saturating_sub(x)
 }
 
 impl Timely {
@@ -400,17 +442,23 @@ impl Timely {
         if !p.line_rate.is_plausible() {
             return Err(Error::InvalidParams);
         }
-        // ≤ 6.4·10^6 Mb/s · 2^8 < 2^31.
-        let line = p.line_rate.as_mbps() << 8;
+        // ≤ 6.4·10^6 Mb/s < 2^23; as a rate, · 2^8 < 2^31.
+        let line_mbps = p.line_rate.as_mbps();
+        // 16·minRTT ≥ 16 by validation.
+        let Some(d) = NonZeroU64::new((cfg.min_rtt_ns as u64) << 4) else {
+            return Err(Error::InvalidParams);
+        };
+        let (grad_k, shift) = gradient_reciprocal(cfg.beta.to_bits(), d);
         Ok(Timely {
-            rate: line,
-            line,
+            rate: line_mbps << 8,
+            line_and_shift: (line_mbps & 0x00FF_FFFF) | shift << 24,
             rtt_diff: 0,
             prev_and_count: 0,
             mark: match cfg.clock {
                 TimelyClock::PerRtt => p.start_seq.0,
                 TimelyClock::PerSample => now.as_nanos() as u32,
             },
+            grad_k,
         })
     }
 
@@ -432,6 +480,11 @@ impl Timely {
     /// The sending rate, Mb/s in 2^-8 steps.
     pub fn rate(&self) -> RateQ8 {
         self.rate
+    }
+
+    /// The line rate, Mb/s in 2^-8 steps.
+    fn line(&self) -> RateQ8 {
+        self.line_and_shift << 8
     }
 
     /// rtt_diff, 2^-4 ns.
@@ -462,8 +515,8 @@ impl Timely {
         prev_rtt: u32,
         count: u8,
     ) -> Result<(), Error> {
-        let floor = cfg.min_rate_mbps.saturating_mul(256).min(self.line);
-        if rate < floor || rate > self.line || rtt_diff.unsigned_abs() >= 1 << 28 || prev_rtt >= MAX_RTT_NS {
+        let floor = cfg.min_rate_mbps.saturating_mul(256).min(self.line());
+        if rate < floor || rate > self.line() || rtt_diff.unsigned_abs() >= 1 << 28 || prev_rtt >= MAX_RTT_NS {
             return Err(Error::InvalidParams);
         }
         self.rate = rate;
@@ -477,37 +530,48 @@ impl Timely {
     }
 
     /// rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff (paper Algorithm 1),
-    /// in 2^-4 ns rounded to nearest: each product < 2^29·2^24, the sum
-    /// < 2^54 in i64. Returns the new value (not stored).
+    /// in 2^-4 ns rounded to nearest. Returns the new value (not stored).
+    #[inline(always)]
     fn ewma(&self, cfg: &TimelyConfig, new_diff_ns: i32) -> i32 {
-        // The same as rtt_diff + α·(new − rtt_diff): one product, the
-        // step |new − rtt_diff| < 2^29 by α ≤ 2^24 in i64, rounded to
-        // nearest; the result lies between rtt_diff and new.
-        let a = cfg.alpha.to_bits().min(Fraction::ONE.to_bits()) as i64;
-        let step = ((new_diff_ns as i64) << 4) - self.rtt_diff as i64;
-        let half = 1i64 << (Fraction::FRAC_BITS - 1);
-        self.rtt_diff + ((step * a + half) >> Fraction::FRAC_BITS) as i32
+        // The same as rtt_diff + α·(new − rtt_diff), one product rounded
+        // to nearest; the result lies between rtt_diff and new, so
+        // |rtt_diff| stays below 2^28. The step |16·new − rtt_diff| <
+        // 2^28 + 2^28, doubled < 2^30, fits i32; α·2^7 ≤ 2^31 fits u32;
+        // their product (< 2^61) in i64 is one signed-by-unsigned multiply
+        // on a 32-bit core (`mulhsu`, `mul`), and
+        // ⌊(2·step·α·2^7 + 2^31) / 2^32⌋ = ⌊(step·α + 2^23) / 2^24⌋.
+        let a = cfg.alpha.to_bits().min(Fraction::ONE.to_bits()) << 7;
+        let step2 = ((new_diff_ns << 4).wrapping_sub(self.rtt_diff)) << 1;
+        let p = step2 as i64 * a as i64;
+        self.rtt_diff + ((p + (1 << 31)) >> 32) as i32
     }
 
-    /// The decrease factor 1 − β·φ·x/y for a positive x/y (rtt_diff over
-    /// minRTT, or 1 − T_high/rtt) in 2^-24, floored at 0: `bphi`·x ≤
-    /// 2^24·2^28 < 2^64 over y < 2^28 (one 64/32 division, only when
-    /// the factor is above 0).
-    fn factor(bphi: u64, x: u64, y: u64) -> u64 {
-        let one = Fraction::ONE.to_bits() as u64;
-        let Some(y) = NonZeroU64::new(y) else {
+    /// The gradient's decrease term β·rtt_diff/minRTT in 2^-24 for
+    /// `diff` > 0 in 2^-4 ns (< 2^28): ⌊diff·K/2^S⌋ < 2^60/2^11, no
+    /// division.
+    #[inline(always)]
+    fn gradient_term(&self, diff: u32) -> u64 {
+        // S ∈ [11, 56] by construction; masked so the shift never passes 63.
+        let s = (self.line_and_shift >> 24) & 63;
+        (diff as u64 * self.grad_k as u64) >> s
+    }
+
+    /// The decrease factor above T_high, 1 − β·φ·(rtt − T_high)/rtt in
+    /// 2^-24, floored at 0: (rtt − T_high)/rtt as a proper fraction in
+    /// 2^-24 (rtt < 2^24; [`fraction_q24`], inline divides, no call), then
+    /// by β·φ. Low by at most two LSBs of 2^-24.
+    #[inline(always)]
+    fn high_factor(bphi: u64, rtt: u32, t_high: u32) -> u64 {
+        let Some(d) = NonZeroU32::new(rtt) else {
             return 0;
         };
-        let num = bphi * x;
-        // β·φ·x/y ≥ 1 ⇔ num ≥ y·2^24: a factor of 0 needs no division.
-        if num >= y.get() << Fraction::FRAC_BITS {
-            return 0;
-        }
-        one - div_u64(num, y)
+        let y = fraction_q24(rtt.saturating_sub(t_high), d) as u64;
+        one_minus((bphi * y) >> Fraction::FRAC_BITS)
     }
 
     /// One update with the sample `rtt` (ns, 1 ..< 2^24) against the
     /// previous sample, scaled by φ (2^-24, 1 per RTT), per `cfg.clock`.
+    #[inline(always)]
     fn update(&mut self, cfg: &TimelyConfig, rtt: u32, phi: u64) {
         let one = Fraction::ONE.to_bits() as u64;
         let per_sample = cfg.clock == TimelyClock::PerSample;
@@ -520,36 +584,40 @@ impl Timely {
             count = if new_diff < 0 { count.saturating_add(1) } else { 0 };
         }
         let hai = count >= HAI_AFTER;
-        // β·φ in 2^-24 (each ≤ 2^24); φ = 1 on the per-RTT clock.
-        let beta = cfg.beta.to_bits() as u64;
-        let bphi = if phi >= one {
-            beta.min(one)
-        } else {
-            ((beta * phi) >> Fraction::FRAC_BITS).min(one)
-        };
+        let line = self.line();
         // Some(step fraction) on an increase, None on a decrease with `c`.
         let (inc, c): (Option<Fraction>, u64) = if rtt < cfg.t_low_ns {
             // Per sample (eRPC) the T_low increase is δ alone.
             (Some(if hai && !per_sample { cfg.hai } else { cfg.delta }), 0)
         } else if rtt > cfg.t_high_ns {
-            // c = 1 − β·(1 − T_high/rtt) = 1 − β·(rtt − T_high)/rtt.
-            (None, Self::factor(bphi, (rtt - cfg.t_high_ns) as u64, rtt as u64))
+            // c = 1 − β·φ·(1 − T_high/rtt) = 1 − β·φ·(rtt − T_high)/rtt,
+            // β·φ in 2^-24 (each ≤ 2^24); φ = 1 on the per-RTT clock.
+            let beta = (cfg.beta.to_bits() as u64).min(one);
+            let bphi = if phi >= one { beta } else { (beta * phi) >> Fraction::FRAC_BITS };
+            (None, Self::high_factor(bphi, rtt, cfg.t_high_ns))
         } else if diff <= 0 {
             (Some(if hai { cfg.hai } else { cfg.delta }), 0)
         } else {
-            // c = 1 − β·rtt_diff/minRTT, rtt_diff in 2^-4 ns.
-            (None, Self::factor(bphi, diff as u64, (cfg.min_rtt_ns as u64) << 4))
+            // c = 1 − β·φ·rtt_diff/minRTT: the term from the reciprocal
+            // (< 2^49), then by φ: a product past 2^64 is a term past 1.
+            let x = self.gradient_term(diff as u32);
+            let x = if phi >= one {
+                x
+            } else {
+                x.checked_mul(phi).map_or(u64::MAX, |p| p >> Fraction::FRAC_BITS)
+            };
+            (None, one_minus(x))
         };
         let old = self.rate;
         let next = match inc {
             Some(step) => {
                 // rate + step·line·φ; saturating at the line rate.
                 let add = if phi >= one {
-                    scale(self.line, step)
+                    scale(line, step)
                 } else {
-                    (scale(self.line, step) * phi) >> Fraction::FRAC_BITS
+                    (scale(line, step) * phi) >> Fraction::FRAC_BITS
                 };
-                (old as u64 + add).min(self.line as u64) as u32
+                (old as u64 + add).min(line as u64) as u32
             }
             None => {
                 let mut r = ((old as u64 * c) >> Fraction::FRAC_BITS) as u32;
@@ -559,7 +627,7 @@ impl Timely {
                 r
             }
         };
-        let floor = cfg.min_rate_mbps.saturating_mul(256).min(self.line);
+        let floor = cfg.min_rate_mbps.saturating_mul(256).min(line);
         self.rate = next.max(floor);
         if !per_sample {
             count = match inc {
@@ -632,8 +700,9 @@ impl Controller for Timely {
                 let now32 = now.as_nanos() as u32;
                 let dt = now32.wrapping_sub(self.mark);
                 // φ = min(Δt/minRTT, 1) in 2^-24: Δt·2^24 < 2^44.
-                let phi = match NonZeroU64::new(cfg.min_rtt_ns as u64) {
-                    Some(m) if dt < cfg.min_rtt_ns => div_u64((dt as u64) << Fraction::FRAC_BITS, m),
+                let phi = match NonZeroU32::new(cfg.min_rtt_ns) {
+                    // dt < minRTT ≤ 2^20: a proper fraction.
+                    Some(m) if dt < cfg.min_rtt_ns => fraction_q24(dt, m) as u64,
                     _ => one,
                 };
                 self.update(cfg, rtt, phi);
@@ -642,5 +711,47 @@ impl Controller for Timely {
             }
         }
         Ok(self.decision())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 20_000, failure_persistence: None, ..ProptestConfig::default() })]
+        /// The gradient's reciprocal: K in [2^31, 2^32), S in [11, 56],
+        /// and ⌊x·K/2^S⌋ never above b·x/d and below it by at most
+        /// 1 + (b·x/d)/2^31 steps (one step below 2^24, a term below 1),
+        /// over every β (b), minRTT (d = 16·minRTT) and rtt_diff (x < 2^28).
+        #[test]
+        fn the_gradient_reciprocal_is_within_two_steps(
+            b in 1u32..=1 << 24,
+            min_rtt in 1u32..=1 << 20,
+            x in 1u32..1 << 28,
+        ) {
+            let d = (min_rtt as u64) << 4;
+            let (k, s) = gradient_reciprocal(b, NonZeroU64::new(d).unwrap());
+            prop_assert!(k >= 1 << 31, "K {k}");
+            prop_assert!((11..=56).contains(&s), "S {s}");
+            let got = ((x as u128 * k as u128) >> s) as u128;
+            let exact = (b as u128 * x as u128) / d as u128;
+            prop_assert!(got <= exact && exact - got <= 1 + (exact >> 31), "{got} against {exact}");
+        }
+    }
+
+    #[test]
+    fn the_gradient_reciprocal_at_its_corners() {
+        for (b, m) in [(1u32, 1u32), (1, 1 << 20), (1 << 24, 1), (1 << 24, 1 << 20), (13_421_773, 20_000)] {
+            let d = (m as u64) << 4;
+            let (k, s) = gradient_reciprocal(b, NonZeroU64::new(d).unwrap());
+            assert!(k >= 1 << 31 && (11..=56).contains(&s), "{b} {m}: {k} {s}");
+            for x in [1u32, 16, (1 << 28) - 1] {
+                let got = ((x as u128 * k as u128) >> s) as u128;
+                let exact = (b as u128 * x as u128) / d as u128;
+                assert!(got <= exact && exact - got <= 1 + (exact >> 31), "{b} {m} {x}: {got} against {exact}");
+            }
+        }
     }
 }

@@ -32,7 +32,7 @@ pub struct cc_swift_config {
     pub max_mdf_q24: u32,
     /// The fabric window's floor, 2^-16 packets (≥ 1).
     pub min_window_q16: u32,
-    /// Its ceiling and the flow scaling's W_max (≥ the floor).
+    /// Its ceiling and the flow scaling's W_max (≥ the floor, ≥ one packet).
     pub max_window_q16: u32,
     /// The endpoint window's increase per ACK, 2^-16 packets (1 ..= 2^20).
     pub nic_ai_q16: u32,

@@ -340,7 +340,48 @@ fn bench_registered(o: u64, a: Algorithm) -> Row {
         path: Path::Ack(a),
         engine: engine_path(o, Path::Ack(a)),
         controller: a.with_config(Ack(o, a)),
-        reference: None,
+        reference: reference_ack(o, a),
+    }
+}
+
+/// The `f64` reference's cost of the same ACKs as [`bench_registered`]'s,
+/// for the algorithms of the registry that have one.
+fn reference_ack(o: u64, a: Algorithm) -> Option<Cost> {
+    let p = hpcc_params(a);
+    match a {
+        Algorithm::Timely => {
+            use cc_core::timely::reference::{TimelyRef, TimelyRefParams};
+            let cfg = cc_core::timely::TimelyConfig::hpcc_sim();
+            let line = p.line_rate.to_rate().as_bps() as f64;
+            let mut r = TimelyRef::new(TimelyRefParams::from_config(&cfg, line), p.start_seq.0 as f64);
+            Some(measure(o, |i| cc_core::timely::bench_ack(i + 1), |ack| {
+                let (cum, nxt, rtt) = (ack.cum_ack.0 as f64, ack.snd_nxt.0 as f64, ack.rtt_ns.unwrap_or(0) as f64);
+                let _ = black_box(call(|| black_box(&mut r).ack(0.0, cum, nxt, rtt)));
+            }))
+        }
+        Algorithm::Swift => {
+            use cc_core::swift::reference::{SwiftRef, SwiftRefParams};
+            use cc_core::swift::{Swift, SwiftConfig, ONE_PACKET};
+            let cfg = SwiftConfig::falcon();
+            let s = Swift::new(&cfg, &p, Instant::ZERO).ok()?;
+            let pk = |w: u32| w as f64 / ONE_PACKET as f64;
+            let mut r = SwiftRef::new(
+                SwiftRefParams::from_config(&cfg),
+                pk(s.fabric_window()),
+                pk(s.endpoint_window()),
+                0,
+                p.start_seq.0,
+                s.rtt_ns(),
+            );
+            let mut now = 0u32;
+            Some(measure(o, |i| cc_core::swift::bench_ack(i + 1), |ack| {
+                now = now.wrapping_add(1_000);
+                if let Some(n) = ack.nic.as_ref() {
+                    let _ = black_box(call(|| black_box(&mut r).ack(now, ack.cum_ack.0, n)));
+                }
+            }))
+        }
+        _ => None,
     }
 }
 
@@ -565,6 +606,10 @@ fn main() -> ! {
     }
     c_api_table(&rows);
     port_table(&rows);
+    // What scripts/profile.sh calls each row, for bench.sh's division counts.
+    for r in &rows {
+        println!("profile kind: {}\t{}", r.path.name(), r.path.label());
+    }
     println!("(DCQCN's CNPs come at most one per flow per 4 µs, not one per frame: its row overstates.)");
     println!(
         "targets (DESIGN §8) are for the engine path (table lookup included): rv32imac's, or with Zbb the DPA class's;"
