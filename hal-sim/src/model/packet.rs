@@ -169,8 +169,9 @@ pub struct Packet {
     /// Sender's transmit timestamp (data, RTT requests), echoed by the
     /// receiver (acks, RTT responses): the NIC's RTT measurement.
     pub ts_ps: Ps,
-    /// Acks: the receiver NIC's counter when the acknowledged data arrived
-    /// (t2) and when the ack left (t3), ns modulo 2^32 ([`nic_clock`]).
+    /// Data: the receiver NIC's counter when it arrived, stamped there.
+    /// Acks: the same for the acknowledged data (t2), and when the ack
+    /// left (t3), ns modulo 2^32 ([`nic_clock`]).
     pub t2: u32,
     /// t3 (see `t2`).
     pub t3: u32,
@@ -178,6 +179,9 @@ pub struct Packet {
     pub ttl: u8,
     /// Acks: switches the acknowledged data crossed (`TTL` − its TTL).
     pub fwd_hops: u8,
+    /// Acks: the receiver NIC's Rx buffer level when the ack was made, in
+    /// 32 steps of its size (0 empty ..= 31 full; Falcon's 5-bit level).
+    pub rx_level: u8,
 }
 
 /// The TTL every host sends with.
@@ -220,6 +224,7 @@ impl Packet {
             t3: 0,
             ttl: TTL,
             fwd_hops: 0,
+            rx_level: 0,
         }
     }
 }

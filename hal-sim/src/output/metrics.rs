@@ -46,6 +46,16 @@ pub struct Counters {
     pub pfc_paused_ns: u64,
     /// Time NIC uplinks spent paused by PFC, summed over hosts, ns.
     pub pfc_host_paused_ns: u64,
+    /// Data packets a receiving NIC dropped for a full Rx buffer
+    /// (`nic.rx_drain_gbps`; counted in `drops` too).
+    pub rx_buffer_drops: u64,
+    /// The fullest any NIC's Rx buffer was, bytes.
+    pub rx_buffer_peak_bytes: u64,
+    /// ACKs that carried an Rx buffer level from a draining buffer, and
+    /// the sum of their levels (their mean: the sum over the count).
+    pub rx_level_acks: u64,
+    /// See `rx_level_acks`.
+    pub rx_level_sum: u64,
 }
 
 /// One flow's outcome.

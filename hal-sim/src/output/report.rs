@@ -94,6 +94,9 @@ pub struct Summary {
     pub counters: Counters,
     /// The NICs' congestion-control processors, if the scenario has them.
     pub cc_processor: Option<ProcessorReport>,
+    /// The hosts' Rx buffers (`nic.rx_drain_gbps`): drain rate, Gb/s, and
+    /// size, bytes; none where hosts take data as it arrives.
+    pub rx_buffer: Option<(u32, u64)>,
 }
 
 /// What the NICs' congestion-control processors did
@@ -327,6 +330,7 @@ pub fn summary(w: &World, name: &str, time: &crate::run::cpu::Stopwatch) -> Summ
         algorithm: w.cfg.algorithm,
         marking: w.cfg.marking,
         rto_us: ns(w.cfg.rto_ps) / 1e3,
+        rx_buffer: w.cfg.rx_buffer,
         sim_ns: ns(w.now),
         stop_ns: ns(w.cfg.stop_ps),
         wall_s,
@@ -510,6 +514,19 @@ pub fn table(s: &Summary) -> String {
                 s.counters.pfc_pauses,
                 s.counters.pfc_paused_ns as f64 / 1e3,
                 s.counters.pfc_host_paused_ns as f64 / 1e3
+            ),
+        );
+    }
+    if let Some((gbps, size)) = s.rx_buffer {
+        let c = &s.counters;
+        row(
+            "Rx buffer (hosts)",
+            format!(
+                "{} drained at {gbps} Gb/s: peak {}, mean level {:.1} of 31 on ACKs, {} drops",
+                bytes(size),
+                bytes(c.rx_buffer_peak_bytes),
+                c.rx_level_sum as f64 / c.rx_level_acks.max(1) as f64,
+                c.rx_buffer_drops
             ),
         );
     }

@@ -54,6 +54,9 @@ pub struct RunCfg {
     pub probe_loss: f64,
     /// On/off application: bytes per burst and the idle time after each.
     pub on_off: Option<(u64, Ps)>,
+    /// The hosts' Rx buffers: the drain rate, Gb/s, and the size, bytes
+    /// (`nic.rx_drain_gbps`); none: data goes to the host as it arrives.
+    pub rx_buffer: Option<(u32, u64)>,
 }
 
 /// The run's random streams, one per use, so that turning one use on

@@ -183,6 +183,14 @@ pub enum Ev {
         /// The core.
         core: u16,
     },
+    /// A data packet has drained from a host NIC's Rx buffer to the host
+    /// (`nic.rx_drain_gbps`): its receiver handles it now.
+    RxDeliver {
+        /// Host index.
+        host: u32,
+        /// Packet (slab index).
+        pkt: u32,
+    },
     /// Periodic metrics sample.
     Sample,
 }

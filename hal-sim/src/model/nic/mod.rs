@@ -85,6 +85,10 @@ pub struct Nic {
     /// The congestion-control processor the engine runs on, if the
     /// scenario has one; without it every event is answered at once.
     pub ccp: Option<Box<Processor>>,
+    /// When its Rx buffer will have drained to the host
+    /// (`nic.rx_drain_gbps`): the buffer is a FIFO emptied at a constant
+    /// rate, so this instant is its whole state.
+    pub rx_free_at: Ps,
 }
 
 impl Nic {
@@ -116,6 +120,7 @@ impl Nic {
             wake_at: None,
             verifier,
             ccp: None,
+            rx_free_at: Ps::ZERO,
         }
     }
 

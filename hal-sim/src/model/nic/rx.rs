@@ -20,14 +20,73 @@ use super::Nic;
 use crate::model::nic::flows::Receiver;
 use crate::model::packet::{nic_clock, EcnBits, Packet, PktKind, NO_TEL, TTL};
 use crate::run::ctx::Ctx;
-use crate::run::event::Ev;
+use crate::run::event::{Ev, Ps};
+
+/// The time `bytes` take to drain at `gbps` (≥ 1), rounded up: bytes·8/gbps
+/// ns.
+fn rx_drain_time(bytes: u64, gbps: u32) -> Ps {
+    Ps::from_ps((bytes * 8_000).div_ceil(gbps.max(1) as u64))
+}
+
+/// The bytes that drain at `gbps` in `t`, rounded down: what an Rx buffer
+/// that empties `t` from now holds (a lone packet's own drain time, rounded
+/// up, gives back its length: gbps < 8000).
+fn rx_bytes(t: Ps, gbps: u32) -> u64 {
+    t.as_ps().saturating_mul(gbps as u64) / 8_000
+}
 
 impl Nic {
-    /// A packet reached this host.
+    /// A packet reached this host. Data is stamped with the NIC's clock
+    /// (t2) and, where the host drains its Rx buffer at a limited rate,
+    /// waits there first.
     pub fn receive(&mut self, cx: &mut Ctx, pkt: u32) {
+        if cx.pkts.get(pkt).kind == PktKind::Data {
+            cx.pkts.get_mut(pkt).t2 = nic_clock(self.node, cx.now);
+            if let Some((gbps, size)) = cx.cfg.rx_buffer {
+                return self.rx_enqueue(cx, pkt, gbps, size);
+            }
+        }
+        self.deliver(cx, pkt);
+    }
+
+    /// Packet `pkt` to its pipeline, now; the slab gives it up after.
+    pub fn deliver(&mut self, cx: &mut Ctx, pkt: u32) {
         let p = cx.pkts.get(pkt).clone();
         self.dispatch(cx, pkt, &p);
         cx.pkts.remove(pkt);
+    }
+
+    /// The Rx buffer: a FIFO drained to the host at `gbps`, holding `size`
+    /// bytes of payload. The data joins its tail and is delivered when its
+    /// last byte has drained; if it does not fit, the NIC drops it (the
+    /// receiver's gap then asks for it again).
+    #[inline(never)]
+    fn rx_enqueue(&mut self, cx: &mut Ctx, pkt: u32, gbps: u32, size: u64) {
+        let len = cx.pkts.get(pkt).len;
+        let done = self.rx_free_at.max(cx.now) + rx_drain_time(len as u64, gbps);
+        let held = rx_bytes(done.saturating_sub(cx.now), gbps);
+        if held > size {
+            cx.metrics.counters.drops += 1;
+            cx.metrics.counters.rx_buffer_drops += 1;
+            cx.pkts.remove(pkt);
+            return;
+        }
+        self.rx_free_at = done;
+        let c = &mut cx.metrics.counters;
+        c.rx_buffer_peak_bytes = c.rx_buffer_peak_bytes.max(held);
+        cx.q.push(done, Ev::RxDeliver { host: self.host, pkt });
+    }
+
+    /// The Rx buffer's level now, 0 ..= 31 (in 32 steps of its size;
+    /// Falcon's 5-bit level), and counted for the summary; 0 where the
+    /// host takes data as it arrives.
+    fn rx_level(&self, cx: &mut Ctx) -> u8 {
+        let Some((gbps, size)) = cx.cfg.rx_buffer else { return 0 };
+        let held = rx_bytes(self.rx_free_at.saturating_sub(cx.now), gbps);
+        let level = (held.saturating_mul(32) / size.max(1)).min(31) as u8;
+        cx.metrics.counters.rx_level_acks += 1;
+        cx.metrics.counters.rx_level_sum += level as u64;
+        level
     }
 
     /// Hands packet `pkt` (a copy of it in `p`; its telemetry stays in the
@@ -191,11 +250,13 @@ impl Nic {
         r.ce_pending = false;
         self.store(cx, flow, *r);
         let (key, integrity) = (cx.key, cx.cfg.integrity);
-        let (ts, t2, fwd_hops) = (data.ts_ps, nic_clock(self.node, cx.now), TTL.saturating_sub(data.ttl));
+        let (ts, t2, fwd_hops) = (data.ts_ps, data.t2, TTL.saturating_sub(data.ttl));
+        let rx_level = self.rx_level(cx);
         self.send_ctrl(cx, src, flow, PktKind::Ack, |cx, q| {
             q.ts_ps = ts;
             q.t2 = t2;
             q.fwd_hops = fwd_hops;
+            q.rx_level = rx_level;
             q.seq = cum;
             q.ece = ece;
             q.acked_pkts = n;
@@ -258,15 +319,13 @@ impl Nic {
             ece,
             telemetry: hops,
             rtt_ns,
-            // The receiver has no Rx buffer of its own here (it takes data
-            // at line rate): its level is 0.
             nic: Some(NicSample {
                 t1: nic_clock(self.node, p.ts_ps),
                 t2: p.t2,
                 t3: p.t3,
                 t4: nic_clock(self.node, cx.now),
                 forward_hops: p.fwd_hops,
-                rx_buffer_level: 0,
+                rx_buffer_level: p.rx_level,
             }),
         };
         self.sender_to_engine(cx, flow, at, EventKind::Ack(ack));

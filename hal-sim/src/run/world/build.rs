@@ -71,7 +71,14 @@ impl World {
             tx_jitter_ps: Ps::from_ns(s.nic.tx_jitter_ns.0),
             probe_loss: s.nic.probe_loss.0,
             on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, Ps::from_ns(o.idle_ns.0))),
+            rx_buffer: s.nic.rx_drain_gbps.map(|g| (g.0, s.nic.rx_buffer_bytes.0)),
         };
+        if cfg.rx_buffer.is_some() && s.nic.rx_buffer_bytes.0 < cfg.payload as u64 {
+            return Err(err(
+                "nic.rx_buffer_bytes",
+                format!("must hold one packet's payload ({} bytes)", cfg.payload),
+            ));
+        }
         let aqm = Aqm {
             buffer: s.switch.buffer_bytes.0,
             port_buffer: s.switch.port_buffer_bytes.0,

@@ -340,6 +340,7 @@ fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], component: 
         Ev::Rto { flow } => nics[src_of(cx, flow)].rto(cx, flow),
         Ev::NicWake { host } => nics[host as usize].woken(cx),
         Ev::CcDone { host, core } => nics[host as usize].cc_done(cx, core),
+        Ev::RxDeliver { host, pkt } => nics[host as usize].deliver(cx, pkt),
         Ev::Pause { node, port, on } => match component[node as usize] {
             Component::Nic(h) => nics[h as usize].pause(cx, on),
             Component::Switch(s) => switches[s as usize].pause(cx, port, on),

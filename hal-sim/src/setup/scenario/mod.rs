@@ -413,6 +413,14 @@ pub struct NicCfg {
     /// The congestion-control processor that runs the engine; none (the
     /// default): every event is answered at once.
     pub cc_processor: Option<CcProcessorCfg>,
+    /// The rate at which a receiving host takes data from its NIC's Rx
+    /// buffer (PCIe, memory), Gb/s; none (the default): as fast as it
+    /// arrives, and the buffer stays empty. Below the link speed, data
+    /// waits in the buffer (its ACK leaves when it has drained), ACKs
+    /// carry the buffer's level, and a full buffer drops what arrives.
+    pub rx_drain_gbps: Option<Gbps>,
+    /// The Rx buffer's size, bytes of payload (default 256 KiB).
+    pub rx_buffer_bytes: Bytes,
 }
 
 /// A NIC's congestion-control processor (`[nic.cc_processor]`): its
@@ -525,6 +533,8 @@ impl Default for NicCfg {
             tx_jitter_ns: DelayNs(0),
             probe_loss: Prob(0.0),
             cc_processor: None,
+            rx_drain_gbps: None,
+            rx_buffer_bytes: Bytes(256 * 1024),
         }
     }
 }
