@@ -472,7 +472,11 @@ mod tests {
         for d in [1u32, 2, 3, 255, 256, 257, 65_535, 65_536, (1 << 24) - 1] {
             for n in [0, 1, d / 2, d.saturating_sub(2), d - 1] {
                 let n = n.min(d - 1);
-                assert_eq!(fraction_q24(n, NonZeroU32::new(d).unwrap()) as u64, ((n as u64) << 24) / d as u64, "{n}/{d}");
+                assert_eq!(
+                    fraction_q24(n, NonZeroU32::new(d).unwrap()) as u64,
+                    ((n as u64) << 24) / d as u64,
+                    "{n}/{d}"
+                );
             }
         }
     }

@@ -632,5 +632,8 @@ fn swift_rxbuffer_holds_the_receivers_level_near_its_target() {
         assert!((u - wire).abs() <= 0.01, "utilization {u} against {wire}");
         means.push(mean);
     }
-    assert!(means[1] < means[0] - 2.0, "a lower target keeps a lower level: {means:?}");
+    assert!(
+        means[1] < means[0] - 2.0,
+        "a lower target keeps a lower level: {means:?}"
+    );
 }

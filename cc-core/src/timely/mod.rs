@@ -593,7 +593,11 @@ impl Timely {
             // c = 1 − β·φ·(1 − T_high/rtt) = 1 − β·φ·(rtt − T_high)/rtt,
             // β·φ in 2^-24 (each ≤ 2^24); φ = 1 on the per-RTT clock.
             let beta = (cfg.beta.to_bits() as u64).min(one);
-            let bphi = if phi >= one { beta } else { (beta * phi) >> Fraction::FRAC_BITS };
+            let bphi = if phi >= one {
+                beta
+            } else {
+                (beta * phi) >> Fraction::FRAC_BITS
+            };
             (None, Self::high_factor(bphi, rtt, cfg.t_high_ns))
         } else if diff <= 0 {
             (Some(if hai { cfg.hai } else { cfg.delta }), 0)
@@ -735,7 +739,7 @@ mod tests {
             let (k, s) = gradient_reciprocal(b, NonZeroU64::new(d).unwrap());
             prop_assert!(k >= 1 << 31, "K {k}");
             prop_assert!((11..=56).contains(&s), "S {s}");
-            let got = ((x as u128 * k as u128) >> s) as u128;
+            let got = (x as u128 * k as u128) >> s;
             let exact = (b as u128 * x as u128) / d as u128;
             prop_assert!(got <= exact && exact - got <= 1 + (exact >> 31), "{got} against {exact}");
         }
@@ -743,14 +747,23 @@ mod tests {
 
     #[test]
     fn the_gradient_reciprocal_at_its_corners() {
-        for (b, m) in [(1u32, 1u32), (1, 1 << 20), (1 << 24, 1), (1 << 24, 1 << 20), (13_421_773, 20_000)] {
+        for (b, m) in [
+            (1u32, 1u32),
+            (1, 1 << 20),
+            (1 << 24, 1),
+            (1 << 24, 1 << 20),
+            (13_421_773, 20_000),
+        ] {
             let d = (m as u64) << 4;
             let (k, s) = gradient_reciprocal(b, NonZeroU64::new(d).unwrap());
             assert!(k >= 1 << 31 && (11..=56).contains(&s), "{b} {m}: {k} {s}");
             for x in [1u32, 16, (1 << 28) - 1] {
-                let got = ((x as u128 * k as u128) >> s) as u128;
+                let got = (x as u128 * k as u128) >> s;
                 let exact = (b as u128 * x as u128) / d as u128;
-                assert!(got <= exact && exact - got <= 1 + (exact >> 31), "{b} {m} {x}: {got} against {exact}");
+                assert!(
+                    got <= exact && exact - got <= 1 + (exact >> 31),
+                    "{b} {m} {x}: {got} against {exact}"
+                );
             }
         }
     }

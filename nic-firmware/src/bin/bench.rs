@@ -354,10 +354,19 @@ fn reference_ack(o: u64, a: Algorithm) -> Option<Cost> {
             let cfg = cc_core::timely::TimelyConfig::hpcc_sim();
             let line = p.line_rate.to_rate().as_bps() as f64;
             let mut r = TimelyRef::new(TimelyRefParams::from_config(&cfg, line), p.start_seq.0 as f64);
-            Some(measure(o, |i| cc_core::timely::bench_ack(i + 1), |ack| {
-                let (cum, nxt, rtt) = (ack.cum_ack.0 as f64, ack.snd_nxt.0 as f64, ack.rtt_ns.unwrap_or(0) as f64);
-                let _ = black_box(call(|| black_box(&mut r).ack(0.0, cum, nxt, rtt)));
-            }))
+            Some(measure(
+                o,
+                |i| cc_core::timely::bench_ack(i + 1),
+                |ack| {
+                    let (cum, nxt, rtt) = (
+                        ack.cum_ack.0 as f64,
+                        ack.snd_nxt.0 as f64,
+                        ack.rtt_ns.unwrap_or(0) as f64,
+                    );
+                    call(|| black_box(&mut r).ack(0.0, cum, nxt, rtt));
+                    black_box(&r);
+                },
+            ))
         }
         Algorithm::Swift => {
             use cc_core::swift::reference::{SwiftRef, SwiftRefParams};
@@ -374,12 +383,16 @@ fn reference_ack(o: u64, a: Algorithm) -> Option<Cost> {
                 s.rtt_ns(),
             );
             let mut now = 0u32;
-            Some(measure(o, |i| cc_core::swift::bench_ack(i + 1), |ack| {
-                now = now.wrapping_add(1_000);
-                if let Some(n) = ack.nic.as_ref() {
-                    let _ = black_box(call(|| black_box(&mut r).ack(now, ack.cum_ack.0, n)));
-                }
-            }))
+            Some(measure(
+                o,
+                |i| cc_core::swift::bench_ack(i + 1),
+                |ack| {
+                    now = now.wrapping_add(1_000);
+                    if let Some(n) = ack.nic.as_ref() {
+                        let _ = black_box(call(|| black_box(&mut r).ack(now, ack.cum_ack.0, n)));
+                    }
+                },
+            ))
         }
         _ => None,
     }
