@@ -45,6 +45,10 @@ pub struct Aqm {
     pub control_priority: bool,
     /// PFC, if on.
     pub pfc: Option<Pfc>,
+    /// ECN-capable data is marked as it leaves its queue, from the queue
+    /// it leaves behind (the HPCC reference simulator's switch), rather
+    /// than as it joins it, from the queue ahead of it.
+    pub mark_at_dequeue: bool,
 }
 
 /// PFC's thresholds (see `scenario::PfcCfg`).
@@ -213,20 +217,8 @@ impl Switch {
             cx.pkts.remove(pkt);
             return;
         }
-        if ecn == EcnBits::Ect {
-            let (kmin, kmax) = self.ports[port as usize].ecn_k;
-            let mark = if q >= kmax {
-                true
-            } else if q >= kmin && kmax > kmin {
-                let prob = (q - kmin) as f64 / (kmax - kmin) as f64 * aqm.pmax;
-                crate::setup::workload::unit(&mut cx.rng.wred) < prob
-            } else {
-                false
-            };
-            if mark {
-                cx.pkts.get_mut(pkt).ecn = EcnBits::Ce;
-                cx.metrics.counters.ecn_marks += 1;
-            }
+        if ecn == EcnBits::Ect && !aqm.mark_at_dequeue {
+            self.wred(cx, port, pkt, q);
         }
         let p = &mut self.ports[port as usize];
         if let Some(m) = p.monitor {
@@ -258,6 +250,7 @@ impl Switch {
     pub fn port_free(&mut self, cx: &mut Ctx, port: u16) {
         let p = &mut self.ports[port as usize];
         p.free_pending = false;
+        let mut left = None;
         let next = match p.urgent.pop_front() {
             Some(pkt) => Some(pkt),
             None if p.paused => None,
@@ -265,10 +258,17 @@ impl Switch {
                 let pkt = p.queue.pop_front();
                 if let Some(pkt) = pkt {
                     p.queued_bytes -= cx.pkts.get(pkt).wire as u64;
+                    left = Some(p.queued_bytes);
                 }
                 pkt
             }
         };
+        if let (Some(pkt), Some(q), true) = (next, left, self.aqm.mark_at_dequeue) {
+            if cx.pkts.get(pkt).ecn == EcnBits::Ect {
+                self.wred(cx, port, pkt, q);
+            }
+        }
+        let p = &mut self.ports[port as usize];
         if let Some(pkt) = next {
             let wire = cx.pkts.get(pkt).wire as u64;
             self.buffered -= wire;
@@ -283,6 +283,25 @@ impl Switch {
                 *b = b.saturating_sub(wire);
                 self.check_pause(cx, ingress);
             }
+        }
+    }
+
+    /// WRED/ECN on packet `pkt` of port `port` at queue `q` bytes: marked
+    /// with p = (q − K_min)/(K_max − K_min)·P_max between the thresholds,
+    /// always above K_max.
+    fn wred(&self, cx: &mut Ctx, port: u16, pkt: u32, q: u64) {
+        let (kmin, kmax) = self.ports[port as usize].ecn_k;
+        let mark = if q >= kmax {
+            true
+        } else if q >= kmin && kmax > kmin {
+            let prob = (q - kmin) as f64 / (kmax - kmin) as f64 * self.aqm.pmax;
+            crate::setup::workload::unit(&mut cx.rng.wred) < prob
+        } else {
+            false
+        };
+        if mark {
+            cx.pkts.get_mut(pkt).ecn = EcnBits::Ce;
+            cx.metrics.counters.ecn_marks += 1;
         }
     }
 
@@ -405,6 +424,7 @@ mod tests {
             ecn_ref_bps,
             control_priority: false,
             pfc: None,
+            mark_at_dequeue: false,
         }
     }
 

@@ -95,6 +95,8 @@ impl World {
                 },
                 xon_gap: p.xon_gap_bytes.0,
             }),
+            mark_at_dequeue: s.switch.ecn_at.unwrap_or_else(|| s.cc.algorithm.ecn_at_default())
+                == crate::setup::scenario::EcnAt::Dequeue,
         };
         let engine_cfg = crate::setup::scenario::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);

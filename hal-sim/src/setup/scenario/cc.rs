@@ -55,6 +55,17 @@ impl Cc {
             _ => false,
         }
     }
+
+    /// When switches mark ECN-capable data unless `switch.ecn_at` says:
+    /// on dequeue for DCQCN, as the HPCC reference simulator's switch does
+    /// (its DCQCN runs are what hal-sim's DCQCN is held to,
+    /// docs/reference-runs.md); on enqueue for the others (LDCP §2.1).
+    pub fn ecn_at_default(&self) -> super::EcnAt {
+        match self {
+            Cc::Dcqcn(_) => super::EcnAt::Dequeue,
+            _ => super::EcnAt::Enqueue,
+        }
+    }
 }
 
 /// An algorithm and its parameters.

@@ -243,6 +243,22 @@ pub struct SwitchCfg {
     pub control_priority: Option<bool>,
     /// PFC (`[switch.pfc]`): lossless data by pausing upstream ports.
     pub pfc: Option<PfcCfg>,
+    /// When ECN-capable data is marked: as it joins its queue, from the
+    /// queue ahead of it, or as it leaves, from the queue behind it (the
+    /// HPCC reference simulator's switch); default: the algorithm's
+    /// ([`Cc::ecn_at_default`]).
+    pub ecn_at: Option<EcnAt>,
+}
+
+/// `switch.ecn_at`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnAt {
+    /// On enqueue.
+    #[default]
+    Enqueue,
+    /// On dequeue.
+    Dequeue,
 }
 
 /// The switches' marking and drop thresholds in use, at the host link
@@ -378,6 +394,7 @@ impl Default for SwitchCfg {
             ecn_scale_with_speed: true,
             control_priority: None,
             pfc: None,
+            ecn_at: None,
         }
     }
 }
