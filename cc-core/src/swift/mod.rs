@@ -484,7 +484,12 @@ const RSQRT: [u32; 49] = [
 /// or 31, m = w·2^e / 2^30 ∈ [1, 4) and W = m·2^(30 − e − 16), so 1/√W =
 /// 2^((e − 14)/2)/√m. Relative error below 4·10^-4. `w` = 0 is taken as 1.
 pub fn rsqrt(w: u32) -> u32 {
-    let (t, s) = rsqrt_parts(w);
+    rsqrt_from_parts(rsqrt_parts(w))
+}
+
+/// 1/√W in 2^-16 from [`rsqrt_parts`]'s (t, s): t·2^s.
+#[inline(always)]
+fn rsqrt_from_parts((t, s): (u32, i32)) -> u32 {
     if s >= 0 {
         t << s
     } else {
@@ -761,8 +766,7 @@ impl Controller for Swift {
         self.rtt = rtt;
         let now = now.as_nanos() as u32;
         let inv = rsqrt_parts(self.fcwnd);
-        let rsqrt_w = if inv.1 >= 0 { inv.0 << inv.1 } else { inv.0 >> -inv.1 };
-        let target = self.target_from(cfg, n.forward_hops, rsqrt_w);
+        let target = self.target_from(cfg, n.forward_hops, rsqrt_from_parts(inv));
         self.fabric(cfg, now, acked, delay, target, inv);
         self.endpoint(cfg, now, n.rx_buffer_level);
         Ok(self.decision(cfg))
