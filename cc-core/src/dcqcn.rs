@@ -89,9 +89,11 @@ pub struct DcqcnConfig {
 impl DcqcnConfig {
     /// The HPCC paper's simulator setting for DCQCN ("dcqcn" in its run
     /// script): g = 1/256, Ta = 1 µs, Td = 4 µs, Ti = 300 µs, F = 1, R_AI =
-    /// 5 Mb/s and R_HAI = 50 Mb/s per 25 Gb/s of line rate, 100 Mb/s floor,
-    /// no byte counter, no target clamp. The NP interval is Td: more than
-    /// one CNP per decrease period tells the RP nothing more.
+    /// 5 Mb/s and R_HAI = 50 Mb/s per 25 Gb/s of line rate, 1000 Mb/s
+    /// floor (its `MIN_RATE`), no byte counter, no target clamp, and a CNP
+    /// for every CE-marked packet (its NICs flag the ACK of each): with Ta
+    /// below Td, alpha counts the periods that saw a CNP, so spacing CNPs
+    /// by Td would hold alpha lower than the reference's.
     pub const fn hpcc_sim() -> Self {
         DcqcnConfig {
             g: match Fraction::inverse_pow2(8) {
@@ -110,10 +112,10 @@ impl DcqcnConfig {
                 Some(f) => f,
                 None => Fraction::ONE,
             },
-            min_rate_mbps: 100,
+            min_rate_mbps: 1_000,
             byte_counter: 0,
             clamp_target: false,
-            cnp_interval_ns: 4_000,
+            cnp_interval_ns: 0,
         }
     }
 
@@ -729,7 +731,8 @@ mod tests {
             now += 4_000;
             d.timer(&cfg, at(now)).unwrap();
         }
-        assert_eq!(gbps(d.rate()), 0.1);
+        // The floor, MIN_RATE 1000 Mb/s.
+        assert_eq!(gbps(d.rate()), 1.0);
         let mut armed = d.next_deadline();
         while let Some(t) = armed {
             let out = d.timer(&cfg, t).unwrap();

@@ -454,6 +454,7 @@ mod tests {
             c,
             DcqcnConfig {
                 increase_interval_ns: 256_000,
+                cnp_interval_ns: 4_000,
                 ..base
             }
         );

@@ -292,7 +292,8 @@ typedef struct {
   uint32_t min_rate_mbps;
   // Bytes per byte-counter increase event (0: none, else 1024 ..= 2^30).
   uint32_t byte_counter;
-  // Notification point: at most one CNP per flow per this, ns (≤ 2^30).
+  // Notification point: at most one CNP per flow per this, ns (≤ 2^30;
+  // 0: a CNP for every CE-marked packet, flagged on its ACK).
   uint32_t cnp_interval_ns;
   // F: fast-recovery steps, 0 ..= 31.
   uint8_t fast_recovery_steps;

@@ -127,7 +127,8 @@ pub struct cc_dcqcn_config {
     pub min_rate_mbps: u32,
     /// Bytes per byte-counter increase event (0: none, else 1024 ..= 2^30).
     pub byte_counter: u32,
-    /// Notification point: at most one CNP per flow per this, ns (≤ 2^30).
+    /// Notification point: at most one CNP per flow per this, ns (≤ 2^30;
+    /// 0: a CNP for every CE-marked packet, flagged on its ACK).
     pub cnp_interval_ns: u32,
     /// F: fast-recovery steps, 0 ..= 31.
     pub fast_recovery_steps: u8,

@@ -1,8 +1,10 @@
 //! hal-sim held to the HPCC reference simulator's own runs
 //! (docs/reference-runs.md): each stored flow list is replayed with the
-//! scenario file beside it in `scenarios/reference/`, and every flow-size
-//! bucket with at least 200 flows must land near the stored FCT file's
-//! slowdown p50 / p95 / p99. The table is printed side by side.
+//! scenario file beside it in `scenarios/reference/`, and each flow-size
+//! bucket of at least 200 flows has its slowdown p50 / p95 / p99 land
+//! near the stored FCT file's wherever at least ten flows lie beyond that
+//! percentile (the p99 from 1000 flows): below that a percentile is
+//! decided by one or two flows. The table is printed side by side.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -21,9 +23,15 @@ const BUCKETS: [u64; 10] = [
     u64::MAX,
 ];
 const PERCENTILES: [f64; 3] = [0.5, 0.95, 0.99];
-/// Buckets with fewer flows are printed, not held (a p99 of a few dozen
-/// flows is one flow).
+/// A bucket of fewer flows is printed, not held.
 const MIN_FLOWS: usize = 200;
+/// Nor is a percentile with fewer flows beyond it.
+const BEYOND: f64 = 10.0;
+
+/// Whether percentile `p` of a bucket of `n` flows is held.
+fn held(p: f64, n: usize) -> bool {
+    n >= MIN_FLOWS && (1.0 - p) * n as f64 >= BEYOND - 1e-9
+}
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference")
@@ -66,7 +74,7 @@ fn compare(scenario: &str, fct_gz: &str) -> [f64; 3] {
     hal_sim::output::report::write_ns3_fct(&w, &out).unwrap();
     let ours = buckets(&std::fs::read_to_string(&out).unwrap());
     let _ = std::fs::remove_file(&out);
-    println!("{scenario} against {fct_gz}: slowdown p50 / p95 / p99, reference / hal-sim (difference)");
+    println!("{scenario} against {fct_gz}: slowdown p50 / p95 / p99, reference / hal-sim (difference; * not held)");
     let mut worst = [0.0f64; 3];
     for (i, (r, o)) in reference.iter().zip(&ours).enumerate() {
         assert_eq!(r.len(), o.len(), "bucket {i}: every flow finishes in both");
@@ -77,17 +85,19 @@ fn compare(scenario: &str, fct_gz: &str) -> [f64; 3] {
         for (k, p) in PERCENTILES.into_iter().enumerate() {
             let (a, b) = (pct(r, p), pct(o, p));
             let d = (b - a) / a;
-            row += &format!("  {a:.2} / {b:.2} ({:+.0} %)", d * 100.0);
-            if r.len() >= MIN_FLOWS {
+            let mark = if held(p, r.len()) {
                 worst[k] = worst[k].max(d.abs());
-            }
+                ' '
+            } else {
+                '*'
+            };
+            row += &format!("  {a:.2} / {b:.2} ({:+.0} %){mark}", d * 100.0);
         }
-        let held = if r.len() >= MIN_FLOWS { "" } else { "  (not held)" };
         let bucket = match BUCKETS[i] {
             u64::MAX => "> 10 MB".to_string(),
             x => format!("≤ {x} B"),
         };
-        println!("  {bucket:>12}  {:>4} flows{row}{held}", r.len());
+        println!("  {bucket:>12}  {:>5} flows{row}", r.len());
     }
     println!(
         "  largest difference held, p50 / p95 / p99: {:.1} / {:.1} / {:.1} %",
@@ -98,21 +108,62 @@ fn compare(scenario: &str, fct_gz: &str) -> [f64; 3] {
     worst
 }
 
-/// HPCC++ with the reference's HPCC settings: every percentile of every
-/// bucket within 15 % (measured: 8 % at most, the 1-3 MB flows' p99).
+/// Every held percentile of `w` within `limit`.
+fn within(w: [f64; 3], limit: f64) -> bool {
+    w.iter().all(|&d| d <= limit)
+}
+
+/// HPCC++ with the reference's HPCC settings, on WebSearch: every held
+/// percentile within 15 % (measured: 3.8 / 6.1 % at p50 / p95).
 #[test]
-fn hpcc_matches_the_reference_simulators_run() {
+fn hpcc_matches_the_reference_on_websearch() {
     let worst = compare("fattree320-websearch30-hpcc.toml", "websearch30-fct-hpcc.txt.gz");
-    assert!(worst.iter().all(|&d| d <= 0.15), "{worst:?}");
+    assert!(within(worst, 0.15), "{worst:?}");
+}
+
+/// The same on FB_Hadoop, whose 49 510 flows put a p99 in five buckets.
+#[test]
+fn hpcc_matches_the_reference_on_fbhadoop() {
+    let worst = compare("fattree320-fbhadoop30-hpcc.toml", "fbhadoop30-fct-hpcc.txt.gz");
+    assert!(within(worst, 0.15), "{worst:?}");
 }
 
 /// DCQCN with only the algorithm named (its defaults are the reference's
-/// run.py settings, its switches mark on dequeue as the reference's do):
-/// p50 and p95 within 20 %, p99 within 30 % (measured: 6 %, 17 %, 21 %).
-/// Marking on enqueue, hal-sim's DCQCN before it was held to these runs,
-/// puts the short flows' p99 at twice the reference's.
+/// run.py settings; its switches mark on dequeue and its NICs flag the ACK
+/// of every CE-marked packet as the reference's do), on FB_Hadoop: every
+/// held percentile within 15 % (measured at seeds 1, 2, 3: 5.6, 9.0, 13.1
+/// % at most). With ACKs ahead of data at the switches the short flows'
+/// tails fall 40 % below the reference's; marking on enqueue doubles them.
 #[test]
-fn dcqcn_is_near_the_reference_simulators_run() {
+fn dcqcn_matches_the_reference_on_fbhadoop() {
+    let worst = compare("fattree320-fbhadoop30-dcqcn.toml", "fbhadoop30-fct-dcqcn.txt.gz");
+    assert!(within(worst, 0.15), "{worst:?}");
+}
+
+/// DCQCN on WebSearch: p50 within 15 %, p95 within 50 % (measured: 3.4 %
+/// and 9.1 %). WebSearch's buckets hold 140-705 flows, and random marking
+/// moves the 1 MB flows' p95 (260 flows) by 9 to 43 % over seeds 1-5 in
+/// hal-sim: the reference's single run is one such draw, so a tighter
+/// bound here would hold a seed, not the model (FB_Hadoop holds it).
+#[test]
+fn dcqcn_is_near_the_reference_on_websearch() {
     let worst = compare("fattree320-websearch30-dcqcn.toml", "websearch30-fct-dcqcn.txt.gz");
-    assert!(worst[0] <= 0.2 && worst[1] <= 0.2 && worst[2] <= 0.3, "{worst:?}");
+    assert!(worst[0] <= 0.15 && worst[1] <= 0.5, "{worst:?}");
+}
+
+/// TIMELY with only the algorithm named (the reference's run.py settings;
+/// ACKs ahead of data at the NICs, in the data's queues at the switches,
+/// as the reference's), on both lists: every held percentile within 20 %
+/// (measured: WebSearch 2.4 / 17.6 %, FB_Hadoop 8 % at most). With ACKs
+/// ahead of data at the switches too, hal-sim's earlier reading of the
+/// reference's `ACK_HIGH_PRIO`, short flows' p95 falls 65 % below.
+#[test]
+fn timely_matches_the_reference() {
+    for (scenario, fct) in [
+        ("fattree320-websearch30-timely.toml", "websearch30-fct-timely.txt.gz"),
+        ("fattree320-fbhadoop30-timely.toml", "fbhadoop30-fct-timely.txt.gz"),
+    ] {
+        let worst = compare(scenario, fct);
+        assert!(within(worst, 0.2), "{scenario}: {worst:?}");
+    }
 }

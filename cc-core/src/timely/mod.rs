@@ -268,13 +268,15 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
         },
     ];
 
-    /// A rate from RTT samples: no ECN marking; ACKs ahead of data, as the
-    /// HPCC reference simulator runs TIMELY (`ACK_HIGH_PRIO 1`), so that
-    /// its RTTs measure the data's queueing.
+    /// A rate from RTT samples: no ECN marking; ACKs in the data's queues
+    /// at the switches, as the HPCC reference simulator runs TIMELY (its
+    /// `ACK_HIGH_PRIO 1` moves ACKs ahead of data only at the hosts' NICs,
+    /// where every NIC, here too, sends them first: the switches'
+    /// `AckHighPrio` is never set).
     const NETWORK: Network = Network {
         gate: Gate::Rate,
         marking: None,
-        control_priority: true,
+        control_priority: false,
     };
 
     /// ACKs a microsecond apart, each passing the last update's `snd_nxt`

@@ -18,8 +18,14 @@ pub struct FlowRecord {
     /// When the flow starts, ps.
     pub start_ps: Ps,
     /// The flow's hash that picks its path among equal-cost ones (ECMP);
-    /// its packets carry it, as real packets carry their 5-tuple.
+    /// its packets carry it, as real packets carry their 5-tuple. Under
+    /// [`crate::model::net::Ecmp::Reference`] it is the data's ports
+    /// (source port in the low 16 bits).
     pub hash: u32,
+    /// The same for packets from the destination back to the source
+    /// (ACKs, NACKs, CNPs): `hash`, or under `Ecmp::Reference` the ports
+    /// swapped.
+    pub back_hash: u32,
     /// The base RTT T the flow's engine uses, ns: the path's, or the
     /// scenario's `cc.base_rtt_ns` for every flow.
     pub base_rtt_ns: u32,

@@ -53,6 +53,26 @@ pub struct Network {
     pub routes: Routes,
     /// hop distance[node][host index].
     pub dist: Vec<Vec<u32>>,
+    /// How a switch picks among equal-cost next hops.
+    pub ecmp: Ecmp,
+}
+
+/// How a switch picks among the equal-cost next hops towards a host.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ecmp {
+    /// hal-sim's own: a per-flow hash mixed with the switch's seed, over
+    /// the next hops in port order.
+    #[default]
+    FlowHash,
+    /// The HPCC reference simulator's (`SwitchNode::GetOutDev`, commit
+    /// 9f4be2a): MurmurHash3 (32-bit) of the source IP, the destination IP
+    /// and the ports (source in the low 16 bits), seeded with the switch's
+    /// node id, modulo the number of next hops, which are in the order its
+    /// breadth-first search from the destination reached them (neighbours
+    /// taken in node id order). A host's IP is 11.x.y.1 from its node id
+    /// (`node_id_to_ip`); a packet's [`crate::model::packet::Packet::hash`]
+    /// holds its ports.
+    Reference,
 }
 
 /// Next hops: for each (node, host) the egress ports on a shortest path
@@ -143,9 +163,21 @@ impl Network {
         });
     }
 
+    /// Switches to `ecmp`, recomputing the routes for its order of next hops.
+    pub fn set_ecmp(&mut self, ecmp: Ecmp) {
+        if ecmp != self.ecmp {
+            self.ecmp = ecmp;
+            self.compute_routes();
+        }
+    }
+
     /// Computes all shortest-path next hops towards every host (BFS from
-    /// each host over the undirected graph).
+    /// each host over the undirected graph), in port order, or for
+    /// [`Ecmp::Reference`] in the order the BFS reached them.
     pub fn compute_routes(&mut self) {
+        if self.ecmp == Ecmp::Reference {
+            return self.compute_routes_in_bfs_order();
+        }
         let n = self.nodes.len();
         let mut routes = Routes::new(n, self.hosts.len());
         let mut interned = HashMap::new();
@@ -184,18 +216,80 @@ impl Network {
         self.routes = routes;
     }
 
+    /// [`Network::compute_routes`] as the HPCC reference simulator's
+    /// `CalculateRoute` orders them: from each host, nodes in BFS order
+    /// (each one's neighbours by node id, only switches enqueued); a node
+    /// one hop further from the host than `now` takes `now` as its next
+    /// next hop.
+    fn compute_routes_in_bfs_order(&mut self) {
+        let n = self.nodes.len();
+        let mut routes = Routes::new(n, self.hosts.len());
+        let mut interned = HashMap::new();
+        self.dist = vec![vec![u32::MAX; self.hosts.len()]; n];
+        // Each node's ports by their peer's id.
+        let by_peer: Vec<Vec<u16>> = self
+            .nodes
+            .iter()
+            .map(|node| {
+                let mut p: Vec<u16> = (0..node.ports.len() as u16).collect();
+                p.sort_by_key(|&i| (node.ports[i as usize].peer.0, i));
+                p
+            })
+            .collect();
+        for (hi, &h) in self.hosts.iter().enumerate() {
+            let mut dist = vec![u32::MAX; n];
+            let mut next: Vec<Vec<u16>> = vec![Vec::new(); n];
+            dist[h as usize] = 0;
+            let mut q = vec![h];
+            let mut i = 0;
+            while i < q.len() {
+                let now = q[i] as usize;
+                i += 1;
+                for &pi in &by_peer[now] {
+                    let v = self.nodes[now].ports[pi as usize].peer.0 as usize;
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[now] + 1;
+                        if self.nodes[v].kind == NodeKind::Switch {
+                            q.push(v as u32);
+                        }
+                    }
+                    if dist[v] == dist[now] + 1 {
+                        // v's port back to `now`.
+                        let back = self.nodes[now].ports[pi as usize].peer.1;
+                        next[v].push(back);
+                    }
+                }
+            }
+            for u in 0..n {
+                self.dist[u][hi] = dist[u];
+                if dist[u] != u32::MAX && dist[u] != 0 {
+                    routes.set(&mut interned, u, hi, &next[u]);
+                }
+            }
+        }
+        self.routes = routes;
+    }
+
     /// The egress port at `node` towards host `dst` for a flow hashing to
     /// `hash`. Each switch hashes with a seed of its own, as real switches
     /// do: with one hash everywhere, a choice at one tier would fix the
     /// choice at the next (a fat-tree's aggregation switch j would only
     /// ever use core j of its group: ECMP polarization).
-    pub fn next_port(&self, node: u32, dst: u32, hash: u32) -> Option<u16> {
+    /// For [`Ecmp::Reference`] the hash is of the packet's addresses
+    /// (`src`, `dst`) and ports (`hash`).
+    pub fn next_port(&self, node: u32, src: u32, dst: u32, hash: u32) -> Option<u16> {
         let hi = self.host_index[dst as usize];
         let c = self.routes.get(node, hi);
         match c.len() {
             0 => None,
             1 => Some(c[0]),
-            n => Some(c[switch_hash(hash, node) as usize % n]),
+            n => {
+                let h = match self.ecmp {
+                    Ecmp::FlowHash => switch_hash(hash, node),
+                    Ecmp::Reference => murmur3_32(&[node_ip(src), node_ip(dst), hash], node),
+                };
+                Some(c[h as usize % n])
+            }
         }
     }
 
@@ -204,12 +298,39 @@ impl Network {
         let mut out = Vec::new();
         let mut at = src;
         while at != dst && out.len() < 64 {
-            let Some(p) = self.next_port(at, dst, hash) else { break };
+            let Some(p) = self.next_port(at, src, dst, hash) else {
+                break;
+            };
             out.push((at, p));
             at = self.nodes[at as usize].ports[p as usize].peer.0;
         }
         out
     }
+}
+
+/// The HPCC reference simulator's IP of node `id`, 11.x.y.1
+/// (`node_id_to_ip`), as a host-order word.
+pub fn node_ip(id: u32) -> u32 {
+    0x0b00_0001 + (id / 256) * 0x0001_0000 + (id % 256) * 0x0000_0100
+}
+
+/// MurmurHash3 (x86, 32-bit) of `words` as their little-endian bytes, with
+/// `seed`: the HPCC reference simulator's `SwitchNode::EcmpHash` over its
+/// 12-byte key, which it reads as three native (little-endian) words.
+pub fn murmur3_32(words: &[u32; 3], seed: u32) -> u32 {
+    let mut h = seed;
+    for &w in words {
+        let k = w.wrapping_mul(0xcc9e_2d51).rotate_left(15).wrapping_mul(0x1b87_3593);
+        h ^= k;
+        h = h.rotate_left(13);
+        h = h.wrapping_mul(5).wrapping_add(0xe654_6b64);
+    }
+    h ^= 12;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
 }
 
 /// A flow's hash as switch `node` sees it: the flow's hash mixed with the
@@ -277,5 +398,54 @@ mod tests {
         assert_eq!(n.routes.spans.len(), 1 + 3);
         let spines: std::collections::HashSet<_> = (0..32).map(|f| n.path(a, b, flow_hash(f))[1].1).collect();
         assert_eq!(spines.len(), 2);
+    }
+
+    /// The reference simulator's hash, against values its own
+    /// `SwitchNode::EcmpHash` (commit 9f4be2a) computed for these keys: a
+    /// data packet from host 1 to host 208 (source port 10 000,
+    /// destination port 100) and its ACK at switch 330, and zeros.
+    #[test]
+    fn the_reference_hash_matches_the_reference_simulators() {
+        assert_eq!(node_ip(1), 0x0b00_0101);
+        assert_eq!(node_ip(208), 0x0b00_d001);
+        assert_eq!(
+            murmur3_32(&[0x0b00_0101, 0x0b00_d001, 10_000 | 100 << 16], 330),
+            0x21f5_dc98
+        );
+        assert_eq!(
+            murmur3_32(&[0x0b00_d001, 0x0b00_0101, 100 | 10_000 << 16], 330),
+            0x2466_1e91
+        );
+        assert_eq!(murmur3_32(&[0, 0, 0], 0), 0xd941_144b);
+        assert_eq!(murmur3_32(&[0, 0, 0], 375), 0x548f_e39b);
+    }
+
+    /// Under the reference's ECMP the next hops are in the order its BFS
+    /// from the host reached them: by node id here, whatever the ports'
+    /// order; the choice hashes the addresses and ports.
+    #[test]
+    fn reference_ecmp_orders_next_hops_as_its_bfs_reached_them() {
+        let mut n = Network::default();
+        let a = n.add_node(NodeKind::Host);
+        let b = n.add_node(NodeKind::Host);
+        let l1 = n.add_node(NodeKind::Switch);
+        let l2 = n.add_node(NodeKind::Switch);
+        let s1 = n.add_node(NodeKind::Switch);
+        let s2 = n.add_node(NodeKind::Switch);
+        n.link(a, l1, 1, Ps::from_ps(1));
+        n.link(b, l2, 1, Ps::from_ps(1));
+        // l1's ports: 1 to s2, 2 to s1.
+        for s in [s2, s1] {
+            n.link(l1, s, 1, Ps::from_ps(1));
+            n.link(l2, s, 1, Ps::from_ps(1));
+        }
+        n.compute_routes();
+        assert_eq!(n.routes.get(l1, 1), &[1, 2]);
+        n.set_ecmp(Ecmp::Reference);
+        assert_eq!(n.routes.get(l1, 1), &[2, 1]);
+        assert_eq!(n.dist[a as usize][1], 4);
+        let h = 7 | 100 << 16;
+        let i = murmur3_32(&[node_ip(a), node_ip(b), h], l1) as usize % 2;
+        assert_eq!(n.next_port(l1, a, b, h), Some([2, 1][i]));
     }
 }

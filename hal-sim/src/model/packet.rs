@@ -147,6 +147,10 @@ pub struct Packet {
     pub ecn: EcnBits,
     /// ECN-Echo (acks).
     pub ece: bool,
+    /// Acks and NACKs: a CNP rides on it (DCQCN's notification point
+    /// flags the answer to a CE-marked packet, as the HPCC reference
+    /// simulator's NICs do).
+    pub cnp: bool,
     /// Packets this ACK covers (acks).
     pub acked_pkts: u32,
     /// When it entered the current switch (for hop latency / sojourn).
@@ -211,6 +215,7 @@ impl Packet {
             wire: 0,
             ecn: EcnBits::NotEct,
             ece: false,
+            cnp: false,
             acked_pkts: 0,
             ingress_ps: Ps::ZERO,
             ingress_port: 0,

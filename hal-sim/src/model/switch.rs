@@ -171,13 +171,13 @@ impl Switch {
 
     /// A packet arrived whole on port `ingress`.
     pub fn arrive(&mut self, cx: &mut Ctx, ingress: u16, pkt: u32) {
-        let (dst, hash, tel) = {
+        let (src, dst, hash, tel) = {
             let p = cx.pkts.get(pkt);
-            (p.dst, p.hash, p.tel)
+            (p.src, p.dst, p.hash, p.tel)
         };
         // The hop's telemetry is written when the packet goes out.
         cx.pkts.prefetch_tel(tel);
-        let Some(egress) = cx.net.next_port(self.node, dst, hash) else {
+        let Some(egress) = cx.net.next_port(self.node, src, dst, hash) else {
             cx.metrics.counters.drops += 1;
             cx.pkts.remove(pkt);
             return;

@@ -610,18 +610,20 @@ pub fn table(s: &Summary) -> String {
 /// format, in the order they finished: `sip dip sport dport bytes
 /// start_ns fct_ns standalone_ns`, the addresses in hex as the reference
 /// numbers its nodes (0x0b000001 + (id / 256)·2^16 + (id mod 256)·2^8, host
-/// index = node id), the source port 10000 + the flow's rank among its
-/// source's flows (as the reference hands them out), and the standalone
+/// index = node id), the source port 10000 + the flow's rank among the
+/// flows of its host pair (as the reference hands them out), and the standalone
 /// FCT the ideal of [`flow_results`].
 pub fn write_ns3_fct(w: &World, path: &Path) -> std::io::Result<()> {
     let ip = |host: u32| 0x0b00_0001u32 + (host / 256) * 0x0001_0000 + (host % 256) * 0x0000_0100;
     let results = flow_results(w);
     let mut rank = std::collections::HashMap::new();
+    // Source ports numbered per host pair from 10 000, as the reference
+    // simulator numbers them.
     let sport: Vec<u32> = w
         .flows
         .iter()
         .map(|f| {
-            let r = rank.entry(f.src_host).or_insert(0u32);
+            let r = rank.entry((f.src_host, f.dst_host)).or_insert(0u32);
             *r += 1;
             10_000 + *r - 1
         })

@@ -38,8 +38,10 @@ pub struct Profile {
     /// The receiver hands the data's telemetry to its engine (whose
     /// decision may ask for window feedback).
     pub rx_telemetry: bool,
-    /// The receiver sends a CNP for CE-marked data packets: at most one per
-    /// flow per this interval (zero: one for every such packet).
+    /// The receiver notifies CE-marked data packets: at most one CNP per
+    /// flow per this interval, a packet of its own; zero: for every such
+    /// packet, a flag on the ACK or NACK that answers it (no ACK or NACK,
+    /// no notification), as the HPCC reference simulator's NICs do.
     pub cnp_on_ce: Option<Ps>,
     /// When data may go.
     pub gate: Gate,

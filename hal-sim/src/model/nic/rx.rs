@@ -101,6 +101,11 @@ impl Nic {
             PktKind::Ack => self.on_ack(cx, p),
             _ => self.on_control(cx, p),
         }
+        // The CNP an ACK or NACK carries, after the answer itself (the
+        // reference simulator's order).
+        if p.cnp {
+            self.sender_event(cx, p.flow, EventKind::Cnp);
+        }
     }
 
     /// Every packet but data and ACKs: NACKs, probes and their replies,
@@ -169,7 +174,9 @@ impl Nic {
         };
         let (src, size) = (rec.src_host, rec.size);
         let ce = p.ecn == EcnBits::Ce;
-        if let (true, Some(gap)) = (ce, self.profile.cnp_on_ce) {
+        // A CNP for every CE-marked packet rides on its answer.
+        let cnp_flag = ce && self.profile.cnp_on_ce == Some(Ps::ZERO);
+        if let (true, Some(gap)) = (ce && !cnp_flag, self.profile.cnp_on_ce) {
             let now = cc_core::units::Instant::from_nanos(cx.now.as_ns());
             if r.np.on_ce(now, gap.as_ns().min(u32::MAX as u64) as u32) {
                 self.send_ctrl(cx, src, flow, PktKind::Cnp, |_, _| {});
@@ -194,14 +201,17 @@ impl Nic {
             self.store(cx, flow, r);
             if ask {
                 let cum = r.rcv_nxt;
-                self.send_ctrl(cx, src, flow, PktKind::Nack, |_, q| q.seq = cum);
+                self.send_ctrl(cx, src, flow, PktKind::Nack, |_, q| {
+                    q.seq = cum;
+                    q.cnp = cnp_flag;
+                });
             }
             return;
         }
         let done = r.rcv_nxt >= size;
         if !in_order || done || cc_core::ldcp::ack_now(r.ce_pending, r.unacked, cx.cfg.ack_every) {
             // It keeps the state before the ACK goes.
-            self.send_ack(cx, flow, pkt, p, &mut r);
+            self.send_ack(cx, flow, pkt, p, &mut r, cnp_flag);
         } else {
             self.store(cx, flow, r);
         }
@@ -243,7 +253,7 @@ impl Nic {
 
     /// Acknowledges up to the receiver's `rcv_nxt` (data packet `pkt`); an
     /// echo takes over the data's telemetry buffer.
-    fn send_ack(&mut self, cx: &mut Ctx, flow: u32, pkt: u32, data: &Packet, r: &mut Receiver) {
+    fn send_ack(&mut self, cx: &mut Ctx, flow: u32, pkt: u32, data: &Packet, r: &mut Receiver, cnp: bool) {
         let echo = self.profile.echo_telemetry && data.tel != NO_TEL;
         let (cum, ece, n, src) = (r.rcv_nxt, r.ce_pending, r.unacked, cx.flows[flow as usize].src_host);
         r.unacked = 0;
@@ -259,6 +269,7 @@ impl Nic {
             q.rx_level = rx_level;
             q.seq = cum;
             q.ece = ece;
+            q.cnp = cnp;
             q.acked_pkts = n;
             if echo {
                 q.tel = cx.pkts.take_tel(pkt);

@@ -182,7 +182,10 @@ impl Nic {
         kind: PktKind,
         fill: impl FnOnce(&mut Ctx, &mut Packet),
     ) {
-        let (hash, dst) = (cx.flows[flow as usize].hash, cx.net.hosts[to as usize]);
+        let f = &cx.flows[flow as usize];
+        // Back towards the flow's source, or on with the data.
+        let hash = if to == f.src_host { f.back_hash } else { f.hash };
+        let dst = cx.net.hosts[to as usize];
         let mut p = Packet::new(kind, flow, hash, self.node, dst);
         p.wire = cx.cfg.ack_bytes;
         fill(cx, &mut p);

@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Component, Rngs, RunCfg, Tap, World};
 use crate::model::flow::{FlowRecord, NOWHERE};
-use crate::model::net::{flow_hash, NodeKind};
+use crate::model::net::{flow_hash, Ecmp, NodeKind};
 use crate::model::nic::processor::Processor;
 use crate::model::nic::{Nic, NicEngine, Profile};
 use crate::model::packet::Slab;
@@ -32,7 +32,11 @@ impl World {
             field: field.into(),
             message,
         };
-        let net = crate::setup::topo::build(&s.topology);
+        let mut net = crate::setup::topo::build(&s.topology);
+        net.set_ecmp(match s.switch.ecmp {
+            crate::setup::scenario::EcmpCfg::FlowHash => Ecmp::FlowHash,
+            crate::setup::scenario::EcmpCfg::Reference => Ecmp::Reference,
+        });
         let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
         let specs = workload::flows(&s.workload, net.hosts.len() as u32, link_bps, &mut rng, dir, file)?;
@@ -152,8 +156,21 @@ impl World {
             next_start: 0,
             start_seq: 0,
         };
+        // The reference simulator numbers a host pair's flows' source
+        // ports from 10 000 (`portNumder`).
+        let mut pair_ports: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
         for (i, f) in specs.iter().enumerate() {
-            w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0));
+            let (hash, back_hash) = match w.net.ecmp {
+                Ecmp::FlowHash => (flow_hash(i as u32), flow_hash(i as u32)),
+                Ecmp::Reference => {
+                    let n = pair_ports.entry((f.src, f.dst)).or_insert(10_000);
+                    let sport = *n & 0xFFFF;
+                    *n += 1;
+                    let dport = f.dport as u32;
+                    (sport | dport << 16, dport | sport << 16)
+                }
+            };
+            w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0), hash, back_hash);
         }
         // The engines multiply by the reciprocals of the fabric's link
         // speeds and the flows' base RTTs, as a NIC is configured for its
@@ -177,11 +194,17 @@ impl World {
         Ok(w)
     }
 
-    fn add_flow(&mut self, id: u32, f: &crate::setup::scenario::FlowSpec, fixed_rtt_ns: Option<u64>) {
+    fn add_flow(
+        &mut self,
+        id: u32,
+        f: &crate::setup::scenario::FlowSpec,
+        fixed_rtt_ns: Option<u64>,
+        hash: u32,
+        back_hash: u32,
+    ) {
         let (src, dst) = (self.net.hosts[f.src as usize], self.net.hosts[f.dst as usize]);
-        let hash = flow_hash(id);
         let path = self.net.path(src, dst, hash);
-        let back = self.net.path(dst, src, hash);
+        let back = self.net.path(dst, src, back_hash);
         let mtu_wire = self.cfg.payload + self.cfg.header + self.cfg.tel.wire_bytes(path.len());
         let ack_wire = self.cfg.ack_bytes + self.cfg.tel.wire_bytes(path.len());
         let mut rtt_ps = Ps::ZERO;
@@ -205,6 +228,7 @@ impl World {
             size: f.bytes,
             start_ps: Ps::from_ns(f.start_ns),
             hash,
+            back_hash,
             base_rtt_ns,
             path_rtt_ns,
             bottleneck_bps: bottleneck,

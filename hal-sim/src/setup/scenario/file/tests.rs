@@ -237,7 +237,8 @@ fn a_duplicate_key_is_named_with_its_first_line() {
 
 /// `algorithm = "timely"` and nothing else of it runs as the HPCC
 /// reference simulator's TIMELY runs do: its parameters (cc-core's
-/// `TimelyConfig::hpcc_sim`), no marking, rate-gated, ACKs ahead of data;
+/// `TimelyConfig::hpcc_sim`), no marking, rate-gated, ACKs in the data's
+/// queues at the switches (ahead of data only at the NICs, as everywhere);
 /// a field given overrides only itself, and another algorithm's field is
 /// refused at its line.
 #[test]
@@ -250,7 +251,7 @@ fn timely_named_alone_runs_as_the_reference_simulators() {
     let engine = super::super::engine::engine_config(&s.cc, 1000).unwrap();
     assert_eq!(engine.timely, TimelyConfig::hpcc_sim());
     assert_eq!(s.switch.marking(&s.cc.algorithm, 100).pmax, 0.0);
-    assert!(s.switch.control_priority.is_none() && s.cc.algorithm.control_priority_default());
+    assert!(s.switch.control_priority.is_none() && !s.cc.algorithm.control_priority_default());
     let p = Profile::of(&s.cc, &engine);
     assert_eq!((p.sender, p.gate), (cc_core::Algorithm::Timely, Gate::Rate));
     let given = text.replace(
