@@ -623,7 +623,7 @@ fn main() -> ! {
     for r in &rows {
         println!("profile kind: {}\t{}", r.path.name(), r.path.label());
     }
-    println!("(DCQCN's CNPs come at most one per flow per 4 µs, not one per frame: its row overstates.)");
+    println!("(DCQCN's CNPs come one per CE-marked packet, not one per frame: its row overstates.)");
     println!(
         "targets (DESIGN §8) are for the engine path (table lookup included): rv32imac's, or with Zbb the DPA class's;"
     );
