@@ -37,18 +37,20 @@ cores=(
 for c in "${cores[@]}"; do
   read -r name target ext <<<"$c"
   echo "bench.sh: $name" >&2
+  # Each core's images in one folder (the Zbb ones apart: their RUSTFLAGS
+  # differ), so the C API's image below rebuilds only what its feature
+  # changes, not every dependency.
   if [ -n "${ext:-}" ]; then
-    env RUSTFLAGS="-C target-feature=+$ext" CARGO_TARGET_DIR="target/$ext" \
-      cargo run --release --features reference --bin bench --target "$target" >/dev/null 2>"$work/$name.bench"
+    run() { env RUSTFLAGS="-C target-feature=+$ext" CARGO_TARGET_DIR="target/$ext" cargo run "$@"; }
   else
-    env -u RUSTFLAGS cargo run --release --features reference --bin bench --target "$target" \
-      >/dev/null 2>"$work/$name.bench"
-  fi || { cat "$work/$name.bench" >&2; exit 1; }
-  # The C API's rows from an image with the c-api feature, in a folder of
-  # its own; the Rust rows above come from an image without it (a second
-  # caller of the algorithms changes what is inlined into them).
-  env RUSTFLAGS="${ext:+-C target-feature=+$ext}" CARGO_TARGET_DIR="target/c-api${ext:+-$ext}" \
-    cargo run --release --features reference,c-api --bin bench --target "$target" >/dev/null 2>"$work/$name.c.bench" \
+    run() { env -u RUSTFLAGS cargo run "$@"; }
+  fi
+  run --release --features reference --bin bench --target "$target" >/dev/null 2>"$work/$name.bench" \
+    || { cat "$work/$name.bench" >&2; exit 1; }
+  # The C API's rows from an image with the c-api feature; the Rust rows
+  # above come from an image without it (a second caller of the
+  # algorithms changes what is inlined into them).
+  run --release --features reference,c-api --bin bench --target "$target" >/dev/null 2>"$work/$name.c.bench" \
     || { cat "$work/$name.c.bench" >&2; exit 1; }
   if [ "$divisions" -eq 1 ]; then
     # Every row the images measured, by the names the profiler knows them by.

@@ -370,22 +370,28 @@ mod tests {
         assert_eq!(n.dist[a as usize][1], 3);
     }
 
-    #[test]
-    fn ecmp_spreads_over_equal_paths() {
+    /// Hosts a, b on leaves l1, l2 joined by spines s1, s2 (nodes 0-5),
+    /// the leaves' spine ports in the order `spines` names them (0: s1).
+    fn two_spines(spines: [usize; 2]) -> (Network, [u32; 6]) {
         let mut n = Network::default();
         let a = n.add_node(NodeKind::Host);
         let b = n.add_node(NodeKind::Host);
         let l1 = n.add_node(NodeKind::Switch);
         let l2 = n.add_node(NodeKind::Switch);
-        let s1 = n.add_node(NodeKind::Switch);
-        let s2 = n.add_node(NodeKind::Switch);
+        let s = [n.add_node(NodeKind::Switch), n.add_node(NodeKind::Switch)];
         n.link(a, l1, 1, Ps::from_ps(1));
         n.link(b, l2, 1, Ps::from_ps(1));
-        for s in [s1, s2] {
-            n.link(l1, s, 1, Ps::from_ps(1));
-            n.link(l2, s, 1, Ps::from_ps(1));
+        for i in spines {
+            n.link(l1, s[i], 1, Ps::from_ps(1));
+            n.link(l2, s[i], 1, Ps::from_ps(1));
         }
         n.compute_routes();
+        (n, [a, b, l1, l2, s[0], s[1]])
+    }
+
+    #[test]
+    fn ecmp_spreads_over_equal_paths() {
+        let (n, [a, b, l1, _, s1, s2]) = two_spines([0, 1]);
         assert_eq!(n.routes.get(l1, 1), &[1, 2]);
         assert_eq!(n.routes.get(l1, 0), &[0]);
         // A host has no route to itself; out of range is no route either.
@@ -425,21 +431,8 @@ mod tests {
     /// order; the choice hashes the addresses and ports.
     #[test]
     fn reference_ecmp_orders_next_hops_as_its_bfs_reached_them() {
-        let mut n = Network::default();
-        let a = n.add_node(NodeKind::Host);
-        let b = n.add_node(NodeKind::Host);
-        let l1 = n.add_node(NodeKind::Switch);
-        let l2 = n.add_node(NodeKind::Switch);
-        let s1 = n.add_node(NodeKind::Switch);
-        let s2 = n.add_node(NodeKind::Switch);
-        n.link(a, l1, 1, Ps::from_ps(1));
-        n.link(b, l2, 1, Ps::from_ps(1));
         // l1's ports: 1 to s2, 2 to s1.
-        for s in [s2, s1] {
-            n.link(l1, s, 1, Ps::from_ps(1));
-            n.link(l2, s, 1, Ps::from_ps(1));
-        }
-        n.compute_routes();
+        let (mut n, [a, b, l1, ..]) = two_spines([1, 0]);
         assert_eq!(n.routes.get(l1, 1), &[1, 2]);
         n.set_ecmp(Ecmp::Reference);
         assert_eq!(n.routes.get(l1, 1), &[2, 1]);
