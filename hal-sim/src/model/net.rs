@@ -57,8 +57,10 @@ pub struct Network {
     pub ecmp: Ecmp,
 }
 
-/// How a switch picks among the equal-cost next hops towards a host.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How a switch picks among the equal-cost next hops towards a host
+/// (`switch.ecmp`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Ecmp {
     /// hal-sim's own: a per-flow hash mixed with the switch's seed, over
     /// the next hops in port order.

@@ -33,10 +33,7 @@ impl World {
             message,
         };
         let mut net = crate::setup::topo::build(&s.topology);
-        net.set_ecmp(match s.switch.ecmp {
-            crate::setup::scenario::EcmpCfg::FlowHash => Ecmp::FlowHash,
-            crate::setup::scenario::EcmpCfg::Reference => Ecmp::Reference,
-        });
+        net.set_ecmp(s.switch.ecmp);
         let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
         let specs = workload::flows(&s.workload, net.hosts.len() as u32, link_bps, &mut rng, dir, file)?;

@@ -251,18 +251,7 @@ pub struct SwitchCfg {
     /// How a switch picks among equal-cost next hops: hal-sim's per-flow
     /// hash, or the HPCC reference simulator's hash of addresses and ports
     /// (to replay its runs on the same paths).
-    pub ecmp: EcmpCfg,
-}
-
-/// `switch.ecmp`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EcmpCfg {
-    /// A per-flow hash mixed with each switch's seed.
-    #[default]
-    FlowHash,
-    /// The HPCC reference simulator's ([`crate::model::net::Ecmp::Reference`]).
-    Reference,
+    pub ecmp: crate::model::net::Ecmp,
 }
 
 /// `switch.ecn_at`.
@@ -410,7 +399,7 @@ impl Default for SwitchCfg {
             control_priority: None,
             pfc: None,
             ecn_at: None,
-            ecmp: EcmpCfg::FlowHash,
+            ecmp: crate::model::net::Ecmp::FlowHash,
         }
     }
 }
