@@ -408,6 +408,12 @@ registry! {
         /// timestamps, as Falcon's rate-update engine runs it.
         Swift(crate::swift::Swift) = "swift",
     }
+    /// θ-PowerTCP parameters.
+    theta_powertcp: powertcp::ThetaPowerTcpConfig, "θ-PowerTCP" {
+        /// θ-PowerTCP (NSDI 2022), a window from the power measured by
+        /// RTT samples, for fabrics without telemetry.
+        ThetaPowerTcp(crate::powertcp::ThetaPowerTcp) = "theta_powertcp",
+    }
 }
 
 impl<const H: usize> AnyController<H> {

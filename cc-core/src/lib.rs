@@ -60,6 +60,7 @@ pub mod hns;
 pub mod hpcc;
 pub mod ldcp;
 pub mod params;
+pub mod powertcp;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod swift;

@@ -49,6 +49,17 @@
 // `t1_ns` ..= `t4_ns`, `forward_hops` and `rx_buffer_level`).
 #define CC_ALGORITHM_SWIFT 7
 
+// θ-PowerTCP (a window from the power of RTT samples: an ACK's `rtt_ns`).
+#define CC_ALGORITHM_THETA_POWERTCP 8
+
+// `cc_theta_powertcp_config::clock`: power takes a sample on every ACK
+// (the paper's Algorithm 2).
+#define CC_POWER_PER_ACK 0
+
+// `cc_theta_powertcp_config::clock`: power takes a sample once per RTT,
+// with the window's update (the authors' Linux module).
+#define CC_POWER_PER_RTT 1
+
 // TIMELY (rate from RTT samples: an ACK's `rtt_ns`).
 #define CC_ALGORITHM_TIMELY 6
 
@@ -369,6 +380,28 @@ typedef struct {
   uint32_t initial_window_q16;
 } cc_swift_config;
 
+// θ-PowerTCP. Fractions in 2^-24.
+typedef struct {
+  // γ, the new window's weight, 2^-24 (> 0, ≤ 2^24).
+  uint32_t gamma_q24;
+  // Flows expected at a bottleneck: β = BDP / this (1 ..= 65 535).
+  uint32_t expected_flows;
+  // β as a rate times the base RTT, Mb/s; 0 for BDP / expected_flows
+  // (≤ 2^24).
+  uint32_t beta_mbps;
+  // The floor of the factor 1 + dRTT/dt, 2^-24 (≤ 2^24).
+  uint32_t min_growth_q24;
+  // The window's floor, bytes (1 ..= 65 535).
+  uint32_t min_window_bytes;
+  // The base RTT in power's normaliser scaled by this, percent
+  // (100 ..= 200; the authors' ns-3 code: 105).
+  uint32_t tau_scale_pct;
+  // `CC_POWER_PER_ACK` or `CC_POWER_PER_RTT`.
+  uint8_t clock;
+  // Zero.
+  uint8_t reserved[3];
+} cc_theta_powertcp_config;
+
 // Every algorithm's configuration: an engine's flows may use any of them.
 typedef struct {
   // HPCC++ and Rx-HPCC flows.
@@ -383,6 +416,8 @@ typedef struct {
   cc_timely_config timely;
   // Swift flows.
   cc_swift_config swift;
+  // θ-PowerTCP flows.
+  cc_theta_powertcp_config theta_powertcp;
 } cc_config;
 
 // One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).

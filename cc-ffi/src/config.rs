@@ -1,5 +1,5 @@
-//! The engine's configuration as plain C structs: one per algorithm, all
-//! four in a `cc_config` (an engine holds flows of any of them).
+//! The engine's configuration as plain C structs: one per algorithm, every
+//! one in a `cc_config` (an engine holds flows of any of them).
 //! `cc_config_default` fills one with the drafts' defaults and
 //! `cc_config_check` names the first field out of its range.
 
@@ -10,6 +10,7 @@ use cc_core::dcqcn::DcqcnConfig;
 use cc_core::dctcp::DctcpConfig;
 use cc_core::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, Reciprocals, TelemetrySource, MAX_RTTS, MAX_SPEEDS};
 use cc_core::ldcp::{FastStart, LdcpConfig};
+use cc_core::powertcp::ThetaPowerTcpConfig;
 use cc_core::swift::SwiftConfig;
 use cc_core::timely::TimelyConfig;
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Mtu, Rate, Window};
@@ -17,9 +18,11 @@ use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Mtu, Rate, Window};
 use crate::cc_status;
 
 mod swift;
+mod theta_powertcp;
 mod timely;
 
 pub use self::swift::*;
+pub use self::theta_powertcp::*;
 pub use self::timely::*;
 
 /// Link speeds an HPCC++ configuration may list.
@@ -154,6 +157,8 @@ pub struct cc_config {
     pub timely: cc_timely_config,
     /// Swift flows.
     pub swift: cc_swift_config,
+    /// θ-PowerTCP flows.
+    pub theta_powertcp: cc_theta_powertcp_config,
 }
 
 fn fraction(raw: u32, field: &'static CStr) -> Result<Fraction, &'static CStr> {
@@ -288,6 +293,7 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
     }
     let timely = TimelyConfig::try_from(&c.timely)?;
     let swift = SwiftConfig::try_from(&c.swift)?;
+    let theta_powertcp = ThetaPowerTcpConfig::try_from(&c.theta_powertcp)?;
     Ok(AnyConfig {
         hpcc,
         ldcp,
@@ -295,6 +301,7 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
         dcqcn,
         timely,
         swift,
+        theta_powertcp,
     })
 }
 
@@ -379,6 +386,7 @@ impl From<&AnyConfig> for cc_config {
             },
             timely: cc_timely_config::from(&a.timely),
             swift: cc_swift_config::from(&a.swift),
+            theta_powertcp: cc_theta_powertcp_config::from(&a.theta_powertcp),
         }
     }
 }

@@ -563,6 +563,32 @@ fn swift_2to1_holds_its_fabric_delay_at_the_target() {
     assert!((0.9..=1.1).contains(&ratio), "mean fabric delay / target = {ratio:.3}");
 }
 
+/// θ-PowerTCP on the shipped 2-to-1 (`scenarios/theta-powertcp-2to1.toml`,
+/// cut to 3 ms): the sender's trace replays bit for bit on every core and
+/// through the C API; the window, cut from the BDP it starts at to about
+/// 60 % of it (the two flows' equilibrium), moves both ways around it.
+#[test]
+fn theta_powertcp_2to1_replays_bit_for_bit() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/theta-powertcp-2to1.toml");
+    let mut s = scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    s.stop_ms = TimeMs(3.0);
+    let a = equivalent("θ-PowerTCP 2-to-1", &record(&s, Side::Sender));
+    let windows: Vec<u32> = a
+        .iter()
+        .filter_map(|(_, d)| d.as_ref().ok())
+        .map(|d| d.window.to_bits())
+        .collect();
+    let top = windows.iter().copied().max().unwrap();
+    assert!(
+        windows.iter().filter(|&&w| w < top / 4 * 3).count() > 1000,
+        "windows cut"
+    );
+    assert!(
+        windows.windows(2).filter(|p| p[1] > p[0]).count() > 50,
+        "windows growing"
+    );
+}
+
 /// Five hops: built here (the simulator's topologies have at most three
 /// switch hops on a path), with 20-bit counters wrapping many times.
 #[test]
