@@ -599,7 +599,7 @@ uint32_t cc_abi_version(void);
 
 // Fills `*out` with the defaults: HPCC++ and LDCP as their drafts give
 // them, DCTCP as RFC 8257, DCQCN and TIMELY as the HPCC evaluation ran
-// them.
+// them, Swift as Falcon's, θ-PowerTCP as its paper's.
 //
 // # Safety
 // `out` is a valid pointer.

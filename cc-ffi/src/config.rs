@@ -392,14 +392,15 @@ impl From<&AnyConfig> for cc_config {
 }
 
 /// The defaults: HPCC++ and LDCP as their drafts give them, DCTCP as
-/// RFC 8257, DCQCN and TIMELY as the HPCC evaluation ran them.
+/// RFC 8257, DCQCN and TIMELY as the HPCC evaluation ran them, Swift as
+/// Falcon's, θ-PowerTCP as its paper's.
 pub(crate) fn defaults() -> AnyConfig {
     AnyConfig::DEFAULT
 }
 
 /// Fills `*out` with the defaults: HPCC++ and LDCP as their drafts give
 /// them, DCTCP as RFC 8257, DCQCN and TIMELY as the HPCC evaluation ran
-/// them.
+/// them, Swift as Falcon's, θ-PowerTCP as its paper's.
 ///
 /// # Safety
 /// `out` is a valid pointer.

@@ -431,8 +431,9 @@ fn bench_c_api(o: u64, path: Path) -> Row {
     }
 }
 
-/// Each C API row beside the Rust engine path it is held to: at most
-/// 10 % more instructions, mean and max. In this image both share the
+/// Each C API row beside the Rust engine path it is held to, mean and
+/// max: LDCP's at most 20 instructions more (the checks a C boundary
+/// cannot drop, DESIGN §8), HPCC++'s at most 10 % more. In this image both share the
 /// algorithms' code, which changes what is inlined into the Rust rows;
 /// scripts/bench.sh compares with the Rust rows of an image without the
 /// C API.
@@ -444,15 +445,26 @@ fn c_api_table(rows: &[Row]) {
         };
         let pct = |c: u64, b: u64| (c as i64 - b as i64) * 1000 / b.max(1) as i64;
         let (m, x) = (pct(r.engine.mean, base.engine.mean), pct(r.engine.max, base.engine.max));
-        let ok = m <= 100 && x <= 100;
+        let more = |c: u64, b: u64| c as i64 - b as i64;
+        let (dm, dx) = (
+            more(r.engine.mean, base.engine.mean),
+            more(r.engine.max, base.engine.max),
+        );
+        let (ok, rule) = match rust {
+            Path::LdcpAck => (dm <= 20 && dx <= 20, "≤ +20 instructions"),
+            _ => (m <= 100 && x <= 100, "≤ +10 %"),
+        };
         println!(
-            "{} against {}: mean {:+}.{} %, max {:+}.{} %  (≤ +10 % {})",
+            "{} against {}: mean {:+}.{} % ({:+}), max {:+}.{} % ({:+})  ({} {})",
             r.path.label(),
             rust.label(),
             m / 10,
             (m % 10).abs(),
+            dm,
             x / 10,
             (x % 10).abs(),
+            dx,
+            rule,
             if ok { "ok" } else { "OVER" }
         );
     }
