@@ -73,6 +73,9 @@ impl BaseRtt {
     /// Largest accepted T: 2^20 ns ≈ 1.048 ms (keeps `U · T` below 2^60).
     pub const MAX_NS: u32 = 1 << 20;
 
+    /// The shortest T, `MIN_NS`.
+    pub const SHORTEST: BaseRtt = BaseRtt(Self::MIN_NS);
+
     /// T in nanoseconds, or `None` outside `MIN_NS ..= MAX_NS`.
     pub const fn from_nanos(ns: u32) -> Option<Self> {
         if ns >= Self::MIN_NS && ns <= Self::MAX_NS {
@@ -338,6 +341,16 @@ impl Fraction {
         }
         let raw = ((num as u64) << Self::FRAC_BITS) + (den as u64 / 2);
         Some(Fraction(U8F24::from_bits((raw / den as u64) as u32)))
+    }
+
+    /// `num / den` for the algorithms' presets, rounded to nearest; 1 where
+    /// [`Fraction::ratio`] has none (a preset never asks that: evaluated
+    /// at compile time, and no panic path if it is not).
+    pub(crate) const fn preset(num: u32, den: u32) -> Self {
+        match Self::ratio(num, den) {
+            Some(f) => f,
+            None => Self::ONE,
+        }
     }
 
     /// `1 / 2^k` for `k <= 24`; `None` otherwise.

@@ -91,12 +91,6 @@ pub const POWER_LIMIT: u32 = 1 << 24;
 /// rising 65 535 times faster than time passes).
 pub const GROWTH_LIMIT: u64 = 1 << 40;
 
-/// The shortest pacing period (never used: τ is a base RTT by construction).
-const SHORTEST_RTT: BaseRtt = match BaseRtt::from_nanos(BaseRtt::MIN_NS) {
-    Some(b) => b,
-    None => panic!("BaseRtt::MIN_NS is in range"),
-};
-
 /// Bits below the window's 2^-4 byte that the window law keeps until
 /// its one rounding.
 const EXTRA_BITS: u32 = 4;
@@ -149,20 +143,12 @@ pub enum PowerClock {
     PerRtt,
 }
 
-/// `n/d` as a fraction, for the presets (evaluated at compile time).
-const fn frac(n: u32, d: u32) -> Fraction {
-    match Fraction::ratio(n, d) {
-        Some(f) => f,
-        None => panic!("a preset's fraction is in range"),
-    }
-}
-
 impl ThetaPowerTcpConfig {
     /// The paper's and the authors' Linux module's θ-PowerTCP: γ 0.9, β =
     /// BDP/10, no floor on the gradient's factor; a 64-byte window floor.
     pub const fn paper() -> Self {
         ThetaPowerTcpConfig {
-            gamma: frac(9, 10),
+            gamma: Fraction::preset(9, 10),
             expected_flows: 10,
             beta_mbps: 0,
             min_growth: Fraction::ZERO,
@@ -187,10 +173,10 @@ impl ThetaPowerTcpConfig {
     /// is not taken: docs/design-notes.md.)
     pub const fn ns3() -> Self {
         ThetaPowerTcpConfig {
-            gamma: frac(7, 10),
+            gamma: Fraction::preset(7, 10),
             expected_flows: 10,
             beta_mbps: 150,
-            min_growth: frac(1, 2),
+            min_growth: Fraction::preset(1, 2),
             min_window_bytes: 64,
             clock: PowerClock::PerAck,
             tau_scale_pct: 105,
@@ -514,7 +500,7 @@ impl ThetaPowerTcp {
 
     /// The current decision: the window, paced one window per τ.
     pub fn decision(&self) -> Decision {
-        let per = BaseRtt::from_nanos(self.tau_ns()).unwrap_or(SHORTEST_RTT);
+        let per = BaseRtt::from_nanos(self.tau_ns()).unwrap_or(BaseRtt::SHORTEST);
         Decision::window_paced(Window::from_bits(self.window_bits()), per)
     }
 

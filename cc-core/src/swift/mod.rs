@@ -47,12 +47,6 @@ use crate::params::{param, AckBench, Gate, Network, Param, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
-/// The shortest pacing period, for an RTT sample below BaseRtt's range.
-const SHORTEST_RTT: BaseRtt = match BaseRtt::from_nanos(BaseRtt::MIN_NS) {
-    Some(b) => b,
-    None => panic!("BaseRtt::MIN_NS is in range"),
-};
-
 /// One packet in the windows' unit (2^-16 packets).
 pub const ONE_PACKET: u32 = 1 << 16;
 
@@ -103,14 +97,6 @@ pub struct SwiftConfig {
     pub initial_window: u32,
 }
 
-/// `n/d` as a fraction, for the presets (evaluated at compile time).
-const fn frac(n: u32, d: u32) -> Fraction {
-    match Fraction::ratio(n, d) {
-        Some(f) => f,
-        None => Fraction::ONE,
-    }
-}
-
 impl SwiftConfig {
     /// Falcon's Swift defaults (Isekai's `Swift::DefaultConfiguration`):
     /// base delay 25 µs, 1 µs a hop, flow scaling up to 100 µs between
@@ -128,14 +114,14 @@ impl SwiftConfig {
             flow_scaling_alpha_ns: 32_260,
             max_flow_scaling_ns: 100_000,
             ai: ONE_PACKET,
-            beta: frac(4, 5),
-            max_mdf: frac(1, 2),
+            beta: Fraction::preset(4, 5),
+            max_mdf: Fraction::preset(1, 2),
             min_window: 655,
             max_window: 256 * ONE_PACKET,
             target_rx_level: 15,
             nic_ai: ONE_PACKET,
-            nic_beta: frac(4, 5),
-            nic_max_mdf: frac(1, 2),
+            nic_beta: Fraction::preset(4, 5),
+            nic_max_mdf: Fraction::preset(1, 2),
             nic_min_window: ONE_PACKET,
             nic_max_window: 256 * ONE_PACKET,
             retransmit_limit: 3,
@@ -653,7 +639,8 @@ impl Swift {
         let w = self.fcwnd.min(self.ncwnd);
         // ≤ 2^32 · 2^16 >> 12 < 2^36: saturate to the window's range.
         let bits = ((w as u64 * cfg.mtu as u64) >> 12).min(u32::MAX as u64) as u32;
-        let per = BaseRtt::from_nanos(self.rtt_ns().clamp(BaseRtt::MIN_NS, BaseRtt::MAX_NS)).unwrap_or(SHORTEST_RTT);
+        let per =
+            BaseRtt::from_nanos(self.rtt_ns().clamp(BaseRtt::MIN_NS, BaseRtt::MAX_NS)).unwrap_or(BaseRtt::SHORTEST);
         Decision::window_paced(Window::from_bits(bits), per)
     }
 

@@ -122,13 +122,13 @@ impl TimelyConfig {
     /// Mb/s at 100 Gb/s), 1 Gb/s minimum, updated once per RTT.
     pub const fn hpcc_sim() -> Self {
         TimelyConfig {
-            alpha: frac(7, 8),
-            beta: frac(4, 5),
+            alpha: Fraction::preset(7, 8),
+            beta: Fraction::preset(4, 5),
             t_low_ns: 50_000,
             t_high_ns: 500_000,
             min_rtt_ns: 20_000,
-            delta: frac(1, 1_000),
-            hai: frac(5, 1_000),
+            delta: Fraction::preset(1, 1_000),
+            hai: Fraction::preset(5, 1_000),
             min_rate_mbps: 1_000,
             clock: TimelyClock::PerRtt,
         }
@@ -158,14 +158,6 @@ impl TimelyConfig {
         ]
         .into_iter()
         .find_map(|(bad, name)| bad.then_some(name))
-    }
-}
-
-/// `n/d` as a fraction, for the presets (evaluated at compile time).
-const fn frac(n: u32, d: u32) -> Fraction {
-    match Fraction::ratio(n, d) {
-        Some(f) => f,
-        None => panic!("a preset's fraction is in range"),
     }
 }
 
