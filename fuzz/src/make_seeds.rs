@@ -41,6 +41,29 @@ fn compact() {
     write("compact", "three-hops", &buf);
 }
 
+/// Codes of both widths, each from the encoder at a utilization, then
+/// that utilization (bytes 2-9, shifted up 20 bits) and a draw (the last
+/// two), which the target hands the encoder.
+fn pint() {
+    use cc_core::units::Utilization;
+    use cc_core::wire::pint::{PintCode, PintRepr, PintWidth};
+    for (name, width, u) in [
+        ("one-byte-full", PintWidth::One, Utilization::ONE),
+        ("two-bytes-95", PintWidth::Two, Utilization::from_bits(15_938_355)),
+        ("two-bytes-queue", PintWidth::Two, Utilization::from_bits(40 << 24)),
+    ] {
+        let mut buf = vec![0u8; 12];
+        let repr = PintRepr {
+            width,
+            code: width.encode(u, 0x8000),
+        };
+        repr.emit(&mut PintCode::new_unchecked(&mut buf[..], width)).unwrap();
+        buf[2..10].copy_from_slice(&(u.to_bits() << 20).to_le_bytes());
+        buf[10..12].copy_from_slice(&0x8000u16.to_le_bytes());
+        write("pint", name, &buf);
+    }
+}
+
 fn int_md() {
     // (name, bitmap, domain-specific bytes per hop)
     for (name, bitmap, ds) in [
@@ -330,6 +353,7 @@ fn c_hops() {
 
 fn main() {
     compact();
+    pint();
     int_md();
     ioam();
     ifa();

@@ -564,14 +564,14 @@ fn swift_2to1_holds_its_fabric_delay_at_the_target() {
 }
 
 /// θ-PowerTCP on the shipped 2-to-1 (`scenarios/theta-powertcp-2to1.toml`,
-/// cut to 3 ms): the sender's trace replays bit for bit on every core and
+/// cut to 1.5 ms): the sender's trace replays bit for bit on every core and
 /// through the C API; the window, cut from the BDP it starts at to about
 /// 60 % of it (the two flows' equilibrium), moves both ways around it.
 #[test]
 fn theta_powertcp_2to1_replays_bit_for_bit() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/theta-powertcp-2to1.toml");
     let mut s = scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    s.stop_ms = TimeMs(3.0);
+    s.stop_ms = TimeMs(1.5);
     let a = equivalent("θ-PowerTCP 2-to-1", &record(&s, Side::Sender));
     let windows: Vec<u32> = a
         .iter()

@@ -15,6 +15,7 @@
 //! | [`int_md`]  | P4.org INT-MD v2.0 over TCP/UDP: shim, metadata header, stack  |
 //! | [`ioam`]    | IOAM trace option (RFC 9197, RFC 9322 flags) in an IPv6 hop-by-hop option (RFC 9486) |
 //! | [`ifa`]     | IFA 2.0 (draft-kumar-ippm-ifa): header, metadata header, stack |
+//! | [`pint`]    | HPCC-PINT's one- or two-byte utilization code (SIGCOMM 2020)  |
 //! | [`auth`]    | keyed SipHash-2-4 tag on feedback (HPCC++ §9.1)                |
 //!
 //! What a format leaves to the device (queue units, timestamp formats, link
@@ -26,6 +27,7 @@ pub mod compact;
 pub mod ifa;
 pub mod int_md;
 pub mod ioam;
+pub mod pint;
 
 use core::fmt;
 use core::num::NonZeroU16;
