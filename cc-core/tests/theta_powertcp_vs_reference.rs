@@ -75,7 +75,7 @@ proptest! {
         gbps in prop::sample::select(vec![10u32, 25, 100, 400, 1600]),
         tau in 1_000u32..=200_000,
         w_frac in 0.0f64..=1.0,
-        power_q16 in prop_oneof![Just(0u32), 640u32..1 << 24],
+        power_q16 in prop_oneof![Just(0u32), cc_core::powertcp::MIN_POWER..1 << 24],
         prev in prop_oneof![Just(0u32), 1u32..2_000_000],
         dt in 1u32..400_000,
         rtt in 1u32..2_000_000,

@@ -479,8 +479,9 @@ impl ThetaPowerTcp {
 
     /// Sets the window (2^-4 byte), Γ (2^-16, 0 for none), the last
     /// sample (ns, 0 for none) and its time, e.g. to restore a checkpoint;
-    /// refuses a window outside [floor, max(floor, BDP)], a Γ of 256 or
-    /// more, or a sample of 2^24 ns or more.
+    /// refuses a window outside [floor, max(floor, BDP)], a Γ below
+    /// Γ_norm's floor (other than 0) or of 256 or more, or a sample of
+    /// 2^24 ns or more.
     pub fn restore(
         &mut self,
         cfg: &ThetaPowerTcpConfig,
@@ -490,7 +491,8 @@ impl ThetaPowerTcp {
         t_prev_ns: u32,
     ) -> Result<(), Error> {
         let floor = cfg.min_window_bytes << Window::FRAC_BITS;
-        if w < floor || w > self.bdp_bits().max(floor) || power_q16 >= POWER_LIMIT || prev_rtt >= MAX_RTT_NS {
+        let power_ok = power_q16 == 0 || (MIN_POWER..POWER_LIMIT).contains(&power_q16);
+        if w < floor || w > self.bdp_bits().max(floor) || !power_ok || prev_rtt >= MAX_RTT_NS {
             return Err(Error::InvalidParams);
         }
         self.set_window(w);
@@ -532,7 +534,7 @@ impl ThetaPowerTcp {
 
     /// Γ after the sample `rtt` (1 ..< 2^24 ns) at `now` (ns mod 2^32),
     /// kept with the sample (NORMPOWER): Γ_norm = (1 + dθ/dt)·θ/τ against
-    /// the sample before, then smoothed over τ. In 2^-16, in [640, 2^24).
+    /// the sample before, then smoothed over τ. In 2^-16, in [655, 2^24).
     #[inline(always)]
     fn power(&mut self, cfg: &ThetaPowerTcpConfig, now: u32, rtt: u32, tau: u32) -> u64 {
         // τ ≥ 1 by construction (τ − 1 + 1).
@@ -554,8 +556,8 @@ impl ThetaPowerTcp {
         // Γ = ((τ − Δt)·Γ_prev + Δt·Γ_norm)/τ, rounded to nearest (so that
         // a Γ smoothed on every ACK does not drift down by a truncation
         // each time); Γ_norm alone at first or when Δt = τ (the same
-        // value, no division). Each product < 2^44; the mean stays in
-        // [640, 2^24).
+        // value, no division). Each product < 2^44; a mean of values in
+        // [655, 2^24), rounded to nearest, stays there.
         let kept = self.power_q16() as u64;
         let power = if kept == 0 || dt_w == tau {
             norm
@@ -577,7 +579,7 @@ impl ThetaPowerTcp {
         let power_nz = NonZeroU64::new(power).unwrap_or(NonZeroU64::MIN);
         // In 2^-8 byte (four bits below the window's, so that the result
         // is rounded once): W_old/Γ, W < 2^30 in 2^-4 byte, ·2^20 < 2^50,
-        // over Γ ≥ 640: < 2^41, capped at the largest window (< 2^34).
+        // over Γ ≥ 655: < 2^41, capped at the largest window (< 2^34).
         let w = self.window_bits() as u64;
         let bdp = self.bdp_bits() as u64;
         let scaled = div_u64(w << (POWER_BITS + EXTRA_BITS), power_nz).min(MAX_WINDOW_BITS << EXTRA_BITS);
