@@ -279,6 +279,9 @@ impl Network {
     /// ever use core j of its group: ECMP polarization).
     /// For [`Ecmp::Reference`] the hash is of the packet's addresses
     /// (`src`, `dst`) and ports (`hash`).
+    // Inline into the switch's forwarding (one call a packet a hop): the
+    // reference's hash stays out of line, so that this stays small.
+    #[inline]
     pub fn next_port(&self, node: u32, src: u32, dst: u32, hash: u32) -> Option<u16> {
         let hi = self.host_index[dst as usize];
         let c = self.routes.get(node, hi);
@@ -288,7 +291,7 @@ impl Network {
             n => {
                 let h = match self.ecmp {
                     Ecmp::FlowHash => switch_hash(hash, node),
-                    Ecmp::Reference => murmur3_32(&[node_ip(src), node_ip(dst), hash], node),
+                    Ecmp::Reference => reference_hash(node, src, dst, hash),
                 };
                 Some(c[h as usize % n])
             }
@@ -314,6 +317,13 @@ impl Network {
 /// (`node_id_to_ip`), as a host-order word.
 pub fn node_ip(id: u32) -> u32 {
     0x0b00_0001 + (id / 256) * 0x0001_0000 + (id % 256) * 0x0000_0100
+}
+
+/// [`Ecmp::Reference`]'s hash at switch `node` of a packet from `src` to
+/// `dst` with ports `hash`.
+#[inline(never)]
+fn reference_hash(node: u32, src: u32, dst: u32, hash: u32) -> u32 {
+    murmur3_32(&[node_ip(src), node_ip(dst), hash], node)
 }
 
 /// MurmurHash3 (x86, 32-bit) of `words` as their little-endian bytes, with

@@ -289,6 +289,8 @@ impl Switch {
     /// WRED/ECN on packet `pkt` of port `port` at queue `q` bytes: marked
     /// with p = (q − K_min)/(K_max − K_min)·P_max between the thresholds,
     /// always above K_max.
+    // Inline at both calls (every ECN-capable packet at every hop).
+    #[inline(always)]
     fn wred(&self, cx: &mut Ctx, port: u16, pkt: u32, q: u64) {
         let (kmin, kmax) = self.ports[port as usize].ecn_k;
         let mark = if q >= kmax {
