@@ -623,6 +623,14 @@ impl Controller for ThetaPowerTcp {
         ThetaPowerTcp::decision(self)
     }
 
+    /// A loss (timeout or NACK) changes nothing: PowerTCP reacts to power
+    /// alone (the authors' Linux module leaves loss to TCP's recovery;
+    /// here the NIC's retransmission), and the queue that dropped the
+    /// packet reads as power in the RTTs that follow.
+    fn loss(&mut self, _cfg: &ThetaPowerTcpConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        Ok(self.decision())
+    }
+
     /// Nothing to do when a packet leaves: W_old is the last update's
     /// window, kept in `w` until the next.
     fn sent(

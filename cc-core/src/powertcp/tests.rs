@@ -244,6 +244,22 @@ fn samples_no_nic_makes_are_refused() {
     assert_eq!(d, before.decision());
 }
 
+/// A loss or a packet sent leaves the flow and its decision as they were
+/// (no refusal: the NIC's events all have an answer).
+#[test]
+fn losses_and_sends_change_nothing() {
+    let cfg = ThetaPowerTcpConfig::paper();
+    let p = params();
+    let mut f = ThetaPowerTcp::new(&cfg, &p, Instant::ZERO).unwrap();
+    let before = f;
+    let d = f.loss(&cfg, Instant::from_nanos(5), p.start_seq).unwrap();
+    assert_eq!((f, d), (before, before.decision()));
+    let d = f
+        .sent(&cfg, Instant::from_nanos(6), p.start_seq, 1000, MessageEnd::More)
+        .unwrap();
+    assert_eq!((f, d), (before, before.decision()));
+}
+
 /// Every corner of the configuration's ranges starts a flow whose
 /// decisions keep their bounds under absurd samples and times.
 #[test]
