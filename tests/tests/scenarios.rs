@@ -34,6 +34,41 @@ fn data_packet_wire(w: &World) -> u64 {
     (w.cfg.payload + w.cfg.header + w.cfg.tel.wire_bytes(1)) as u64
 }
 
+/// How the first monitored port's queue came down from its peak, on a
+/// 100 Gb/s port: its peak (bytes) and when (ns), the RTT then (the
+/// flows' base RTT plus the peak's drain at 12.5 bytes a ns), how many of
+/// those RTTs passed before the queue was below `threshold` bytes, and
+/// how many of the samples after that were at or above it, of how many.
+struct Drain {
+    peak: u64,
+    peak_at: f64,
+    rtt_at_peak: f64,
+    rtts_to_under: f64,
+    above: usize,
+    after: usize,
+}
+
+fn drain(w: &World, threshold: f64) -> Drain {
+    let base_rtt = hal_sim::output::report::flow_results(w)[0].base_rtt_ns;
+    let p = &w.metrics.ports[0];
+    let samples = || p.t_ns.iter().copied().zip(p.queue.iter().copied());
+    let (peak_at, peak) = samples().fold((0.0, 0u64), |(t0, q0), (t, q)| if q > q0 { (t, q) } else { (t0, q0) });
+    let rtt_at_peak = base_rtt + peak as f64 / 12.5;
+    let under = samples()
+        .find(|&(t, q)| t > peak_at && (q as f64) < threshold)
+        .map(|(t, _)| t)
+        .expect("the queue falls below the threshold");
+    let after: Vec<u64> = samples().filter(|&(t, _)| t > under).map(|(_, q)| q).collect();
+    Drain {
+        peak,
+        peak_at,
+        rtt_at_peak,
+        rtts_to_under: (under - peak_at) / rtt_at_peak,
+        above: after.iter().filter(|&&q| q as f64 >= threshold).count(),
+        after: after.len(),
+    }
+}
+
 /// HPCC++ 2-to-1 as the SIGCOMM'19 simulator ran it.
 #[test]
 fn hpcc_2to1_reaches_eta_with_a_near_empty_queue() {
@@ -364,44 +399,29 @@ fn a_burst_of_255_drains_within_ten_rtts_and_the_port_stays_full() {
             "{name}: {:?}",
             s.link_utilization
         );
-        let flows = hal_sim::output::report::flow_results(&w);
-        let base_rtt = flows[0].base_rtt_ns;
-        let bdp = 12.5 * base_rtt;
-        let p = &w.metrics.ports[0];
-        let (peak_at, peak) = p.t_ns.iter().zip(&p.queue).fold(
-            (0.0, 0u64),
-            |(t0, q0), (t, q)| if *q > q0 { (*t, *q) } else { (t0, q0) },
-        );
-        // The burst's bytes leave at 12.5 bytes a ns; the RTT at the peak.
-        let drain = peak as f64 / 12.5;
-        let rtt_at_peak = base_rtt + drain;
-        let under = p
-            .t_ns
-            .iter()
-            .zip(&p.queue)
-            .find(|(t, q)| **t > peak_at && (**q as f64) < bdp)
-            .map(|(t, _)| *t)
-            .expect("the queue falls below one BDP");
-        let after: Vec<u64> = p
-            .t_ns
-            .iter()
-            .zip(&p.queue)
-            .filter(|(t, _)| **t > under)
-            .map(|(_, q)| *q)
-            .collect();
-        let above = after.iter().filter(|&&q| q as f64 >= bdp).count();
+        let bdp = 12.5 * hal_sim::output::report::flow_results(&w)[0].base_rtt_ns;
+        let d = drain(&w, bdp);
         println!(
-            "{name}: peak {peak} B at {peak_at:.0} ns (RTT {rtt_at_peak:.0} ns); under one BDP ({bdp:.0} B) {:.2} RTTs later; {above} of {} samples above after; utilization {:.3}",
-            (under - peak_at) / rtt_at_peak,
-            after.len(),
+            "{name}: peak {} B at {:.0} ns (RTT {:.0} ns); under one BDP ({bdp:.0} B) {:.2} RTTs later; {} of {} samples above after; utilization {:.3}",
+            d.peak,
+            d.peak_at,
+            d.rtt_at_peak,
+            d.rtts_to_under,
+            d.above,
+            d.after,
             s.link_utilization[0].utilization
         );
-        assert!(peak as f64 > 900_000.0, "{name}: the burst arrives at once ({peak} B)");
-        assert!((under - peak_at) / rtt_at_peak <= 10.0, "{name}");
         assert!(
-            above as f64 <= 0.01 * after.len() as f64,
-            "{name}: {above} of {} samples at a BDP or more",
-            after.len()
+            d.peak as f64 > 900_000.0,
+            "{name}: the burst arrives at once ({} B)",
+            d.peak
+        );
+        assert!(d.rtts_to_under <= 10.0, "{name}");
+        assert!(
+            d.above as f64 <= 0.01 * d.after as f64,
+            "{name}: {} of {} samples at a BDP or more",
+            d.above,
+            d.after
         );
     }
 }
@@ -673,41 +693,24 @@ fn hpcc_probe_mode_keeps_probing_through_lost_replies() {
 fn swift_incast60_brings_the_queue_under_two_bdps() {
     let (w, s) = run("swift-incast60");
     assert_eq!((s.flows_finished, s.drops), (60, 0));
-    let flows = hal_sim::output::report::flow_results(&w);
-    let base_rtt = flows[0].base_rtt_ns;
-    let bdp = 12.5 * base_rtt;
-    let p = &w.metrics.ports[0];
-    let (peak_at, peak) = p.t_ns.iter().zip(&p.queue).fold(
-        (0.0, 0u64),
-        |(t0, q0), (t, q)| if *q > q0 { (*t, *q) } else { (t0, q0) },
-    );
-    let rtt_at_peak = base_rtt + peak as f64 / 12.5;
-    let under = p
-        .t_ns
-        .iter()
-        .zip(&p.queue)
-        .find(|(t, q)| **t > peak_at && (**q as f64) < 2.0 * bdp)
-        .map(|(t, _)| *t)
-        .expect("the queue falls below two BDPs");
-    let after: Vec<u64> = p
-        .t_ns
-        .iter()
-        .zip(&p.queue)
-        .filter(|(t, _)| **t > under)
-        .map(|(_, q)| *q)
-        .collect();
-    let above = after.iter().filter(|&&q| q as f64 >= 2.0 * bdp).count();
+    let bdp = 12.5 * hal_sim::output::report::flow_results(&w)[0].base_rtt_ns;
+    let d = drain(&w, 2.0 * bdp);
     println!(
-        "peak {peak} B at {peak_at:.0} ns (RTT {rtt_at_peak:.0} ns); under 2 BDP ({:.0} B) at {under:.0} ns = {:.2} RTTs later; {above} of {} samples above after",
+        "peak {} B at {:.0} ns (RTT {:.0} ns); under 2 BDP ({:.0} B) {:.2} RTTs later; {} of {} samples above after",
+        d.peak,
+        d.peak_at,
+        d.rtt_at_peak,
         2.0 * bdp,
-        (under - peak_at) / rtt_at_peak,
-        after.len()
+        d.rtts_to_under,
+        d.above,
+        d.after
     );
-    assert!((under - peak_at) / rtt_at_peak <= 10.0);
+    assert!(d.rtts_to_under <= 10.0);
     assert!(
-        above as f64 <= 0.01 * after.len() as f64,
-        "{above} of {} samples at 2 BDPs or more",
-        after.len()
+        d.above as f64 <= 0.01 * d.after as f64,
+        "{} of {} samples at 2 BDPs or more",
+        d.above,
+        d.after
     );
 }
 
