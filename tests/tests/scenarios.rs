@@ -29,6 +29,25 @@ fn run_changed(name: &str, change: impl FnOnce(&mut hal_sim::setup::scenario::Sc
     hal_sim::run_scenario(&s, path.parent().unwrap(), name).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A shipped 2-to-1 incast with its second flow starting 5 ms after the
+/// first.
+fn run_second_flow_late(name: &str) -> (World, Summary) {
+    run_changed(name, |s| {
+        use hal_sim::setup::scenario::{FlowSpec, Flows};
+        let Flows::Incast { bytes, .. } = s.workload.flows else {
+            panic!("{name} is an incast")
+        };
+        let flow = |src, start_ns| FlowSpec {
+            src,
+            dst: 0,
+            bytes: bytes.0,
+            start_ns,
+            dport: 100,
+        };
+        s.workload.flows = Flows::List(vec![flow(1, 0), flow(2, 5_000_000)]);
+    })
+}
+
 /// Wire bytes of one full data packet of a run.
 fn data_packet_wire(w: &World) -> u64 {
     (w.cfg.payload + w.cfg.header + w.cfg.tel.wire_bytes(1)) as u64
@@ -46,6 +65,20 @@ struct Drain {
     rtts_to_under: f64,
     above: usize,
     after: usize,
+}
+
+impl Drain {
+    /// Under the threshold within `rtts` RTTs of the peak, and at or above
+    /// it in at most 1 % of the samples after.
+    fn assert_held(&self, rtts: f64, what: &str) {
+        assert!(self.rtts_to_under <= rtts, "{what}: {:.2} RTTs", self.rtts_to_under);
+        assert!(
+            self.above as f64 <= 0.01 * self.after as f64,
+            "{what}: {} of {} samples at the threshold or more",
+            self.above,
+            self.after
+        );
+    }
 }
 
 fn drain(w: &World, threshold: f64) -> Drain {
@@ -312,20 +345,7 @@ fn timely_2to1_holds_its_rtt_between_t_low_and_t_high() {
         "RTT at the queue's p99 {p99:.0} ns, at its max {max:.0} ns"
     );
     // The second flow 5 ms late.
-    let (w, s) = run_changed("timely-2to1", |s| {
-        use hal_sim::setup::scenario::{FlowSpec, Flows};
-        let Flows::Incast { bytes, .. } = s.workload.flows else {
-            panic!("timely-2to1 is an incast")
-        };
-        let flow = |src, start_ns| FlowSpec {
-            src,
-            dst: 0,
-            bytes: bytes.0,
-            start_ns,
-            dport: 100,
-        };
-        s.workload.flows = Flows::List(vec![flow(1, 0), flow(2, 5_000_000)]);
-    });
+    let (w, s) = run_second_flow_late("timely-2to1");
     assert_eq!(s.flows_finished, 2);
     assert!(s.jain_fairness >= 0.98, "Jain {:.4} with a late start", s.jain_fairness);
     let max = rtt_ns(&w, s.queue_bytes.max);
@@ -362,20 +382,7 @@ fn theta_powertcp_2to1_holds_n_betas_of_queue_at_full_rate() {
     };
     let (w, s) = run("theta-powertcp-2to1");
     check(&w, &s, false);
-    let (w, s) = run_changed("theta-powertcp-2to1", |s| {
-        use hal_sim::setup::scenario::{FlowSpec, Flows};
-        let Flows::Incast { bytes, .. } = s.workload.flows else {
-            panic!("theta-powertcp-2to1 is an incast")
-        };
-        let flow = |src, start_ns| FlowSpec {
-            src,
-            dst: 0,
-            bytes: bytes.0,
-            start_ns,
-            dport: 100,
-        };
-        s.workload.flows = Flows::List(vec![flow(1, 0), flow(2, 5_000_000)]);
-    });
+    let (w, s) = run_second_flow_late("theta-powertcp-2to1");
     check(&w, &s, true);
 }
 
@@ -416,13 +423,7 @@ fn a_burst_of_255_drains_within_ten_rtts_and_the_port_stays_full() {
             "{name}: the burst arrives at once ({} B)",
             d.peak
         );
-        assert!(d.rtts_to_under <= 10.0, "{name}");
-        assert!(
-            d.above as f64 <= 0.01 * d.after as f64,
-            "{name}: {} of {} samples at a BDP or more",
-            d.above,
-            d.after
-        );
+        d.assert_held(10.0, name);
     }
 }
 
@@ -705,13 +706,7 @@ fn swift_incast60_brings_the_queue_under_two_bdps() {
         d.above,
         d.after
     );
-    assert!(d.rtts_to_under <= 10.0);
-    assert!(
-        d.above as f64 <= 0.01 * d.after as f64,
-        "{} of {} samples at 2 BDPs or more",
-        d.above,
-        d.after
-    );
+    d.assert_held(10.0, "Swift 60-to-1, 2 BDPs");
 }
 
 /// Swift 1000-to-1 (`scenarios/swift-incast1000.toml`, flows starting at
