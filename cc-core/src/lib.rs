@@ -57,6 +57,7 @@ pub mod event;
 mod fixmath;
 pub mod hal;
 pub mod hns;
+mod hop_walk;
 pub mod hpcc;
 pub mod ldcp;
 pub mod params;

@@ -7,14 +7,12 @@
 use bitfield_struct::bitfield;
 
 use super::reciprocals::{PER_BYTE_SHIFT, PER_RTT_SHIFT};
-use super::{HpccConfig, QueueSignal};
+use super::{HpccConfig, QueueSignal, Reciprocals};
 use crate::event::{Decision, Error};
 use crate::fixmath::{mul_frac_q32, mul_shr41, ratio_q24, ratio_q24_once};
-use crate::telemetry::{
-    stack_signature, tx_bytes_between, tx_bytes_counted, tx_counter_may_wrap, CounterWidths, HopHistory, HopSample,
-    TsReach, SIGNATURE_MASK,
-};
-use crate::units::{BaseRtt, Instant, LinkSpeed, Utilization, Window};
+use crate::hop_walk::{self, Flow, HopLoad, HopTerm, Interval, Link, Walk};
+use crate::telemetry::{tx_bytes_between, HopHistory, HopSample, SIGNATURE_MASK};
+use crate::units::{BaseRtt, Instant, Utilization, Window};
 
 /// Flags and small counters packed in one word.
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]
@@ -54,140 +52,10 @@ pub enum Measured {
     Unmeasured,
 }
 
-/// One hop's share of lines 4-7, as the loop compares hops.
-enum HopLoad {
-    /// The sample is older than the history: reject the whole stack.
-    Stale,
-    /// No usable rate (Δts 0, bandwidth 0 or absurd, counter reset).
-    Skip,
-    /// tau = min(Δts, T) in ns and a = (tau/T)·u' in 2^-28 units: line 9's
-    /// weighted term, from which u' = a·T/tau.
-    Load { a: u64, tau: u32 },
-}
-
-/// The flow's constants for one stack: T, its reciprocal, the queue
-/// signal, and the local time since the history was recorded.
-#[derive(Clone, Copy)]
-struct Flow {
-    t: u32,
-    per_rtt: u32,
-    signal: QueueSignal,
-    elapsed_ns: u64,
-}
-
-impl Flow {
-    /// tau/T in 2^-32 units for tau < T, from the reciprocal:
-    /// `tau · round(2^38/T) / 2^6`, within a relative 2^-19 (the
-    /// reciprocal's) and one unit; tau·per_rtt < 2^20·2^31.4.
-    #[inline(always)]
-    fn fraction(&self, tau: u32) -> u32 {
-        let f = (tau as u64 * self.per_rtt as u64) >> (PER_RTT_SHIFT - 32);
-        if f >> 32 != 0 {
-            u32::MAX
-        } else {
-            f as u32
-        }
-    }
-}
-
-/// What a stack's hops share when they have the same link speed and
-/// counter widths (nearly always, along a path): worked out once per stack
-/// for each such pair.
-#[derive(Clone, Copy)]
-struct Link {
-    bandwidth: LinkSpeed,
-    widths: CounterWidths,
-    /// The timestamps' reach.
-    reach: TsReach,
-    /// 2^28 / BDP in 2^-22 units per 2^-8 byte: `8000 · 2^42 / (B·T)`, from
-    /// the two reciprocals, rounded to nearest; 0 where that is 2^32 or
-    /// more (a BDP of 1 KiB or less, below the design's range: such a hop
-    /// takes [`slow_load`]). At 1.6 Tb/s and T = 2^20 ns, k ≈ 20 900: a
-    /// relative 2^-14.4.
-    k: u32,
-    /// Whether B is a speed the engine uses ([`LinkSpeed::is_plausible`]);
-    /// a hop on any other is skipped (k is 0 there).
-    plausible: bool,
-    /// Whether the byte counter can wrap within T at this speed; where it
-    /// cannot, [`hop_load`] skips that test (see [`tx_counter_may_wrap`]).
-    counter_may_wrap: bool,
-}
-
-impl Link {
-    /// The constants of the link `s` was sampled on; `None` when a
-    /// timestamp wrap or more of local time has passed since the history
-    /// was recorded (the history expired).
-    #[inline(always)]
-    fn new(flow: &Flow, cfg: &HpccConfig, s: &HopSample) -> Option<Link> {
-        let plausible = s.bandwidth.is_plausible();
-        let k = if plausible {
-            // per_byte · per_rtt = 8000·2^63/(B·T) < 2^64; k = that / 2^21.
-            let p = cfg.reciprocals.per_byte(s.bandwidth) as u64 * flow.per_rtt as u64;
-            let k = (p >> 21) + (p >> 20 & 1);
-            if k >> 32 == 0 {
-                k as u32
-            } else {
-                0
-            }
-        } else {
-            0
-        };
-        Some(Link {
-            bandwidth: s.bandwidth,
-            widths: s.widths,
-            reach: TsReach::new(s.widths.ts_mask(), flow.elapsed_ns)?,
-            k,
-            plausible,
-            counter_may_wrap: tx_counter_may_wrap(s.widths, flow.t, s.bandwidth.as_mbps()),
-        })
-    }
-}
-
-/// How a walk over a stack's hops ended.
-enum Walk {
-    /// A hop's sample is older than its history: reject the stack.
-    Stale,
-    /// A timestamp wrap or more has passed: restart the history.
-    Expired,
-    /// Every hop looked at.
-    Done(Busiest),
-}
-
-/// The busiest hop so far (lines 6-7): its (a, tau), compared by
-/// cross-multiplication, and the longest tau of any measured hop (0 until
-/// a hop is measured: every measured hop has tau ≥ 1).
-struct Busiest {
-    a: u64,
-    tau: u32,
-    tau_max: u32,
-}
-
-impl Busiest {
-    /// No hop yet: tau = 1 so that the first hop with a > 0 is busier.
-    fn new() -> Self {
-        Busiest {
-            a: 0,
-            tau: 1,
-            tau_max: 0,
-        }
-    }
-
-    /// Whether any hop gave a measurement.
-    fn measured(&self) -> bool {
-        self.tau_max != 0
-    }
-
-    /// Line 6, `if u' > u`, for u' = a/tau and u = self.a/self.tau:
-    /// `a · self.tau > self.a · tau` (a < 2^41, tau ≤ 2^20: below 2^61).
-    /// Strict, so the first of equally loaded hops stays, as in the draft.
-    #[inline(always)]
-    fn offer(&mut self, a: u64, tau: u32) {
-        self.tau_max = self.tau_max.max(tau);
-        if a * self.tau as u64 > self.a * tau as u64 {
-            self.a = a;
-            self.tau = tau;
-        }
-    }
+/// HPCC++'s per-hop term for the shared walk ([`crate::hop_walk`]):
+/// u' of Figure 4, line 5, weighted by tau/T; the queue signal it reads.
+struct Term<'a> {
+    cfg: &'a HpccConfig,
 }
 
 /// The values of a core that define its behaviour, for checkpointing a flow
@@ -395,11 +263,7 @@ impl<const H: usize> HpccCore<H> {
     /// the path's signature.
     #[inline(always)]
     fn check_stack(hops: &[HopSample], first_index: u8) -> Result<(u16, u32), Error> {
-        if hops.len() > MAX_STACK {
-            return Err(Error::TooManyHops);
-        }
-        let mask = Self::tracked(hops);
-        Ok((mask, stack_signature(hops, first_index, mask)))
+        hop_walk::check_stack::<H>(hops, first_index)
     }
 
     /// Stores `hops` as the history L (Figure 6, line 27: `L = ack.L`) of
@@ -421,74 +285,7 @@ impl<const H: usize> HpccCore<H> {
     fn store(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16) {
         self.set_recorded_at(now);
         let signal = cfg.queue_signal;
-        let keep = |s: &HopSample| kept(signal, s);
-        if hops.len() <= H {
-            // Every hop is followed (the usual case): hop i in slot i.
-            for (h, s) in self.hops.iter_mut().zip(hops) {
-                *h = keep(s);
-            }
-        } else {
-            self.record_tracked(hops, tracked, keep);
-        }
-    }
-
-    /// [`Self::record`] for a path longer than the history: the hops of
-    /// `tracked`, in order.
-    #[cold]
-    #[inline(never)]
-    fn record_tracked(&mut self, hops: &[HopSample], tracked: u16, keep: impl Fn(&HopSample) -> HopHistory) {
-        let mut rank = 0;
-        for (i, s) in hops.iter().enumerate() {
-            if tracked >> (i & 15) & 1 == 0 {
-                continue;
-            }
-            let Some(h) = self.hops.get_mut(rank) else { break };
-            rank += 1;
-            *h = keep(s);
-        }
-    }
-
-    /// Which hops of a stack the history follows (bit i for hop i): all of
-    /// them when they fit in `H`; on a longer path, the `H` slowest links
-    /// (the first on ties; a link whose speed is not plausible counts as
-    /// fastest). A path's link speeds do not change between samples, so
-    /// the choice is the same for every sample of a path, and it is part of
-    /// the path signature. In a fabric of 100 Gb/s hosts and 400 Gb/s
-    /// cores, the slowest links are the edges, where incast queues build;
-    /// a congested hop outside the choice is not seen. `H ≥ 8` (the
-    /// design's longest path) tracks every hop.
-    #[inline(always)]
-    fn tracked(hops: &[HopSample]) -> u16 {
-        let n = hops.len().min(MAX_STACK);
-        if n <= H {
-            return ((1u32 << n) - 1) as u16;
-        }
-        Self::slowest(hops)
-    }
-
-    /// The `H` slowest hops of a stack longer than `H` (see [`Self::tracked`]).
-    #[inline(never)]
-    #[cold]
-    fn slowest(hops: &[HopSample]) -> u16 {
-        let speed = |s: &HopSample| {
-            if s.bandwidth.is_plausible() {
-                s.bandwidth.as_mbps()
-            } else {
-                u32::MAX
-            }
-        };
-        let mut mask = 0u16;
-        for _ in 0..H {
-            let pick = hops
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| mask >> i & 1 == 0)
-                .min_by_key(|(i, s)| (speed(s), *i));
-            if let Some((i, _)) = pick {
-                mask |= 1 << i;
-            }
-        }
-        mask
+        hop_walk::store(&mut self.hops, hops, tracked, |s| kept(signal, s));
     }
 
     /// The hop with the highest inflight, for the probe responder (§7.1:
@@ -516,7 +313,7 @@ impl<const H: usize> HpccCore<H> {
         }
         let known =
             self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
-        let flow = self.flow(cfg, now);
+        let (flow, term) = self.flow(cfg, now);
         // Loads as (a, tau), u' = a/tau, compared by cross-multiplication
         // (in 128 bits: the 7/8 test's factors overflow 64).
         let busier = |x: (u64, u32), y: (u64, u32)| x.0 as u128 * y.1 as u128 > y.0 as u128 * x.1 as u128;
@@ -529,7 +326,7 @@ impl<const H: usize> HpccCore<H> {
                 rank += 1;
                 let Some(h) = self.hops.get(rank - 1) else { continue };
                 // An expired history has no rate to show either.
-                match Link::new(&flow, cfg, s).map(|link| hop_load(&flow, &link, s, h)) {
+                match Link::new(&flow, &cfg.reciprocals, s).map(|link| term.load(&flow, &link, s, h)) {
                     Some(HopLoad::Stale) => return Err(Error::StaleTelemetry),
                     None | Some(HopLoad::Skip) => (0, 1),
                     Some(HopLoad::Load { a, tau }) => (a, tau),
@@ -578,15 +375,17 @@ impl<const H: usize> HpccCore<H> {
         Ok(best.0)
     }
 
-    /// The flow's constants for one stack at local time `now`.
+    /// The flow's constants for one stack at local time `now`, and its
+    /// per-hop term.
     #[inline(always)]
-    fn flow(&self, cfg: &HpccConfig, now: Instant) -> Flow {
-        Flow {
+    fn flow<'a>(&self, cfg: &'a HpccConfig, now: Instant) -> (Flow, Term<'a>) {
+        let per_rtt = cfg.reciprocals.per_rtt(self.t);
+        let flow = Flow {
             t: self.t.as_nanos(),
-            per_rtt: cfg.reciprocals.per_rtt(self.t),
-            signal: cfg.queue_signal,
+            per_rtt,
             elapsed_ns: self.elapsed_since_record(now),
-        }
+        };
+        (flow, Term { cfg })
     }
 
     /// `MeasureInflight` (draft 2022-10 §4.2, Figure 4):
@@ -649,12 +448,12 @@ impl<const H: usize> HpccCore<H> {
             self.record(cfg, now, hops, tracked, sig);
             return Ok(Measured::Recorded);
         }
-        let flow = self.flow(cfg, now);
+        let (flow, term) = self.flow(cfg, now);
         let walked = if hops.len() <= H {
             // Every hop followed (the usual case): hop i against slot i.
-            self.walk(cfg, &flow, hops)
+            hop_walk::walk(&term, &flow, hops, &self.hops)
         } else {
-            self.walk_tracked(cfg, &flow, hops, tracked)
+            hop_walk::walk_tracked(&term, &flow, hops, &self.hops, tracked)
         };
         let busiest = match walked {
             Walk::Stale => return Err(Error::StaleTelemetry),
@@ -670,11 +469,7 @@ impl<const H: usize> HpccCore<H> {
         }
         // Line 8 is in each hop's tau already; line 9, rounded to nearest
         // ([`mul_frac_q32`], never above U).
-        let (a, tau) = if busiest.a == 0 {
-            (0, busiest.tau_max)
-        } else {
-            (busiest.a, busiest.tau)
-        };
+        let (a, tau) = busiest.load();
         let u = self.u28();
         let u_new = if tau >= flow.t {
             a
@@ -684,47 +479,6 @@ impl<const H: usize> HpccCore<H> {
         self.set_u28(u_new);
         self.store(cfg, now, hops, tracked);
         Ok(Measured::Updated(self.utilization()))
-    }
-
-    /// Lines 3-7: each hop of `hops` against the history slot of the
-    /// same rank, the busiest kept.
-    #[inline(always)]
-    fn walk(&self, cfg: &HpccConfig, flow: &Flow, hops: &[HopSample]) -> Walk {
-        let mut busiest = Busiest::new();
-        let Some(first) = hops.first() else {
-            return Walk::Done(busiest);
-        };
-        let Some(mut link) = Link::new(flow, cfg, first) else {
-            return Walk::Expired;
-        };
-        for (s, h) in hops.iter().zip(&self.hops) {
-            // The link's constants, worked out again only where they change.
-            if link.bandwidth != s.bandwidth || link.widths != s.widths {
-                let Some(l) = Link::new(flow, cfg, s) else {
-                    return Walk::Expired;
-                };
-                link = l;
-            }
-            match hop_load(flow, &link, s, h) {
-                HopLoad::Stale => return Walk::Stale,
-                HopLoad::Skip => {}
-                HopLoad::Load { a, tau } => busiest.offer(a, tau),
-            }
-        }
-        Walk::Done(busiest)
-    }
-
-    /// [`Self::walk`] for a path longer than the history: the hops of
-    /// `tracked`, in order.
-    #[cold]
-    #[inline(never)]
-    fn walk_tracked(&self, cfg: &HpccConfig, flow: &Flow, hops: &[HopSample], tracked: u16) -> Walk {
-        let mut followed = [HopSample::default(); H];
-        let picked = hops.iter().enumerate().filter(|(i, _)| tracked >> (i & 15) & 1 == 1);
-        for (slot, (_, s)) in followed.iter_mut().zip(picked) {
-            *slot = *s;
-        }
-        self.walk(cfg, flow, &followed)
     }
 
     /// `ComputeWind` (draft 2022-10 §4.2, Figure 5):
@@ -784,7 +538,8 @@ impl<const H: usize> HpccCore<H> {
 }
 
 /// One hop against its history (Figure 4, lines 4-5, and tau of line 7
-/// capped by line 8), as the weighted term a = (tau/T)·u' in 2^-28 units:
+/// capped by line 8), as the weighted term a = (tau/T)·u' in 2^-28 units;
+/// the checks before it are the shared walk's ([`hop_walk::interval`], [`hop_walk::tx_bytes`]):
 ///
 /// ```text
 /// f  = tau/T                          2^-32, Flow::fraction
@@ -793,106 +548,93 @@ impl<const H: usize> HpccCore<H> {
 ///    + f·util                         a switch-reported txRate/B (INT-MD), instead of Δtx
 /// ```
 /// Ranges, for 0 < Δts < T ≤ 2^20: q·f < 2^32·2^-8 bytes in 2^-8 units
-/// (< 2^40); Δtx < 2^31 by [`tx_bytes_between`] (at most twice what the
+/// (< 2^40); Δtx < 2^31 by `tx_bytes_between` (at most twice what the
 /// link sends in Δts < T, plus a unit, and B·T/8000 < 2^30 bytes), so the
 /// bytes are below 2^41 in 2^-8 units and [`mul_shr41`] takes them. Every
-/// term rounds down by less than one unit of 2^-28. Guards: Δts = 0, B = 0
-/// or absurd → skip the hop; the timestamp's interval by [`TsReach`]
-/// (older → stale; a wrap or more of local time is found earlier, by
-/// [`Link::new`]: expired); the transmitted bytes by [`tx_bytes_between`]
-/// (an interval that could hold a counter wrap, or a counter reset → skip
-/// the hop).
-#[inline(always)]
-fn hop_load(flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad {
-    let Some(dts) = link.reach.interval(s.ts, h.ts) else {
-        return HopLoad::Stale;
-    };
-    if dts == 0 {
-        return HopLoad::Skip;
-    }
-    if dts >= flow.t || link.k == 0 {
-        // k is 0 on a link whose speed is not plausible: skipped.
-        if !link.plausible {
-            return HopLoad::Skip;
+/// term rounds down by less than one unit of 2^-28.
+impl HopTerm for Term<'_> {
+    #[inline(always)]
+    fn load(&self, flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad {
+        let (dts, f) = match hop_walk::interval(flow, link, s, h) {
+            Interval::Stale => return HopLoad::Stale,
+            Interval::Skip => return HopLoad::Skip,
+            Interval::Slow(dts) => return self.slow(flow, s, h, dts),
+            Interval::Fast { dts, f } => (dts, f),
+        };
+        let q = queue_signal(self.cfg.queue_signal, s).min(h.queue) as u64;
+        let qf8 = (q * f as u64) >> 24;
+        let (mut bytes8, mut a) = match self.cfg.queue_signal {
+            QueueSignal::Length => (qf8, 0),
+            QueueSignal::Sojourn => (0, mul_shr41(qf8, flow.per_rtt, PER_RTT_SHIFT - 20)),
+        };
+        match s.tx_utilization.get() {
+            Some(util) => a += (util.to_bits() as u64 * f as u64) >> (32 - U_EXTRA_BITS),
+            None => {
+                let Some(dtx) = hop_walk::tx_bytes(link, s, h, dts) else {
+                    return HopLoad::Skip;
+                };
+                bytes8 += dtx << 8;
+            }
         }
-        return slow_load(flow, s, h, dts);
-    }
-    let f = flow.fraction(dts);
-    let q = queue_signal(flow.signal, s).min(h.queue) as u64;
-    let qf8 = (q * f as u64) >> 24;
-    let (mut bytes8, mut a) = match flow.signal {
-        QueueSignal::Length => (qf8, 0),
-        QueueSignal::Sojourn => (0, mul_shr41(qf8, flow.per_rtt, PER_RTT_SHIFT - 20)),
-    };
-    match s.tx_utilization.get() {
-        Some(util) => a += (util.to_bits() as u64 * f as u64) >> (32 - U_EXTRA_BITS),
-        None => {
-            let dtx = if link.counter_may_wrap {
-                tx_bytes_between(s.tx, h.tx, s.widths, dts, s.bandwidth.as_mbps())
-            } else {
-                tx_bytes_counted(s.tx, h.tx, s.widths, dts as u64 * s.bandwidth.as_mbps() as u64)
-            };
-            let Some(dtx) = dtx else {
-                return HopLoad::Skip;
-            };
-            bytes8 += dtx << 8;
-        }
-    }
-    a += mul_shr41(bytes8, link.k, 22);
-    // u' saturates at 8192 = 2^41 units of 2^-28, so a at f·8192.
-    HopLoad::Load {
-        a: a.min((f as u64) << U_HIGH_BITS),
-        tau: dts,
-    }
-}
-
-/// [`hop_load`] where its products do not serve: Δts ≥ T (tau = T, and
-/// a = u' itself), or a BDP of 1 KiB or less. u' of line 5 by its two
-/// quotients ([`ratio_q24`]):
-///
-/// ```text
-/// queue term = min(q) · 8000 / (B · T)          q ≤ 2^32 → num ≤ 2^45, den ≤ 2^43
-/// rate term  = Δtx · 8000 / (Δts · B)           Δtx ≤ 2^31·2^16 → num ≤ 2^60, den ≤ 2^55
-///              or the reported tx utilization (INT-MD), already txRate/B
-/// sojourn    = min(s) / T                        (§9.3 variant)
-/// ```
-/// each in 2^-24 units, rounded down, saturating at 2^40.
-#[cold]
-#[inline(never)]
-fn slow_load(flow: &Flow, s: &HopSample, h: &HopHistory, dts: u32) -> HopLoad {
-    let b = s.bandwidth.as_mbps() as u64;
-    let t = flow.t as u64;
-    let q = queue_signal(flow.signal, s).min(h.queue) as u64;
-    // Denominators are ≥ 100 · 100 > 0 (plausible B, valid T, dts > 0):
-    // the `None` arms cannot happen, and would only zero a term.
-    let queue_term = match flow.signal {
-        QueueSignal::Length => ratio_q24(q * 8000, b * t),
-        QueueSignal::Sojourn => ratio_q24(q, t),
-    }
-    .unwrap_or(0);
-    let rate_term = match s.tx_utilization.get() {
-        Some(util) => util.to_bits() as u64,
-        None => {
-            let Some(dtx_bytes) = tx_bytes_between(s.tx, h.tx, s.widths, dts, b as u32) else {
-                return HopLoad::Skip;
-            };
-            ratio_q24(dtx_bytes * 8000, dts as u64 * b).unwrap_or(0)
-        }
-    };
-    let u = ((queue_term + rate_term) << U_EXTRA_BITS).min(U28_MAX);
-    if dts >= flow.t {
-        HopLoad::Load { a: u, tau: flow.t }
-    } else {
+        a += mul_shr41(bytes8, link.k, 22);
+        // u' saturates at 8192 = 2^41 units of 2^-28, so a at f·8192.
         HopLoad::Load {
-            a: mul_frac_q32(u, flow.fraction(dts)),
+            a: a.min((f as u64) << U_HIGH_BITS),
             tau: dts,
         }
     }
+
+    #[inline(always)]
+    fn reciprocals(&self) -> &Reciprocals {
+        &self.cfg.reciprocals
+    }
 }
 
-/// Longest telemetry stack the engine reads: the path's hop count is kept
-/// in 4 bits.
-pub(crate) const MAX_STACK: usize = 15;
+impl Term<'_> {
+    /// Where the products do not serve: Δts ≥ T (tau = T, and a = u'
+    /// itself), or a BDP of 1 KiB or less. u' of line 5 by its two
+    /// quotients ([`ratio_q24`]):
+    ///
+    /// ```text
+    /// queue term = min(q) · 8000 / (B · T)          q ≤ 2^32 → num ≤ 2^45, den ≤ 2^43
+    /// rate term  = Δtx · 8000 / (Δts · B)           Δtx ≤ 2^31·2^16 → num ≤ 2^60, den ≤ 2^55
+    ///              or the reported tx utilization (INT-MD), already txRate/B
+    /// sojourn    = min(s) / T                        (§9.3 variant)
+    /// ```
+    /// each in 2^-24 units, rounded down, saturating at 2^40.
+    #[cold]
+    #[inline(never)]
+    fn slow(&self, flow: &Flow, s: &HopSample, h: &HopHistory, dts: u32) -> HopLoad {
+        let b = s.bandwidth.as_mbps() as u64;
+        let t = flow.t as u64;
+        let q = queue_signal(self.cfg.queue_signal, s).min(h.queue) as u64;
+        // Denominators are ≥ 100 · 100 > 0 (plausible B, valid T, dts > 0):
+        // the `None` arms cannot happen, and would only zero a term.
+        let queue_term = match self.cfg.queue_signal {
+            QueueSignal::Length => ratio_q24(q * 8000, b * t),
+            QueueSignal::Sojourn => ratio_q24(q, t),
+        }
+        .unwrap_or(0);
+        let rate_term = match s.tx_utilization.get() {
+            Some(util) => util.to_bits() as u64,
+            None => {
+                let Some(dtx_bytes) = tx_bytes_between(s.tx, h.tx, s.widths, dts, b as u32) else {
+                    return HopLoad::Skip;
+                };
+                ratio_q24(dtx_bytes * 8000, dts as u64 * b).unwrap_or(0)
+            }
+        };
+        let u = ((queue_term + rate_term) << U_EXTRA_BITS).min(U28_MAX);
+        if dts >= flow.t {
+            HopLoad::Load { a: u, tau: flow.t }
+        } else {
+            HopLoad::Load {
+                a: mul_frac_q32(u, flow.fraction(dts)),
+                tau: dts,
+            }
+        }
+    }
+}
 
 /// What the history keeps of a sample (Figure 6, line 27: `L = ack.L`).
 #[inline(always)]
@@ -1147,8 +889,8 @@ mod tests {
         assert!(as_f64(c.utilization()) > 1.9, "U {}", as_f64(c.utilization()));
         assert!(c.window() < Window::from_bytes(80_000), "W {:?}", c.window());
         // The choice: both edges and the first three fabric hops.
-        assert_eq!(HpccCore::<5>::tracked(&path(0, 0)), 0b1000_1111);
-        assert_eq!(HpccCore::<8>::tracked(&path(0, 0)), 0xFF);
+        assert_eq!(hop_walk::tracked::<5>(&path(0, 0)), 0b1000_1111);
+        assert_eq!(hop_walk::tracked::<8>(&path(0, 0)), 0xFF);
     }
 
     #[test]

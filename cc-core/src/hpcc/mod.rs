@@ -27,7 +27,7 @@
 
 mod core;
 mod receiver;
-mod reciprocals;
+pub(crate) mod reciprocals;
 mod sender;
 
 pub use self::core::{HpccCore, HpccSnapshot, Measured};
