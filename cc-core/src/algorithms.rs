@@ -414,6 +414,12 @@ registry! {
         /// RTT samples, for fabrics without telemetry.
         ThetaPowerTcp(crate::powertcp::ThetaPowerTcp) = "theta_powertcp",
     }
+    /// PowerTCP parameters.
+    powertcp: powertcp::PowerTcpConfig, "PowerTCP" {
+        /// PowerTCP (NSDI 2022), a window from the power each switch's
+        /// in-band telemetry shows.
+        PowerTcp(crate::powertcp::PowerTcp<H>) = "powertcp",
+    }
 }
 
 impl<const H: usize> AnyController<H> {

@@ -189,6 +189,7 @@ impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
             },
         }),
         control_priority: false,
+        telemetry: false,
     };
 
     const DEFAULT: Self = Self::hpcc_sim();

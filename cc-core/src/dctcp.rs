@@ -100,6 +100,7 @@ impl crate::algorithms::AlgorithmConfig for DctcpConfig {
             pmax: Fraction::ONE,
         }),
         control_priority: false,
+        telemetry: false,
     };
 
     const DEFAULT: Self = Self::rfc_default();

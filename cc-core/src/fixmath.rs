@@ -318,14 +318,23 @@ pub(crate) fn ratio_q24_once(n: u32, d: u64) -> u64 {
     }
 }
 
-/// `⌊x · m / 2^s⌋` for x < 2^41, m < 2^32 and 10 ≤ s ≤ 32, in two 32 × 32
-/// products (x = hi·2^32 + lo, hi < 2^9): `hi·m·2^(32 − s) + ⌊lo·m / 2^s⌋`,
-/// exact, below 2^64.
+/// `⌊x · m / 2^s⌋` for x < 2^41, m < 2^32 and 10 ≤ s ≤ 32, exact, below
+/// 2^64. On a 32-bit core in two 32 × 32 products (x = hi·2^32 + lo, hi <
+/// 2^9): `hi·m·2^(32 − s) + ⌊lo·m / 2^s⌋` (the first term an integer, so
+/// the sum is the same floor); on a 64-bit core the one 64 × 64 → 128
+/// product (`mul` and `mulhu`) shifted.
 #[inline(always)]
 pub(crate) const fn mul_shr41(x: u64, m: u32, s: u32) -> u64 {
-    let hi = (x >> 32) * m as u64;
-    let lo = (x as u32 as u64) * m as u64;
-    (hi << (32 - s)) + (lo >> s)
+    #[cfg(target_pointer_width = "64")]
+    {
+        ((x as u128 * m as u128) >> s) as u64
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        let hi = (x >> 32) * m as u64;
+        let lo = (x as u32 as u64) * m as u64;
+        (hi << (32 - s)) + (lo >> s)
+    }
 }
 
 /// `⌊n · 2^24 / d⌋` for d < 2^24, or any value of at least 2^40 when the

@@ -7,6 +7,7 @@
 //! them through [`crate::Algorithm`] instead of naming the algorithm.
 
 use crate::event::Ack;
+use crate::telemetry::HopSample;
 use crate::units::Fraction;
 
 /// How a table writes a parameter, and how its value becomes the engine's
@@ -158,6 +159,9 @@ pub struct Network {
     /// queue ahead of data by default, so that the delays it measures are
     /// the data's.
     pub control_priority: bool,
+    /// Whether its data packets collect per-hop telemetry on their way
+    /// (the switches write it) and the receiver echoes it on the ACK.
+    pub telemetry: bool,
 }
 
 /// How the firmware benchmark drives an algorithm's ACK row: a flow of
@@ -171,7 +175,9 @@ pub struct AckBench {
     /// The benchmark table's row (`"TIMELY ACK"`).
     pub row: &'static str,
     /// ACK n; the ACKs should take every branch of the update.
-    pub ack: fn(u32) -> Ack<'static>,
+    /// ACK n, its telemetry (for an algorithm that reads any) written into
+    /// the buffer it borrows; filled before the counted region.
+    pub ack: for<'a> fn(u32, &'a mut [HopSample; 5]) -> Ack<'a>,
     /// Time between ACKs, ns.
     pub interval_ns: u32,
     /// The engine path's instruction targets, mean and maximum: on

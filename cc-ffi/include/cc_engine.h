@@ -45,6 +45,23 @@
 // `cc_hpcc_config::telemetry`: telemetry comes from probes.
 #define CC_TELEMETRY_PROBE 1
 
+// PowerTCP (a window from the power of in-band telemetry: an ACK's hops).
+#define CC_ALGORITHM_POWERTCP 9
+
+// `cc_powertcp_config::arrivals`: the queue's growth plus the bytes sent
+// (the paper's).
+#define CC_ARRIVALS_QUEUE_AND_SENT 0
+
+// `cc_powertcp_config::arrivals`: the bytes sent alone (the ns-3 code's).
+#define CC_ARRIVALS_SENT 1
+
+// `cc_powertcp_config::clock`: the window law once per RTT (the paper's).
+#define CC_WINDOW_PER_RTT 0
+
+// `cc_powertcp_config::clock`: the window law on every ACK (the authors'
+// Linux module).
+#define CC_WINDOW_PER_ACK 1
+
 // Swift (fabric and endpoint windows from the NICs' timestamps: an ACK's
 // `t1_ns` ..= `t4_ns`, `forward_hops` and `rx_buffer_level`).
 #define CC_ALGORITHM_SWIFT 7
@@ -402,6 +419,31 @@ typedef struct {
   uint8_t reserved[3];
 } cc_theta_powertcp_config;
 
+// PowerTCP with in-band telemetry. Fractions in 2^-24.
+typedef struct {
+  // γ, the new window's weight, 2^-24 (> 0, ≤ 2^24).
+  uint32_t gamma_q24;
+  // Flows expected at a bottleneck: β = BDP / this (1 ..= 65 535).
+  uint32_t expected_flows;
+  // β as a rate times the base RTT, Mb/s; 0 for BDP / expected_flows
+  // (≤ 2^24).
+  uint32_t beta_mbps;
+  // The window's floor, bytes (1 ..= 65 535).
+  uint32_t min_window_bytes;
+  // η, the target the window law divides power by, 2^-24 (2^23 ..=
+  // 2^24; the paper: 2^24, the authors' ns-3 code: 0.95).
+  uint32_t eta_q24;
+  // The arrival rate's floor as a fraction of the link's speed, 2^-24
+  // (≤ 2^24; the ns-3 code: 0.5).
+  uint32_t min_arrival_q24;
+  // `CC_ARRIVALS_QUEUE_AND_SENT` or `CC_ARRIVALS_SENT`.
+  uint8_t arrivals;
+  // `CC_WINDOW_PER_RTT` or `CC_WINDOW_PER_ACK`.
+  uint8_t clock;
+  // Zero.
+  uint8_t reserved[2];
+} cc_powertcp_config;
+
 // Every algorithm's configuration: an engine's flows may use any of them.
 typedef struct {
   // HPCC++ and Rx-HPCC flows.
@@ -418,6 +460,8 @@ typedef struct {
   cc_swift_config swift;
   // θ-PowerTCP flows.
   cc_theta_powertcp_config theta_powertcp;
+  // PowerTCP flows.
+  cc_powertcp_config powertcp;
 } cc_config;
 
 // One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).

@@ -10,17 +10,19 @@ use cc_core::dcqcn::DcqcnConfig;
 use cc_core::dctcp::DctcpConfig;
 use cc_core::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, Reciprocals, TelemetrySource, MAX_RTTS, MAX_SPEEDS};
 use cc_core::ldcp::{FastStart, LdcpConfig};
-use cc_core::powertcp::ThetaPowerTcpConfig;
+use cc_core::powertcp::{PowerTcpConfig, ThetaPowerTcpConfig};
 use cc_core::swift::SwiftConfig;
 use cc_core::timely::TimelyConfig;
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Mtu, Rate, Window};
 
 use crate::cc_status;
 
+mod powertcp;
 mod swift;
 mod theta_powertcp;
 mod timely;
 
+pub use self::powertcp::*;
 pub use self::swift::*;
 pub use self::theta_powertcp::*;
 pub use self::timely::*;
@@ -159,6 +161,8 @@ pub struct cc_config {
     pub swift: cc_swift_config,
     /// θ-PowerTCP flows.
     pub theta_powertcp: cc_theta_powertcp_config,
+    /// PowerTCP flows.
+    pub powertcp: cc_powertcp_config,
 }
 
 fn fraction(raw: u32, field: &'static CStr) -> Result<Fraction, &'static CStr> {
@@ -294,6 +298,7 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
     let timely = TimelyConfig::try_from(&c.timely)?;
     let swift = SwiftConfig::try_from(&c.swift)?;
     let theta_powertcp = ThetaPowerTcpConfig::try_from(&c.theta_powertcp)?;
+    let powertcp = PowerTcpConfig::try_from(&c.powertcp)?;
     Ok(AnyConfig {
         hpcc,
         ldcp,
@@ -302,6 +307,7 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
         timely,
         swift,
         theta_powertcp,
+        powertcp,
     })
 }
 
@@ -387,6 +393,7 @@ impl From<&AnyConfig> for cc_config {
             timely: cc_timely_config::from(&a.timely),
             swift: cc_swift_config::from(&a.swift),
             theta_powertcp: cc_theta_powertcp_config::from(&a.theta_powertcp),
+            powertcp: cc_powertcp_config::from(&a.powertcp),
         }
     }
 }

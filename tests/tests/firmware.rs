@@ -589,10 +589,51 @@ fn theta_powertcp_2to1_replays_bit_for_bit() {
     );
 }
 
+/// PowerTCP on the shipped 2-to-1 (`scenarios/powertcp-2to1.toml`, cut
+/// to 1.5 ms): the sender's trace, with the switches' compact telemetry on
+/// every ACK, replays bit for bit on every core and through the C API;
+/// the window, cut from the BDP it starts at toward the two flows'
+/// equilibrium, moves both ways.
+#[test]
+fn powertcp_2to1_replays_bit_for_bit() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/powertcp-2to1.toml");
+    let mut s = scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    s.stop_ms = TimeMs(1.5);
+    let a = equivalent("PowerTCP 2-to-1", &record(&s, Side::Sender));
+    let windows: Vec<u32> = a
+        .iter()
+        .filter_map(|(_, d)| d.as_ref().ok())
+        .map(|d| d.window.to_bits())
+        .collect();
+    let top = windows.iter().copied().max().unwrap();
+    assert!(
+        windows.iter().filter(|&&w| w < top / 4 * 3).count() > 1000,
+        "windows cut"
+    );
+    assert!(
+        windows.windows(2).filter(|p| p[1] > p[0]).count() > 50,
+        "windows growing"
+    );
+}
+
 /// Five hops: built here (the simulator's topologies have at most three
 /// switch hops on a path), with 20-bit counters wrapping many times.
 #[test]
 fn hpcc_five_hops() {
+    five_hops(Algorithm::Hpcc, "HPCC++ 5 hops", 100);
+}
+
+/// PowerTCP on the same five hops, through the hop walk it shares with
+/// HPCC++: bit for bit on every core and through the C API. Its window
+/// law runs once per RTT, an RTT being 150 ACKs here: 13 updates.
+#[test]
+fn powertcp_five_hops() {
+    five_hops(Algorithm::PowerTcp, "PowerTCP 5 hops", 10);
+}
+
+/// A trace of 2000 ACKs over five hops for `algorithm`, replayed; its
+/// windows take more than `distinct` values.
+fn five_hops(algorithm: Algorithm, what: &str, distinct: usize) {
     let mut out = Vec::new();
     let mut buf = [0u8; MAX_FRAME];
     let cfg = AnyConfig::DEFAULT;
@@ -603,7 +644,7 @@ fn hpcc_five_hops() {
         out.extend_from_slice(&buf[..n]);
     };
     let p = FlowParams {
-        algorithm: Algorithm::Hpcc,
+        algorithm,
         base_rtt: BaseRtt::from_nanos(12_000).unwrap(),
         line_rate: LinkSpeed::from_gbps(100),
         start_seq: Seq(0),
@@ -656,12 +697,12 @@ fn hpcc_five_hops() {
     }
     let n = codec::encode_halt(&mut buf).unwrap();
     out.extend_from_slice(&buf[..n]);
-    let a = equivalent("HPCC++ 5 hops", &out);
+    let a = equivalent(what, &out);
     let windows: std::collections::BTreeSet<u32> = a
         .iter()
         .filter_map(|(_, d)| d.as_ref().ok().map(|d| d.window.to_bits()))
         .collect();
-    assert!(windows.len() > 100, "{} distinct windows", windows.len());
+    assert!(windows.len() > distinct, "{} distinct windows", windows.len());
 }
 
 /// Co-simulation: flow 0's sender-side congestion control runs in the

@@ -71,9 +71,15 @@ impl Drain {
     /// Under the threshold within `rtts` RTTs of the peak, and at or above
     /// it in at most 1 % of the samples after.
     fn assert_held(&self, rtts: f64, what: &str) {
+        self.assert_held_but(rtts, 0.01, what)
+    }
+
+    /// [`Drain::assert_held`] with at most `share` of the samples after at
+    /// or above the threshold.
+    fn assert_held_but(&self, rtts: f64, share: f64, what: &str) {
         assert!(self.rtts_to_under <= rtts, "{what}: {:.2} RTTs", self.rtts_to_under);
         assert!(
-            self.above as f64 <= 0.01 * self.after as f64,
+            self.above as f64 <= share * self.after as f64,
             "{what}: {} of {} samples at the threshold or more",
             self.above,
             self.after
@@ -386,19 +392,61 @@ fn theta_powertcp_2to1_holds_n_betas_of_queue_at_full_rate() {
     check(&w, &s, true);
 }
 
-/// The PowerTCP paper's burst (`scenarios/{hpcc,theta-powertcp}-incast255.toml`):
+/// PowerTCP 2-to-1 with the paper's constants (γ 0.9, β = BDP/10, the
+/// window once per RTT) and compact telemetry: at equilibrium Γ = 1 +
+/// N·β/BDP, so the queue holds N·β = 20 % of a BDP at a full link, as the
+/// θ form's, here measured by the switch itself. Measured: utilization
+/// 100.0 %, queue p50 11.6 KB / p99 13.7 KB against N·β = 10.4 KB (the
+/// same without send jitter), Jain 1.000; second flow 5 ms late: 100.0 %,
+/// 10.5 / 13.7 KB, Jain 1.000.
+#[test]
+fn powertcp_2to1_holds_n_betas_of_queue_at_full_rate() {
+    let check = |w: &World, s: &Summary, late: bool| {
+        assert_eq!(s.flows_finished, 2);
+        assert!(s.link_utilization[0].utilization >= 0.99, "{:?}", s.link_utilization);
+        assert_eq!(s.drops, 0);
+        assert!(
+            s.jain_fairness >= 0.98,
+            "Jain {:.4} (late start: {late})",
+            s.jain_fairness
+        );
+        let bdp = 100e9 / 8.0 * w.flows[0].base_rtt_ns as f64 * 1e-9;
+        let n_beta = 2.0 * bdp / 10.0;
+        assert!(
+            s.queue_bytes.p50 >= 0.5 * n_beta && s.queue_bytes.p99 <= 1.5 * n_beta,
+            "queue p50 {} / p99 {} B against N·β {n_beta:.0} B (late start: {late})",
+            s.queue_bytes.p50,
+            s.queue_bytes.p99
+        );
+    };
+    let (w, s) = run("powertcp-2to1");
+    check(&w, &s, false);
+    let (w, s) = run_second_flow_late("powertcp-2to1");
+    check(&w, &s, true);
+}
+
+/// The PowerTCP paper's burst (`scenarios/{powertcp,theta-powertcp,hpcc}-incast255.toml`):
 /// four long flows hold a 100 Gb/s port; at 3 ms 255 senders each start
 /// one 4 kB flow at line rate, 1.02 MB at once (its own bytes take 82 µs
-/// to leave at line rate). Both algorithms bring the queue under one BDP
-/// within ten RTTs of its peak (the RTT then, about 90 µs, is mostly that
-/// drain), keep it there, drop nothing and keep the port full: θ-PowerTCP
-/// at its N·β standing queue (4 flows: 21 KB), HPCC++ at η. Measured, θ /
-/// HPCC++: peak 1.09 / 1.07 MB, under one BDP 0.97 / 0.96 RTTs after it
-/// (the long flows out of the way at once), samples at a BDP or more
-/// afterwards 0 / 10 of 1910, utilization 99.8 / 94.9 %.
+/// to leave at line rate). The three algorithms bring the queue under one
+/// BDP within ten RTTs of its peak (the RTT then, about 90 µs, is mostly
+/// that drain), drop nothing and keep the port full: PowerTCP and
+/// θ-PowerTCP at their N·β standing queue (4 flows: 21 KB), HPCC++ at η.
+/// Measured, PowerTCP / θ / HPCC++: peak 1.09 / 1.09 / 1.07 MB, under one
+/// BDP 0.97 / 0.97 / 0.96 RTTs after it (the long flows out of the way at
+/// once), samples at a BDP or more afterwards 34 / 0 / 10 of 1910,
+/// utilization 99.9 / 99.8 / 94.9 %. PowerTCP's 34: while the burst
+/// drains, its telemetry shows arrivals near zero (the queue falls as fast
+/// as the port sends), Γ falls to its floor and the next update sets each
+/// long flow's window to the BDP; the four windows hold a queue of about 3
+/// BDPs for some 40 µs before Γ brings them back.
 #[test]
 fn a_burst_of_255_drains_within_ten_rtts_and_the_port_stays_full() {
-    for (name, utilization) in [("theta-powertcp-incast255", 0.99), ("hpcc-incast255", 0.94)] {
+    for (name, utilization, above) in [
+        ("powertcp-incast255", 0.99, 0.03),
+        ("theta-powertcp-incast255", 0.99, 0.01),
+        ("hpcc-incast255", 0.94, 0.01),
+    ] {
         let (w, s) = run(name);
         assert_eq!((s.flows_finished, s.drops), (255, 0), "{name}");
         assert!(
@@ -423,30 +471,34 @@ fn a_burst_of_255_drains_within_ten_rtts_and_the_port_stays_full() {
             "{name}: the burst arrives at once ({} B)",
             d.peak
         );
-        d.assert_held(10.0, name);
+        d.assert_held_but(10.0, above, name);
     }
 }
 
-/// θ-PowerTCP on the HPCC paper's fat-tree under FB_Hadoop at 30 %
-/// (`scenarios/fattree320-fbhadoop-theta-powertcp.toml`, the same flows
-/// as `fattree320-fbhadoop`): with RTT samples alone its short flows fare
-/// within 20 % of HPCC++'s with full telemetry. Measured, slowdown p95 /
-/// p99 of flows ≤ 3 kB, θ-PowerTCP against HPCC++: seed 11 (shipped) 1.51
-/// / 2.20 against 1.40 / 2.04; seeds 12 and 13, 1.44 / 2.13 and 1.52 /
-/// 2.28 against 1.39 / 2.04 and 1.41 / 2.09 (4-9 % above).
+/// PowerTCP and θ-PowerTCP on the HPCC paper's fat-tree under FB_Hadoop
+/// at 30 % (`scenarios/fattree320-fbhadoop-{powertcp,theta-powertcp}.toml`,
+/// the same flows as `fattree320-fbhadoop`): their short flows fare within
+/// 20 % of HPCC++'s, θ-PowerTCP with RTT samples alone. Measured, slowdown
+/// p95 / p99 of flows ≤ 3 kB against HPCC++'s: seed 11 (shipped) PowerTCP
+/// 1.57 / 2.24, θ-PowerTCP 1.51 / 2.20, HPCC++ 1.40 / 2.04; seeds 12 and
+/// 13, PowerTCP 1.53 / 2.16 and 1.61 / 2.33, θ-PowerTCP 1.44 / 2.13 and
+/// 1.52 / 2.28, HPCC++ 1.39 / 2.04 and 1.40 / 2.09 (4-15 % above).
 #[test]
-fn theta_powertcp_short_flows_on_the_fat_tree_stay_near_hpcc() {
+fn powertcp_short_flows_on_the_fat_tree_stay_near_hpcc() {
     let short = |s: &Summary| {
         let b = &s.slowdown_by_size[0];
         assert_eq!(b.upto_bytes, Some(3000));
         (b.p95, b.p99)
     };
-    let (_, theta) = run("fattree320-fbhadoop-theta-powertcp");
     let (_, hpcc) = run("fattree320-fbhadoop");
-    assert_eq!(theta.flows_finished, theta.flows);
-    let ((t95, t99), (h95, h99)) = (short(&theta), short(&hpcc));
-    eprintln!("flows ≤ 3 kB p95 / p99: θ-PowerTCP {t95:.2} / {t99:.2}, HPCC++ {h95:.2} / {h99:.2}");
-    assert!(t95 <= 1.2 * h95 && t99 <= 1.2 * h99);
+    let (h95, h99) = short(&hpcc);
+    for name in ["fattree320-fbhadoop-powertcp", "fattree320-fbhadoop-theta-powertcp"] {
+        let (_, s) = run(name);
+        assert_eq!(s.flows_finished, s.flows, "{name}");
+        let (p95, p99) = short(&s);
+        eprintln!("{name}: flows ≤ 3 kB p95 / p99 {p95:.2} / {p99:.2}, HPCC++ {h95:.2} / {h99:.2}");
+        assert!(p95 <= 1.2 * h95 && p99 <= 1.2 * h99, "{name}");
+    }
 }
 
 /// PFC: the right switch's port to host 9 is the only congested one; its

@@ -222,6 +222,7 @@ impl crate::algorithms::AlgorithmConfig for HpccConfig {
         gate: Gate::Window,
         marking: None,
         control_priority: false,
+        telemetry: true,
     };
 
     const DEFAULT: Self = Self::draft_default();

@@ -228,6 +228,7 @@ impl crate::algorithms::AlgorithmConfig for LdcpConfig {
         gate: Gate::WindowOrTicks,
         marking: None,
         control_priority: false,
+        telemetry: false,
     };
 
     const DEFAULT: Self = Self::draft_default();

@@ -57,12 +57,15 @@
 //! and, when samples come less than τ apart, the smoothing's /τ (one); a
 //! window update W_old/Γ (one) and β (one).
 
+mod int;
 #[cfg(feature = "reference")]
 pub mod reference;
 #[cfg(test)]
 mod tests;
 
 use core::num::NonZeroU64;
+
+pub use self::int::{bench_ack as powertcp_bench_ack, Arrivals, PowerTcp, PowerTcpConfig, UpdateClock, POWER28_LIMIT};
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
@@ -287,6 +290,7 @@ impl crate::algorithms::AlgorithmConfig for ThetaPowerTcpConfig {
         gate: Gate::Window,
         marking: None,
         control_priority: false,
+        telemetry: false,
     };
 
     /// Updating ACKs an RTT apart ([`bench_ack`]).
@@ -369,7 +373,7 @@ impl crate::algorithms::AlgorithmConfig for ThetaPowerTcpConfig {
 /// updates, with an RTT from a cycle of eight that takes every branch: a
 /// rising RTT, a falling one, one rising faster than time (the factor
 /// past 2), one falling faster (the factor at its floor), a steady one.
-pub fn bench_ack(n: u32) -> Ack<'static> {
+pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'static> {
     const RTTS: [u32; 8] = [9_000, 12_000, 15_000, 11_000, 8_500, 30_000, 10_000, 9_500];
     Ack {
         cum_ack: Seq(n.wrapping_mul(1000)),
@@ -572,35 +576,75 @@ impl ThetaPowerTcp {
     }
 
     /// The window law with Γ = `power` (2^-16, ≥ 1), once per RTT
-    /// (UPDATEWINDOW): W = γ·(W_old/Γ + β) + (1 − γ)·W within [floor,
-    /// BDP]; `snd_nxt` becomes the next mark.
+    /// (UPDATEWINDOW), W_old the window itself; `snd_nxt` becomes the next
+    /// mark.
     #[inline(always)]
     fn window(&mut self, cfg: &ThetaPowerTcpConfig, power: u64, tau: u32, snd_nxt: Seq) {
+        let law = WindowLaw {
+            gamma: cfg.gamma,
+            expected_flows: cfg.expected_flows,
+            beta_mbps: cfg.beta_mbps,
+            min_window_bytes: cfg.min_window_bytes,
+            eta: Fraction::ONE,
+        };
+        let w = self.window_bits();
+        self.set_window(law.next(w, w, self.bdp_bits(), power, POWER_BITS, tau));
+        self.mark = snd_nxt.0;
+    }
+}
+
+/// PowerTCP's window law, shared by both forms (NSDI 2022, Algorithms 1
+/// and 2, UPDATEWINDOW):
+///
+/// ```text
+/// W = γ·(η·W_old/Γ + β) + (1 − γ)·W          within [floor, the host's BDP]
+/// ```
+/// η is 1 in the paper; the authors' ns-3 code divides Γ by a target
+/// utilization η = 0.95.
+pub(crate) struct WindowLaw {
+    pub gamma: Fraction,
+    pub expected_flows: u32,
+    pub beta_mbps: u32,
+    pub min_window_bytes: u32,
+    pub eta: Fraction,
+}
+
+impl WindowLaw {
+    /// The next window, 2^-4 byte, from W_old and W (2^-4 byte, < 2^30),
+    /// the host's BDP (2^-4 byte) and Γ = `power` in 2^-`power_bits`
+    /// (≥ 1; `power_bits` ≤ 28), τ in ns.
+    #[inline(always)]
+    pub fn next(&self, w_old: u32, w: u32, bdp: u32, power: u64, power_bits: u32, tau: u32) -> u32 {
         let power_nz = NonZeroU64::new(power).unwrap_or(NonZeroU64::MIN);
         // In 2^-8 byte (four bits below the window's, so that the result
-        // is rounded once): W_old/Γ, W < 2^30 in 2^-4 byte, ·2^20 < 2^50,
-        // over Γ ≥ 655: < 2^41, capped at the largest window (< 2^34).
-        let w = self.window_bits() as u64;
-        let bdp = self.bdp_bits() as u64;
-        let scaled = div_u64(w << (POWER_BITS + EXTRA_BITS), power_nz).min(MAX_WINDOW_BITS << EXTRA_BITS);
+        // is rounded once): W_old/Γ, W_old < 2^30 in 2^-4 byte,
+        // ·2^(bits + 4) ≤ 2^62, over Γ (≥ 0.01): < 2^41, capped at the
+        // largest window (< 2^34).
+        let w_old = w_old as u64;
+        let w = w as u64;
+        let bdp = bdp as u64;
+        let mut scaled = div_u64(w_old << (power_bits + EXTRA_BITS), power_nz).min(MAX_WINDOW_BITS << EXTRA_BITS);
+        if self.eta != Fraction::ONE {
+            // η·W_old/Γ: < 2^34 · 2^24.
+            scaled = (scaled * self.eta.to_bits() as u64) >> Fraction::FRAC_BITS;
+        }
         // β: BDP/N, or beta_mbps·τ bytes = beta_mbps·τ·4/125 in 2^-8 byte
         // (< 2^24·2^20·4).
-        let beta = if cfg.beta_mbps == 0 {
-            let n = NonZeroU64::new(cfg.expected_flows as u64).unwrap_or(NonZeroU64::MIN);
+        let beta = if self.beta_mbps == 0 {
+            let n = NonZeroU64::new(self.expected_flows as u64).unwrap_or(NonZeroU64::MIN);
             div_u64(bdp << EXTRA_BITS, n)
         } else {
-            div_u64(cfg.beta_mbps as u64 * tau as u64 * 4, N125).min(MAX_WINDOW_BITS << EXTRA_BITS)
+            div_u64(self.beta_mbps as u64 * tau as u64 * 4, N125).min(MAX_WINDOW_BITS << EXTRA_BITS)
         };
         // γ·(W_old/Γ + β) + (1 − γ)·W: each term < 2^35·2^24, the sum <
         // 2^60; back to 2^-4 byte rounded to nearest.
-        let g = cfg.gamma.to_bits().min(Fraction::ONE.to_bits()) as u64;
+        let g = self.gamma.to_bits().min(Fraction::ONE.to_bits()) as u64;
         let shift = Fraction::FRAC_BITS + EXTRA_BITS;
         let mixed =
             (g * (scaled + beta) + ((1u64 << Fraction::FRAC_BITS) - g) * (w << EXTRA_BITS) + (1 << (shift - 1)))
                 >> shift;
-        let floor = (cfg.min_window_bytes as u64) << Window::FRAC_BITS;
-        self.set_window(mixed.min(bdp).max(floor) as u32);
-        self.mark = snd_nxt.0;
+        let floor = (self.min_window_bytes as u64) << Window::FRAC_BITS;
+        mixed.min(bdp).max(floor) as u32
     }
 }
 

@@ -1,7 +1,8 @@
 //! θ-PowerTCP in `f64`, as the paper's Algorithm 2 and the authors' Linux
 //! module compute it (`rttptcp_norm_power`, `update_window`,
-//! `rttptcp_update_old`), in bytes and nanoseconds: the model the
-//! fixed-point controller is held to.
+//! `rttptcp_update_old`), and PowerTCP with in-band telemetry as its
+//! Algorithm 1 does ([`PowerTcpRef`]), in bytes and nanoseconds: the
+//! models the fixed-point controllers are held to.
 
 use super::{PowerClock, ThetaPowerTcpConfig, MIN_POWER, POWER_BITS, POWER_LIMIT};
 
@@ -129,5 +130,142 @@ impl ThetaRef {
         let g = self.p.gamma;
         let w = g * (self.w / self.power + self.p.beta) + (1.0 - g) * self.w;
         self.w = w.min(self.p.bdp).max(self.p.min_window);
+    }
+}
+
+/// One hop's sample for [`PowerTcpRef`]: what the switch wrote, in bytes
+/// and ns, counters already unwrapped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HopRef {
+    /// Egress timestamp, ns.
+    pub ts: f64,
+    /// Bytes the port has sent.
+    pub tx: f64,
+    /// Queue length, bytes.
+    pub qlen: f64,
+    /// Link speed, bytes per ns.
+    pub b: f64,
+}
+
+/// PowerTCP with in-band telemetry in `f64`, as the paper's Algorithm 1
+/// computes it (NORMPOWER, UPDATEWINDOW), with the engine's readings
+/// where the paper is silent: Δt of the busiest hop, or the longest
+/// interval when no hop shows any load; the first Γ is Γ_norm.
+#[derive(Clone, Copy, Debug)]
+pub struct PowerTcpRef {
+    /// γ.
+    pub gamma: f64,
+    /// β, bytes.
+    pub beta: f64,
+    /// η.
+    pub eta: f64,
+    /// λ's floor, a fraction of B.
+    pub min_arrival: f64,
+    /// Whether λ includes the queue's growth.
+    pub queue_growth: bool,
+    /// Whether the window law runs on every ACK (W_old the window at the
+    /// last RTT boundary).
+    pub per_ack: bool,
+    /// The window's floor, bytes.
+    pub min_window: f64,
+    /// The host's BDP, bytes.
+    pub bdp: f64,
+    /// τ, ns.
+    pub tau: f64,
+    /// The window, bytes.
+    pub w: f64,
+    /// W_old for the per-ACK clock, bytes.
+    pub w_old: f64,
+    /// Γ (0: none yet).
+    pub power: f64,
+    /// The next RTT boundary.
+    pub mark: f64,
+}
+
+impl PowerTcpRef {
+    /// A flow at the host's BDP `bdp_bytes` with base RTT `tau_ns`.
+    pub fn new(c: &super::PowerTcpConfig, tau_ns: f64, bdp_bytes: f64, mark: f64) -> Self {
+        let f = |x: crate::units::Fraction| x.to_bits() as f64 / (1u32 << 24) as f64;
+        let w = bdp_bytes.max(c.min_window_bytes as f64);
+        PowerTcpRef {
+            gamma: f(c.gamma),
+            beta: if c.beta_mbps == 0 {
+                bdp_bytes / c.expected_flows as f64
+            } else {
+                c.beta_mbps as f64 * 1e6 / 8.0 * tau_ns * 1e-9
+            },
+            eta: f(c.eta),
+            min_arrival: f(c.min_arrival),
+            queue_growth: c.arrivals == super::Arrivals::QueueAndSent,
+            per_ack: c.clock == super::UpdateClock::PerAck,
+            min_window: c.min_window_bytes as f64,
+            bdp: bdp_bytes,
+            tau: tau_ns,
+            w,
+            w_old: w,
+            power: 0.0,
+            mark,
+        }
+    }
+
+    /// Γ_norm and its Δt over the hops `now` against `before`; `None`
+    /// where no hop's interval is positive.
+    pub fn norm_power(&self, now: &[HopRef], before: &[HopRef]) -> Option<(f64, f64)> {
+        let mut best: Option<(f64, f64)> = None;
+        let mut longest = 0.0f64;
+        for (s, h) in now.iter().zip(before) {
+            let dt = s.ts - h.ts;
+            if dt <= 0.0 {
+                continue;
+            }
+            longest = longest.max(dt);
+            let sent = s.tx - h.tx;
+            let arrived = if self.queue_growth {
+                (sent + s.qlen - h.qlen).max(0.0)
+            } else {
+                sent
+            };
+            let lambda = (arrived / dt).max(self.min_arrival * s.b);
+            let power = lambda * (s.qlen + s.b * self.tau) / (s.b * s.b * self.tau);
+            if power > 0.0 && best.is_none_or(|(p, _)| power > p) {
+                best = Some((power, dt));
+            }
+        }
+        match best {
+            Some(b) => Some(b),
+            None if longest > 0.0 => Some((0.0, longest)),
+            None => None,
+        }
+    }
+
+    /// An ACK with cumulative ACK `cum`, `snd_nxt` `nxt` (unwrapped) and
+    /// its hops against the hops of the ACK before.
+    pub fn ack(&mut self, cum: f64, nxt: f64, now: &[HopRef], before: &[HopRef]) {
+        let Some((norm, dt)) = self.norm_power(now, before) else {
+            return;
+        };
+        let limit = (POWER_LIMIT as f64) / (1u64 << POWER_BITS) as f64;
+        let norm = norm.clamp(MIN_POWER as f64 / (1u64 << POWER_BITS) as f64, limit);
+        let dt = dt.min(self.tau);
+        self.power = if self.power == 0.0 {
+            norm
+        } else {
+            ((self.tau - dt) * self.power + dt * norm) / self.tau
+        };
+        let reached = cum >= self.mark;
+        let law = |w_old: f64, w: f64| {
+            let next = self.gamma * (self.eta * w_old / self.power + self.beta) + (1.0 - self.gamma) * w;
+            next.min(self.bdp).max(self.min_window)
+        };
+        if self.per_ack {
+            self.w = law(self.w_old, self.w);
+            if reached {
+                self.w_old = self.w;
+                self.mark = nxt;
+            }
+        } else if reached {
+            self.w = law(self.w, self.w);
+            self.mark = nxt;
+        }
     }
 }

@@ -335,6 +335,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
         gate: Gate::Window,
         marking: None,
         control_priority: false,
+        telemetry: false,
     };
 
     /// ACKs a microsecond apart through every branch ([`bench_ack`]).
@@ -435,7 +436,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
 /// scaling): below it (increase, with its division), above it (decrease,
 /// with its division, when an RTT has passed since the last), far above
 /// (capped at max_mdf).
-pub fn bench_ack(n: u32) -> Ack<'static> {
+pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'static> {
     const FABRIC: [u32; 8] = [20_000, 25_000, 60_000, 22_000, 90_000, 28_000, 40_000, 21_000];
     let fabric = FABRIC[(n % 8) as usize];
     let t1 = n.wrapping_mul(1_000);

@@ -269,6 +269,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
         gate: Gate::Rate,
         marking: None,
         control_priority: false,
+        telemetry: false,
     };
 
     /// ACKs a microsecond apart, each passing the last update's `snd_nxt`
@@ -353,7 +354,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
 /// eight that takes every branch under the defaults: below T_low
 /// (increase), a rising and a falling gradient between T_low and T_high
 /// (decrease with its division, increase), above T_high (decrease).
-pub fn bench_ack(n: u32) -> Ack<'static> {
+pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'static> {
     const RTTS: [u32; 8] = [40_000, 60_000, 75_000, 70_000, 62_000, 520_000, 90_000, 55_000];
     Ack {
         cum_ack: Seq(n.wrapping_mul(1000)),

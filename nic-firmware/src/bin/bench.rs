@@ -324,16 +324,19 @@ fn bench_registered(o: u64, a: Algorithm) -> Row {
             let (Some(bench), cfg) = (C::ACK_BENCH, C::DEFAULT) else {
                 exit(3)
             };
-            let Ok((mut c, _)) = C::Sender::<1>::start(&cfg, Instant::ZERO, &hpcc_params(self.1)) else {
+            let Ok((mut c, _)) = C::Sender::<5>::start(&cfg, Instant::ZERO, &hpcc_params(self.1)) else {
                 exit(3)
             };
-            measure(
-                self.0,
-                |i| (bench.ack)(i + 1),
-                |ack| {
-                    let _ = black_box(call(|| black_box(&mut c).ack(black_box(&cfg), Instant::ZERO, ack)));
-                },
-            )
+            // `measure` with the ACK's telemetry in a buffer it borrows.
+            let mut counter = Counter::new(self.0);
+            let mut hops = [HopSample::default(); 5];
+            for i in 0..EVENTS {
+                let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
+                counter.around((bench.ack)(i + 1, &mut hops), |ack| {
+                    let _ = black_box(call(|| black_box(&mut c).ack(black_box(&cfg), now, ack)));
+                });
+            }
+            counter.cost()
         }
     }
     Row {
@@ -356,7 +359,7 @@ fn reference_ack(o: u64, a: Algorithm) -> Option<Cost> {
             let mut r = TimelyRef::new(TimelyRefParams::from_config(&cfg, line), p.start_seq.0 as f64);
             Some(measure(
                 o,
-                |i| cc_core::timely::bench_ack(i + 1),
+                |i| cc_core::timely::bench_ack(i + 1, &mut [HopSample::default(); 5]),
                 |ack| {
                     let (cum, nxt, rtt) = (
                         ack.cum_ack.0 as f64,
@@ -385,7 +388,7 @@ fn reference_ack(o: u64, a: Algorithm) -> Option<Cost> {
             let mut now = 0u32;
             Some(measure(
                 o,
-                |i| cc_core::swift::bench_ack(i + 1),
+                |i| cc_core::swift::bench_ack(i + 1, &mut [HopSample::default(); 5]),
                 |ack| {
                     now = now.wrapping_add(1_000);
                     if let Some(n) = ack.nic.as_ref() {

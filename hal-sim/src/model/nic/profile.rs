@@ -98,12 +98,13 @@ impl Profile {
                 probe: ProbeKind::Rtt,
             },
             // Any other algorithm of the registry: what it asks of the
-            // network; its samples come with every ACK.
+            // network; its samples come with every ACK (its data's
+            // telemetry echoed on them where it reads telemetry).
             Cc::Registered { algorithm, .. } => Profile {
                 sender: *algorithm,
                 receiver: None,
-                data_telemetry: false,
-                echo_telemetry: false,
+                data_telemetry: algorithm.network().telemetry,
+                echo_telemetry: algorithm.network().telemetry,
                 rx_telemetry: false,
                 cnp_on_ce: None,
                 gate: algorithm.network().gate,

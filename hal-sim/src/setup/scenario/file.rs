@@ -862,10 +862,15 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
 
 /// Checks across tables.
 fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
-    if matches!(s.cc.algorithm, Cc::Hpcc(_)) && s.nic.telemetry == TelFormat::None {
+    let reads_telemetry = match &s.cc.algorithm {
+        Cc::Hpcc(_) => Some("HPCC++"),
+        Cc::Registered { algorithm, .. } if algorithm.network().telemetry => Some(algorithm.title()),
+        _ => None,
+    };
+    if let (Some(title), TelFormat::None) = (reads_telemetry, s.nic.telemetry) {
         return Err((
             "nic.telemetry",
-            "HPCC++ needs in-band telemetry: compact, int_md, ioam or ifa".into(),
+            format!("{title} needs in-band telemetry: compact, int_md, ioam or ifa"),
         ));
     }
     if let Some(p) = &s.switch.pfc {

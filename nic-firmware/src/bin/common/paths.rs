@@ -363,10 +363,13 @@ impl<B: Bracket> ConfigVisitor for AckPath<'_, B> {
         let Some(bench) = C::ACK_BENCH else {
             nic_firmware::exit(3)
         };
-        let (mut eng, h) = started::<C::Sender<1>>(C::DEFAULT, hpcc_params(self.a));
+        // Five hops of history, as the HPCC++ rows (an algorithm that keeps
+        // none has the same controller for any H).
+        let (mut eng, h) = started::<C::Sender<5>>(C::DEFAULT, hpcc_params(self.a));
+        let mut hops = [HopSample::default(); 5];
         for i in 0..self.events {
             let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
-            self.b.around((now, (bench.ack)(i + 1)), |(now, ack)| {
+            self.b.around((now, (bench.ack)(i + 1, &mut hops)), |(now, ack)| {
                 let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
             });
         }
