@@ -47,7 +47,7 @@ use crate::fixmath::{div_u64, mul_frac_q32, mul_shr41, ratio_q24};
 use crate::hop_walk::{self, Flow, HopLoad, HopTerm, Interval, Link, Walk};
 use crate::hpcc::{per_rtt, Reciprocals};
 use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
-use crate::telemetry::{CounterWidths, HopHistory, HopSample, SIGNATURE_MASK};
+use crate::telemetry::{tx_bytes_between, CounterWidths, HopHistory, HopSample, SIGNATURE_MASK};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -290,7 +290,7 @@ impl crate::algorithms::AlgorithmConfig for PowerTcpConfig {
         telemetry: true,
     };
 
-    /// Five hops of telemetry on ACKs 4.1 µs apart ([`bench_ack`]).
+    /// Five hops of telemetry on ACKs 4.1 µs apart (`bench_ack` in this module).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
         name: "powertcp-ack-5",
         row: "PowerTCP ACK, 5 hops",
@@ -592,7 +592,7 @@ impl Term<'_> {
                 util.to_bits() as u64 + ratio_q24(grown * 8000, dts as u64 * b).unwrap_or(0)
             }
             None => {
-                let Some(sent) = tx_bytes_between_slow(s, h, dts) else {
+                let Some(sent) = tx_bytes_between(s.tx, h.tx, s.widths, dts, b as u32) else {
                     return HopLoad::Skip;
                 };
                 ratio_q24(self.arrived(s, h, sent) * 8000, dts as u64 * b).unwrap_or(0)
@@ -612,13 +612,6 @@ impl Term<'_> {
             }
         }
     }
-}
-
-/// The bytes sent between two samples with every counter test (the slow
-/// path's interval may reach past where a wrap fits).
-#[inline(always)]
-fn tx_bytes_between_slow(s: &HopSample, h: &HopHistory, dts: u32) -> Option<u64> {
-    crate::telemetry::tx_bytes_between(s.tx, h.tx, s.widths, dts, s.bandwidth.as_mbps())
 }
 
 /// What [`PowerTcp::measure`] found.

@@ -65,7 +65,7 @@ mod tests;
 
 use core::num::NonZeroU64;
 
-pub use self::int::{bench_ack as powertcp_bench_ack, Arrivals, PowerTcp, PowerTcpConfig, UpdateClock, POWER28_LIMIT};
+pub use self::int::{Arrivals, PowerTcp, PowerTcpConfig, UpdateClock, POWER28_LIMIT};
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
