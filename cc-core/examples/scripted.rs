@@ -99,6 +99,7 @@ fn hpcc_two_to_one() {
                     ece: EcnEcho::NotMarked,
                     telemetry: core::slice::from_ref(&hop),
                     rtt_ns: None,
+                    pint: None,
                     nic: None,
                 };
                 match eng.handle(
@@ -219,6 +220,7 @@ fn ldcp_below_one_packet() {
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: &[],
             rtt_ns: None,
+            pint: None,
             nic: None,
         };
         let d = eng

@@ -420,6 +420,12 @@ registry! {
         /// in-band telemetry shows.
         PowerTcp(crate::powertcp::PowerTcp<H>) = "powertcp",
     }
+    /// HPCC-PINT parameters.
+    hpcc_pint: hpcc_pint::HpccPintConfig, "HPCC-PINT" {
+        /// HPCC-PINT (SIGCOMM 2020), HPCC's window from the one- or
+        /// two-byte utilization code the switches write.
+        HpccPint(crate::hpcc_pint::HpccPint) = "hpcc_pint",
+    }
 }
 
 impl<const H: usize> AnyController<H> {

@@ -31,16 +31,17 @@ use crc::{Crc, CRC_32_ISCSI};
 use crate::controller::AnyConfig;
 use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, NicSample, Pacing,
-    ProbeId, Request, TimerRequest,
+    PintSample, ProbeId, Request, TimerRequest,
 };
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Seq, Window};
+use crate::wire::pint::PintWidth;
 use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 
 /// Frame magic.
 pub const MAGIC: [u8; 2] = *b"CC";
 /// Codec version.
-pub const VERSION: u8 = 5;
+pub const VERSION: u8 = 6;
 /// Header bytes (magic, version, kind, length).
 pub const HEADER_LEN: usize = 6;
 /// Trailer bytes (CRC-32C).
@@ -48,9 +49,12 @@ pub const CRC_LEN: usize = 4;
 /// Bytes per encoded hop.
 pub const HOP_LEN: usize = 34;
 /// Largest payload: an event with a full stack.
-pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 5 + NIC_LEN + 1 + HOP_LEN * MAX_HOPS;
+pub const MAX_PAYLOAD: usize = 8 + 4 + 1 + 4 + 4 + 1 + 5 + NIC_LEN + PINT_LEN + 1 + HOP_LEN * MAX_HOPS;
 /// Bytes of an ACK's NIC sample: a presence byte, t1..t4, hops, level.
 pub const NIC_LEN: usize = 1 + 16 + 2;
+/// Bytes of an ACK's PINT code: its width (0: none, 1 or 2 bytes) and,
+/// present, the code.
+pub const PINT_LEN: usize = 1 + 2;
 /// Largest frame.
 pub const MAX_FRAME: usize = HEADER_LEN + MAX_PAYLOAD + CRC_LEN;
 
@@ -388,6 +392,16 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
                     w.u8(n.rx_buffer_level)?;
                 }
             }
+            match a.pint {
+                None => w.u8(0)?,
+                Some(p) => {
+                    w.u8(match p.width {
+                        PintWidth::One => 1,
+                        PintWidth::Two => 2,
+                    })?;
+                    w.u16(p.code)?;
+                }
+            }
             w.hops(a.telemetry)?;
         }
         EventKind::Loss { first_lost } => {
@@ -507,6 +521,16 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 }),
                 _ => return Err(WireError::UnknownType),
             };
+            let width = match r.u8()? {
+                0 => None,
+                1 => Some(PintWidth::One),
+                2 => Some(PintWidth::Two),
+                _ => return Err(WireError::UnknownType),
+            };
+            let pint = match width {
+                None => None,
+                Some(width) => Some(PintSample { width, code: r.u16()? }),
+            };
             hops = r.hops()?;
             EventKind::Ack(Ack {
                 cum_ack,
@@ -515,6 +539,7 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 telemetry: &[],
                 rtt_ns,
                 nic,
+                pint,
             })
         }
         EventTag::Loss => EventKind::Loss {
@@ -792,6 +817,10 @@ mod tests {
                 ece: EcnEcho::Marked,
                 telemetry: hops,
                 rtt_ns: Some(4321),
+                pint: Some(PintSample {
+                    width: PintWidth::One,
+                    code: 200,
+                }),
                 nic: None,
             }),
             // The NICs' sample, t1 and t4 across the sender counter's wrap.
@@ -801,6 +830,10 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: None,
+                pint: Some(PintSample {
+                    width: PintWidth::Two,
+                    code: 1254,
+                }),
                 nic: Some(NicSample {
                     t1: u32::MAX - 10,
                     t2: 5,

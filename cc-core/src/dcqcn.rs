@@ -36,7 +36,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{EcnMarking, Gate, Network};
+use crate::params::{EcnMarking, Gate, Network, TelemetryKind};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -189,7 +189,7 @@ impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
             },
         }),
         control_priority: false,
-        telemetry: false,
+        telemetry: TelemetryKind::None,
     };
 
     const DEFAULT: Self = Self::hpcc_sim();

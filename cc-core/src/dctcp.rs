@@ -26,7 +26,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, ratio_q24};
-use crate::params::{EcnMarking, Gate, Network};
+use crate::params::{EcnMarking, Gate, Network, TelemetryKind};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -100,7 +100,7 @@ impl crate::algorithms::AlgorithmConfig for DctcpConfig {
             pmax: Fraction::ONE,
         }),
         control_priority: false,
-        telemetry: false,
+        telemetry: TelemetryKind::None,
     };
 
     const DEFAULT: Self = Self::rfc_default();
@@ -405,6 +405,7 @@ mod tests {
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: &[],
             rtt_ns: None,
+            pint: None,
             nic: None,
         }
     }

@@ -15,6 +15,7 @@ use core::fmt;
 
 use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Instant, LinkSpeed, Rate, Seq, Window};
+use crate::wire::pint::PintWidth;
 
 /// A flow's identity in the flow table (a QP number, a hashed 5-tuple, …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -96,6 +97,22 @@ pub struct Ack<'a> {
     /// what the receiver saw of the path and of itself; `None` where the
     /// NICs give none. Swift's delays come from these.
     pub nic: Option<NicSample>,
+    /// HPCC-PINT's utilization code echoed from the acknowledged packet;
+    /// `None` where the ACK carries none (the receiver or the NIC samples
+    /// which ACKs carry it).
+    pub pint: Option<PintSample>,
+}
+
+/// HPCC-PINT's utilization code as an ACK echoes it: the largest code
+/// the data packet's switches wrote, in the width the fabric uses
+/// ([`crate::wire::pint`]). The engine decodes it by a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PintSample {
+    /// The field's width (and with it the logarithm's base).
+    pub width: PintWidth,
+    /// The code p: the path's utilization is about b^p/512.
+    pub code: u16,
 }
 
 /// What the NICs measured of one data packet and its ACK (Swift,
@@ -388,9 +405,10 @@ pub enum Error {
     StaleTelemetry,
     /// The event does not apply to this flow's algorithm or role.
     NotApplicable,
-    /// An ACK's delay sample is none a network makes: no NIC timestamps
-    /// where the algorithm needs them, or timestamps that are wrapped,
-    /// stale or absurd ([`NicSample::delays`]).
+    /// An ACK's sample is none a network makes: no NIC timestamps where
+    /// the algorithm needs them, timestamps that are wrapped, stale or
+    /// absurd ([`NicSample::delays`]), or a PINT code of another width or
+    /// above its width's largest.
     BadSample,
 }
 
@@ -425,7 +443,7 @@ impl fmt::Display for Error {
             Error::BadCounterWidths => "telemetry counter width out of range",
             Error::StaleTelemetry => "telemetry older than the last sample",
             Error::NotApplicable => "event does not apply to this flow",
-            Error::BadSample => "delay sample missing, wrapped or absurd",
+            Error::BadSample => "delay or PINT sample missing, wrapped or absurd",
         })
     }
 }

@@ -59,6 +59,7 @@ pub mod hal;
 pub mod hns;
 mod hop_walk;
 pub mod hpcc;
+pub mod hpcc_pint;
 pub mod ldcp;
 pub mod params;
 pub mod powertcp;

@@ -159,9 +159,21 @@ pub struct Network {
     /// queue ahead of data by default, so that the delays it measures are
     /// the data's.
     pub control_priority: bool,
-    /// Whether its data packets collect per-hop telemetry on their way
-    /// (the switches write it) and the receiver echoes it on the ACK.
-    pub telemetry: bool,
+    /// What its data packets collect from the switches on their way, for
+    /// the receiver to echo on the ACK.
+    pub telemetry: TelemetryKind,
+}
+
+/// The telemetry an algorithm reads from the switches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TelemetryKind {
+    /// None.
+    None,
+    /// A per-hop stack (queue, byte counter, timestamp, speed), in any of
+    /// the wire module's formats.
+    Stack,
+    /// HPCC-PINT's one- or two-byte utilization code.
+    Pint,
 }
 
 /// How the firmware benchmark drives an algorithm's ACK row: a flow of

@@ -253,6 +253,7 @@ fn ack<'a>(cum: u32, nxt: u32, tel: &'a [HopSample]) -> Ack<'a> {
         ece: EcnEcho::NotMarked,
         telemetry: tel,
         rtt_ns: None,
+        pint: None,
         nic: None,
     }
 }

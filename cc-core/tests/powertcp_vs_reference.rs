@@ -90,6 +90,7 @@ fn ack<'a>(cum: u32, nxt: u32, telemetry: &'a [HopSample]) -> Ack<'a> {
         ece: EcnEcho::NotMarked,
         telemetry,
         rtt_ns: None,
+        pint: None,
         nic: None,
     }
 }

@@ -1,6 +1,7 @@
 //! Per-flow state sizes against DESIGN §8 (a layout regression check, not
 //! a timing test): HPCC++ bottleneck-hop ≤ 48 bytes, 5-hop ≤ 96, LDCP ≤ 24,
-//! TIMELY ≤ 24, Swift ≤ 32, θ-PowerTCP ≤ 24, PowerTCP 5-hop ≤ 96.
+//! TIMELY ≤ 24, Swift ≤ 32, θ-PowerTCP ≤ 24, PowerTCP 5-hop ≤ 96,
+//! HPCC-PINT ≤ 16.
 
 use cc_core::prelude::*;
 use core::mem::size_of;
@@ -32,6 +33,11 @@ fn per_flow_state_fits_the_design_budget() {
         size_of::<cc_core::powertcp::PowerTcp<5>>() <= 96,
         "{}",
         size_of::<cc_core::powertcp::PowerTcp<5>>()
+    );
+    assert!(
+        size_of::<cc_core::hpcc_pint::HpccPint>() <= 16,
+        "{}",
+        size_of::<cc_core::hpcc_pint::HpccPint>()
     );
 }
 

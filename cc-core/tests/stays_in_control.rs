@@ -121,6 +121,7 @@ impl Run {
                 ece: EcnEcho::NotMarked,
                 telemetry: &tel,
                 rtt_ns: None,
+                pint: None,
                 nic: None,
             };
             if self.s.ack(&self.cfg, Instant::from_nanos(self.now_ns), &ack).is_err() {
@@ -195,6 +196,7 @@ fn a_reordered_ack_is_still_stale() {
         ece: EcnEcho::NotMarked,
         telemetry: &old,
         rtt_ns: None,
+        pint: None,
         nic: None,
     };
     let before = r.s;
@@ -264,6 +266,7 @@ fn steady_u(gbps: u32, t_ns: u32, tau_ns: u32, rtts: u32) -> (f64, f64) {
             ece: EcnEcho::NotMarked,
             telemetry: &tel,
             rtt_ns: None,
+            pint: None,
             nic: None,
         };
         s.ack(&cfg, Instant::from_nanos(now), &ack).unwrap();

@@ -44,6 +44,7 @@ fn ack(cum: u32, nxt: u32, rtt: u32) -> Ack<'static> {
         ece: EcnEcho::NotMarked,
         telemetry: &[],
         rtt_ns: Some(rtt),
+        pint: None,
         nic: None,
     }
 }

@@ -16,7 +16,7 @@
 
 // The library's ABI version: the major part changes when a type's layout
 // or a function's meaning changes (docs/c-abi.md).
-#define CC_ABI_VERSION_MAJOR 3
+#define CC_ABI_VERSION_MAJOR 4
 
 // The minor part: functions or enumerated values added.
 #define CC_ABI_VERSION_MINOR 0
@@ -44,6 +44,10 @@
 
 // `cc_hpcc_config::telemetry`: telemetry comes from probes.
 #define CC_TELEMETRY_PROBE 1
+
+// HPCC-PINT (HPCC's window from the switches' utilization code: an ACK's
+// `pint_width` and `pint_code`).
+#define CC_ALGORITHM_HPCC_PINT 10
 
 // PowerTCP (a window from the power of in-band telemetry: an ACK's hops).
 #define CC_ALGORITHM_POWERTCP 9
@@ -145,7 +149,7 @@
 #define CC_HNS_BLOCK_LEN 16
 
 // Bytes of the largest frame.
-#define CC_TRACE_MAX_FRAME 329
+#define CC_TRACE_MAX_FRAME 332
 
 // `cc_trace_frame`: an event (`cc_trace_event`).
 #define CC_FRAME_EVENT 1
@@ -444,6 +448,21 @@ typedef struct {
   uint8_t reserved[2];
 } cc_powertcp_config;
 
+// HPCC-PINT.
+typedef struct {
+  // Target utilization η, 2^-24 (> 0, ≤ 2^24).
+  uint32_t eta_q24;
+  // W_ai as a fraction of the BDP (the rate step, of the line rate),
+  // 2^-24 (> 0, ≤ 2^24).
+  uint32_t additive_increase_q24;
+  // The smallest window as a fraction of the BDP, 2^-24 (16 ..= 2^24).
+  uint32_t min_window_q24;
+  // Additive-increase stages before a multiplicative step, 0 ..= 15.
+  uint8_t max_stage;
+  // Zero.
+  uint8_t reserved[3];
+} cc_hpcc_pint_config;
+
 // Every algorithm's configuration: an engine's flows may use any of them.
 typedef struct {
   // HPCC++ and Rx-HPCC flows.
@@ -462,6 +481,8 @@ typedef struct {
   cc_theta_powertcp_config theta_powertcp;
   // PowerTCP flows.
   cc_powertcp_config powertcp;
+  // HPCC-PINT flows.
+  cc_hpcc_pint_config hpcc_pint;
 } cc_config;
 
 // One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).
@@ -529,8 +550,11 @@ typedef struct {
   uint32_t n_hops;
   // Switches the data packet crossed (from its TTL).
   uint8_t forward_hops;
-  // Zero.
-  uint8_t reserved[3];
+  // HPCC-PINT's code echoed on the ACK: 0 if it carries none, else the
+  // field's bytes, 1 (b = 1.05) or 2 (b = 1.01).
+  uint8_t pint_width;
+  // The PINT code when `pint_width` is 1 or 2 (0 ..= 255 or 0 ..= 1254).
+  uint16_t pint_code;
 } cc_ack;
 
 // What the flow may do now: its window, its pace, the ECN codepoint of

@@ -9,6 +9,7 @@ use cc_core::controller::AnyConfig;
 use cc_core::dcqcn::DcqcnConfig;
 use cc_core::dctcp::DctcpConfig;
 use cc_core::hpcc::{AdditiveIncrease, HpccConfig, QueueSignal, Reciprocals, TelemetrySource, MAX_RTTS, MAX_SPEEDS};
+use cc_core::hpcc_pint::HpccPintConfig;
 use cc_core::ldcp::{FastStart, LdcpConfig};
 use cc_core::powertcp::{PowerTcpConfig, ThetaPowerTcpConfig};
 use cc_core::swift::SwiftConfig;
@@ -17,11 +18,13 @@ use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Mtu, Rate, Window};
 
 use crate::cc_status;
 
+mod hpcc_pint;
 mod powertcp;
 mod swift;
 mod theta_powertcp;
 mod timely;
 
+pub use self::hpcc_pint::*;
 pub use self::powertcp::*;
 pub use self::swift::*;
 pub use self::theta_powertcp::*;
@@ -163,6 +166,8 @@ pub struct cc_config {
     pub theta_powertcp: cc_theta_powertcp_config,
     /// PowerTCP flows.
     pub powertcp: cc_powertcp_config,
+    /// HPCC-PINT flows.
+    pub hpcc_pint: cc_hpcc_pint_config,
 }
 
 fn fraction(raw: u32, field: &'static CStr) -> Result<Fraction, &'static CStr> {
@@ -299,6 +304,7 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
     let swift = SwiftConfig::try_from(&c.swift)?;
     let theta_powertcp = ThetaPowerTcpConfig::try_from(&c.theta_powertcp)?;
     let powertcp = PowerTcpConfig::try_from(&c.powertcp)?;
+    let hpcc_pint = HpccPintConfig::try_from(&c.hpcc_pint)?;
     Ok(AnyConfig {
         hpcc,
         ldcp,
@@ -308,6 +314,7 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
         swift,
         theta_powertcp,
         powertcp,
+        hpcc_pint,
     })
 }
 
@@ -394,6 +401,7 @@ impl From<&AnyConfig> for cc_config {
             swift: cc_swift_config::from(&a.swift),
             theta_powertcp: cc_theta_powertcp_config::from(&a.theta_powertcp),
             powertcp: cc_powertcp_config::from(&a.powertcp),
+            hpcc_pint: cc_hpcc_pint_config::from(&a.hpcc_pint),
         }
     }
 }

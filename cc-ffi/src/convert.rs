@@ -4,9 +4,12 @@
 //! so an unlisted value is refused (`cc_status::BadEnum`), never
 //! taken as a Rust enum.
 
-use cc_core::event::{Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, NicSample, Request, TimerRequest};
+use cc_core::event::{
+    Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, NicSample, PintSample, Request, TimerRequest,
+};
 use cc_core::telemetry::{CounterWidths, HopSample};
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Seq};
+use cc_core::wire::pint::PintWidth;
 
 use crate::cc_status;
 use crate::table::Answer;
@@ -80,8 +83,11 @@ pub struct cc_ack {
     pub n_hops: u32,
     /// Switches the data packet crossed (from its TTL).
     pub forward_hops: u8,
-    /// Zero.
-    pub reserved: [u8; 3],
+    /// HPCC-PINT's code echoed on the ACK: 0 if it carries none, else the
+    /// field's bytes, 1 (b = 1.05) or 2 (b = 1.01).
+    pub pint_width: u8,
+    /// The PINT code when `pint_width` is 1 or 2 (0 ..= 255 or 0 ..= 1254).
+    pub pint_code: u16,
 }
 
 /// What a new flow is.
@@ -395,6 +401,18 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
         rtt_ns: match a.has_rtt {
             0 => None,
             1 => Some(a.rtt_ns),
+            _ => return Err(cc_status::BadEnum),
+        },
+        pint: match a.pint_width {
+            0 => None,
+            1 => Some(PintSample {
+                width: PintWidth::One,
+                code: a.pint_code,
+            }),
+            2 => Some(PintSample {
+                width: PintWidth::Two,
+                code: a.pint_code,
+            }),
             _ => return Err(cc_status::BadEnum),
         },
         nic: match a.has_nic {

@@ -107,7 +107,7 @@ pub const CC_MAX_CAPACITY: u32 = 1 << 16;
 
 /// The library's ABI version: the major part changes when a type's layout
 /// or a function's meaning changes (docs/c-abi.md).
-pub const CC_ABI_VERSION_MAJOR: u32 = 3;
+pub const CC_ABI_VERSION_MAJOR: u32 = 4;
 /// The minor part: functions or enumerated values added.
 pub const CC_ABI_VERSION_MINOR: u32 = 0;
 

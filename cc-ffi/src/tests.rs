@@ -72,7 +72,8 @@ fn ack(ece: u8, n_hops: u32, hops: *const cc_hop) -> cc_ack {
         hops,
         n_hops,
         forward_hops: 0,
-        reserved: [0; 3],
+        pint_width: 0,
+        pint_code: 0,
     }
 }
 

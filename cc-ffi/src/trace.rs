@@ -14,7 +14,7 @@ use crate::config::cc_config;
 use crate::convert::{cc_ack, cc_decision, cc_flow_params, cc_hop};
 
 /// Bytes of the largest frame.
-pub const CC_TRACE_MAX_FRAME: u32 = 329;
+pub const CC_TRACE_MAX_FRAME: u32 = 332;
 const _: () = assert!(CC_TRACE_MAX_FRAME as usize == codec::MAX_FRAME);
 
 /// `cc_trace_frame`: an event (`cc_trace_event`).
@@ -227,7 +227,8 @@ pub unsafe extern "C" fn cc_trace_read_event(
             hops,
             n_hops: 0,
             forward_hops: 0,
-            reserved: [0; 3],
+            pint_width: 0,
+            pint_code: 0,
         },
         params: cc_flow_params {
             algorithm: 0,
@@ -274,6 +275,10 @@ pub unsafe extern "C" fn cc_trace_read_event(
             t.ack.has_nic = a.nic.is_some() as u8;
             (t.ack.t1_ns, t.ack.t2_ns, t.ack.t3_ns, t.ack.t4_ns) = (n.t1, n.t2, n.t3, n.t4);
             (t.ack.forward_hops, t.ack.rx_buffer_level) = (n.forward_hops, n.rx_buffer_level);
+            (t.ack.pint_width, t.ack.pint_code) = match a.pint {
+                None => (0, 0),
+                Some(p) => (p.width.bytes() as u8, p.code),
+            };
             put(a.telemetry).inspect(|&n| t.ack.n_hops = n)
         }
         EventKind::Sent { seq, len, end } => {

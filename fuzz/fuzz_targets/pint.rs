@@ -40,7 +40,9 @@ fuzz_target!(|data: &[u8]| {
             let scaled = |x: Utilization| x.to_bits() << 9;
             let n24 = n.max(1) << 24;
             assert!(
-                p == width.max_code() || p == 0 || (scaled(lo) <= n24 && n24 <= scaled(width.decode(p + 1).unwrap_or(at))),
+                p == width.max_code()
+                    || p == 0
+                    || (scaled(lo) <= n24 && n24 <= scaled(width.decode(p + 1).unwrap_or(at))),
                 "U {} r {r}: code {p}",
                 u.to_bits()
             );

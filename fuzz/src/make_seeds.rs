@@ -14,6 +14,7 @@ use cc_core::wire::compact::{CompactHop, CompactRepr, CompactStack, SpeedCode};
 use cc_core::wire::ifa::{self, IfaHop, IfaPacket, IfaRepr};
 use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
 use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, OpaqueSnapshot, TraceFlags, TraceKind};
+use cc_core::wire::pint::PintWidth;
 
 fn write(target: &str, name: &str, bytes: &[u8]) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds").join(target);
@@ -249,6 +250,7 @@ fn codec() {
             ece: EcnEcho::Marked,
             telemetry: &hops,
             rtt_ns: None,
+            pint: None,
             nic: None,
         }),
         EventKind::Timer,
@@ -275,7 +277,7 @@ fn codec() {
     // configuration frame, the flow's start, an ACK with an RTT sample and
     // the NICs' timestamps, hop count and Rx buffer level (the delay-based
     // algorithms' input; t2, t3 on another counter, wrapped between t1
-    // and t4) and a timer.
+    // and t4), a two-byte PINT code (HPCC-PINT's) and a timer.
     for algorithm in Algorithm::ALL {
         let mut stream = Vec::new();
         let n = encode_config(&AnyConfig::DEFAULT, &mut buf).unwrap();
@@ -288,6 +290,10 @@ fn codec() {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: Some(14_000),
+                pint: Some(PintSample {
+                    width: PintWidth::Two,
+                    code: 627,
+                }),
                 nic: Some(NicSample {
                     t1: u32::MAX - 4_000,
                     t2: 77_000,

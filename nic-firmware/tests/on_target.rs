@@ -50,6 +50,7 @@ pub fn ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
         ece: EcnEcho::NotMarked,
         telemetry,
         rtt_ns: None,
+        pint: None,
         nic: None,
     }
 }
@@ -141,6 +142,7 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &tel[..1],
                 rtt_ns: None,
+                pint: None,
                 nic: None,
             };
             let d = handle(&mut e, i as u64 * 1000, EventKind::Ack(a)).unwrap();
@@ -213,6 +215,7 @@ mod tests {
                 ece: EcnEcho::Marked,
                 telemetry: &[],
                 rtt_ns: None,
+                pint: None,
                 nic: None,
             };
             let dn = e
@@ -339,6 +342,7 @@ mod tests {
             ece: EcnEcho::Marked,
             telemetry: &tel,
             rtt_ns: Some(12_345),
+            pint: None,
             nic: None,
         };
         let ev = Event {

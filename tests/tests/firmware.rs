@@ -606,6 +606,15 @@ fn powertcp_2to1_replays_bit_for_bit() {
     replays_with_windows_moving("powertcp-2to1", "PowerTCP 2-to-1");
 }
 
+/// HPCC-PINT 2-to-1 with two-byte codes: the sender's ACKs, each with the
+/// code its data collected, replayed bit for bit on every core and through
+/// the C API; the window, cut from the BDP to about half of it (two flows
+/// at η), moves both ways.
+#[test]
+fn hpcc_pint_2to1_replays_bit_for_bit() {
+    replays_with_windows_moving("hpcc-pint-2to1", "HPCC-PINT 2-to-1");
+}
+
 /// Five hops: built here (the simulator's topologies have at most three
 /// switch hops on a path), with 20-bit counters wrapping many times.
 #[test]
@@ -681,6 +690,7 @@ fn five_hops(algorithm: Algorithm, what: &str, distinct: usize) {
             ece: EcnEcho::NotMarked,
             telemetry: &hops,
             rtt_ns: None,
+            pint: None,
             nic: None,
         };
         push(t, EventKind::Ack(ack), &mut out);

@@ -141,6 +141,7 @@ pub fn hpcc_ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
         ece: EcnEcho::NotMarked,
         telemetry,
         rtt_ns: None,
+        pint: None,
         nic: None,
     }
 }
@@ -181,6 +182,7 @@ pub fn ldcp_ack(n: u32) -> Ack<'static> {
         ece,
         telemetry: &[],
         rtt_ns: None,
+        pint: None,
         nic: None,
     }
 }

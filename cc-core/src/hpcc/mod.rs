@@ -39,7 +39,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 #[cfg(doc)]
 use crate::controller::Controller;
 use crate::event::{Decision, Error, FlowParams};
-use crate::params::{Gate, Network};
+use crate::params::{Gate, Network, TelemetryKind};
 use crate::units::{BaseRtt, Fraction, LinkSpeed, Rate, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -222,7 +222,7 @@ impl crate::algorithms::AlgorithmConfig for HpccConfig {
         gate: Gate::Window,
         marking: None,
         control_priority: false,
-        telemetry: true,
+        telemetry: TelemetryKind::Stack,
     };
 
     const DEFAULT: Self = Self::draft_default();

@@ -294,6 +294,7 @@ mod tests {
             ece: EcnEcho::NotMarked,
             telemetry: tel,
             rtt_ns: None,
+            pint: None,
             nic: None,
         }
     }

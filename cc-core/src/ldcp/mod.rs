@@ -27,7 +27,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 #[cfg(doc)]
 use crate::controller::Controller;
 use crate::event::{Decision, Error, FlowParams, Request, TimerRequest};
-use crate::params::{Gate, Network};
+use crate::params::{Gate, Network, TelemetryKind};
 use crate::units::{Fraction, Instant, Mtu, Packets};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -228,7 +228,7 @@ impl crate::algorithms::AlgorithmConfig for LdcpConfig {
         gate: Gate::WindowOrTicks,
         marking: None,
         control_priority: false,
-        telemetry: false,
+        telemetry: TelemetryKind::None,
     };
 
     const DEFAULT: Self = Self::draft_default();

@@ -720,6 +720,7 @@ mod tests {
             ece,
             telemetry: &[],
             rtt_ns: None,
+            pint: None,
             nic: None,
         }
     }
@@ -1039,6 +1040,7 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: Some(base),
+                pint: None,
                 nic: None,
             };
             let d = l.ack(&cfg, now, &ack).unwrap();
@@ -1079,6 +1081,7 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: Some(1),
+                pint: None,
                 nic: None,
             };
             l.ack(&cfg, Instant::ZERO, &ack).unwrap();
@@ -1098,6 +1101,7 @@ mod tests {
                 ece: EcnEcho::Marked,
                 telemetry: &[],
                 rtt_ns: Some(32_000),
+                pint: None,
                 nic: None,
             };
             l.ack(&cfg, Instant::ZERO, &ack).unwrap();
@@ -1180,6 +1184,7 @@ mod tests {
                 ece: EcnEcho::NotMarked,
                 telemetry: &[],
                 rtt_ns: None,
+                pint: None,
                 nic: None,
             };
             l.ack(cfg, Instant::ZERO, &a).unwrap();
@@ -1227,6 +1232,7 @@ mod tests {
             ece: EcnEcho::Marked,
             telemetry: &[],
             rtt_ns: None,
+            pint: None,
             nic: None,
         };
         let d = l.ack(&cfg, Instant::from_nanos(3_000), &a).unwrap();

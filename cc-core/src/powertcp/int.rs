@@ -46,7 +46,7 @@ use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, Requ
 use crate::fixmath::{div_u64, mul_frac_q32, mul_shr41, ratio_q24};
 use crate::hop_walk::{self, Flow, HopLoad, HopTerm, Interval, Link, Walk};
 use crate::hpcc::{per_rtt, Reciprocals};
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::telemetry::{tx_bytes_between, CounterWidths, HopHistory, HopSample, SIGNATURE_MASK};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
@@ -287,7 +287,7 @@ impl crate::algorithms::AlgorithmConfig for PowerTcpConfig {
         gate: Gate::Window,
         marking: None,
         control_priority: false,
-        telemetry: true,
+        telemetry: TelemetryKind::Stack,
     };
 
     /// Five hops of telemetry on ACKs 4.1 µs apart (`bench_ack` in this module).
@@ -421,6 +421,7 @@ pub fn bench_ack(n: u32, hops: &mut [HopSample; 5]) -> Ack<'_> {
         ece: crate::event::EcnEcho::NotMarked,
         telemetry: hops,
         rtt_ns: None,
+        pint: None,
         nic: None,
     }
 }
@@ -906,6 +907,7 @@ mod tests {
             ece: EcnEcho::NotMarked,
             telemetry: hops,
             rtt_ns: None,
+            pint: None,
             nic: None,
         }
     }

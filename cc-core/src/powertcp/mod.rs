@@ -71,7 +71,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -290,7 +290,7 @@ impl crate::algorithms::AlgorithmConfig for ThetaPowerTcpConfig {
         gate: Gate::Window,
         marking: None,
         control_priority: false,
-        telemetry: false,
+        telemetry: TelemetryKind::None,
     };
 
     /// Updating ACKs an RTT apart ([`bench_ack`]).
@@ -381,6 +381,7 @@ pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'s
         ece: crate::event::EcnEcho::NotMarked,
         telemetry: &[],
         rtt_ns: Some(RTTS[(n % 8) as usize]),
+        pint: None,
         nic: None,
     }
 }

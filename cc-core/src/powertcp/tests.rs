@@ -21,6 +21,7 @@ fn ack(cum: u32, nxt: u32, rtt: Option<u32>) -> Ack<'static> {
         ece: crate::event::EcnEcho::NotMarked,
         telemetry: &[],
         rtt_ns: rtt,
+        pint: None,
         nic: None,
     }
 }

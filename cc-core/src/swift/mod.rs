@@ -43,7 +43,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, NicSample, Request, TimerRequest};
 use crate::fixmath::{div_u64, fraction_q24, leading_zeros_even};
-use crate::params::{param, AckBench, Gate, Network, Param, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -335,7 +335,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
         gate: Gate::Window,
         marking: None,
         control_priority: false,
-        telemetry: false,
+        telemetry: TelemetryKind::None,
     };
 
     /// ACKs a microsecond apart through every branch ([`bench_ack`]).
@@ -446,6 +446,7 @@ pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'s
         ece: crate::event::EcnEcho::NotMarked,
         telemetry: &[],
         rtt_ns: Some(fabric + 2_000),
+        pint: None,
         nic: Some(NicSample {
             t1,
             t2: 500_000,

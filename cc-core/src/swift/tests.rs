@@ -23,6 +23,7 @@ fn ack(cum: u32, t1: u32, fabric: u32, hops: u8, level: u8) -> Ack<'static> {
         ece: EcnEcho::NotMarked,
         telemetry: &[],
         rtt_ns: None,
+        pint: None,
         nic: Some(NicSample {
             t1,
             t2: 7_000_000,

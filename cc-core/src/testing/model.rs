@@ -80,6 +80,9 @@ pub enum Op {
         hops: Hops,
         /// RTT sample.
         rtt: Option<u32>,
+        /// A PINT code: two bytes wide or one, and the code (any value,
+        /// out-of-range ones included).
+        pint: Option<(bool, u16)>,
     },
     /// A loss.
     Loss {
@@ -259,12 +262,21 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
             ece,
             ref hops,
             rtt,
+            pint,
         } => EventKind::Ack(Ack {
             cum_ack: Seq(cum),
             snd_nxt: Seq(nxt),
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: hops,
             rtt_ns: rtt,
+            pint: pint.map(|(two, code)| crate::event::PintSample {
+                width: if two {
+                    crate::wire::pint::PintWidth::Two
+                } else {
+                    crate::wire::pint::PintWidth::One
+                },
+                code,
+            }),
             nic: None,
         }),
         Op::Loss { seq } => EventKind::Loss { first_lost: Seq(seq) },
@@ -362,6 +374,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Op {
                 ece: u.arbitrary()?,
                 hops: hops(u)?,
                 rtt: u.arbitrary()?,
+                pint: u.arbitrary()?,
             },
             4 => Op::Loss { seq: u.arbitrary()? },
             5 => Op::Cnp,

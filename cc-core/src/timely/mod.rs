@@ -57,7 +57,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, Pacing, Request, TimerRequest};
 use crate::fixmath::{div_u64, fraction_q24};
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -269,7 +269,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
         gate: Gate::Rate,
         marking: None,
         control_priority: false,
-        telemetry: false,
+        telemetry: TelemetryKind::None,
     };
 
     /// ACKs a microsecond apart, each passing the last update's `snd_nxt`
@@ -362,6 +362,7 @@ pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'s
         ece: crate::event::EcnEcho::NotMarked,
         telemetry: &[],
         rtt_ns: Some(RTTS[(n % 8) as usize]),
+        pint: None,
         nic: None,
     }
 }

@@ -78,6 +78,34 @@ static ONE_BYTE: [u32; 256] = table::<256>(105, 100);
 /// 1.01^p/512 in 2^-20, p = 0 ..= 1254.
 static TWO_BYTES: [u32; 1255] = table::<1255>(101, 100);
 
+/// Fractional bits of the reciprocal tables: 1/U in 2^-22 (1/U ≤ 512, so
+/// 512·2^22 = 2^31 fits a `u32`).
+pub const INVERSE_BITS: u32 = 22;
+
+/// 512/b^p in 2^-[`INVERSE_BITS`], rounded to nearest, for p = 0 ..< N and
+/// b = num/den: the same exact 100-bit steps as [`table`], by ·den/num.
+/// The smallest entry (1/U at the largest code, about 1/513) is still
+/// above 8000 units, so an entry is within 2^-13 of 1/U relatively.
+const fn inverse_table<const N: usize>(num: u128, den: u128) -> [u32; N] {
+    const FRAC: u32 = 100;
+    let mut t = [0u32; N];
+    // 512 in 2^-100 is 2^109; ·den (≤ 100 < 2^7) stays below 2^116.
+    let mut v: u128 = 1 << (FRAC + 9);
+    let mut p = 0;
+    while p < N {
+        let r = (v + (1 << (FRAC - INVERSE_BITS - 1))) >> (FRAC - INVERSE_BITS);
+        t[p] = if r > u32::MAX as u128 { u32::MAX } else { r as u32 };
+        v = v * den / num;
+        p += 1;
+    }
+    t
+}
+
+/// 512/1.05^p in 2^-22, p = 0 ..= 255.
+static ONE_BYTE_INVERSE: [u32; 256] = inverse_table::<256>(105, 100);
+/// 512/1.01^p in 2^-22, p = 0 ..= 1254.
+static TWO_BYTES_INVERSE: [u32; 1255] = inverse_table::<1255>(101, 100);
+
 impl PintWidth {
     /// Bytes of the field.
     pub const fn bytes(self) -> usize {
@@ -109,6 +137,17 @@ impl PintWidth {
         Some(Utilization::from_bits(
             (v as u64) << (Utilization::FRAC_BITS - TABLE_BITS),
         ))
+    }
+
+    /// 1/U = 512/b^p for code `p` in 2^-[`INVERSE_BITS`], `None` above
+    /// [`PintWidth::max_code`]: what a sender multiplies by where the
+    /// reference divides by U.
+    pub fn inverse(self, p: u16) -> Option<u32> {
+        let t: &'static [u32] = match self {
+            PintWidth::One => &ONE_BYTE_INVERSE,
+            PintWidth::Two => &TWO_BYTES_INVERSE,
+        };
+        t.get(p as usize).copied()
     }
 
     /// The code a port of utilization `u` writes, given a uniform random
@@ -274,6 +313,41 @@ mod tests {
         }
         assert_eq!(PintWidth::Two.decode(1255), None);
         assert_eq!(PintWidth::One.decode(256), None);
+    }
+
+    /// The reciprocals against `round(512 / b**p * 2**22)` in Python's
+    /// doubles; each entry times its table's U is 1 within 2^-12.
+    #[test]
+    fn reciprocals_match_the_references_pow() {
+        for (p, v) in [
+            (0u16, 2_147_483_648u32),
+            (1, 2_045_222_522),
+            (14, 1_084_625_170),
+            (100, 16_330_518),
+            (128, 4_165_811),
+            (255, 8485),
+        ] {
+            assert_eq!(PintWidth::One.inverse(p), Some(v), "512/1.05^{p}");
+        }
+        for (p, v) in [
+            (0u16, 2_147_483_648u32),
+            (1, 2_126_221_434),
+            (70, 1_070_123_006),
+            (500, 14_833_477),
+            (1000, 102_460),
+            (1254, 8183),
+        ] {
+            assert_eq!(PintWidth::Two.inverse(p), Some(v), "512/1.01^{p}");
+        }
+        assert_eq!(PintWidth::One.inverse(256), None);
+        assert_eq!(PintWidth::Two.inverse(1255), None);
+        for w in [PintWidth::One, PintWidth::Two] {
+            for p in 0..=w.max_code() {
+                let u = q20(w.decode(p).unwrap()) as f64 / (1u64 << TABLE_BITS) as f64;
+                let inv = w.inverse(p).unwrap() as f64 / (1u64 << INVERSE_BITS) as f64;
+                assert!((u * inv - 1.0).abs() < 1.0 / 4096.0, "{w:?} {p}");
+            }
+        }
     }
 
     /// Both tables rise at every step, by at least 20 units (2^-20) at

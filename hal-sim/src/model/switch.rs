@@ -14,6 +14,9 @@
 
 use std::collections::VecDeque;
 
+use cc_core::units::Utilization;
+use rand_chacha::rand_core::Rng;
+
 use crate::model::net::Link;
 use crate::model::packet::{EcnBits, PktKind};
 use crate::model::telemetry::{HopState, TelFormat};
@@ -106,10 +109,13 @@ pub struct EgressPort {
     pub free_pending: bool,
     /// Bytes transmitted since the start (the telemetry txBytes counter).
     pub tx_bytes: u64,
-    /// Utilization estimate for INT-MD (time-decayed tx rate / B).
+    /// Utilization estimate for INT-MD (time-decayed tx rate / B), or
+    /// HPCC-PINT's U.
     pub util: f64,
-    /// Last time `util` was updated.
+    /// Last time `util` was updated (INT-MD), or a packet left (PINT).
     pub util_t: Ps,
+    /// Bytes of the last packet sent (PINT).
+    pub last_wire: u32,
     /// Index into the metrics' monitored ports, if monitored.
     pub monitor: Option<usize>,
     /// WRED/ECN thresholds of this port (K_min, K_max).
@@ -131,6 +137,7 @@ impl EgressPort {
             tx_bytes: 0,
             util: 0.0,
             util_t: Ps::ZERO,
+            last_wire: 0,
             monitor: None,
         }
     }
@@ -374,6 +381,26 @@ impl Switch {
         let now = cx.now;
         let p = &mut self.ports[port as usize];
         let (packet, tel) = cx.pkts.with_tel_mut(pkt);
+        let pint = cx.cfg.tel.format == TelFormat::Pint;
+        let mut pint_code = 0;
+        if pint && packet.kind.collects_telemetry() {
+            // HPCC-PINT's port utilization (PINT §4.2; the HPCC reference
+            // simulator's SwitchNotifyDequeue, CC mode 10, without its
+            // log-domain approximations), on each data packet's dequeue:
+            // dt = min(now − last packet, T), B in bytes/ns,
+            // U ← (1 − dt/T)·U + (dt/T)·(q/(B·T) + last bytes/(dt·B)).
+            let t = cx.cfg.tel.pint_t_ns as f64;
+            let dt = ((now - p.util_t).as_ps() as f64 / 1000.0).min(t);
+            let b = p.link.bps as f64 / 8e9;
+            let u = (1.0 - dt / t) * p.util + dt / t * p.queued_bytes as f64 / (b * t) + p.last_wire as f64 / (b * t);
+            p.util = u;
+            let u24 = Utilization::from_bits((u * (1u64 << Utilization::FRAC_BITS) as f64) as u64);
+            pint_code = cx.cfg.tel.pint.encode(u24, (cx.rng.pint.next_u32() >> 16) as u16);
+        }
+        if pint {
+            p.util_t = now;
+            p.last_wire = packet.wire;
+        }
         if let Some(mut tel) = tel.filter(|_| packet.kind.collects_telemetry()) {
             let h = HopState {
                 ts_ns: now.as_ns(),
@@ -385,6 +412,7 @@ impl Switch {
                 ingress_port,
                 egress_port: port,
                 util: p.util,
+                pint_code,
             };
             let before = tel.len();
             if cx.cfg.tel.push_hop(&mut tel, &h).is_ok() {

@@ -4,11 +4,13 @@
 //! port), and the sender's Rx pipeline parses the echoed bytes into the
 //! engine's hop samples.
 
+use cc_core::event::PintSample;
 use cc_core::units::LinkSpeed;
 use cc_core::wire::compact::{self, CompactHop, CompactRepr, CompactStack, CompactUnits, SpeedCode};
 use cc_core::wire::ifa::{self, HopLayout, IfaHop, IfaPacket, IfaRepr, NamespaceProfiles};
 use cc_core::wire::int_md::{instr, IntHop, IntMdPacket, IntMdRepr};
 use cc_core::wire::ioam::{bits, IoamNode, IoamOption, IoamRepr, TraceFlags, TraceKind};
+use cc_core::wire::pint::{PintCode, PintRepr, PintWidth};
 use cc_core::wire::{Hops, PortSpeedStack, TimestampFraction, TxCounter, UnitsProfile, WireError, MAX_HOPS};
 
 use crate::model::packet::{TelBuf, TEL_CAP};
@@ -27,6 +29,9 @@ pub enum TelFormat {
     Ioam,
     /// IFA 2.0.
     Ifa,
+    /// HPCC-PINT's utilization code, one or two bytes
+    /// ([`Telemetry::pint`]): each switch port writes its code if larger.
+    Pint,
 }
 
 /// Counter units of the compact format in this simulator (the SIGCOMM'19
@@ -82,6 +87,9 @@ pub struct HopState {
     pub egress_port: u16,
     /// Egress utilization estimate in [0, 1].
     pub util: f64,
+    /// The PINT code the port writes (its utilization's, rounded at
+    /// random), for [`TelFormat::Pint`].
+    pub pint_code: u16,
 }
 
 /// Link speed by (node id as the telemetry writes it, egress port): the
@@ -115,6 +123,13 @@ pub struct Telemetry {
     pub profile: UnitsProfile,
     /// IOAM nodes pre-allocated by the sender.
     pub ioam_prealloc: u8,
+    /// The PINT code's width.
+    pub pint: PintWidth,
+    /// The base RTT the switches' PINT utilization averages over, ns (the
+    /// reference's `m_maxRtt`: the fabric's largest base RTT).
+    pub pint_t_ns: u64,
+    /// The probability that an ACK's code reaches the engine.
+    pub pint_sampling: f64,
 }
 
 impl Telemetry {
@@ -132,6 +147,9 @@ impl Telemetry {
             format,
             profile,
             ioam_prealloc: ioam_prealloc.clamp(1, MAX_HOPS as u8),
+            pint: PintWidth::Two,
+            pint_t_ns: 10_000,
+            pint_sampling: 1.0,
         }
     }
 
@@ -180,6 +198,15 @@ impl Telemetry {
                 };
                 r.emit(&mut IoamOption::new_unchecked(t.room())).map(|_| r.buffer_len())
             }
+            TelFormat::Pint => {
+                // Code 0 (U = 1/512): every port's code is at least it.
+                let r = PintRepr {
+                    width: self.pint,
+                    code: 0,
+                };
+                r.emit(&mut PintCode::new_unchecked(t.room(), self.pint))
+                    .map(|_| self.pint.bytes())
+            }
             TelFormat::Ifa => {
                 let r = IfaRepr {
                     gns: 0,
@@ -207,6 +234,7 @@ impl Telemetry {
             TelFormat::IntMd => 16 + 28 * h,
             TelFormat::Ioam => 12 + 4 * IOAM_NODE_WORDS as u32 * self.ioam_prealloc as u32 + 4,
             TelFormat::Ifa => (ifa::HEADER_LEN + ifa::MD_HEADER_LEN) as u32 + 32 * h,
+            TelFormat::Pint => self.pint.bytes() as u32,
         }
     }
 
@@ -217,6 +245,7 @@ impl Telemetry {
         match self.format {
             TelFormat::None => 0,
             TelFormat::Compact => self.wire_bytes(MAX_HOPS) as usize,
+            TelFormat::Pint => self.pint.bytes(),
             TelFormat::IntMd | TelFormat::Ioam | TelFormat::Ifa => TEL_CAP,
         }
     }
@@ -228,6 +257,19 @@ impl Telemetry {
         let len = t.len() as usize;
         let new_len = match self.format {
             TelFormat::None => return Ok(()),
+            TelFormat::Pint => {
+                // The path's largest code stays (PINT §4.2: max over hops).
+                let mut c = PintCode::new_checked(t.room().get_mut(..len).ok_or(WireError::Truncated)?, self.pint)?;
+                let carried = PintRepr::parse(&c)?;
+                if h.pint_code > carried.code {
+                    PintRepr {
+                        width: self.pint,
+                        code: h.pint_code,
+                    }
+                    .emit(&mut c)?;
+                }
+                len
+            }
             TelFormat::Compact => {
                 let speed = SpeedCode::from_speed(LinkSpeed::from_mbps((h.bps / 1_000_000) as u32))
                     .ok_or(WireError::UnknownType)?;
@@ -336,6 +378,19 @@ impl Telemetry {
         Ok(())
     }
 
+    /// The PINT code of echoed telemetry in [`TelFormat::Pint`] (`None` in
+    /// the other formats); an error for a short or out-of-range field.
+    pub fn pint_sample(&self, bytes: &[u8]) -> Result<Option<PintSample>, WireError> {
+        if self.format != TelFormat::Pint {
+            return Ok(None);
+        }
+        let r = PintRepr::parse(&PintCode::new_checked(bytes, self.pint)?)?;
+        Ok(Some(PintSample {
+            width: r.width,
+            code: r.code,
+        }))
+    }
+
     /// The engine's hop samples from echoed telemetry, first hop first.
     /// INT-MD and IOAM carry no link speed: `speeds` gives each (node,
     /// egress port) its own, as a NIC's configuration would.
@@ -353,7 +408,7 @@ impl Telemetry {
     pub fn samples_into(&self, bytes: &[u8], speeds: &PortSpeeds, out: &mut Hops) -> Result<(), WireError> {
         let by_port = |node: u64, port: u32| speeds.get(&(node, port)).copied();
         *out = match self.format {
-            TelFormat::None => Hops::new(),
+            TelFormat::None | TelFormat::Pint => Hops::new(),
             TelFormat::Compact => return CompactStack::new_unchecked(bytes).hop_samples_into(&COMPACT_UNITS, out),
             TelFormat::IntMd => {
                 IntMdRepr::parse(&IntMdPacket::new_checked(bytes)?)?.hop_samples_by_port(&self.profile, by_port)?
@@ -386,12 +441,49 @@ mod tests {
             ingress_port: 1,
             egress_port: 2,
             util: 0.5,
+            pint_code: 0,
         }
     }
 
     /// A buffer of the format's room takes a full stack: eight switches
     /// write, the sender reads eight samples, and a ninth leaves the
     /// buffer as it was (IOAM marks its overflow instead).
+    #[test]
+    fn the_pint_code_keeps_the_paths_largest() {
+        for (width, codes, bytes) in [
+            (PintWidth::Two, [300u16, 1254, 627], [0x04u8, 0xE6]),
+            (PintWidth::One, [30, 255, 128], [0xFF, 0]),
+        ] {
+            let mut t = Telemetry::new(TelFormat::Pint, LinkSpeed::from_gbps(100), 1);
+            t.pint = width;
+            let mut room = vec![0u8; 2 + t.room()];
+            let mut buf = TelBuf::new(&mut room);
+            t.init(&mut buf);
+            assert_eq!(buf.bytes(), &[0u8; 2][..width.bytes()]);
+            for code in codes {
+                t.push_hop(
+                    &mut buf,
+                    &HopState {
+                        pint_code: code,
+                        ..hop(1)
+                    },
+                )
+                .unwrap();
+            }
+            // 1254 = 0x04E6 big-endian in two bytes; 255 in one.
+            assert_eq!(buf.bytes(), &bytes[..width.bytes()]);
+            assert_eq!(t.wire_bytes(5), width.bytes() as u32);
+            let s = t.pint_sample(buf.bytes()).unwrap().unwrap();
+            assert_eq!((s.width, s.code), (width, codes[1]));
+            assert!(t.samples(buf.bytes(), &PortSpeeds::new()).unwrap().is_empty());
+        }
+        // A two-byte code past 1254 names no utilization: refused.
+        let mut t = Telemetry::new(TelFormat::Pint, LinkSpeed::from_gbps(100), 1);
+        t.pint = PintWidth::Two;
+        assert_eq!(t.pint_sample(&[0x04, 0xE7]), Err(WireError::OutOfRange));
+        assert_eq!(t.pint_sample(&[0x04]), Err(WireError::Truncated));
+    }
+
     #[test]
     fn a_full_stack_fits_the_formats_room() {
         for f in [TelFormat::Compact, TelFormat::IntMd, TelFormat::Ioam, TelFormat::Ifa] {

@@ -68,6 +68,8 @@ pub struct Rngs {
     pub jitter: ChaCha8Rng,
     /// Probe-reply losses.
     pub loss: ChaCha8Rng,
+    /// HPCC-PINT's randomized rounding at the switches and ACK sampling.
+    pub pint: ChaCha8Rng,
 }
 
 /// Where engine events can be copied to: a trace being recorded (see

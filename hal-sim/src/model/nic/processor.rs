@@ -507,6 +507,7 @@ mod tests {
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: &[],
             rtt_ns: Some(cum as u32),
+            pint: None,
             nic: None,
         };
         Work::Ack { ack, hops: h }

@@ -4,6 +4,7 @@
 //! registry brings its own (`AlgorithmConfig::NETWORK`), so a new one adds
 //! nothing here and no branch to the datapath.
 
+use cc_core::params::TelemetryKind;
 use cc_core::prelude::*;
 
 use crate::run::event::Ps;
@@ -103,8 +104,8 @@ impl Profile {
             Cc::Registered { algorithm, .. } => Profile {
                 sender: *algorithm,
                 receiver: None,
-                data_telemetry: algorithm.network().telemetry,
-                echo_telemetry: algorithm.network().telemetry,
+                data_telemetry: algorithm.network().telemetry != TelemetryKind::None,
+                echo_telemetry: algorithm.network().telemetry != TelemetryKind::None,
                 rx_telemetry: false,
                 cnp_on_ce: None,
                 gate: algorithm.network().gate,

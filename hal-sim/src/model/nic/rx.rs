@@ -288,7 +288,7 @@ impl Nic {
     fn on_ack(&mut self, cx: &mut Ctx, p: &Packet) {
         let t = cx.pkts.tel(p);
         if t.is_empty() {
-            return self.ack_to_engine(cx, p, &[]);
+            return self.ack_to_engine(cx, p, &[], None);
         }
         if cx.cfg.integrity
             && self
@@ -302,18 +302,31 @@ impl Nic {
         // The samples are read into this buffer and used where they are
         // (by reference: 300-odd bytes, not worth a copy).
         let mut hops = Hops::new();
-        match cx.cfg.tel.samples_into(t, &cx.cfg.port_speeds, &mut hops) {
-            Ok(()) => self.ack_to_engine(cx, p, &hops),
+        let pint = match cx.cfg.tel.pint_sample(t) {
+            Ok(s) => s,
             Err(_) => {
                 cx.metrics.counters.bad_telemetry += 1;
-                self.ack_to_engine(cx, p, &[])
+                None
+            }
+        };
+        // The reference's PINT_PROB: a code reaches the engine with this
+        // probability (a drawn ACK still acknowledges).
+        let pint = pint.filter(|_| {
+            let r = cx.cfg.tel.pint_sampling;
+            r >= 1.0 || crate::setup::workload::unit(&mut cx.rng.pint) < r
+        });
+        match cx.cfg.tel.samples_into(t, &cx.cfg.port_speeds, &mut hops) {
+            Ok(()) => self.ack_to_engine(cx, p, &hops, pint),
+            Err(_) => {
+                cx.metrics.counters.bad_telemetry += 1;
+                self.ack_to_engine(cx, p, &[], pint)
             }
         }
     }
 
     /// The ACK, its telemetry samples read, to the engine; the flow
     /// finishes, re-arms its timer or waits for its application.
-    fn ack_to_engine(&mut self, cx: &mut Ctx, p: &Packet, hops: &[HopSample]) {
+    fn ack_to_engine(&mut self, cx: &mut Ctx, p: &Packet, hops: &[HopSample], pint: Option<PintSample>) {
         let flow = p.flow;
         let size = cx.flows[flow as usize].size;
         let Some(f) = self.sender_mut(cx, flow) else { return };
@@ -330,6 +343,7 @@ impl Nic {
             ece,
             telemetry: hops,
             rtt_ns,
+            pint,
             nic: Some(NicSample {
                 t1: nic_clock(self.node, p.ts_ps),
                 t2: p.t2,

@@ -7,6 +7,7 @@ use std::path::Path;
 use cc_core::hpcc::{MAX_RTTS, MAX_SPEEDS};
 use cc_core::prelude::*;
 use cc_core::wire::auth::{FeedbackKey, Verifier};
+use cc_core::wire::pint::PintWidth;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -38,11 +39,17 @@ impl World {
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
         let specs = workload::flows(&s.workload, net.hosts.len() as u32, link_bps, &mut rng, dir, file)?;
         let uniform = crate::setup::topo::uniform_speed(&net);
-        let tel = Telemetry::new(
+        let mut tel = Telemetry::new(
             s.nic.telemetry,
             LinkSpeed::from_mbps((uniform.unwrap_or(link_bps) / 1_000_000) as u32),
             s.nic.ioam_prealloc,
         );
+        tel.pint = if s.nic.pint_bytes == 1 {
+            PintWidth::One
+        } else {
+            PintWidth::Two
+        };
+        tel.pint_sampling = s.nic.pint_sampling.0;
         let marking = s.switch.marking(&s.cc.algorithm, s.topology.link_gbps.0);
         let control_priority = s
             .switch
@@ -141,6 +148,7 @@ impl World {
                 wred: rng,
                 jitter: ChaCha8Rng::seed_from_u64(s.seed ^ 0x6a09_e667_f3bc_c908),
                 loss: ChaCha8Rng::seed_from_u64(s.seed ^ 0xbb67_ae85_84ca_a73b),
+                pint: ChaCha8Rng::seed_from_u64(s.seed ^ 0x3c6e_f372_fe94_f82b),
             },
             metrics: Metrics::default(),
             key,
@@ -169,6 +177,9 @@ impl World {
             };
             w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0), hash, back_hash);
         }
+        // PINT's switches average over the fabric's largest base RTT (the
+        // reference's m_maxRtt), the flows' T where one is given.
+        w.cfg.tel.pint_t_ns = w.flows.iter().map(|f| f.base_rtt_ns as u64).max().unwrap_or(10_000);
         // The engines multiply by the reciprocals of the fabric's link
         // speeds and the flows' base RTTs, as a NIC is configured for its
         // fabric; a value left out would cost a division, never a result.

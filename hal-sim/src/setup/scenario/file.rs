@@ -6,6 +6,7 @@
 use serde::Deserialize;
 
 use super::*;
+use cc_core::params::TelemetryKind;
 use cc_core::Algorithm;
 
 /// A scenario file as written.
@@ -862,15 +863,27 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
 
 /// Checks across tables.
 fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
-    let reads_telemetry = match &s.cc.algorithm {
-        Cc::Hpcc(_) => Some("HPCC++"),
-        Cc::Registered { algorithm, .. } if algorithm.network().telemetry => Some(algorithm.title()),
-        _ => None,
+    let (title, reads) = match &s.cc.algorithm {
+        Cc::Hpcc(_) => ("HPCC++", TelemetryKind::Stack),
+        Cc::Registered { algorithm, .. } => (algorithm.title(), algorithm.network().telemetry),
+        _ => ("", TelemetryKind::None),
     };
-    if let (Some(title), TelFormat::None) = (reads_telemetry, s.nic.telemetry) {
+    match (reads, s.nic.telemetry) {
+        (TelemetryKind::Stack, TelFormat::None | TelFormat::Pint) => {
+            return Err((
+                "nic.telemetry",
+                format!("{title} needs in-band telemetry: compact, int_md, ioam or ifa"),
+            ))
+        }
+        (TelemetryKind::Pint, f) if f != TelFormat::Pint => {
+            return Err(("nic.telemetry", format!("{title} reads the switches' PINT code: pint")))
+        }
+        _ => {}
+    }
+    if !(s.nic.pint_sampling.0 > 0.0 && s.nic.pint_sampling.0 <= 1.0) {
         return Err((
-            "nic.telemetry",
-            format!("{title} needs in-band telemetry: compact, int_md, ioam or ifa"),
+            "nic.pint_sampling",
+            format!("must be in (0, 1] (got {})", s.nic.pint_sampling.0),
         ));
     }
     if let Some(p) = &s.switch.pfc {
@@ -916,6 +929,9 @@ fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
                 return Err((field, "applies only to coalescing = \"thinning\"".into()));
             }
         }
+    }
+    if !(1..=2).contains(&s.nic.pint_bytes) {
+        return Err(("nic.pint_bytes", format!("must be 1 or 2 (got {})", s.nic.pint_bytes)));
     }
     if !(1..=8).contains(&s.nic.ioam_prealloc) {
         return Err((

@@ -423,6 +423,11 @@ pub struct NicCfg {
     pub telemetry: TelFormat,
     /// IOAM nodes the sender pre-allocates.
     pub ioam_prealloc: u8,
+    /// `telemetry = "pint"`: the code's bytes, 1 (b = 1.05) or 2 (b = 1.01).
+    pub pint_bytes: u8,
+    /// `telemetry = "pint"`: the probability that the sender's Rx pipeline
+    /// hands an ACK's code to the engine (the reference's `PINT_PROB`).
+    pub pint_sampling: Prob,
     /// Tag notifications with SipHash (HPCC++ §9.1) and verify them.
     pub integrity: bool,
     /// Latency variation of the NIC's Tx path (DMA, PCIe, PHY), ns: each
@@ -551,6 +556,8 @@ impl Default for NicCfg {
             rto_us: None,
             telemetry: TelFormat::Compact,
             ioam_prealloc: 5,
+            pint_bytes: 2,
+            pint_sampling: Prob(1.0),
             integrity: true,
             tx_jitter_ns: DelayNs(0),
             probe_loss: Prob(0.0),

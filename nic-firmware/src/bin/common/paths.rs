@@ -223,7 +223,8 @@ fn c_ack(a: &Ack<'_>, hops: &[cc_ffi::cc_hop]) -> cc_ffi::cc_ack {
         hops: hops.as_ptr(),
         n_hops: hops.len() as u32,
         forward_hops: 0,
-        reserved: [0; 3],
+        pint_width: a.pint.map_or(0, |p| p.width.bytes() as u8),
+        pint_code: a.pint.map_or(0, |p| p.code),
     }
 }
 
@@ -449,6 +450,7 @@ pub fn dctcp_ack(n: u32) -> Ack<'static> {
         },
         telemetry: &[],
         rtt_ns: None,
+        pint: None,
         nic: None,
     }
 }

@@ -332,3 +332,39 @@ fn decimals_round_to_the_engine_unit() {
     assert_eq!(n(Unit::Flag, 1.0), None);
     assert_eq!(n(Unit::Packets, 0.01), Some(655));
 }
+
+/// HPCC-PINT needs the switches' code, HPCC++ a hop stack: each told so at
+/// `nic.telemetry`; the code's width and sampling checked at theirs.
+#[test]
+fn pint_and_stack_readers_get_their_telemetry() {
+    let with = |nic: &str, algorithm: &str| {
+        GOOD.replace(
+            "[cc]\nalgorithm = \"hpcc\"",
+            &format!("[nic]\n{nic}\n[cc]\nalgorithm = \"{algorithm}\""),
+        )
+    };
+    for (nic, algorithm, field, want) in [
+        ("telemetry = \"compact\"", "hpcc_pint", "nic.telemetry", "pint"),
+        ("telemetry = \"none\"", "hpcc_pint", "nic.telemetry", "pint"),
+        ("telemetry = \"pint\"", "hpcc", "nic.telemetry", "compact"),
+        ("telemetry = \"pint\"", "powertcp", "nic.telemetry", "compact"),
+        (
+            "telemetry = \"pint\"\npint_bytes = 3",
+            "hpcc_pint",
+            "nic.pint_bytes",
+            "1 or 2",
+        ),
+        (
+            "telemetry = \"pint\"\npint_sampling = 0.0",
+            "hpcc_pint",
+            "nic.pint_sampling",
+            "(0, 1]",
+        ),
+    ] {
+        let e = parse(&with(nic, algorithm), "p.toml").unwrap_err();
+        assert_eq!(e.field, field, "{nic} {algorithm}: {e}");
+        assert!(e.message.contains(want), "{e}");
+    }
+    let s = parse(&with("telemetry = \"pint\"\npint_bytes = 1", "hpcc_pint"), "p.toml").unwrap();
+    assert_eq!(s.nic.pint_bytes, 1);
+}
