@@ -208,7 +208,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             message,
         }
     };
-    let s = Scenario {
+    let mut s = Scenario {
         name: f.name,
         description: f.description,
         seed: f.seed,
@@ -220,6 +220,13 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
         workload: workload(f.workload).map_err(|(k, m)| err(&format!("workload.{k}"), m))?,
         metrics: f.metrics,
     };
+    // An algorithm that reads the switches' PINT code gets it unless the
+    // file names a format.
+    if let Cc::Registered { algorithm, .. } = &s.cc.algorithm {
+        if algorithm.network().telemetry == TelemetryKind::Pint && line_of_key(text, "nic", "telemetry").is_none() {
+            s.nic.telemetry = TelFormat::Pint;
+        }
+    }
     validate(&s).map_err(|(k, m)| err(k, m))?;
     Ok(s)
 }

@@ -367,4 +367,11 @@ fn pint_and_stack_readers_get_their_telemetry() {
     }
     let s = parse(&with("telemetry = \"pint\"\npint_bytes = 1", "hpcc_pint"), "p.toml").unwrap();
     assert_eq!(s.nic.pint_bytes, 1);
+    // Named alone, HPCC-PINT gets the code, in two bytes.
+    let s = parse(
+        &GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"hpcc_pint\""),
+        "p.toml",
+    )
+    .unwrap();
+    assert_eq!((s.nic.telemetry, s.nic.pint_bytes), (TelFormat::Pint, 2));
 }
