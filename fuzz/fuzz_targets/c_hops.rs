@@ -98,7 +98,8 @@ fuzz_target!(|data: &[u8]| {
             hops: hops.as_ptr(),
             n_hops: hops.len() as u32,
             forward_hops: 0,
-            reserved: [0; 3],
+            pint_width: 0,
+            pint_code: 0,
         };
         // SAFETY: the engine, the ACK and its hops are valid.
         let got = unsafe { cc_on_ack(e, handle, 1000 * i as u64, &ack, &mut d) };
