@@ -54,18 +54,22 @@ pub enum PintWidth {
 /// Fractional bits of the decode tables: U in 2^-20.
 pub const TABLE_BITS: u32 = 20;
 
-/// b^p/512 in 2^-[`TABLE_BITS`], rounded to nearest, for p = 0 ..< N and
-/// b = num/den: exact 100-bit fixed point stepped by ·num/den (each step
-/// rounds down by under 2^-100, far below the table's last bit).
-const fn table<const N: usize>(num: u128, den: u128) -> [u32; N] {
+/// Fractional bits of the reciprocal tables: 1/U in 2^-22 (1/U ≤ 512, so
+/// 512·2^22 = 2^31 fits a `u32`).
+pub const INVERSE_BITS: u32 = 22;
+
+/// The geometric series start·(num/den)^p for p = 0 ..< N, `start` in
+/// 2^-100, each term rounded to nearest in 2^-`bits`: exact 100-bit fixed
+/// point stepped by ·num/den (each step rounds down by under 2^-100, far
+/// below a table's last bit). The terms here stay below 2^10 (2^110 in
+/// 2^-100), and ·105 below 2^117.
+const fn series<const N: usize>(start: u128, num: u128, den: u128, bits: u32) -> [u32; N] {
     const FRAC: u32 = 100;
     let mut t = [0u32; N];
-    // 1/512 in 2^-100; b^p/512 stays below 2^10 (·2^100 < 2^110), and
-    // ·num (≤ 105 < 2^7) below 2^117.
-    let mut v: u128 = 1 << (FRAC - 9);
+    let mut v = start;
     let mut p = 0;
     while p < N {
-        let r = (v + (1 << (FRAC - TABLE_BITS - 1))) >> (FRAC - TABLE_BITS);
+        let r = (v + (1 << (FRAC - bits - 1))) >> (FRAC - bits);
         t[p] = if r > u32::MAX as u128 { u32::MAX } else { r as u32 };
         v = v * num / den;
         p += 1;
@@ -73,38 +77,23 @@ const fn table<const N: usize>(num: u128, den: u128) -> [u32; N] {
     t
 }
 
+/// 1/512 and 512 in the series' 2^-100.
+const ONE_512TH: u128 = 1 << (100 - 9);
+const FIVE_TWELVE: u128 = 1 << (100 + 9);
+
 /// 1.05^p/512 in 2^-20, p = 0 ..= 255.
-static ONE_BYTE: [u32; 256] = table::<256>(105, 100);
+static ONE_BYTE: [u32; 256] = series::<256>(ONE_512TH, 105, 100, TABLE_BITS);
 /// 1.01^p/512 in 2^-20, p = 0 ..= 1254.
-static TWO_BYTES: [u32; 1255] = table::<1255>(101, 100);
+static TWO_BYTES: [u32; 1255] = series::<1255>(ONE_512TH, 101, 100, TABLE_BITS);
 
-/// Fractional bits of the reciprocal tables: 1/U in 2^-22 (1/U ≤ 512, so
-/// 512·2^22 = 2^31 fits a `u32`).
-pub const INVERSE_BITS: u32 = 22;
-
-/// 512/b^p in 2^-[`INVERSE_BITS`], rounded to nearest, for p = 0 ..< N and
-/// b = num/den: the same exact 100-bit steps as [`table`], by ·den/num.
-/// The smallest entry (1/U at the largest code, about 1/513) is still
-/// above 8000 units, so an entry is within 2^-13 of 1/U relatively.
-const fn inverse_table<const N: usize>(num: u128, den: u128) -> [u32; N] {
-    const FRAC: u32 = 100;
-    let mut t = [0u32; N];
-    // 512 in 2^-100 is 2^109; ·den (≤ 100 < 2^7) stays below 2^116.
-    let mut v: u128 = 1 << (FRAC + 9);
-    let mut p = 0;
-    while p < N {
-        let r = (v + (1 << (FRAC - INVERSE_BITS - 1))) >> (FRAC - INVERSE_BITS);
-        t[p] = if r > u32::MAX as u128 { u32::MAX } else { r as u32 };
-        v = v * den / num;
-        p += 1;
-    }
-    t
-}
+// 512/b^p in 2^-INVERSE_BITS (the same series by ·den/num). The smallest
+// entry (1/U at the largest code, about 1/513) is still above 8000 units,
+// so an entry is within 2^-13 of 1/U relatively.
 
 /// 512/1.05^p in 2^-22, p = 0 ..= 255.
-static ONE_BYTE_INVERSE: [u32; 256] = inverse_table::<256>(105, 100);
+static ONE_BYTE_INVERSE: [u32; 256] = series::<256>(FIVE_TWELVE, 100, 105, INVERSE_BITS);
 /// 512/1.01^p in 2^-22, p = 0 ..= 1254.
-static TWO_BYTES_INVERSE: [u32; 1255] = inverse_table::<1255>(101, 100);
+static TWO_BYTES_INVERSE: [u32; 1255] = series::<1255>(FIVE_TWELVE, 100, 101, INVERSE_BITS);
 
 impl PintWidth {
     /// Bytes of the field.
