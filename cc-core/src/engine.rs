@@ -66,42 +66,57 @@ impl Stats {
 /// when the flow started. Handed out by [`Engine::start`], valid until the
 /// flow ends; afterwards every use is refused with
 /// [`Error::UnknownFlow`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// One word, the generation in its high half and the slot in its low half:
+/// it travels in one register, and an event's check that it names the
+/// slot's flow is one compare of the word the slot keeps.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct FlowHandle {
-    index: u16,
-    generation: u16,
-}
+pub struct FlowHandle(u32);
 
 impl FlowHandle {
     /// The slot, 0 ..= N − 1: an index for the NIC's own per-flow arrays.
     pub const fn index(self) -> u16 {
-        self.index
+        self.0 as u16
+    }
+
+    /// The slot's generation when the flow started.
+    pub const fn generation(self) -> u16 {
+        (self.0 >> 16) as u16
     }
 
     /// The handle as one word (generation in the high half), for a queue
     /// pair context or a message.
     pub const fn to_bits(self) -> u32 {
-        (self.generation as u32) << 16 | self.index as u32
+        self.0
     }
 
     /// A handle from [`FlowHandle::to_bits`]. Any word is accepted; the
     /// engine refuses one that names no live flow.
     pub const fn from_bits(bits: u32) -> Self {
-        FlowHandle {
-            index: bits as u16,
-            generation: (bits >> 16) as u16,
-        }
+        FlowHandle(bits)
     }
 }
+
+impl core::fmt::Debug for FlowHandle {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FlowHandle")
+            .field("index", &self.index())
+            .field("generation", &self.generation())
+            .finish()
+    }
+}
+
+/// A slot's generation step in its handle word.
+const NEXT_GENERATION: u32 = 1 << 16;
 
 /// One slot of the table.
 #[derive(Clone, Copy)]
 struct Slot<C> {
-    /// Bumped when the slot's flow ends.
-    generation: u16,
-    /// The id the flow was started with (to remove it from the index).
-    id: FlowId,
+    /// The handle of the slot's flow (of its last flow, or of its next
+    /// when it holds none): the generation, bumped when the flow ends, in
+    /// the high half; the slot's index, set when a flow starts, in the low.
+    handle: u32,
     state: Option<C>,
 }
 
@@ -110,7 +125,7 @@ impl<C> Slot<C> {
     /// `flow` has the slot's current generation).
     fn live(&self, flow: FlowHandle) -> Option<&C> {
         match self.state {
-            Some(ref c) if self.generation == flow.generation => Some(c),
+            Some(ref c) if self.handle == flow.0 => Some(c),
             _ => None,
         }
     }
@@ -119,7 +134,7 @@ impl<C> Slot<C> {
     #[inline(always)]
     fn live_mut(&mut self, flow: FlowHandle) -> Option<&mut C> {
         match self.state {
-            Some(ref mut c) if self.generation == flow.generation => Some(c),
+            Some(ref mut c) if self.handle == flow.0 => Some(c),
             _ => None,
         }
     }
@@ -129,6 +144,10 @@ impl<C> Slot<C> {
 pub struct Engine<C: Controller, const N: usize> {
     cfg: C::Config,
     slots: [Slot<C>; N],
+    /// The id each slot's flow was started with (to remove it from `ids`
+    /// when it ends), apart from the slots so that an event's slot is the
+    /// state and its handle alone.
+    slot_ids: [FlowId; N],
     /// Slots given back by ended flows, the next one to reuse last.
     free: Vec<u16, N>,
     /// Slots `fresh..N` have never held a flow.
@@ -138,11 +157,7 @@ pub struct Engine<C: Controller, const N: usize> {
 }
 
 impl<C: Controller, const N: usize> Engine<C, N> {
-    const EMPTY: Slot<C> = Slot {
-        generation: 0,
-        id: FlowId(0),
-        state: None,
-    };
+    const EMPTY: Slot<C> = Slot { handle: 0, state: None };
 
     /// An empty engine; `InvalidParams` if the config is out of range.
     /// `N` must be a power of two (the index map's rule) of at most 65536.
@@ -163,6 +178,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         Engine {
             cfg,
             slots: [Self::EMPTY; N],
+            slot_ids: [FlowId(0); N],
             free: Vec::new(),
             fresh: 0,
             ids: FnvIndexMap::new(),
@@ -185,7 +201,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         self.cfg = cfg;
         for s in self.slots.iter_mut() {
             if s.state.take().is_some() {
-                s.generation = s.generation.wrapping_add(1);
+                s.handle = s.handle.wrapping_add(NEXT_GENERATION);
             }
         }
         self.ids.clear();
@@ -219,10 +235,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     pub fn lookup(&self, id: FlowId) -> Option<FlowHandle> {
         let &index = self.ids.get(&id)?;
         let slot = self.slots.get(index as usize)?;
-        Some(FlowHandle {
-            index,
-            generation: slot.generation,
-        })
+        Some(FlowHandle(slot.handle))
     }
 
     /// A flow's state.
@@ -238,12 +251,12 @@ impl<C: Controller, const N: usize> Engine<C, N> {
 
     /// A flow's state by handle.
     pub fn get(&self, flow: FlowHandle) -> Option<&C> {
-        self.slots.get(flow.index as usize)?.live(flow)
+        self.slots.get(flow.index() as usize)?.live(flow)
     }
 
     /// A flow's state by handle, mutably (to restore a checkpoint).
     pub fn get_mut(&mut self, flow: FlowHandle) -> Option<&mut C> {
-        self.slots.get_mut(flow.index as usize)?.live_mut(flow)
+        self.slots.get_mut(flow.index() as usize)?.live_mut(flow)
     }
 
     /// A flow's current decision: what stands after a refused event.
@@ -273,17 +286,17 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         let (state, d) = C::start(&self.cfg, now, params)?;
         let slot = self.slots.get_mut(index as usize).ok_or(Error::TableFull)?;
         self.ids.insert(id, index).map_err(|_| Error::TableFull)?;
+        if let Some(s) = self.slot_ids.get_mut(index as usize) {
+            *s = id;
+        }
         if reused {
             self.free.pop();
         } else {
             self.fresh += 1;
         }
-        slot.id = id;
         slot.state = Some(state);
-        let handle = FlowHandle {
-            index,
-            generation: slot.generation,
-        };
+        slot.handle = (slot.handle & !0xFFFF) | index as u32;
+        let handle = FlowHandle(slot.handle);
         Ok((handle, d))
     }
 
@@ -295,13 +308,15 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     }
 
     fn end_flow(&mut self, flow: FlowHandle) -> Result<Decision, Error> {
-        let slot = self.slots.get_mut(flow.index as usize).ok_or(Error::UnknownFlow)?;
+        let slot = self.slots.get_mut(flow.index() as usize).ok_or(Error::UnknownFlow)?;
         slot.live(flow).ok_or(Error::UnknownFlow)?;
         let state = slot.state.take().ok_or(Error::UnknownFlow)?;
-        slot.generation = slot.generation.wrapping_add(1);
-        self.ids.swap_remove(&slot.id);
+        slot.handle = slot.handle.wrapping_add(NEXT_GENERATION);
+        if let Some(id) = self.slot_ids.get(flow.index() as usize) {
+            self.ids.swap_remove(id);
+        }
         // Ended slots plus live flows are at most N: there is room.
-        let _ = self.free.push(flow.index);
+        let _ = self.free.push(flow.index());
         Ok(state.decision(&self.cfg))
     }
 
@@ -345,7 +360,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     ) -> Result<Decision, Error> {
         // Each controller validates before it mutates, so an Err leaves
         // the flow as it was (checked by the property tests).
-        let r = match self.slots.get_mut(flow.index as usize).and_then(|s| s.live_mut(flow)) {
+        let r = match self.slots.get_mut(flow.index() as usize).and_then(|s| s.live_mut(flow)) {
             Some(state) => hook(state, &self.cfg),
             None => Err(Error::UnknownFlow),
         };
