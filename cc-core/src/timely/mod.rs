@@ -609,26 +609,27 @@ impl Timely {
             (None, one_minus(x))
         };
         let old = self.rate;
-        let next = match inc {
+        self.rate = match inc {
             Some(step) => {
-                // rate + step·line·φ; saturating at the line rate.
+                // rate + step·line·φ, saturating at the line rate. No
+                // floor: the rate is at or above it already (a flow starts
+                // at the line rate, `restore` refuses a rate below it,
+                // every decrease applies it), and an increase only adds.
                 let add = if phi >= one {
                     scale(line, step)
                 } else {
                     (scale(line, step) * phi) >> Fraction::FRAC_BITS
                 };
-                (old as u64 + add).min(line as u64) as u32
+                old.saturating_add(add as u32).min(line)
             }
             None => {
                 let mut r = ((old as u64 * c) >> Fraction::FRAC_BITS) as u32;
                 if per_sample {
                     r = r.max(old >> 1);
                 }
-                r
+                r.max(cfg.min_rate_mbps.saturating_mul(256).min(line))
             }
         };
-        let floor = cfg.min_rate_mbps.saturating_mul(256).min(line);
-        self.rate = next.max(floor);
         if !per_sample {
             count = match inc {
                 Some(_) => count.saturating_add(1),
