@@ -1,8 +1,9 @@
 //! The engine in the caller's memory: a header (the configuration, the
-//! free list, the counters) and `capacity` slots, each a generation and a
-//! flow's state. A flow's handle is its slot and the slot's generation
-//! (as `cc_core::engine::FlowHandle`), so an event finds its flow by one
-//! index and a handle kept past its flow's end is refused, never taken
+//! free list, the counters) and `capacity` slots, each a handle word and
+//! a flow's state. A flow's handle is its slot and the slot's generation
+//! in one word (as `cc_core::engine::FlowHandle`), which the slot keeps,
+//! so an event finds its flow by one index and one compare, and a handle
+//! kept past its flow's end is refused, never taken
 //! for the flow that reuses the slot. Ended slots are threaded on a free
 //! list through the slots themselves; slots never used are taken in
 //! order, so initialising the memory writes every slot once.
@@ -45,7 +46,11 @@ pub struct cc_engine {
 
 /// One slot.
 struct Slot {
-    generation: u16,
+    /// The handle of the slot's flow (of its last, or of its next when
+    /// it holds none): the generation in the high half, bumped when the
+    /// flow ends; the slot's index in the low, set when a flow starts. An
+    /// event's check is one compare with it.
+    handle: u32,
     /// The next free slot while this one is free.
     next_free: u32,
     state: Option<Flow>,
@@ -150,7 +155,7 @@ pub unsafe extern "C" fn cc_engine_init(
         let slots = mem.cast::<u8>().add(slots_offset()).cast::<Slot>();
         for i in 0..capacity as usize {
             slots.add(i).write(Slot {
-                generation: 0,
+                handle: 0,
                 next_free: NONE,
                 state: None,
             });
@@ -183,7 +188,7 @@ pub unsafe extern "C" fn cc_engine_reset(e: *mut cc_engine, cfg: *const crate::c
     h.cfg = cfg;
     for s in slots.iter_mut().take(h.fresh as usize) {
         if s.state.take().is_some() {
-            s.generation = s.generation.wrapping_add(1);
+            s.handle = s.handle.wrapping_add(NEXT_GENERATION);
         }
         s.next_free = NONE;
     }
@@ -241,10 +246,9 @@ unsafe fn parts<'a>(e: *mut cc_engine) -> Option<(&'a mut cc_engine, &'a mut [Sl
     }
 }
 
-/// A handle as one word: the generation in the high half, the slot below.
-fn handle(index: u32, generation: u16) -> u32 {
-    (generation as u32) << 16 | index
-}
+/// A slot's generation step in its handle word (the generation in the
+/// high half, the slot below).
+const NEXT_GENERATION: u32 = 1 << 16;
 
 impl cc_stats {
     /// Counts refusal `s` under its reason and answers it.
@@ -316,10 +320,11 @@ pub unsafe extern "C" fn cc_flow_start(
     }
     slot.state = Some(state);
     slot.next_free = NONE;
+    slot.handle = (slot.handle & !0xffff) | index;
     h.live += 1;
     // SAFETY: the pointers are valid.
     unsafe {
-        handle_out.write(handle(index, slot.generation));
+        handle_out.write(slot.handle);
         out.write(cc_decision::from(&d));
     }
     cc_status::Ok
@@ -341,9 +346,9 @@ pub unsafe extern "C" fn cc_flow_end(e: *mut cc_engine, handle: u32, out: *mut c
     };
     let index = handle & 0xffff;
     let r = match slots.get_mut(index as usize) {
-        Some(s) if s.generation == (handle >> 16) as u16 => match s.state.take() {
+        Some(s) if s.handle == handle => match s.state.take() {
             Some(state) => {
-                s.generation = s.generation.wrapping_add(1);
+                s.handle = s.handle.wrapping_add(NEXT_GENERATION);
                 s.next_free = h.free;
                 h.free = index;
                 h.live -= 1;
@@ -422,14 +427,14 @@ pub(crate) unsafe fn apply(e: *mut cc_engine, handle: u32, out: *mut cc_decision
     };
     let (cfg, stats) = (&h.cfg, &mut h.stats);
     let Some(Slot {
-        generation,
+        handle: slot_handle,
         state: Some(flow),
         ..
     }) = slots.get_mut((handle & 0xffff) as usize)
     else {
         return stats.count(cc_status::UnknownFlow);
     };
-    if *generation != (handle >> 16) as u16 {
+    if *slot_handle != handle {
         return stats.count(cc_status::UnknownFlow);
     }
     flow.visit(cfg, On { stats, out, ev })
