@@ -3,10 +3,10 @@
 //! a flow's state. A flow's handle is its slot and the slot's generation
 //! in one word (as `cc_core::engine::FlowHandle`), which the slot keeps,
 //! so an event finds its flow by one index and one compare, and a handle
-//! kept past its flow's end is refused, never taken
-//! for the flow that reuses the slot. Ended slots are threaded on a free
-//! list through the slots themselves; slots never used are taken in
-//! order, so initialising the memory writes every slot once.
+//! kept past its flow's end is refused, never taken for the flow that
+//! reuses the slot. Ended slots are threaded on a free list through the
+//! slots themselves; slots never used are taken in order, so initialising
+//! the memory writes every slot once.
 
 use core::mem::{align_of, size_of};
 

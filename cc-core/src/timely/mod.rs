@@ -483,6 +483,13 @@ impl Timely {
         self.line_and_shift << 8
     }
 
+    /// The rate floor, Mb/s in 2^-8 steps: min_rate_mbps, at most the
+    /// line rate.
+    #[inline(always)]
+    fn floor(&self, cfg: &TimelyConfig) -> RateQ8 {
+        cfg.min_rate_mbps.saturating_mul(256).min(self.line())
+    }
+
     /// rtt_diff, 2^-4 ns.
     pub fn rtt_diff(&self) -> i32 {
         self.rtt_diff
@@ -511,7 +518,7 @@ impl Timely {
         prev_rtt: u32,
         count: u8,
     ) -> Result<(), Error> {
-        let floor = cfg.min_rate_mbps.saturating_mul(256).min(self.line());
+        let floor = self.floor(cfg);
         if rate < floor || rate > self.line() || rtt_diff.unsigned_abs() >= 1 << 28 || prev_rtt >= MAX_RTT_NS {
             return Err(Error::InvalidParams);
         }
@@ -627,7 +634,7 @@ impl Timely {
                 if per_sample {
                     r = r.max(old >> 1);
                 }
-                r.max(cfg.min_rate_mbps.saturating_mul(256).min(line))
+                r.max(self.floor(cfg))
             }
         };
         if !per_sample {
