@@ -54,6 +54,23 @@ pub trait Controller: Sized {
         Err(Error::NotApplicable)
     }
 
+    /// Whether [`Controller::short_ack`] can take an ACK (the engine tries
+    /// it first only then).
+    const SHORT_ACK: bool = false;
+
+    /// The common ACK's short path, for a controller whose ACKs are
+    /// mostly one simple case: `Some` with the decision when it took the
+    /// ACK, with the state changed exactly as [`Controller::ack`] would
+    /// change it; `None`, the state untouched, for `ack` to take it.
+    /// [`crate::engine::Engine::ack`] calls `ack` out of line after a
+    /// `None`, so the short path needs no registers kept across a call
+    /// and no frame. The default takes nothing.
+    #[inline(always)]
+    fn short_ack(&mut self, cfg: &Self::Config, ack: &Ack<'_>) -> Option<Decision> {
+        let _ = (cfg, ack);
+        None
+    }
+
     /// [`EventKind::Loss`].
     fn loss(&mut self, cfg: &Self::Config, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
         let _ = (cfg, now, first_lost);

@@ -174,7 +174,10 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     /// accepts (the drafts' defaults are), or check it with
     /// [`Engine::reset`] before the first event.
     pub const fn new_const(cfg: C::Config) -> Self {
-        const { assert!(N <= 1 << 16, "an engine holds at most 65536 flows") };
+        const {
+            assert!(N <= 1 << 16, "an engine holds at most 65536 flows");
+            assert!(N.is_power_of_two(), "an engine's table size is a power of two");
+        };
         Engine {
             cfg,
             slots: [Self::EMPTY; N],
@@ -209,6 +212,15 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         self.fresh = 0;
         self.stats = Stats::default();
         Ok(())
+    }
+
+    /// The slot `flow` names: its index bits taken modulo N (a power of
+    /// two), so always a slot of the table. A handle whose index is N or
+    /// more lands on a slot whose handle word has another index, and is
+    /// refused by [`Slot::live`]'s compare of the whole word.
+    #[inline(always)]
+    fn slot_of(flow: FlowHandle) -> usize {
+        flow.0 as usize & (N - 1)
     }
 
     /// The shared parameters.
@@ -251,12 +263,12 @@ impl<C: Controller, const N: usize> Engine<C, N> {
 
     /// A flow's state by handle.
     pub fn get(&self, flow: FlowHandle) -> Option<&C> {
-        self.slots.get(flow.index() as usize)?.live(flow)
+        self.slots.get(Self::slot_of(flow))?.live(flow)
     }
 
     /// A flow's state by handle, mutably (to restore a checkpoint).
     pub fn get_mut(&mut self, flow: FlowHandle) -> Option<&mut C> {
-        self.slots.get_mut(flow.index() as usize)?.live_mut(flow)
+        self.slots.get_mut(Self::slot_of(flow))?.live_mut(flow)
     }
 
     /// A flow's current decision: what stands after a refused event.
@@ -308,7 +320,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     }
 
     fn end_flow(&mut self, flow: FlowHandle) -> Result<Decision, Error> {
-        let slot = self.slots.get_mut(flow.index() as usize).ok_or(Error::UnknownFlow)?;
+        let slot = self.slots.get_mut(Self::slot_of(flow)).ok_or(Error::UnknownFlow)?;
         slot.live(flow).ok_or(Error::UnknownFlow)?;
         let state = slot.state.take().ok_or(Error::UnknownFlow)?;
         slot.handle = slot.handle.wrapping_add(NEXT_GENERATION);
@@ -360,7 +372,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     ) -> Result<Decision, Error> {
         // Each controller validates before it mutates, so an Err leaves
         // the flow as it was (checked by the property tests).
-        let r = match self.slots.get_mut(flow.index() as usize).and_then(|s| s.live_mut(flow)) {
+        let r = match self.slots.get_mut(Self::slot_of(flow)).and_then(|s| s.live_mut(flow)) {
             Some(state) => hook(state, &self.cfg),
             None => Err(Error::UnknownFlow),
         };
@@ -370,6 +382,23 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     /// [`EventKind::Ack`] for the flow at `flow`.
     #[inline(never)]
     pub fn ack(&mut self, flow: FlowHandle, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        if C::SHORT_ACK {
+            // The controller's short path first; every other case (an
+            // unknown flow included) out of line, where the general path's
+            // frame and registers are paid only when it runs.
+            let slot = self.slots.get_mut(Self::slot_of(flow)).and_then(|s| s.live_mut(flow));
+            if let Some(d) = slot.and_then(|c| c.short_ack(&self.cfg, ack)) {
+                return Ok(d);
+            }
+            return self.ack_general(flow, now, ack);
+        }
+        self.apply(flow, |c, cfg| c.ack(cfg, now, ack))
+    }
+
+    /// [`Engine::ack`]'s general path, for a controller with a short one.
+    #[cold]
+    #[inline(never)]
+    fn ack_general(&mut self, flow: FlowHandle, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
         self.apply(flow, |c, cfg| c.ack(cfg, now, ack))
     }
 

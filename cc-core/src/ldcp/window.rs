@@ -49,17 +49,19 @@ pub enum Phase {
 }
 
 impl Phase {
+    // Stable is 0, so that the common ACK's test (stable, no tick
+    // pending) is of the status word's top two bits being clear.
     const fn into_bits(self) -> u8 {
         match self {
-            Phase::FastStart => 0,
-            Phase::Stable => 1,
+            Phase::Stable => 0,
+            Phase::FastStart => 1,
         }
     }
 
     const fn from_bits(bits: u8) -> Self {
         match bits {
-            0 => Phase::FastStart,
-            _ => Phase::Stable,
+            0 => Phase::Stable,
+            _ => Phase::FastStart,
         }
     }
 }
@@ -71,16 +73,17 @@ struct Status {
     /// `LdcpConfig::initial_window_16ths`).
     #[bits(20)]
     iw16: u32,
-    #[bits(1)]
-    phase: Phase,
-    /// cw < 1 and the tick timer is armed for `tick`.
-    timer_armed: bool,
     /// The additive increase below cw's resolution, in 2^-25 packets
     /// (see `AI_EXTRA_BITS`).
     #[bits(9)]
     ai_carry: u16,
     #[bits(1)]
     __: u8,
+    // The top two bits: zero in the stable stage with no tick pending.
+    #[bits(1)]
+    phase: Phase,
+    /// cw < 1 and the tick timer is armed for `tick`.
+    timer_armed: bool,
 }
 
 /// Extra fractional bits of the additive increase: alpha/cw is computed in
@@ -318,7 +321,9 @@ impl Ldcp {
         let paced = if self.cw <= iw {
             window
         } else {
-            iw.to_window(cfg.mtu.bytes())
+            // iw.to_window(mtu) = (iw16·2^12·MTU) >> 12 = iw16·MTU in
+            // 1/16 bytes, exactly (iw16 < 2^20: iw16·2^12 fits u32).
+            Window::from_bits_saturating(self.status.iw16() as u64 * cfg.mtu.bytes() as u64)
         };
         Decision {
             window,
@@ -351,23 +356,29 @@ impl Ldcp {
 
     /// The common ACK, on its own so that the rest stays out of its way
     /// (registers, prologue): the stable stage, ACK-clocked before and
-    /// after (cw ≥ 1, no tick pending), under 64 KiB newly acknowledged.
-    /// The same arithmetic as [`Ldcp::any_ack`], which takes every other
+    /// after (cw ≥ 1, no tick pending), under 64 KiB newly acknowledged
+    /// (none included). The same arithmetic as [`Ldcp::any_ack`], which takes every other
     /// ACK; `false` leaves the state untouched for it.
     #[inline(always)]
     pub(crate) fn ack_clocked_ack(&mut self, cfg: &LdcpConfig, ack: &Ack<'_>) -> bool {
         let status = self.status;
-        // Stable and no tick pending, in one test of the packed word.
+        // Stable and no tick pending, in one test of the packed word: its
+        // top two bits clear.
         const STABLE_UNARMED: u32 = Status::new().with_phase(Phase::Stable).into_bits();
         const MASK: u32 = Status::new()
-            .with_phase(Phase::Stable)
+            .with_phase(Phase::FastStart)
             .with_timer_armed(true)
             .into_bits();
-        if status.into_bits() & MASK != STABLE_UNARMED || self.cw < Packets::ONE {
+        const { assert!(STABLE_UNARMED == 0 && MASK == 0b11 << 30) };
+        if status.into_bits() >> 30 != 0 || self.cw < Packets::ONE {
             return false;
         }
-        let newly = ack.cum_ack.bytes_since(self.snd_una);
-        if newly == 0 || newly >> Packets::FRAC_BITS != 0 {
+        // Under 64 KiB newly acknowledged, none included: an ACK of
+        // nothing new changes only srtt here, as in `any_ack` (n = 0 adds
+        // and takes nothing). An ACK behind snd_una is 2^31 or more ahead
+        // in the wrapped difference, so it is the general path's.
+        let newly = ack.cum_ack.0.wrapping_sub(self.snd_una.0);
+        if newly >> Packets::FRAC_BITS != 0 {
             return false;
         }
         // n of eq. (2) in 2^-16 packets, by the MTU's reciprocal.
@@ -632,6 +643,18 @@ impl Controller for Ldcp {
     #[inline(always)]
     fn ack(&mut self, cfg: &LdcpConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
         self.ack_into(cfg, now, ack, Ok)
+    }
+
+    const SHORT_ACK: bool = true;
+
+    /// The stable stage's ACK-clocked ACK ([`Ldcp::ack_clocked_ack`]).
+    #[inline(always)]
+    fn short_ack(&mut self, cfg: &LdcpConfig, ack: &Ack<'_>) -> Option<Decision> {
+        if self.ack_clocked_ack(cfg, ack) {
+            Some(self.decision(cfg))
+        } else {
+            None
+        }
     }
 
     /// ECN codepoint for a packet about to be sent (§2.3, §3.1): in fast
