@@ -42,6 +42,66 @@ macro_rules! event {
 event!(AckEvent { ack: *const cc_ack }, |c, cfg, now, to| {
     // SAFETY: `ack` is valid (the caller's promise).
     let a = unsafe { &*ack };
+    if C::SHORT_ACK {
+        // The controller's short path (Engine::ack's), with no call and
+        // no frame; anything else (a refusal included) out of line.
+        if let (0, Ok(ack)) = (a.n_hops, convert::ack(a, &[])) {
+            if let Some(d) = c.short_ack(cfg, &ack) {
+                return to.give(Ok(d));
+            }
+        }
+        // SAFETY: as this event's.
+        return unsafe { ack_general(c, cfg, now, a, to) };
+    }
+    // SAFETY: as this event's.
+    unsafe { ack_general(c, cfg, now, a, to) }
+});
+
+/// [`AckEvent`]'s general path: the ACK converted (with its hops) and
+/// handed to the controller's `ack`. Inlined where the controller has
+/// no short path; out of line behind it where it has.
+///
+/// # Safety
+/// `a.hops` points to `a.n_hops` hops (the caller's promise).
+#[inline(always)]
+unsafe fn ack_general<C: Controller>(
+    c: &mut C,
+    cfg: &C::Config,
+    now: Instant,
+    a: &cc_ack,
+    to: Answer<'_>,
+) -> cc_status {
+    if C::SHORT_ACK {
+        // SAFETY: as this function's.
+        return unsafe { ack_general_cold(c, cfg, now, a, to) };
+    }
+    // SAFETY: as this function's.
+    unsafe { ack_all(c, cfg, now, a, to) }
+}
+
+/// [`ack_all`] out of line.
+///
+/// # Safety
+/// As [`ack_all`].
+#[cold]
+#[inline(never)]
+unsafe fn ack_general_cold<C: Controller>(
+    c: &mut C,
+    cfg: &C::Config,
+    now: Instant,
+    a: &cc_ack,
+    to: Answer<'_>,
+) -> cc_status {
+    // SAFETY: as this function's.
+    unsafe { ack_all(c, cfg, now, a, to) }
+}
+
+/// The ACK converted and run on the controller's `ack`.
+///
+/// # Safety
+/// `a.hops` points to `a.n_hops` hops (the caller's promise).
+#[inline(always)]
+unsafe fn ack_all<C: Controller>(c: &mut C, cfg: &C::Config, now: Instant, a: &cc_ack, to: Answer<'_>) -> cc_status {
     if a.n_hops == 0 {
         return match convert::ack(a, &[]) {
             Ok(ack) => to.give(c.ack(cfg, now, &ack)),
@@ -55,7 +115,7 @@ event!(AckEvent { ack: *const cc_ack }, |c, cfg, now, to| {
             Err(s) => to.refuse(s),
         })
     }
-});
+}
 
 /// An ACK for the flow's data (HPCC++ NewAck with the echoed telemetry;
 /// LDCP PAWA; DCTCP).
