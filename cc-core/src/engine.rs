@@ -521,7 +521,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{Algorithm, EventKind, FlowParams};
+    use crate::event::{Ack, Algorithm, EcnEcho, EventKind, FlowParams};
     use crate::ldcp::{Ldcp, LdcpConfig};
     use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Mtu, Seq};
 
@@ -595,5 +595,38 @@ mod tests {
         let s = e.stats();
         assert_eq!((s.unknown_flow, s.table_full), (3, 1));
         assert_eq!(s.refused(), 4);
+    }
+
+    /// The slot is the handle's index modulo the table's size, so a
+    /// handle whose index is past the table lands on a live slot: the
+    /// whole word's compare refuses it, on every entry (the ACK's short
+    /// path included) and by every accessor, and the flow is untouched.
+    #[test]
+    fn a_handle_past_the_table_is_refused_on_every_path() {
+        let mut e: Engine<Ldcp, 4> = Engine::new(LdcpConfig::draft_default()).unwrap();
+        let (h, _) = e.start(Instant::ZERO, FlowId(1), &params()).unwrap();
+        let before = *e.get(h).unwrap();
+        let ack = Ack {
+            cum_ack: Seq(1000),
+            snd_nxt: Seq(1000),
+            ece: EcnEcho::NotMarked,
+            telemetry: &[],
+            rtt_ns: None,
+            pint: None,
+            nic: None,
+        };
+        for extra in [4u32, 8, 0xfffc, 0x8000] {
+            let past = FlowHandle::from_bits(h.to_bits() + extra);
+            assert_eq!(past.generation(), h.generation());
+            assert_eq!(e.ack(past, Instant::ZERO, &ack), Err(Error::UnknownFlow));
+            assert_eq!(e.timer(past, Instant::ZERO), Err(Error::UnknownFlow));
+            assert!(e.get(past).is_none() && e.get_mut(past).is_none());
+            assert_eq!(e.end(past), Err(Error::UnknownFlow));
+        }
+        assert_eq!(*e.get(h).unwrap(), before);
+        assert_eq!(e.stats().unknown_flow, 12);
+        // The flow itself takes the same ACK.
+        assert!(e.ack(h, Instant::ZERO, &ack).is_ok());
+        assert_ne!(*e.get(h).unwrap(), before);
     }
 }
