@@ -51,47 +51,19 @@ event!(AckEvent { ack: *const cc_ack }, |c, cfg, now, to| {
             }
         }
         // SAFETY: as this event's.
-        return unsafe { ack_general(c, cfg, now, a, to) };
+        return unsafe { ack_cold(c, cfg, now, a, to) };
     }
     // SAFETY: as this event's.
-    unsafe { ack_general(c, cfg, now, a, to) }
+    unsafe { ack_all(c, cfg, now, a, to) }
 });
 
-/// [`AckEvent`]'s general path: the ACK converted (with its hops) and
-/// handed to the controller's `ack`. Inlined where the controller has
-/// no short path; out of line behind it where it has.
-///
-/// # Safety
-/// `a.hops` points to `a.n_hops` hops (the caller's promise).
-#[inline(always)]
-unsafe fn ack_general<C: Controller>(
-    c: &mut C,
-    cfg: &C::Config,
-    now: Instant,
-    a: &cc_ack,
-    to: Answer<'_>,
-) -> cc_status {
-    if C::SHORT_ACK {
-        // SAFETY: as this function's.
-        return unsafe { ack_general_cold(c, cfg, now, a, to) };
-    }
-    // SAFETY: as this function's.
-    unsafe { ack_all(c, cfg, now, a, to) }
-}
-
-/// [`ack_all`] out of line.
+/// [`ack_all`] out of line, behind a controller's short path.
 ///
 /// # Safety
 /// As [`ack_all`].
 #[cold]
 #[inline(never)]
-unsafe fn ack_general_cold<C: Controller>(
-    c: &mut C,
-    cfg: &C::Config,
-    now: Instant,
-    a: &cc_ack,
-    to: Answer<'_>,
-) -> cc_status {
+unsafe fn ack_cold<C: Controller>(c: &mut C, cfg: &C::Config, now: Instant, a: &cc_ack, to: Answer<'_>) -> cc_status {
     // SAFETY: as this function's.
     unsafe { ack_all(c, cfg, now, a, to) }
 }
