@@ -101,10 +101,14 @@ out_b=$(mktemp)
 lane_b_pid=
 cleanup() {
   if [ -n "$lane_b_pid" ]; then
-    # Lane A stopped early: stop lane B (its own process group) and show
-    # where it was.
-    kill -- "-$lane_b_pid" 2>/dev/null || true
-    echo "test.sh: stopped lane B; its last lines:" >&2
+    # Lane A stopped early: stop lane B (its own process group) if it
+    # still runs, and show where it was.
+    if kill -0 "$lane_b_pid" 2>/dev/null; then
+      kill -- "-$lane_b_pid" 2>/dev/null || true
+      echo "test.sh: stopped lane B; its last lines:" >&2
+    else
+      echo "test.sh: lane B had ended; its last lines:" >&2
+    fi
     tail -n 30 "$out_b" >&2
   fi
   rm -f "$log" "$log_b" "$out_b"

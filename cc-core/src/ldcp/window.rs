@@ -647,7 +647,8 @@ impl Controller for Ldcp {
 
     const SHORT_ACK: bool = true;
 
-    /// The stable stage's ACK-clocked ACK ([`Ldcp::ack_clocked_ack`]).
+    /// The stable stage's ACK-clocked ACK: cw of one packet or more, no
+    /// tick pending, under 64 KiB newly acknowledged.
     #[inline(always)]
     fn short_ack(&mut self, cfg: &LdcpConfig, ack: &Ack<'_>) -> Option<Decision> {
         if self.ack_clocked_ack(cfg, ack) {
