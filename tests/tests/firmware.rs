@@ -33,17 +33,22 @@ fn firmware_dir() -> PathBuf {
 }
 
 /// Builds the replay image for `target` with `features` (`None`: the
-/// defaults) and, with `zbb`, the Zbb extension (the DPA class of core:
-/// `clz` in one instruction), into `target_dir` under nic-firmware/, and
-/// returns its path. The folder is set explicitly, so the images go where
-/// the tests look whatever target folder the host build uses.
+/// defaults and `reference`) and, with `zbb`, the Zbb extension (the DPA
+/// class of core: `clz` in one instruction), into `target_dir` under
+/// nic-firmware/, and returns its path. The folder is set explicitly, so
+/// the images go where the tests look whatever target folder the host
+/// build uses. `reference` only adds the benchmark's `f64` models, which
+/// the replay image does not call; with it the default images are the
+/// ones scripts/test.sh and scripts/bench.sh have built, not a second
+/// build of the same code.
 fn build_replay(target: &str, features: Option<&str>, zbb: bool, target_dir: &str) -> PathBuf {
     let dir = firmware_dir().join(target_dir);
     let mut cargo = Command::new(env!("CARGO"));
     cargo.args(["build", "--release", "--bin", "replay", "--target", target]);
-    if let Some(f) = features {
-        cargo.args(["--no-default-features", "--features", f]);
-    }
+    match features {
+        Some(f) => cargo.args(["--no-default-features", "--features", f]),
+        None => cargo.args(["--features", "reference"]),
+    };
     if zbb {
         cargo.env("RUSTFLAGS", "-C target-feature=+zbb");
     } else {
