@@ -54,6 +54,17 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
     /// hand (HPCC++, LDCP, DCTCP and DCQCN have rows of their own).
     const ACK_BENCH: Option<AckBench> = None;
 
+    /// The `f64` reference model's cost column of the benchmark's ACK
+    /// row: the model made for a flow started with `p` and the defaults,
+    /// then the row's ACKs 1 ..= `events` each given to it inside
+    /// `bracket`. Returns whether the algorithm has such a model (by
+    /// default not: its property tests still hold it to its reference).
+    #[cfg(feature = "reference")]
+    fn reference_ack<B: crate::params::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
+        let _ = (p, events, bracket);
+        false
+    }
+
     /// Checks every field's range.
     fn validate(&self) -> Result<(), Error>;
 

@@ -176,6 +176,15 @@ pub enum TelemetryKind {
     Pint,
 }
 
+/// The firmware benchmark's bracket around one call of an algorithm's
+/// `f64` reference model ([`crate::algorithms::AlgorithmConfig::reference_ack`]):
+/// `prep` is made before the counted region, `step` runs inside it.
+#[cfg(feature = "reference")]
+pub trait RefBracket {
+    /// Counts `step(&prep)`'s instructions.
+    fn around<P>(&mut self, prep: P, step: impl FnOnce(&P));
+}
+
 /// How the firmware benchmark drives an algorithm's ACK row: a flow of
 /// 100 Gb/s with T = 8 µs started at time 0 (cc-core's benchmark flow),
 /// then ACK n (from 1) at n · `interval_ns`. The hal-sim processor model

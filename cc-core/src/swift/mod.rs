@@ -348,6 +348,38 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
         state_bytes: Some(32),
     });
 
+    /// [`reference::SwiftRef`] on the same ACKs, a microsecond apart.
+    #[cfg(feature = "reference")]
+    fn reference_ack<B: crate::params::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
+        use reference::{SwiftRef, SwiftRefParams};
+        let cfg = Self::DEFAULT;
+        let Ok(s) = Swift::new(&cfg, p, Instant::ZERO) else {
+            return false;
+        };
+        let pk = |w: u32| w as f64 / ONE_PACKET as f64;
+        let mut r = SwiftRef::new(
+            SwiftRefParams::from_config(&cfg),
+            pk(s.fabric_window()),
+            pk(s.endpoint_window()),
+            0,
+            p.start_seq.0,
+            s.rtt_ns(),
+        );
+        let mut now = 0u32;
+        for i in 0..events {
+            now = now.wrapping_add(1_000);
+            bracket.around(
+                bench_ack(i + 1, &mut [crate::telemetry::HopSample::default(); 5]),
+                |ack| {
+                    if let Some(n) = ack.nic.as_ref() {
+                        let _ = core::hint::black_box(core::hint::black_box(&mut r).ack(now, ack.cum_ack.0, n));
+                    }
+                },
+            );
+        }
+        true
+    }
+
     fn validate(&self) -> Result<(), Error> {
         SwiftConfig::validate(self)
     }

@@ -283,6 +283,29 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
         state_bytes: Some(24),
     });
 
+    /// [`reference::TimelyRef`] on the same ACKs, per RTT as the row.
+    #[cfg(feature = "reference")]
+    fn reference_ack<B: crate::params::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
+        use reference::{TimelyRef, TimelyRefParams};
+        let line = p.line_rate.to_rate().as_bps() as f64;
+        let mut r = TimelyRef::new(TimelyRefParams::from_config(&Self::DEFAULT, line), p.start_seq.0 as f64);
+        for i in 0..events {
+            bracket.around(
+                bench_ack(i + 1, &mut [crate::telemetry::HopSample::default(); 5]),
+                |ack| {
+                    let (cum, nxt, rtt) = (
+                        ack.cum_ack.0 as f64,
+                        ack.snd_nxt.0 as f64,
+                        ack.rtt_ns.unwrap_or(0) as f64,
+                    );
+                    core::hint::black_box(&mut r).ack(0.0, cum, nxt, rtt);
+                    core::hint::black_box(&r);
+                },
+            );
+        }
+        true
+    }
+
     fn validate(&self) -> Result<(), Error> {
         TimelyConfig::validate(self)
     }

@@ -121,6 +121,14 @@ impl Bracket for Counter {
     }
 }
 
+/// A reference model's call, as the controllers' are measured: through
+/// [`call`], never inlined.
+impl cc_core::params::RefBracket for Counter {
+    fn around<P>(&mut self, prep: P, step: impl FnOnce(&P)) {
+        Bracket::around(self, prep, |p| call(|| step(p)));
+    }
+}
+
 /// The engine path of `path`: event in through the flow's handle, decision out.
 fn engine_path(o: u64, path: Path) -> Cost {
     let mut c = Counter::new(o);
@@ -348,57 +356,18 @@ fn bench_registered(o: u64, a: Algorithm) -> Row {
 }
 
 /// The `f64` reference's cost of the same ACKs as [`bench_registered`]'s,
-/// for the algorithms of the registry that have one.
+/// for the algorithms of the registry that have one
+/// ([`AlgorithmConfig::reference_ack`]).
 fn reference_ack(o: u64, a: Algorithm) -> Option<Cost> {
-    let p = hpcc_params(a);
-    match a {
-        Algorithm::Timely => {
-            use cc_core::timely::reference::{TimelyRef, TimelyRefParams};
-            let cfg = cc_core::timely::TimelyConfig::hpcc_sim();
-            let line = p.line_rate.to_rate().as_bps() as f64;
-            let mut r = TimelyRef::new(TimelyRefParams::from_config(&cfg, line), p.start_seq.0 as f64);
-            Some(measure(
-                o,
-                |i| cc_core::timely::bench_ack(i + 1, &mut [HopSample::default(); 5]),
-                |ack| {
-                    let (cum, nxt, rtt) = (
-                        ack.cum_ack.0 as f64,
-                        ack.snd_nxt.0 as f64,
-                        ack.rtt_ns.unwrap_or(0) as f64,
-                    );
-                    call(|| black_box(&mut r).ack(0.0, cum, nxt, rtt));
-                    black_box(&r);
-                },
-            ))
+    struct Reference(u64, Algorithm);
+    impl ConfigVisitor for Reference {
+        type Output = Option<Cost>;
+        fn visit<C: AlgorithmConfig>(self) -> Option<Cost> {
+            let mut counter = Counter::new(self.0);
+            C::reference_ack(&hpcc_params(self.1), EVENTS, &mut counter).then(|| counter.cost())
         }
-        Algorithm::Swift => {
-            use cc_core::swift::reference::{SwiftRef, SwiftRefParams};
-            use cc_core::swift::{Swift, SwiftConfig, ONE_PACKET};
-            let cfg = SwiftConfig::falcon();
-            let s = Swift::new(&cfg, &p, Instant::ZERO).ok()?;
-            let pk = |w: u32| w as f64 / ONE_PACKET as f64;
-            let mut r = SwiftRef::new(
-                SwiftRefParams::from_config(&cfg),
-                pk(s.fabric_window()),
-                pk(s.endpoint_window()),
-                0,
-                p.start_seq.0,
-                s.rtt_ns(),
-            );
-            let mut now = 0u32;
-            Some(measure(
-                o,
-                |i| cc_core::swift::bench_ack(i + 1, &mut [HopSample::default(); 5]),
-                |ack| {
-                    now = now.wrapping_add(1_000);
-                    if let Some(n) = ack.nic.as_ref() {
-                        let _ = black_box(call(|| black_box(&mut r).ack(now, ack.cum_ack.0, n)));
-                    }
-                },
-            ))
-        }
-        _ => None,
     }
+    a.with_config(Reference(o, a))
 }
 
 fn bench_dcqcn_cnp(o: u64) -> Row {
