@@ -51,7 +51,7 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
 
     /// The firmware benchmark's ACK row, for an algorithm whose front ends
     /// take it from the registry; `None` for one the benchmark drives by
-    /// hand (HPCC++, LDCP, DCTCP and DCQCN have rows of their own).
+    /// hand (HPCC++, LDCP and DCQCN have rows of their own).
     const ACK_BENCH: Option<AckBench> = None;
 
     /// The `f64` reference model's cost column of the benchmark's ACK

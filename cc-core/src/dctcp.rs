@@ -26,7 +26,8 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, ratio_q24};
-use crate::params::{EcnMarking, Gate, Network, TelemetryKind};
+use crate::params::{param, AckBench, EcnMarking, Gate, Network, Param, TelemetryKind, Unit};
+use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -105,8 +106,55 @@ impl crate::algorithms::AlgorithmConfig for DctcpConfig {
 
     const DEFAULT: Self = Self::rfc_default();
 
+    /// g, the MSS and W_min as a table sets them; the MSS and W_min
+    /// follow the NIC's payload where a front end knows it (one packet's
+    /// payload each).
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            DctcpConfig,
+            "g",
+            g,
+            Unit::Fraction,
+            "(0, 1]",
+            "estimation gain",
+            fraction
+        ),
+        param!(
+            DctcpConfig,
+            "mtu_bytes",
+            mtu,
+            Unit::Bytes,
+            "64 ..= 65535",
+            "bytes of a packet (the MSS): congestion avoidance adds one per window"; payload
+        ),
+        param!(
+            DctcpConfig,
+            "w_min_bytes",
+            w_min,
+            Unit::Bytes,
+            "1 ..= 67108864",
+            "smallest window",
+            window; payload
+        ),
+    ];
+
+    /// ACKs 100 ns apart, each a packet more than the last, every eighth
+    /// ECE-marked ([`bench_ack`]).
+    const ACK_BENCH: Option<AckBench> = Some(AckBench {
+        name: "dctcp-ack",
+        row: "DCTCP ACK (baseline)",
+        ack: bench_ack,
+        interval_ns: 100,
+        targets: None,
+        state_bytes: None,
+    });
+
     fn validate(&self) -> Result<(), Error> {
         DctcpConfig::validate(self)
+    }
+
+    fn invalid_field(&self) -> Option<&'static str> {
+        DctcpConfig::invalid_field(self)
     }
 
     /// mtu 4 | g 4 | W_min 4.
@@ -139,6 +187,25 @@ impl crate::algorithms::AlgorithmConfig for DctcpConfig {
             return Err("DCTCP asked for a timer or a request");
         }
         Ok(())
+    }
+}
+
+/// The benchmark's ACK `n` (from 1): it acknowledges n packets of 1000
+/// bytes with 100 packets more in flight, and every eighth is ECE-marked,
+/// so that windows end, alpha updates, the window is cut and grows.
+pub fn bench_ack(n: u32, _hops: &mut [HopSample; 5]) -> Ack<'_> {
+    Ack {
+        cum_ack: Seq(n.wrapping_mul(1000)),
+        snd_nxt: Seq(n.wrapping_mul(1000).wrapping_add(100_000)),
+        ece: if n.is_multiple_of(8) {
+            EcnEcho::Marked
+        } else {
+            EcnEcho::NotMarked
+        },
+        telemetry: &[],
+        rtt_ns: None,
+        pint: None,
+        nic: None,
     }
 }
 

@@ -71,6 +71,13 @@ pub struct ParamInfo {
     pub range: &'static str,
     /// What it is.
     pub doc: &'static str,
+    /// Whether its default on a network is the size of the NIC's data
+    /// packets (bytes of payload), as a front end that knows it sets it
+    /// unless its table names the parameter: an algorithm that counts in
+    /// packets then counts the network's own (DCTCP's MSS, Swift's MTU).
+    /// Its [`crate::algorithms::AlgorithmConfig::DEFAULT`] holds for a
+    /// front end that knows no payload (1000 bytes).
+    pub follows_payload: bool,
 }
 
 /// A parameter of configuration `C`: its description and its accessors in
@@ -85,40 +92,37 @@ pub struct Param<C> {
 }
 
 /// A parameter of configuration type `$cfg` for its `PARAMS` table:
-/// `$name` as a table writes it, setting `$field` in `$unit`. A
-/// `fraction` field is stored as a [`Fraction`]'s raw value (a value above
-/// 1 becomes 0, which validation refuses); a `u8` field saturates at 255.
+/// `$name` as a table writes it, setting `$field` in `$unit`. The field's
+/// kind, when not a `u32`: `fraction`, stored as a [`Fraction`]'s raw
+/// value (a value above 1 becomes 0, which validation refuses); `u8`,
+/// saturating at 255; `window`, a [`crate::units::Window`] of whole bytes
+/// (read back rounded down). `; payload` marks a parameter whose default
+/// on a network is the NIC's payload ([`ParamInfo::follows_payload`]).
 macro_rules! param {
-    ($cfg:ty, $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal, fraction) => {
+    ($cfg:ty, $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal $(, $kind:ident)? $(; $follows:ident)?) => {
         $crate::params::Param {
-            info: $crate::params::param!(@info $name, $field, $unit, $range, $doc),
-            get: |c: &$cfg| c.$field.to_bits(),
-            set: |c: &mut $cfg, v| c.$field = $crate::units::Fraction::from_bits(v).unwrap_or($crate::units::Fraction::ZERO),
+            info: $crate::params::ParamInfo {
+                name: $name,
+                field: stringify!($field),
+                unit: $unit,
+                range: $range,
+                doc: $doc,
+                follows_payload: $crate::params::param!(@follows $($follows)?),
+            },
+            get: |c: &$cfg| $crate::params::param!(@get c.$field $(, $kind)?),
+            set: |c: &mut $cfg, v| c.$field = $crate::params::param!(@set v $(, $kind)?),
         }
     };
-    ($cfg:ty, $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal, u8) => {
-        $crate::params::Param {
-            info: $crate::params::param!(@info $name, $field, $unit, $range, $doc),
-            get: |c: &$cfg| c.$field as u32,
-            set: |c: &mut $cfg, v| c.$field = u8::try_from(v).unwrap_or(u8::MAX),
-        }
-    };
-    ($cfg:ty, $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal) => {
-        $crate::params::Param {
-            info: $crate::params::param!(@info $name, $field, $unit, $range, $doc),
-            get: |c: &$cfg| c.$field,
-            set: |c: &mut $cfg, v| c.$field = v,
-        }
-    };
-    (@info $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal) => {
-        $crate::params::ParamInfo {
-            name: $name,
-            field: stringify!($field),
-            unit: $unit,
-            range: $range,
-            doc: $doc,
-        }
-    };
+    (@follows) => { false };
+    (@follows payload) => { true };
+    (@get $v:expr) => { $v };
+    (@get $v:expr, fraction) => { $v.to_bits() };
+    (@get $v:expr, u8) => { $v as u32 };
+    (@get $v:expr, window) => { $v.bytes_floor() };
+    (@set $v:ident) => { $v };
+    (@set $v:ident, fraction) => { $crate::units::Fraction::from_bits($v).unwrap_or($crate::units::Fraction::ZERO) };
+    (@set $v:ident, u8) => { u8::try_from($v).unwrap_or(u8::MAX) };
+    (@set $v:ident, window) => { $crate::units::Window::from_bytes($v) };
 }
 pub(crate) use param;
 

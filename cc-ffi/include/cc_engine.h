@@ -45,6 +45,9 @@
 // `cc_hpcc_config::telemetry`: telemetry comes from probes.
 #define CC_TELEMETRY_PROBE 1
 
+// DCTCP (RFC 8257).
+#define CC_ALGORITHM_DCTCP 4
+
 // HPCC-PINT (HPCC's window from the switches' utilization code: an ACK's
 // `pint_width` and `pint_code`).
 #define CC_ALGORITHM_HPCC_PINT 10
@@ -103,9 +106,6 @@
 
 // LDCP, rate variant for NICs that keep ACKs in hardware (CNP, RTT probe).
 #define CC_ALGORITHM_LDCP_RATE 3
-
-// DCTCP (RFC 8257).
-#define CC_ALGORITHM_DCTCP 4
 
 // DCQCN.
 #define CC_ALGORITHM_DCQCN 5

@@ -18,12 +18,14 @@ use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Mtu, Rate, Window};
 
 use crate::cc_status;
 
+mod dctcp;
 mod hpcc_pint;
 mod powertcp;
 mod swift;
 mod theta_powertcp;
 mod timely;
 
+pub use self::dctcp::*;
 pub use self::hpcc_pint::*;
 pub use self::powertcp::*;
 pub use self::swift::*;
@@ -101,18 +103,6 @@ pub struct cc_ldcp_config {
     pub probe_timeout_rtts: u8,
     /// Zero.
     pub reserved: [u8; 2],
-}
-
-/// DCTCP (RFC 8257).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct cc_dctcp_config {
-    /// MSS, bytes (64 ..= 65 535).
-    pub mtu: u32,
-    /// Gain g of alpha's average, 2^-24 (> 0; 1/16 is 1 048 576).
-    pub g_q24: u32,
-    /// Smallest window, 1/16 byte (at least one byte).
-    pub w_min_q4: u32,
 }
 
 /// DCQCN.
@@ -259,19 +249,7 @@ fn convert(c: &cc_config) -> Result<AnyConfig, &'static CStr> {
             _ => c"ldcp.probe_timeout_rtts",
         });
     }
-    let d = &c.dctcp;
-    let dctcp = DctcpConfig {
-        mtu: d.mtu,
-        g: fraction(d.g_q24, c"dctcp.g_q24")?,
-        w_min: Window::from_bits(d.w_min_q4),
-    };
-    if let Some(f) = dctcp.invalid_field() {
-        return Err(match f {
-            "mtu" => c"dctcp.mtu",
-            "g" => c"dctcp.g_q24",
-            _ => c"dctcp.w_min_q4",
-        });
-    }
+    let dctcp = DctcpConfig::try_from(&c.dctcp)?;
     let q = &c.dcqcn;
     let dcqcn = DcqcnConfig {
         g: fraction(q.g_q24, c"dcqcn.g_q24")?,
@@ -347,7 +325,6 @@ impl From<&AnyConfig> for cc_config {
             TelemetrySource::Probe { timeout_rtts } => (CC_TELEMETRY_PROBE, timeout_rtts),
         };
         let l = &a.ldcp;
-        let d = &a.dctcp;
         let q = &a.dcqcn;
         cc_config {
             hpcc: cc_hpcc_config {
@@ -378,11 +355,7 @@ impl From<&AnyConfig> for cc_config {
                 probe_timeout_rtts: l.probe_timeout_rtts,
                 reserved: [0; 2],
             },
-            dctcp: cc_dctcp_config {
-                mtu: d.mtu,
-                g_q24: d.g.to_bits(),
-                w_min_q4: d.w_min.to_bits(),
-            },
+            dctcp: cc_dctcp_config::from(&a.dctcp),
             dcqcn: cc_dcqcn_config {
                 g_q24: q.g.to_bits(),
                 alpha_interval_ns: q.alpha_interval_ns,

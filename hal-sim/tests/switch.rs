@@ -28,7 +28,7 @@ fn acks_through_a_queue(priority: bool) -> f64 {
             link_delay_ns: DelayNs(1000),
         },
         CcCfg {
-            algorithm: Cc::Dctcp(DctcpCfg::default()),
+            algorithm: Cc::registered(cc_core::Algorithm::Dctcp).unwrap(),
             base_rtt_ns: None,
         },
         Workload {

@@ -432,7 +432,10 @@ fn ldcp_cnp_variant() {
 /// DCTCP: the window is cut on ECE and grows back between cuts.
 #[test]
 fn dctcp_cuts_and_grows() {
-    let trace = record(&incast(4, 0.4, Cc::Dctcp(DctcpCfg::default()), 1_000_000), Side::Sender);
+    let trace = record(
+        &incast(4, 0.4, Cc::registered(Algorithm::Dctcp).unwrap(), 1_000_000),
+        Side::Sender,
+    );
     let a = equivalent("DCTCP 4-to-1", &trace);
     let windows: Vec<u32> = a
         .iter()

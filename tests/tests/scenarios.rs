@@ -635,7 +635,7 @@ fn fattree16(seed: u64, cc: hal_sim::setup::scenario::Cc) -> Summary {
         s.seed = seed;
         let (kmin, kmax, pmax) = match &cc {
             Cc::Dcqcn(_) => (400_000, 1_600_000, 0.2),
-            Cc::Dctcp(_) => (300_000, 300_000, 1.0),
+            Cc::Registered { .. } => (300_000, 300_000, 1.0),
             _ => (5_000, 40_000, 0.2),
         };
         s.switch.ecn_kmin_bytes = Some(Bytes(kmin));
@@ -673,7 +673,7 @@ fn hpcc_beats_the_baselines_on_a_small_fat_tree() {
         .unwrap_or(5);
     let (_, hpcc) = run_changed("fattree16-fbhadoop", |s| s.seed = seed);
     let dcqcn = fattree16(seed, Cc::Dcqcn(DcqcnCfg::default()));
-    let dctcp = fattree16(seed, Cc::Dctcp(DctcpCfg::default()));
+    let dctcp = fattree16(seed, Cc::registered(cc_core::Algorithm::Dctcp).unwrap());
     let ldcp = fattree16(
         seed,
         Cc::Ldcp {

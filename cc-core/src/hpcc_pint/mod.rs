@@ -146,6 +146,7 @@ impl crate::algorithms::AlgorithmConfig for HpccPintConfig {
                 unit: Unit::Count,
                 range: "0 ..= 15",
                 doc: "additive-increase stages before a multiplicative step",
+                follows_payload: false,
             },
             get: |c| c.max_stage as u32,
             set: |c, v| c.max_stage = v.min(u8::MAX as u32) as u8,

@@ -258,6 +258,7 @@ impl crate::algorithms::AlgorithmConfig for PowerTcpConfig {
                 unit: Unit::Choice(&["queue_and_sent", "sent"]),
                 range: "queue_and_sent or sent",
                 doc: "the arrival rate: queue growth plus bytes sent (the paper's) or bytes sent (the ns-3 code's)",
+                follows_payload: false,
             },
             get: |c| c.arrivals as u32,
             set: |c, v| c.arrivals = if v == 0 { Arrivals::QueueAndSent } else { Arrivals::Sent },
@@ -269,6 +270,7 @@ impl crate::algorithms::AlgorithmConfig for PowerTcpConfig {
                 unit: Unit::Choice(&["per_rtt", "per_ack"]),
                 range: "per_rtt or per_ack",
                 doc: "when the window law runs: once per RTT (the paper's) or on every ACK (the Linux module's)",
+                follows_payload: false,
             },
             get: |c| c.clock as u32,
             set: |c, v| {

@@ -270,6 +270,7 @@ impl crate::algorithms::AlgorithmConfig for ThetaPowerTcpConfig {
                 unit: Unit::Choice(&["per_ack", "per_rtt"]),
                 range: "per_ack or per_rtt",
                 doc: "when power takes an RTT sample: every ACK (the paper's) or once per RTT (the Linux module's)",
+                follows_payload: false,
             },
             get: |c| c.clock as u32,
             set: |c, v| c.clock = if v == 0 { PowerClock::PerAck } else { PowerClock::PerRtt },

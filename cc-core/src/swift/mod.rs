@@ -182,7 +182,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
             mtu,
             Unit::Bytes,
             "64 ..= 65535",
-            "bytes of a packet, the windows' unit"
+            "bytes of a packet, the windows' unit"; payload
         ),
         param!(
             SwiftConfig,

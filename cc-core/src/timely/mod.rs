@@ -248,6 +248,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
                 unit: Unit::Choice(&["per_rtt", "per_sample"]),
                 range: "per_rtt or per_sample",
                 doc: "the update clock: once per RTT (the HPCC reference simulator's) or per sample (eRPC's)",
+                follows_payload: false,
             },
             get: |c| c.clock as u32,
             set: |c, v| {

@@ -301,26 +301,6 @@ fn bench_ldcp_timer(o: u64) -> Row {
     }
 }
 
-fn bench_dctcp_ack(o: u64) -> Row {
-    let cfg = DctcpConfig::rfc_default();
-    let Ok(mut d) = Dctcp::new(&cfg, &hpcc_params(Algorithm::Dctcp)) else {
-        exit(3)
-    };
-    let controller = measure(
-        o,
-        |i| paths::dctcp_ack(i + 1),
-        |a| {
-            let _ = black_box(call(|| black_box(&mut d).ack(black_box(&cfg), Instant::ZERO, a)));
-        },
-    );
-    Row {
-        path: Path::DctcpAck,
-        engine: engine_path(o, Path::DctcpAck),
-        controller,
-        reference: None,
-    }
-}
-
 /// An algorithm of the registry's ACK row: its sender's controller with
 /// its defaults; no `f64` reference column (its property tests hold it to
 /// its reference).
@@ -525,7 +505,6 @@ fn main() -> ! {
             Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => bench_hpcc_ack(o, path),
             Path::RxHpcc5 => bench_rx_hpcc(o),
             Path::ProbeResponse => bench_probe_response(o),
-            Path::DctcpAck => bench_dctcp_ack(o),
             Path::DcqcnCnp => bench_dcqcn_cnp(o),
             Path::Ack(a) => bench_registered(o, a),
             #[cfg(feature = "c-api")]
@@ -622,19 +601,20 @@ fn main() -> ! {
     capacity::<HpccReceiver<5>>("HPCC++ receiver (Rx-HPCC)", None);
     capacity::<Ldcp>("LDCP (window)", Some(24));
     capacity::<LdcpRate>("LDCP (rate, CNP variant)", Some(24));
-    capacity::<Dctcp>("DCTCP (baseline)", None);
     capacity::<Dcqcn>("DCQCN reaction point (baseline)", None);
-    struct State;
+    // Each algorithm with an ACK row, with five hops of history as the
+    // row (an algorithm that keeps none has the same state for any H).
+    struct State(Algorithm);
     impl ConfigVisitor for State {
         type Output = ();
         fn visit<C: AlgorithmConfig>(self) {
             if let Some(b) = C::ACK_BENCH {
-                capacity::<C::Sender<1>>(b.row.trim_end_matches(" ACK"), b.state_bytes.map(|t| t as usize));
+                capacity::<C::Sender<5>>(self.0.title(), b.state_bytes.map(|t| t as usize));
             }
         }
     }
     for a in Algorithm::ALL.into_iter().filter(|a| a.is_primary()) {
-        a.with_config(State);
+        a.with_config(State(a));
     }
     capacity::<AnyController<8>>("AnyController<8> (mixed table, 8 hops)", None);
     println!(

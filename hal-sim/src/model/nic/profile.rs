@@ -78,16 +78,6 @@ impl Profile {
                 gate: Gate::WindowOrTicks,
                 probe: ProbeKind::Telemetry,
             },
-            Cc::Dctcp(_) => Profile {
-                sender: Algorithm::Dctcp,
-                receiver: None,
-                data_telemetry: false,
-                echo_telemetry: false,
-                rx_telemetry: false,
-                cnp_on_ce: None,
-                gate: Gate::Window,
-                probe: ProbeKind::Telemetry,
-            },
             Cc::Dcqcn(_) => Profile {
                 sender: Algorithm::Dcqcn,
                 receiver: None,

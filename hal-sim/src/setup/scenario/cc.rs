@@ -26,19 +26,20 @@ impl Cc {
             },
             Cc::Ldcp { .. } => "LDCP",
             Cc::LdcpRate(_) => "LDCP (rate variant)",
-            Cc::Dctcp(_) => "DCTCP",
             Cc::Dcqcn(_) => "DCQCN",
             Cc::Registered { algorithm, .. } => algorithm.title(),
         }
     }
 
     /// An algorithm hal-sim sets from the registry's parameter tables,
-    /// with its defaults; `None` for one it configures by hand (HPCC++,
-    /// LDCP, DCTCP and DCQCN, whose scenario fields reach the NIC too).
+    /// with its defaults (those that follow the payload follow the NIC's);
+    /// `None` for one it configures by hand (HPCC++, LDCP and DCQCN, whose
+    /// scenario fields reach the NIC too).
     pub fn registered(algorithm: Algorithm) -> Option<Cc> {
         (algorithm.is_primary() && !BY_HAND.contains(&algorithm)).then_some(Cc::Registered {
             algorithm,
             engine: Box::new(AnyConfig::DEFAULT),
+            given: 0,
         })
     }
 
@@ -82,30 +83,33 @@ pub enum Cc {
     },
     /// LDCP, rate-based (commercial NIC): CNP and RTT probes.
     LdcpRate(LdcpCfg),
-    /// DCTCP (RFC 8257), the ECN baseline.
-    Dctcp(DctcpCfg),
     /// DCQCN, the CNP-driven rate baseline of RoCE NICs.
     Dcqcn(DcqcnCfg),
-    /// Any other algorithm of cc-core's registry (TIMELY): its parameters
-    /// set by name from its own table (cc-core's `AlgorithmConfig::PARAMS`),
-    /// its network from its `AlgorithmConfig::NETWORK`.
+    /// Any other algorithm of cc-core's registry (DCTCP, TIMELY, ...): its
+    /// parameters set by name from its own table (cc-core's
+    /// `AlgorithmConfig::PARAMS`), its network from its
+    /// `AlgorithmConfig::NETWORK`.
     Registered {
         /// Which (a primary role, not one of [`BY_HAND`]).
         algorithm: Algorithm,
         /// Its configuration in `engine`'s field of it; every other field
         /// is its default.
         engine: Box<AnyConfig>,
+        /// Bit i: the scenario gave parameter i of its table. A parameter
+        /// that follows the payload (cc-core's `ParamInfo::follows_payload`)
+        /// and was not given is set to the NIC's payload when the engine's
+        /// configuration is made ([`super::engine_config`]).
+        given: u64,
     },
 }
 
 /// The algorithms hal-sim configures by hand, each with a variant of
 /// [`Cc`] of its own.
-pub const BY_HAND: [Algorithm; 6] = [
+pub const BY_HAND: [Algorithm; 5] = [
     Algorithm::Hpcc,
     Algorithm::HpccReceiver,
     Algorithm::Ldcp,
     Algorithm::LdcpRate,
-    Algorithm::Dctcp,
     Algorithm::Dcqcn,
 ];
 
@@ -164,24 +168,6 @@ impl Default for DcqcnCfg {
             byte_counter: None,
             clamp_target: None,
             cnp_interval_us: None,
-        }
-    }
-}
-
-/// DCTCP parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DctcpCfg {
-    /// Estimation gain g (RFC 8257: 1/16).
-    pub g: Prob,
-    /// Smallest window in bytes; default one packet's payload.
-    pub w_min_bytes: Option<u32>,
-}
-
-impl Default for DctcpCfg {
-    fn default() -> Self {
-        DctcpCfg {
-            g: Prob(0.0625),
-            w_min_bytes: None,
         }
     }
 }

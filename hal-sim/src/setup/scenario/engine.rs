@@ -19,7 +19,7 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         Cc::Hpcc(h) => (h.clone(), LdcpCfg::default(), true),
         Cc::Ldcp { params, fast_start } => (HpccCfg::default(), params.clone(), *fast_start),
         Cc::LdcpRate(l) => (HpccCfg::default(), l.clone(), true),
-        Cc::Dctcp(_) | Cc::Dcqcn(_) | Cc::Registered { .. } => (HpccCfg::default(), LdcpCfg::default(), true),
+        Cc::Dcqcn(_) | Cc::Registered { .. } => (HpccCfg::default(), LdcpCfg::default(), true),
     };
     let hpcc = HpccConfig {
         eta: ratio(h.eta.0)?,
@@ -53,22 +53,29 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         },
         probe_timeout_rtts: 4,
     };
-    // A registered algorithm's own field is set; every other is its default.
+    // A registered algorithm's own field is set, its parameters that follow
+    // the payload to the payload unless the scenario gave them; every other
+    // field is its default.
     let base = match &c.algorithm {
-        Cc::Registered { engine, .. } => **engine,
+        Cc::Registered {
+            algorithm,
+            engine,
+            given,
+            ..
+        } => {
+            let mut e = **engine;
+            for (i, p) in algorithm.params().enumerate() {
+                if p.follows_payload && given >> (i & 63) & 1 == 0 {
+                    e.set_param(*algorithm, i, mtu);
+                }
+            }
+            e
+        }
         _ => AnyConfig::DEFAULT,
     };
     let cfg = AnyConfig {
         hpcc,
         ldcp,
-        dctcp: match &c.algorithm {
-            Cc::Dctcp(d) => DctcpConfig {
-                mtu,
-                g: ratio(d.g.0)?,
-                w_min: Window::from_bytes(d.w_min_bytes.unwrap_or(mtu).max(1)),
-            },
-            _ => DctcpConfig::default(),
-        },
         dcqcn: match &c.algorithm {
             Cc::Dcqcn(d) => dcqcn_config(d)?,
             _ => DcqcnConfig::default(),
@@ -77,7 +84,6 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
     };
     cfg.hpcc.validate().map_err(|e| format!("HPCC++ parameters: {e}"))?;
     cfg.ldcp.validate().map_err(|e| format!("LDCP parameters: {e}"))?;
-    cfg.dctcp.validate().map_err(|e| format!("DCTCP parameters: {e}"))?;
     cfg.dcqcn.validate().map_err(|e| format!("DCQCN parameters: {e}"))?;
     if let Cc::Registered { algorithm: a, .. } = &c.algorithm {
         if let Some(f) = cfg.invalid_field(*a) {

@@ -74,7 +74,6 @@ enum Algo {
     Hpcc,
     Ldcp,
     LdcpRate,
-    Dctcp,
     Dcqcn,
 }
 
@@ -378,7 +377,6 @@ const BY_HAND_KINDS: &[(&str, &[&str])] = &[
     ),
     ("ldcp", &["alpha", "beta", "gamma", "fast_start"]),
     ("ldcp_rate", &["alpha", "beta", "gamma"]),
-    ("dctcp", &["g", "w_min_bytes"]),
     (
         "dcqcn",
         &[
@@ -610,6 +608,7 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
     };
     check_base_rtt(base_rtt_ns)?;
     let mut engine = cc_core::AnyConfig::DEFAULT;
+    let mut given = 0u64;
     for (key, v) in t {
         let Some((i, p)) = algorithm.params().enumerate().find(|(_, p)| p.name == key) else {
             let all: Vec<String> = algorithm.params().map(|p| format!("`{}`", p.name)).collect();
@@ -642,6 +641,7 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
             return Err((p.name, format!("must be {unit}, {} (got {v})", p.range)));
         };
         engine.set_param(algorithm, i, n);
+        given |= 1 << (i & 63);
     }
     if let Some(f) = engine.invalid_field(algorithm) {
         return Err(match algorithm.params().find(|p| p.field == f) {
@@ -656,6 +656,7 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
         algorithm: Cc::Registered {
             algorithm,
             engine: Box::new(engine),
+            given,
         },
         base_rtt_ns,
     })
@@ -768,13 +769,6 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         },
         // The rate variant has no fast start (its first RTT is the NIC's).
         Algo::LdcpRate => Cc::LdcpRate(ldcp("ldcp_rate")?),
-        Algo::Dctcp => {
-            only_in("algorithm", cc_kinds(), "dctcp", &given)?;
-            Cc::Dctcp(DctcpCfg {
-                g: c.g.unwrap_or(DctcpCfg::default().g),
-                w_min_bytes: c.w_min_bytes,
-            })
-        }
         Algo::Dcqcn => {
             only_in("algorithm", cc_kinds(), "dcqcn", &given)?;
             Cc::Dcqcn(DcqcnCfg {

@@ -60,13 +60,6 @@ fn rows(algorithm: Algorithm) -> Rows {
             cnp: None,
             probe_response: None,
         },
-        Algorithm::Dctcp => Rows {
-            ack: Cow::Borrowed("DCTCP ACK (baseline)"),
-            ack_5_hops: None,
-            timer: None,
-            cnp: None,
-            probe_response: None,
-        },
         // DCQCN's engine answers ACKs and timers with what its CNP costs,
         // the one row the benchmark has of it.
         Algorithm::Dcqcn => Rows {

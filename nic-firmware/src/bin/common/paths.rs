@@ -22,7 +22,6 @@ pub enum Path {
     HpccAck5OneQueue,
     RxHpcc5,
     ProbeResponse,
-    DctcpAck,
     DcqcnCnp,
     /// The ACK row of an algorithm of the registry that names one
     /// (cc-core's `AlgorithmConfig::ACK_BENCH`).
@@ -58,7 +57,6 @@ impl Path {
         Path::HpccAck5OneQueue,
         Path::RxHpcc5,
         Path::ProbeResponse,
-        Path::DctcpAck,
         Path::DcqcnCnp,
         #[cfg(feature = "c-api")]
         Path::LdcpAckC,
@@ -76,7 +74,6 @@ impl Path {
             Path::HpccAck5OneQueue => "hpcc-ack-5-one-queue",
             Path::RxHpcc5 => "rx-hpcc-5",
             Path::ProbeResponse => "probe-response",
-            Path::DctcpAck => "dctcp-ack",
             Path::DcqcnCnp => "dcqcn-cnp",
             Path::Ack(a) => match a.ack_bench() {
                 Some(b) => b.name,
@@ -99,7 +96,6 @@ impl Path {
             Path::HpccAck5OneQueue => "HPCC++ ACK, 5 hops, 1 queue",
             Path::RxHpcc5 => "Rx-HPCC telemetry, 5 hops",
             Path::ProbeResponse => "HPCC++ probe response",
-            Path::DctcpAck => "DCTCP ACK (baseline)",
             Path::DcqcnCnp => "DCQCN CNP (baseline)",
             Path::Ack(a) => match a.ack_bench() {
                 Some(b) => b.row,
@@ -133,7 +129,7 @@ impl Path {
                 }) => Some(if dpa { zbb as u64 } else { rv32 as u64 }),
                 _ => None,
             },
-            Path::DctcpAck | Path::DcqcnCnp => None,
+            Path::DcqcnCnp => None,
             // Held to their Rust rows instead (`Path::rust_row`).
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => None,
@@ -249,7 +245,6 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         Path::LdcpTimer => ldcp_timer_path(events, b),
         Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path(path, events, b),
         Path::RxHpcc5 => rx_hpcc_path(events, b),
-        Path::DctcpAck => dctcp_ack_path(events, b),
         Path::DcqcnCnp => dcqcn_cnp_path(events, b),
         Path::Ack(a) => registered_ack_path(a, events, b),
         #[cfg(feature = "c-api")]
@@ -312,19 +307,6 @@ fn rx_hpcc_path(events: u32, b: &mut impl Bracket) {
         let now = Instant::from_nanos(i as u64 * 1000);
         b.around((now, t.next()), |(now, tel)| {
             let _ = black_box(black_box(&mut eng).rx_telemetry(black_box(h), *now, &tel[..]));
-        });
-    }
-}
-
-#[inline(never)]
-fn dctcp_ack_path(events: u32, b: &mut impl Bracket) {
-    let (mut eng, h) = started::<Dctcp>(DctcpConfig::rfc_default(), hpcc_params(Algorithm::Dctcp));
-    // ACK n covers n packets of 1000 bytes, every eighth ECE-marked
-    // (window ends, alpha updates, cuts and growth all happen).
-    for i in 0..events {
-        let now = Instant::from_nanos((i as u64 + 1) * 100);
-        b.around((now, dctcp_ack(i + 1)), |(now, ack)| {
-            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
         });
     }
 }
@@ -434,23 +416,5 @@ fn probe_response_path(events: u32, b: &mut impl Bracket) {
             let eng = black_box(&mut eng);
             let _ = black_box(eng.probe_response(black_box(h), *now, *probe, *hop_index, hop));
         });
-    }
-}
-
-/// The DCTCP benchmark's ACK `n`: n packets of 1000 bytes acknowledged,
-/// 100 more sent, ECE on every eighth.
-pub fn dctcp_ack(n: u32) -> Ack<'static> {
-    Ack {
-        cum_ack: Seq(n * 1000),
-        snd_nxt: Seq(n * 1000 + 100_000),
-        ece: if n.is_multiple_of(8) {
-            EcnEcho::Marked
-        } else {
-            EcnEcho::NotMarked
-        },
-        telemetry: &[],
-        rtt_ns: None,
-        pint: None,
-        nic: None,
     }
 }

@@ -235,6 +235,35 @@ fn a_duplicate_key_is_named_with_its_first_line() {
     assert_eq!(e.message, "duplicate key `senders` (first written at line 6)", "{e}");
 }
 
+/// DCTCP counts in the NIC's packets (RFC 8257's MSS, its W_min one
+/// packet) and Swift's windows too, whatever the payload, unless the
+/// table names the field; a W_min of 0 is refused at its line.
+#[test]
+fn packet_sizes_follow_the_nics_payload_unless_given() {
+    use cc_core::units::Window;
+    let dctcp = GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"dctcp\"");
+    let engine = |text: &str, payload| {
+        let s = parse(text, "p.toml").unwrap();
+        super::super::engine::engine_config(&s.cc, payload).unwrap()
+    };
+    for payload in [1000, 4000, 9000] {
+        let d = engine(&dctcp, payload).dctcp;
+        assert_eq!((d.mtu, d.w_min), (payload, Window::from_bytes(payload)));
+        assert_eq!(d.g.to_bits(), 1 << 20);
+        let w = engine(&dctcp.replace("\"dctcp\"", "\"dctcp\"\nw_min_bytes = 1500"), payload).dctcp;
+        assert_eq!((w.mtu, w.w_min), (payload, Window::from_bytes(1500)));
+        let m = engine(&dctcp.replace("\"dctcp\"", "\"dctcp\"\nmtu_bytes = 1024"), payload).dctcp;
+        assert_eq!((m.mtu, m.w_min), (1024, Window::from_bytes(payload)));
+        let swift = GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"swift\"");
+        assert_eq!(engine(&swift, payload).swift.mtu, payload);
+        let given = swift.replace("\"swift\"", "\"swift\"\nmtu_bytes = 1500");
+        assert_eq!(engine(&given, payload).swift.mtu, 1500);
+    }
+    let e = parse(&dctcp.replace("\"dctcp\"", "\"dctcp\"\nw_min_bytes = 0"), "p.toml").unwrap_err();
+    assert_eq!(e.field, "cc.w_min_bytes");
+    assert!(e.message.contains("1 ..= 67108864"), "{}", e.message);
+}
+
 /// `algorithm = "timely"` and nothing else of it runs as the HPCC
 /// reference simulator's TIMELY runs do: its parameters (cc-core's
 /// `TimelyConfig::hpcc_sim`), no marking, rate-gated, ACKs in the data's
