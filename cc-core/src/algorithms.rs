@@ -68,6 +68,15 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
     /// Checks every field's range.
     fn validate(&self) -> Result<(), Error>;
 
+    /// Whether the receiver's NIC answers CE-marked data with congestion
+    /// notification packets (CNPs) for its flows, and then at most one
+    /// per flow per how many ns (0: one with the ACK of every marked
+    /// packet); `None`, as by default: its flows read ECN, if at all, from
+    /// the ACKs' echo.
+    fn receiver_cnp_ns(&self) -> Option<u32> {
+        None
+    }
+
     /// The first field out of its range, by its name in the type (a
     /// [`ParamInfo::field`] where a parameter sets it); `None` if every
     /// field is in range. By default the whole configuration is named.
@@ -275,6 +284,14 @@ macro_rules! registry {
                             None => false,
                         }
                     })+
+                }
+            }
+
+            /// What the receiver's NIC does for `algorithm`'s flows on
+            /// CE-marked data ([`AlgorithmConfig::receiver_cnp_ns`]).
+            pub fn receiver_cnp_ns(&self, algorithm: Algorithm) -> Option<u32> {
+                match algorithm {
+                    $($(Algorithm::$variant)|+ => AlgorithmConfig::receiver_cnp_ns(&self.$field),)+
                 }
             }
 

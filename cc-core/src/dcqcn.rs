@@ -36,7 +36,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{EcnMarking, Gate, Network, TelemetryKind};
+use crate::params::{param, EcnMarking, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -183,16 +183,135 @@ impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
         marking: Some(EcnMarking {
             kmin_bytes_per_gbps: 4_000,
             kmax_bytes_per_gbps: 16_000,
-            pmax: match Fraction::ratio(1, 5) {
-                Some(f) => f,
-                None => Fraction::ONE,
-            },
+            pmax_percent: 20,
         }),
         control_priority: false,
         telemetry: TelemetryKind::None,
+        // The reference simulator's switch marks on dequeue (its DCQCN
+        // runs are what hal-sim's DCQCN is held to).
+        marks_on_dequeue: true,
     };
 
     const DEFAULT: Self = Self::hpcc_sim();
+
+    /// The preset first (the HPCC paper's simulator or the DCQCN paper),
+    /// then each field over it.
+    const PARAMS: &'static [Param<Self>] = &[
+        Param {
+            info: ParamInfo {
+                name: "preset",
+                field: "preset",
+                unit: Unit::Choice(&["hpcc_sim", "paper"]),
+                range: "hpcc_sim or paper",
+                doc: "where the other fields default from: the HPCC paper's simulator or the DCQCN paper",
+                follows_payload: false,
+                preset: true,
+            },
+            get: |c| (*c == DcqcnConfig::paper()) as u32,
+            set: |c, v| {
+                *c = if v == 1 {
+                    DcqcnConfig::paper()
+                } else {
+                    DcqcnConfig::hpcc_sim()
+                }
+            },
+        },
+        param!(DcqcnConfig, "g", g, Unit::Fraction, "(0, 1]", "alpha's gain g", fraction),
+        param!(
+            DcqcnConfig,
+            "ta_us",
+            alpha_interval_ns,
+            Unit::Micros,
+            "0.001 ..= 1073741.824",
+            "alpha's update period"
+        ),
+        param!(
+            DcqcnConfig,
+            "td_us",
+            decrease_interval_ns,
+            Unit::Micros,
+            "0.001 ..= 1073741.824",
+            "the rate decrease's period"
+        ),
+        param!(
+            DcqcnConfig,
+            "ti_us",
+            increase_interval_ns,
+            Unit::Micros,
+            "0.001 ..= 1073741.824",
+            "the rate increase's period"
+        ),
+        param!(
+            DcqcnConfig,
+            "fast_recovery",
+            fast_recovery_steps,
+            Unit::Count,
+            "0 ..= 31",
+            "F, the fast-recovery steps",
+            u8
+        ),
+        param!(
+            DcqcnConfig,
+            "rate_ai",
+            rate_ai,
+            Unit::Fraction,
+            "(0, 1]",
+            "R_AI as a fraction of the line rate",
+            fraction
+        ),
+        param!(
+            DcqcnConfig,
+            "rate_hai",
+            rate_hai,
+            Unit::Fraction,
+            "(0, 1]",
+            "R_HAI as a fraction of the line rate",
+            fraction
+        ),
+        param!(
+            DcqcnConfig,
+            "min_rate_mbps",
+            min_rate_mbps,
+            Unit::Mbps,
+            "1 ..= 16000000",
+            "the rate floor"
+        ),
+        param!(
+            DcqcnConfig,
+            "byte_counter",
+            byte_counter,
+            Unit::Bytes,
+            "0 (off) or 1024 ..= 1073741824",
+            "B, the byte counter's period"
+        ),
+        param!(
+            DcqcnConfig,
+            "clamp_target",
+            clamp_target,
+            Unit::Flag,
+            "true or false",
+            "Rt = Rc at every decrease",
+            flag
+        ),
+        param!(
+            DcqcnConfig,
+            "cnp_interval_us",
+            cnp_interval_ns,
+            Unit::Micros,
+            "0 ..= 1073741.824",
+            "the receiver's NIC sends at most one CNP per flow per this interval (0: one with the ACK of every CE-marked packet)"
+        ),
+    ];
+
+    /// The notification point at the receiver's NIC: a CNP for CE-marked
+    /// data, at most one per flow per `cnp_interval_ns`.
+    fn receiver_cnp_ns(&self) -> Option<u32> {
+        Some(self.cnp_interval_ns)
+    }
+
+    fn invalid_field(&self) -> Option<&'static str> {
+        DcqcnConfig::invalid_field(self)
+    }
 
     fn validate(&self) -> Result<(), Error> {
         DcqcnConfig::validate(self)

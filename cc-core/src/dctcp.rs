@@ -98,10 +98,11 @@ impl crate::algorithms::AlgorithmConfig for DctcpConfig {
         marking: Some(EcnMarking {
             kmin_bytes_per_gbps: 3_000,
             kmax_bytes_per_gbps: 3_000,
-            pmax: Fraction::ONE,
+            pmax_percent: 100,
         }),
         control_priority: false,
         telemetry: TelemetryKind::None,
+        marks_on_dequeue: false,
     };
 
     const DEFAULT: Self = Self::rfc_default();

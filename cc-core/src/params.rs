@@ -78,6 +78,10 @@ pub struct ParamInfo {
     /// Its [`crate::algorithms::AlgorithmConfig::DEFAULT`] holds for a
     /// front end that knows no payload (1000 bytes).
     pub follows_payload: bool,
+    /// Whether it is a preset: setting it sets every field to the preset's
+    /// values, so a table applies it before its other parameters, whatever
+    /// the order they are written in (DCQCN's `preset`).
+    pub preset: bool,
 }
 
 /// A parameter of configuration `C`: its description and its accessors in
@@ -96,8 +100,9 @@ pub struct Param<C> {
 /// kind, when not a `u32`: `fraction`, stored as a [`Fraction`]'s raw
 /// value (a value above 1 becomes 0, which validation refuses); `u8`,
 /// saturating at 255; `window`, a [`crate::units::Window`] of whole bytes
-/// (read back rounded down). `; payload` marks a parameter whose default
-/// on a network is the NIC's payload ([`ParamInfo::follows_payload`]).
+/// (read back rounded down); `flag`, a `bool` stored as 1 or 0. `; payload`
+/// marks a parameter whose default on a network is the NIC's payload
+/// ([`ParamInfo::follows_payload`]).
 macro_rules! param {
     ($cfg:ty, $name:literal, $field:ident, $unit:expr, $range:literal, $doc:literal $(, $kind:ident)? $(; $follows:ident)?) => {
         $crate::params::Param {
@@ -108,6 +113,7 @@ macro_rules! param {
                 range: $range,
                 doc: $doc,
                 follows_payload: $crate::params::param!(@follows $($follows)?),
+                preset: false,
             },
             get: |c: &$cfg| $crate::params::param!(@get c.$field $(, $kind)?),
             set: |c: &mut $cfg, v| c.$field = $crate::params::param!(@set v $(, $kind)?),
@@ -119,10 +125,12 @@ macro_rules! param {
     (@get $v:expr, fraction) => { $v.to_bits() };
     (@get $v:expr, u8) => { $v as u32 };
     (@get $v:expr, window) => { $v.bytes_floor() };
+    (@get $v:expr, flag) => { $v as u32 };
     (@set $v:ident) => { $v };
     (@set $v:ident, fraction) => { $crate::units::Fraction::from_bits($v).unwrap_or($crate::units::Fraction::ZERO) };
     (@set $v:ident, u8) => { u8::try_from($v).unwrap_or(u8::MAX) };
     (@set $v:ident, window) => { $crate::units::Window::from_bytes($v) };
+    (@set $v:ident, flag) => { $v != 0 };
 }
 pub(crate) use param;
 
@@ -147,8 +155,9 @@ pub struct EcnMarking {
     pub kmin_bytes_per_gbps: u32,
     /// K_max, bytes per Gb/s.
     pub kmax_bytes_per_gbps: u32,
-    /// P_max.
-    pub pmax: Fraction,
+    /// P_max in whole per cent (1 ..= 100): exact in any front end's
+    /// arithmetic, as the decimals the evaluations give (0.2, 1.0).
+    pub pmax_percent: u8,
 }
 
 /// What an algorithm's flows need of the network.
@@ -166,6 +175,10 @@ pub struct Network {
     /// What its data packets collect from the switches on their way, for
     /// the receiver to echo on the ACK.
     pub telemetry: TelemetryKind,
+    /// Whether the switches mark ECN as a packet leaves the queue (the
+    /// queue it saw behind it) rather than as it arrives: how the
+    /// simulator its figures come from marks.
+    pub marks_on_dequeue: bool,
 }
 
 /// The telemetry an algorithm reads from the switches.

@@ -45,6 +45,9 @@
 // `cc_hpcc_config::telemetry`: telemetry comes from probes.
 #define CC_TELEMETRY_PROBE 1
 
+// DCQCN.
+#define CC_ALGORITHM_DCQCN 5
+
 // DCTCP (RFC 8257).
 #define CC_ALGORITHM_DCTCP 4
 
@@ -106,9 +109,6 @@
 
 // LDCP, rate variant for NICs that keep ACKs in hardware (CNP, RTT probe).
 #define CC_ALGORITHM_LDCP_RATE 3
-
-// DCQCN.
-#define CC_ALGORITHM_DCQCN 5
 
 // `cc_decision::ecn`: the next packets are not ECN-capable.
 #define CC_ECN_NOT_ECT 0

@@ -114,8 +114,6 @@ pub const CC_ALGORITHM_HPCC_RECEIVER: u8 = 1;
 pub const CC_ALGORITHM_LDCP: u8 = 2;
 /// LDCP, rate variant for NICs that keep ACKs in hardware (CNP, RTT probe).
 pub const CC_ALGORITHM_LDCP_RATE: u8 = 3;
-/// DCQCN.
-pub const CC_ALGORITHM_DCQCN: u8 = 5;
 // The algorithms cc-ffi's configuration names by file (`config/<name>.rs`)
 // declare their own `CC_ALGORITHM_*` there.
 

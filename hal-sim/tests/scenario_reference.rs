@@ -39,7 +39,7 @@ fn accepted(table: &str) -> Vec<String> {
             .map(|k| BASE.replacen("kind = \"incast\"", &format!("kind = \"{k}\""), 1))
             .collect(),
         // hal-sim's own, then every other algorithm of cc-core's registry.
-        "cc" => ["hpcc", "ldcp", "ldcp_rate", "dcqcn"]
+        "cc" => ["hpcc", "ldcp", "ldcp_rate"]
             .into_iter()
             .chain(
                 cc_core::Algorithm::ALL

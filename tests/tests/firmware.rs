@@ -462,7 +462,7 @@ fn pacing(answers: &[Answer]) -> Vec<u64> {
 /// DCQCN: CNPs, its decrease checks and increase timer, on both cores.
 #[test]
 fn dcqcn_cnps_and_timers() {
-    let mut s = incast(4, 0.6, Cc::Dcqcn(DcqcnCfg::default()), 2_000_000);
+    let mut s = incast(4, 0.6, Cc::registered(Algorithm::Dcqcn).unwrap(), 2_000_000);
     s.switch.drop_k_bytes = Some(Bytes(u64::MAX >> 24));
     let a = equivalent("DCQCN 4-to-1", &record(&s, Side::Sender));
     let armed = count(&a, |d| matches!(d.timer, TimerRequest::Arm(_)));

@@ -634,7 +634,10 @@ fn fattree16(seed: u64, cc: hal_sim::setup::scenario::Cc) -> Summary {
     run_changed("fattree16-fbhadoop", |s| {
         s.seed = seed;
         let (kmin, kmax, pmax) = match &cc {
-            Cc::Dcqcn(_) => (400_000, 1_600_000, 0.2),
+            Cc::Registered {
+                algorithm: cc_core::Algorithm::Dcqcn,
+                ..
+            } => (400_000, 1_600_000, 0.2),
             Cc::Registered { .. } => (300_000, 300_000, 1.0),
             _ => (5_000, 40_000, 0.2),
         };
@@ -645,7 +648,13 @@ fn fattree16(seed: u64, cc: hal_sim::setup::scenario::Cc) -> Summary {
         if let Cc::Ldcp { .. } = cc {
             s.switch.drop_k_bytes = Some(Bytes(20_000));
         }
-        s.switch.control_priority = Some(matches!(cc, Cc::Dcqcn(_)));
+        s.switch.control_priority = Some(matches!(
+            cc,
+            Cc::Registered {
+                algorithm: cc_core::Algorithm::Dcqcn,
+                ..
+            }
+        ));
         s.nic.telemetry = hal_sim::model::telemetry::TelFormat::None;
         s.cc.algorithm = cc;
     })
@@ -672,7 +681,7 @@ fn hpcc_beats_the_baselines_on_a_small_fat_tree() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
     let (_, hpcc) = run_changed("fattree16-fbhadoop", |s| s.seed = seed);
-    let dcqcn = fattree16(seed, Cc::Dcqcn(DcqcnCfg::default()));
+    let dcqcn = fattree16(seed, Cc::registered(cc_core::Algorithm::Dcqcn).unwrap());
     let dctcp = fattree16(seed, Cc::registered(cc_core::Algorithm::Dctcp).unwrap());
     let ldcp = fattree16(
         seed,

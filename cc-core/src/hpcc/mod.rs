@@ -223,6 +223,7 @@ impl crate::algorithms::AlgorithmConfig for HpccConfig {
         marking: None,
         control_priority: false,
         telemetry: TelemetryKind::Stack,
+        marks_on_dequeue: false,
     };
 
     const DEFAULT: Self = Self::draft_default();

@@ -147,6 +147,7 @@ impl crate::algorithms::AlgorithmConfig for HpccPintConfig {
                 range: "0 ..= 15",
                 doc: "additive-increase stages before a multiplicative step",
                 follows_payload: false,
+                preset: false,
             },
             get: |c| c.max_stage as u32,
             set: |c, v| c.max_stage = v.min(u8::MAX as u32) as u8,
@@ -177,6 +178,7 @@ impl crate::algorithms::AlgorithmConfig for HpccPintConfig {
         marking: None,
         control_priority: false,
         telemetry: TelemetryKind::Pint,
+        marks_on_dequeue: false,
     };
 
     /// Every ACK carries a code and passes the last update's `snd_nxt`

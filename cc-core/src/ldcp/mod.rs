@@ -229,6 +229,7 @@ impl crate::algorithms::AlgorithmConfig for LdcpConfig {
         marking: None,
         control_priority: false,
         telemetry: TelemetryKind::None,
+        marks_on_dequeue: false,
     };
 
     const DEFAULT: Self = Self::draft_default();

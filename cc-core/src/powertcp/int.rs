@@ -259,6 +259,7 @@ impl crate::algorithms::AlgorithmConfig for PowerTcpConfig {
                 range: "queue_and_sent or sent",
                 doc: "the arrival rate: queue growth plus bytes sent (the paper's) or bytes sent (the ns-3 code's)",
                 follows_payload: false,
+                preset: false,
             },
             get: |c| c.arrivals as u32,
             set: |c, v| c.arrivals = if v == 0 { Arrivals::QueueAndSent } else { Arrivals::Sent },
@@ -271,6 +272,7 @@ impl crate::algorithms::AlgorithmConfig for PowerTcpConfig {
                 range: "per_rtt or per_ack",
                 doc: "when the window law runs: once per RTT (the paper's) or on every ACK (the Linux module's)",
                 follows_payload: false,
+                preset: false,
             },
             get: |c| c.clock as u32,
             set: |c, v| {
@@ -290,6 +292,7 @@ impl crate::algorithms::AlgorithmConfig for PowerTcpConfig {
         marking: None,
         control_priority: false,
         telemetry: TelemetryKind::Stack,
+        marks_on_dequeue: false,
     };
 
     /// Five hops of telemetry on ACKs 4.1 µs apart (`bench_ack` in this module).

@@ -271,6 +271,7 @@ impl crate::algorithms::AlgorithmConfig for ThetaPowerTcpConfig {
                 range: "per_ack or per_rtt",
                 doc: "when power takes an RTT sample: every ACK (the paper's) or once per RTT (the Linux module's)",
                 follows_payload: false,
+                preset: false,
             },
             get: |c| c.clock as u32,
             set: |c, v| c.clock = if v == 0 { PowerClock::PerAck } else { PowerClock::PerRtt },
@@ -292,6 +293,7 @@ impl crate::algorithms::AlgorithmConfig for ThetaPowerTcpConfig {
         marking: None,
         control_priority: false,
         telemetry: TelemetryKind::None,
+        marks_on_dequeue: false,
     };
 
     /// Updating ACKs an RTT apart ([`bench_ack`]).

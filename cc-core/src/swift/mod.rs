@@ -336,6 +336,7 @@ impl crate::algorithms::AlgorithmConfig for SwiftConfig {
         marking: None,
         control_priority: false,
         telemetry: TelemetryKind::None,
+        marks_on_dequeue: false,
     };
 
     /// ACKs a microsecond apart through every branch ([`bench_ack`]).

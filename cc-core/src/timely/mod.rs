@@ -249,6 +249,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
                 range: "per_rtt or per_sample",
                 doc: "the update clock: once per RTT (the HPCC reference simulator's) or per sample (eRPC's)",
                 follows_payload: false,
+                preset: false,
             },
             get: |c| c.clock as u32,
             set: |c, v| {
@@ -271,6 +272,7 @@ impl crate::algorithms::AlgorithmConfig for TimelyConfig {
         marking: None,
         control_priority: false,
         telemetry: TelemetryKind::None,
+        marks_on_dequeue: false,
     };
 
     /// ACKs a microsecond apart, each passing the last update's `snd_nxt`

@@ -78,16 +78,6 @@ impl Profile {
                 gate: Gate::WindowOrTicks,
                 probe: ProbeKind::Telemetry,
             },
-            Cc::Dcqcn(_) => Profile {
-                sender: Algorithm::Dcqcn,
-                receiver: None,
-                data_telemetry: false,
-                echo_telemetry: false,
-                rx_telemetry: false,
-                cnp_on_ce: Some(Ps::from_ns(engine.dcqcn.cnp_interval_ns as u64)),
-                gate: Gate::Rate,
-                probe: ProbeKind::Rtt,
-            },
             // Any other algorithm of the registry: what it asks of the
             // network; its samples come with every ACK (its data's
             // telemetry echoed on them where it reads telemetry).
@@ -97,7 +87,7 @@ impl Profile {
                 data_telemetry: algorithm.network().telemetry != TelemetryKind::None,
                 echo_telemetry: algorithm.network().telemetry != TelemetryKind::None,
                 rx_telemetry: false,
-                cnp_on_ce: None,
+                cnp_on_ce: engine.receiver_cnp_ns(*algorithm).map(|ns| Ps::from_ns(ns as u64)),
                 gate: algorithm.network().gate,
                 probe: ProbeKind::Rtt,
             },

@@ -26,14 +26,13 @@ impl Cc {
             },
             Cc::Ldcp { .. } => "LDCP",
             Cc::LdcpRate(_) => "LDCP (rate variant)",
-            Cc::Dcqcn(_) => "DCQCN",
             Cc::Registered { algorithm, .. } => algorithm.title(),
         }
     }
 
     /// An algorithm hal-sim sets from the registry's parameter tables,
     /// with its defaults (those that follow the payload follow the NIC's);
-    /// `None` for one it configures by hand (HPCC++, LDCP and DCQCN, whose
+    /// `None` for one it configures by hand (HPCC++ and LDCP, whose
     /// scenario fields reach the NIC too).
     pub fn registered(algorithm: Algorithm) -> Option<Cc> {
         (algorithm.is_primary() && !BY_HAND.contains(&algorithm)).then_some(Cc::Registered {
@@ -58,12 +57,14 @@ impl Cc {
     }
 
     /// When switches mark ECN-capable data unless `switch.ecn_at` says:
-    /// on dequeue for DCQCN, as the HPCC reference simulator's switch does
-    /// (its DCQCN runs are what hal-sim's DCQCN is held to,
-    /// docs/reference-runs.md); on enqueue for the others (LDCP §2.1).
+    /// on dequeue for an algorithm of the registry that asks for it
+    /// (cc-core's `Network::marks_on_dequeue`: DCQCN, as the HPCC reference
+    /// simulator's switch does, whose DCQCN runs are what hal-sim's DCQCN
+    /// is held to, docs/reference-runs.md); on enqueue for the others
+    /// (LDCP §2.1).
     pub fn ecn_at_default(&self) -> super::EcnAt {
         match self {
-            Cc::Dcqcn(_) => super::EcnAt::Dequeue,
+            Cc::Registered { algorithm, .. } if algorithm.network().marks_on_dequeue => super::EcnAt::Dequeue,
             _ => super::EcnAt::Enqueue,
         }
     }
@@ -83,9 +84,7 @@ pub enum Cc {
     },
     /// LDCP, rate-based (commercial NIC): CNP and RTT probes.
     LdcpRate(LdcpCfg),
-    /// DCQCN, the CNP-driven rate baseline of RoCE NICs.
-    Dcqcn(DcqcnCfg),
-    /// Any other algorithm of cc-core's registry (DCTCP, TIMELY, ...): its
+    /// Any other algorithm of cc-core's registry (DCTCP, DCQCN, TIMELY, ...): its
     /// parameters set by name from its own table (cc-core's
     /// `AlgorithmConfig::PARAMS`), its network from its
     /// `AlgorithmConfig::NETWORK`.
@@ -105,72 +104,12 @@ pub enum Cc {
 
 /// The algorithms hal-sim configures by hand, each with a variant of
 /// [`Cc`] of its own.
-pub const BY_HAND: [Algorithm; 5] = [
+pub const BY_HAND: [Algorithm; 4] = [
     Algorithm::Hpcc,
     Algorithm::HpccReceiver,
     Algorithm::Ldcp,
     Algorithm::LdcpRate,
-    Algorithm::Dcqcn,
 ];
-
-/// DCQCN parameters; every field not given comes from the preset.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DcqcnCfg {
-    /// Where the defaults come from.
-    pub preset: DcqcnPreset,
-    /// Alpha's gain g.
-    pub g: Option<Prob>,
-    /// Ta, Td, Ti in µs.
-    pub ta_us: Option<f64>,
-    /// Td.
-    pub td_us: Option<f64>,
-    /// Ti.
-    pub ti_us: Option<f64>,
-    /// F.
-    pub fast_recovery: Option<u8>,
-    /// R_AI as a fraction of the line rate (0.0002: 20 Mb/s at 100 Gb/s).
-    pub rate_ai: Option<Prob>,
-    /// R_HAI as a fraction of the line rate.
-    pub rate_hai: Option<Prob>,
-    /// The rate floor, Mb/s.
-    pub min_rate_mbps: Option<u32>,
-    /// B in bytes (0: no byte counter).
-    pub byte_counter: Option<u32>,
-    /// Rt = Rc at every decrease.
-    pub clamp_target: Option<bool>,
-    /// The receiver's NIC sends at most one CNP per flow per this many µs.
-    pub cnp_interval_us: Option<f64>,
-}
-
-/// Where DCQCN's defaults come from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DcqcnPreset {
-    /// The HPCC paper's simulator: Ta 1 µs, Td 4 µs, Ti 300 µs, F 1.
-    #[default]
-    HpccSim,
-    /// The DCQCN paper: Ta = Td = 50 µs, Ti 55 µs, F 5, B 10 MB.
-    Paper,
-}
-
-impl Default for DcqcnCfg {
-    fn default() -> Self {
-        DcqcnCfg {
-            preset: DcqcnPreset::HpccSim,
-            g: None,
-            ta_us: None,
-            td_us: None,
-            ti_us: None,
-            fast_recovery: None,
-            rate_ai: None,
-            rate_hai: None,
-            min_rate_mbps: None,
-            byte_counter: None,
-            clamp_target: None,
-            cnp_interval_us: None,
-        }
-    }
-}
 
 /// HPCC++ parameters.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,7 +3,7 @@
 
 use cc_core::prelude::*;
 
-use super::{Cc, CcCfg, DcqcnCfg, DcqcnPreset, HpccCfg, HpccMode, LdcpCfg, Wai};
+use super::{Cc, CcCfg, HpccCfg, HpccMode, LdcpCfg, Wai};
 
 /// A scenario's decimal ratio, to a billionth, rounded to nearest.
 fn ratio(x: f64) -> Result<Fraction, String> {
@@ -19,7 +19,7 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         Cc::Hpcc(h) => (h.clone(), LdcpCfg::default(), true),
         Cc::Ldcp { params, fast_start } => (HpccCfg::default(), params.clone(), *fast_start),
         Cc::LdcpRate(l) => (HpccCfg::default(), l.clone(), true),
-        Cc::Dcqcn(_) | Cc::Registered { .. } => (HpccCfg::default(), LdcpCfg::default(), true),
+        Cc::Registered { .. } => (HpccCfg::default(), LdcpCfg::default(), true),
     };
     let hpcc = HpccConfig {
         eta: ratio(h.eta.0)?,
@@ -73,18 +73,9 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         }
         _ => AnyConfig::DEFAULT,
     };
-    let cfg = AnyConfig {
-        hpcc,
-        ldcp,
-        dcqcn: match &c.algorithm {
-            Cc::Dcqcn(d) => dcqcn_config(d)?,
-            _ => DcqcnConfig::default(),
-        },
-        ..base
-    };
+    let cfg = AnyConfig { hpcc, ldcp, ..base };
     cfg.hpcc.validate().map_err(|e| format!("HPCC++ parameters: {e}"))?;
     cfg.ldcp.validate().map_err(|e| format!("LDCP parameters: {e}"))?;
-    cfg.dcqcn.validate().map_err(|e| format!("DCQCN parameters: {e}"))?;
     if let Cc::Registered { algorithm: a, .. } = &c.algorithm {
         if let Some(f) = cfg.invalid_field(*a) {
             let p = a.params().find(|p| p.field == f);
@@ -95,55 +86,4 @@ pub fn engine_config(c: &CcCfg, mtu: u32) -> Result<AnyConfig, String> {
         }
     }
     Ok(cfg)
-}
-
-/// A scenario's DCQCN parameters over its preset's (checked with the rest
-/// of the configuration by [`engine_config`]).
-fn dcqcn_config(d: &DcqcnCfg) -> Result<DcqcnConfig, String> {
-    let mut q = match d.preset {
-        DcqcnPreset::HpccSim => DcqcnConfig::hpcc_sim(),
-        DcqcnPreset::Paper => DcqcnConfig::paper(),
-    };
-    let ns = |us: f64| {
-        let ns = (us * 1000.0).round();
-        if (0.0..=(1u64 << 30) as f64).contains(&ns) {
-            Ok(ns as u32)
-        } else {
-            Err(format!("{us} µs is out of range"))
-        }
-    };
-    if let Some(g) = d.g {
-        q.g = ratio(g.0)?;
-    }
-    if let Some(t) = d.ta_us {
-        q.alpha_interval_ns = ns(t)?;
-    }
-    if let Some(t) = d.td_us {
-        q.decrease_interval_ns = ns(t)?;
-    }
-    if let Some(t) = d.ti_us {
-        q.increase_interval_ns = ns(t)?;
-    }
-    if let Some(f) = d.fast_recovery {
-        q.fast_recovery_steps = f;
-    }
-    if let Some(r) = d.rate_ai {
-        q.rate_ai = ratio(r.0)?;
-    }
-    if let Some(r) = d.rate_hai {
-        q.rate_hai = ratio(r.0)?;
-    }
-    if let Some(m) = d.min_rate_mbps {
-        q.min_rate_mbps = m;
-    }
-    if let Some(b) = d.byte_counter {
-        q.byte_counter = b;
-    }
-    if let Some(c) = d.clamp_target {
-        q.clamp_target = c;
-    }
-    if let Some(t) = d.cnp_interval_us {
-        q.cnp_interval_ns = ns(t)?;
-    }
-    Ok(q)
 }

@@ -74,7 +74,6 @@ enum Algo {
     Hpcc,
     Ldcp,
     LdcpRate,
-    Dcqcn,
 }
 
 #[derive(Deserialize)]
@@ -93,18 +92,6 @@ struct RawCc {
     beta: Option<Prob>,
     gamma: Option<Gamma>,
     fast_start: Option<bool>,
-    g: Option<Prob>,
-    preset: Option<DcqcnPreset>,
-    ta_us: Option<f64>,
-    td_us: Option<f64>,
-    ti_us: Option<f64>,
-    fast_recovery: Option<u8>,
-    rate_ai: Option<Prob>,
-    rate_hai: Option<Prob>,
-    min_rate_mbps: Option<u32>,
-    byte_counter: Option<u32>,
-    clamp_target: Option<bool>,
-    cnp_interval_us: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -377,23 +364,6 @@ const BY_HAND_KINDS: &[(&str, &[&str])] = &[
     ),
     ("ldcp", &["alpha", "beta", "gamma", "fast_start"]),
     ("ldcp_rate", &["alpha", "beta", "gamma"]),
-    (
-        "dcqcn",
-        &[
-            "g",
-            "preset",
-            "ta_us",
-            "td_us",
-            "ti_us",
-            "fast_recovery",
-            "rate_ai",
-            "rate_hai",
-            "min_rate_mbps",
-            "byte_counter",
-            "clamp_target",
-            "cnp_interval_us",
-        ],
-    ),
 ];
 
 /// The fields each `kind` of `[workload]` takes, beyond `kind` and
@@ -609,6 +579,9 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
     check_base_rtt(base_rtt_ns)?;
     let mut engine = cc_core::AnyConfig::DEFAULT;
     let mut given = 0u64;
+    // A preset first: it sets every field, the others then over it.
+    let mut t: Vec<(String, toml::Value)> = t.into_iter().collect();
+    t.sort_by_key(|(key, _)| !algorithm.params().any(|p| p.preset && p.name == key));
     for (key, v) in t {
         let Some((i, p)) = algorithm.params().enumerate().find(|(_, p)| p.name == key) else {
             let all: Vec<String> = algorithm.params().map(|p| format!("`{}`", p.name)).collect();
@@ -712,18 +685,6 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         ("beta", c.beta.is_some()),
         ("gamma", c.gamma.is_some()),
         ("fast_start", c.fast_start.is_some()),
-        ("g", c.g.is_some()),
-        ("preset", c.preset.is_some()),
-        ("ta_us", c.ta_us.is_some()),
-        ("td_us", c.td_us.is_some()),
-        ("ti_us", c.ti_us.is_some()),
-        ("fast_recovery", c.fast_recovery.is_some()),
-        ("rate_ai", c.rate_ai.is_some()),
-        ("rate_hai", c.rate_hai.is_some()),
-        ("min_rate_mbps", c.min_rate_mbps.is_some()),
-        ("byte_counter", c.byte_counter.is_some()),
-        ("clamp_target", c.clamp_target.is_some()),
-        ("cnp_interval_us", c.cnp_interval_us.is_some()),
     ];
     let ldcp = |kind: &str| -> Result<LdcpCfg, FieldError> {
         only_in("algorithm", cc_kinds(), kind, &given)?;
@@ -736,13 +697,10 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
     };
     // Ranges the engine needs beyond the fields' types: a gain, constant
     // or target of 0 leaves the algorithm nothing to do.
-    let positive: [(&'static str, Option<f64>); 6] = [
+    let positive: [(&'static str, Option<f64>); 3] = [
         ("eta", c.eta.map(|p| p.0)),
         ("alpha", c.alpha.map(|p| p.0)),
         ("beta", c.beta.map(|p| p.0)),
-        ("g", c.g.map(|p| p.0)),
-        ("rate_ai", c.rate_ai.map(|p| p.0)),
-        ("rate_hai", c.rate_hai.map(|p| p.0)),
     ];
     check_base_rtt(c.base_rtt_ns)?;
     let algorithm = match c.algorithm {
@@ -769,23 +727,6 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
         },
         // The rate variant has no fast start (its first RTT is the NIC's).
         Algo::LdcpRate => Cc::LdcpRate(ldcp("ldcp_rate")?),
-        Algo::Dcqcn => {
-            only_in("algorithm", cc_kinds(), "dcqcn", &given)?;
-            Cc::Dcqcn(DcqcnCfg {
-                preset: c.preset.unwrap_or_default(),
-                g: c.g,
-                ta_us: c.ta_us,
-                td_us: c.td_us,
-                ti_us: c.ti_us,
-                fast_recovery: c.fast_recovery,
-                rate_ai: c.rate_ai,
-                rate_hai: c.rate_hai,
-                min_rate_mbps: c.min_rate_mbps,
-                byte_counter: c.byte_counter,
-                clamp_target: c.clamp_target,
-                cnp_interval_us: c.cnp_interval_us,
-            })
-        }
     };
     // After the kind's check: a field of another algorithm is named as such.
     if let Some((k, Some(v))) = positive.iter().find(|(_, v)| v.is_some_and(|v| v <= 0.0)) {

@@ -306,19 +306,12 @@ impl Marking {
     ///
     /// | algorithm | K_min | K_max | P_max | K (drop) | from |
     /// |---|---|---|---|---|---|
-    /// | DCQCN | 4 KB | 16 KB | 0.2 | none | the HPCC reference simulator's DCQCN runs (100 / 400 KB at 25 Gb/s) |
     /// | LDCP, both variants | 50 B | 400 B | 0.2 | 200 B | the shipped LDCP scenarios (5 / 40 / 20 KB at 100 Gb/s); the draft gives no values |
     /// | HPCC++ | – | – | 0 | none | reads telemetry, not ECN: no marking |
-    /// | any other | its `NETWORK.marking`'s | | | none | cc-core's registry: DCTCP 3 KB, 3 KB, 1.0 (the same simulator's DCTCP runs, 30 KB at 10 Gb/s); TIMELY reads RTTs, not ECN: no marking |
+    /// | any other | its `NETWORK.marking`'s | | | none | cc-core's registry: DCQCN 4 KB, 16 KB, 0.2 (the HPCC reference simulator's DCQCN runs, 100 / 400 KB at 25 Gb/s); DCTCP 3 KB, 3 KB, 1.0 (the same simulator's DCTCP runs, 30 KB at 10 Gb/s); TIMELY reads RTTs, not ECN: no marking |
     pub fn default_for(cc: &Cc, gbps: u32) -> Marking {
         let g = gbps as u64;
         match cc {
-            Cc::Dcqcn(_) => Marking {
-                kmin: 4_000 * g,
-                kmax: 16_000 * g,
-                pmax: 0.2,
-                drop_k: NEVER,
-            },
             Cc::Ldcp { .. } | Cc::LdcpRate(_) => Marking {
                 kmin: 50 * g,
                 kmax: 400 * g,
@@ -329,7 +322,7 @@ impl Marking {
                 Some(m) => Marking {
                     kmin: m.kmin_bytes_per_gbps as u64 * g,
                     kmax: m.kmax_bytes_per_gbps as u64 * g,
-                    pmax: m.pmax.to_bits() as f64 / (1u32 << cc_core::units::Fraction::FRAC_BITS) as f64,
+                    pmax: m.pmax_percent as f64 / 100.0,
                     drop_k: NEVER,
                 },
                 None => Marking::NONE,

@@ -235,6 +235,47 @@ fn a_duplicate_key_is_named_with_its_first_line() {
     assert_eq!(e.message, "duplicate key `senders` (first written at line 6)", "{e}");
 }
 
+/// DCQCN named alone runs the HPCC paper's simulator's parameters, with
+/// its receivers' CNPs on every CE-marked packet and marking on dequeue; a
+/// preset applies before the fields beside it, whichever comes first.
+#[test]
+fn dcqcn_presets_apply_before_their_fields() {
+    use crate::model::nic::profile::{Gate, Profile};
+    use crate::setup::scenario::EcnAt;
+    use cc_core::dcqcn::DcqcnConfig;
+    let text = GOOD.replace("algorithm = \"hpcc\"", "algorithm = \"dcqcn\"");
+    let engine = |text: &str| {
+        let s = parse(text, "d.toml").unwrap();
+        super::super::engine::engine_config(&s.cc, 1000).unwrap()
+    };
+    let s = parse(&text, "d.toml").unwrap();
+    let e = engine(&text);
+    assert_eq!(e.dcqcn, DcqcnConfig::hpcc_sim());
+    let p = Profile::of(&s.cc, &e);
+    assert_eq!((p.sender, p.gate), (cc_core::Algorithm::Dcqcn, Gate::Rate));
+    assert_eq!(p.cnp_on_ce, Some(crate::run::event::Ps::ZERO));
+    assert_eq!(s.cc.algorithm.ecn_at_default(), EcnAt::Dequeue);
+    for fields in [
+        "preset = \"paper\"\nta_us = 10\nclamp_target = true",
+        "clamp_target = true\nta_us = 10\npreset = \"paper\"",
+    ] {
+        let given = text.replace("\"dcqcn\"", &format!("\"dcqcn\"\n{fields}"));
+        let d = engine(&given).dcqcn;
+        assert_eq!(
+            d,
+            DcqcnConfig {
+                alpha_interval_ns: 10_000,
+                clamp_target: true,
+                ..DcqcnConfig::paper()
+            }
+        );
+        let p = Profile::of(&parse(&given, "d.toml").unwrap().cc, &engine(&given));
+        assert_eq!(p.cnp_on_ce, Some(crate::run::event::Ps::from_ns(50_000)));
+    }
+    let e = parse(&text.replace("\"dcqcn\"", "\"dcqcn\"\nfast_recovery = 32"), "d.toml").unwrap_err();
+    assert_eq!(e.field, "cc.fast_recovery");
+}
+
 /// DCTCP counts in the NIC's packets (RFC 8257's MSS, its W_min one
 /// packet) and Swift's windows too, whatever the payload, unless the
 /// table names the field; a W_min of 0 is refused at its line.
