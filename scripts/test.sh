@@ -236,8 +236,9 @@ head -n 20 "$bench_out"
 python3 - "$bench_json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-# Ten rows of its own, then one per algorithm of the registry with a
-# benchmark row (TIMELY's and on), then the C API's two.
+# Seven rows of its own, then one per algorithm of the registry with a
+# benchmark row (DCQCN's CNP row, then the ACK rows: DCTCP's and on),
+# then the C API's two.
 assert len(rows) >= 12, rows
 for r in rows:
     for core in ("rv32imac", "rv64imac", "rv64imac_zbb"):

@@ -24,7 +24,7 @@
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::{Controller, Visit};
 use crate::event::{Ack, Decision, Error, FlowParams, MessageEnd, ProbeId};
-use crate::params::{AckBench, Network, Param, ParamInfo};
+use crate::params::{AckBench, CnpBench, Network, Param, ParamInfo};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 use crate::wire::Result as WireResult;
@@ -51,8 +51,12 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
 
     /// The firmware benchmark's ACK row, for an algorithm whose front ends
     /// take it from the registry; `None` for one the benchmark drives by
-    /// hand (HPCC++, LDCP and DCQCN have rows of their own).
+    /// hand (HPCC++ and LDCP have rows of their own).
     const ACK_BENCH: Option<AckBench> = None;
+
+    /// The firmware benchmark's CNP row, for an algorithm whose flows
+    /// answer congestion notification packets (DCQCN's reaction point).
+    const CNP_BENCH: Option<CnpBench> = None;
 
     /// The `f64` reference model's cost column of the benchmark's ACK
     /// row: the model made for a flow started with `p` and the defaults,
@@ -209,6 +213,14 @@ macro_rules! registry {
             pub const fn ack_bench(self) -> Option<AckBench> {
                 match self {
                     $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::ACK_BENCH,)+
+                }
+            }
+
+            /// Its firmware benchmark's CNP row
+            /// ([`AlgorithmConfig::CNP_BENCH`]).
+            pub const fn cnp_bench(self) -> Option<CnpBench> {
+                match self {
+                    $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::CNP_BENCH,)+
                 }
             }
 

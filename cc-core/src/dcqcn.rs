@@ -36,7 +36,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{param, EcnMarking, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
+use crate::params::{param, CnpBench, EcnMarking, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -302,6 +302,14 @@ impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
             "the receiver's NIC sends at most one CNP per flow per this interval (0: one with the ACK of every CE-marked packet)"
         ),
     ];
+
+    /// A CNP every 10 µs: each brings alpha up over ten periods and waits
+    /// for the next decrease check (the timer's events are not counted).
+    const CNP_BENCH: Option<CnpBench> = Some(CnpBench {
+        name: "dcqcn-cnp",
+        row: "DCQCN CNP (baseline)",
+        interval_ns: 10_000,
+    });
 
     /// The notification point at the receiver's NIC: a CNP for CE-marked
     /// data, at most one per flow per `cnp_interval_ns`.

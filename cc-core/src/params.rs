@@ -225,6 +225,21 @@ pub struct AckBench {
     pub state_bytes: Option<u32>,
 }
 
+/// How the firmware benchmark drives the CNP row of an algorithm whose
+/// reaction point answers congestion notification packets: a flow as
+/// [`AckBench`]'s, then CNP n (from 1) at n · `interval_ns`. The hal-sim
+/// processor model charges the algorithm's CNPs, and its ACKs where it
+/// has no ACK row, what this row measured.
+#[derive(Clone, Copy, Debug)]
+pub struct CnpBench {
+    /// The profiler's name of the path (`"dcqcn-cnp"`).
+    pub name: &'static str,
+    /// The benchmark table's row (`"DCQCN CNP (baseline)"`).
+    pub row: &'static str,
+    /// Time between CNPs, ns.
+    pub interval_ns: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

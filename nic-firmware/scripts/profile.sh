@@ -4,7 +4,7 @@
 #   PROFILE_DETAIL=ack_into scripts/profile.sh ldcp-ack   (and each counted instruction
 #                                                      of functions matching on_ack)
 # KIND: ldcp-ack, ldcp-timer, hpcc-ack-1, hpcc-ack-5, hpcc-ack-5-one-queue, rx-hpcc-5, probe-response,
-#       dctcp-ack, dcqcn-cnp, and each registered algorithm's ACK row (timely-ack,
+#       and each registered algorithm's CNP and ACK rows (dcqcn-cnp, dctcp-ack, timely-ack,
 #       swift-ack, theta-powertcp-ack, powertcp-ack-5, hpcc-pint-ack); through the C API (cc-ffi): ldcp-ack-c, hpcc-ack-5-c
 # TARGET: riscv32imac-unknown-none-elf (default) or riscv64imac-unknown-none-elf,
 #         either with "+zbb" after it for an image built with Zbb (clz in one instruction)

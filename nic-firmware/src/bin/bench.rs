@@ -335,6 +335,36 @@ fn bench_registered(o: u64, a: Algorithm) -> Row {
     }
 }
 
+/// An algorithm of the registry's CNP row: its sender's controller with
+/// its defaults, a CNP every `CnpBench::interval_ns`; no `f64` column.
+fn bench_registered_cnp(o: u64, a: Algorithm) -> Row {
+    struct Cnp(u64, Algorithm);
+    impl ConfigVisitor for Cnp {
+        type Output = Cost;
+        fn visit<C: AlgorithmConfig>(self) -> Cost {
+            let (Some(bench), cfg) = (C::CNP_BENCH, C::DEFAULT) else {
+                exit(3)
+            };
+            let Ok((mut c, _)) = C::Sender::<5>::start(&cfg, Instant::ZERO, &hpcc_params(self.1)) else {
+                exit(3)
+            };
+            measure(
+                self.0,
+                |i| Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64),
+                |now| {
+                    let _ = black_box(call(|| black_box(&mut c).cnp(black_box(&cfg), *now)));
+                },
+            )
+        }
+    }
+    Row {
+        path: Path::Cnp(a),
+        engine: engine_path(o, Path::Cnp(a)),
+        controller: a.with_config(Cnp(o, a)),
+        reference: None,
+    }
+}
+
 /// The `f64` reference's cost of the same ACKs as [`bench_registered`]'s,
 /// for the algorithms of the registry that have one
 /// ([`AlgorithmConfig::reference_ack`]).
@@ -348,26 +378,6 @@ fn reference_ack(o: u64, a: Algorithm) -> Option<Cost> {
         }
     }
     a.with_config(Reference(o, a))
-}
-
-fn bench_dcqcn_cnp(o: u64) -> Row {
-    let cfg = DcqcnConfig::hpcc_sim();
-    let Ok(mut d) = Dcqcn::new(&cfg, &hpcc_params(Algorithm::Dcqcn)) else {
-        exit(3)
-    };
-    let controller = measure(
-        o,
-        |i| Instant::from_nanos((i as u64 + 1) * 10_000),
-        |now| {
-            let _ = black_box(call(|| black_box(&mut d).cnp(black_box(&cfg), *now)));
-        },
-    );
-    Row {
-        path: Path::DcqcnCnp,
-        engine: engine_path(o, Path::DcqcnCnp),
-        controller,
-        reference: None,
-    }
 }
 
 /// A row through the C API (cc-ffi): its engine path is the C call, from
@@ -505,7 +515,7 @@ fn main() -> ! {
             Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => bench_hpcc_ack(o, path),
             Path::RxHpcc5 => bench_rx_hpcc(o),
             Path::ProbeResponse => bench_probe_response(o),
-            Path::DcqcnCnp => bench_dcqcn_cnp(o),
+            Path::Cnp(a) => bench_registered_cnp(o, a),
             Path::Ack(a) => bench_registered(o, a),
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => bench_c_api(o, path),
@@ -601,7 +611,6 @@ fn main() -> ! {
     capacity::<HpccReceiver<5>>("HPCC++ receiver (Rx-HPCC)", None);
     capacity::<Ldcp>("LDCP (window)", Some(24));
     capacity::<LdcpRate>("LDCP (rate, CNP variant)", Some(24));
-    capacity::<Dcqcn>("DCQCN reaction point (baseline)", None);
     // Each algorithm with an ACK row, with five hops of history as the
     // row (an algorithm that keeps none has the same state for any H).
     struct State(Algorithm);
@@ -610,6 +619,8 @@ fn main() -> ! {
         fn visit<C: AlgorithmConfig>(self) {
             if let Some(b) = C::ACK_BENCH {
                 capacity::<C::Sender<5>>(self.0.title(), b.state_bytes.map(|t| t as usize));
+            } else if C::CNP_BENCH.is_some() {
+                capacity::<C::Sender<5>>(self.0.title(), None);
             }
         }
     }

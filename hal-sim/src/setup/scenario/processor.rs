@@ -60,26 +60,20 @@ fn rows(algorithm: Algorithm) -> Rows {
             cnp: None,
             probe_response: None,
         },
-        // DCQCN's engine answers ACKs and timers with what its CNP costs,
-        // the one row the benchmark has of it.
-        Algorithm::Dcqcn => Rows {
-            ack: Cow::Borrowed("DCQCN CNP (baseline)"),
-            ack_5_hops: None,
-            timer: None,
-            cnp: Some("DCQCN CNP (baseline)"),
-            probe_response: None,
-        },
-        // Every other algorithm of the registry: the row its module names
-        // (cc-core's `AlgorithmConfig::ACK_BENCH`, which nic-firmware's
-        // benchmark measures), else "<title> ACK".
+        // Every other algorithm of the registry: the rows its module names
+        // (cc-core's `AlgorithmConfig::ACK_BENCH` and `CNP_BENCH`, which
+        // nic-firmware's benchmark measures). One without an ACK row
+        // answers ACKs and timers with what its CNP costs (DCQCN's engine,
+        // whose one row is its CNP's), else "<title> ACK".
         _ => Rows {
-            ack: match algorithm.ack_bench() {
-                Some(b) => Cow::Borrowed(b.row),
-                None => Cow::Owned(format!("{} ACK", algorithm.title())),
+            ack: match (algorithm.ack_bench(), algorithm.cnp_bench()) {
+                (Some(b), _) => Cow::Borrowed(b.row),
+                (None, Some(c)) => Cow::Borrowed(c.row),
+                (None, None) => Cow::Owned(format!("{} ACK", algorithm.title())),
             },
             ack_5_hops: None,
             timer: None,
-            cnp: None,
+            cnp: algorithm.cnp_bench().map(|c| c.row),
             probe_response: None,
         },
     }

@@ -22,10 +22,12 @@ pub enum Path {
     HpccAck5OneQueue,
     RxHpcc5,
     ProbeResponse,
-    DcqcnCnp,
     /// The ACK row of an algorithm of the registry that names one
     /// (cc-core's `AlgorithmConfig::ACK_BENCH`).
     Ack(Algorithm),
+    /// The CNP row of an algorithm of the registry that names one
+    /// (`AlgorithmConfig::CNP_BENCH`).
+    Cnp(Algorithm),
     #[cfg(feature = "c-api")]
     LdcpAckC,
     #[cfg(feature = "c-api")]
@@ -33,14 +35,19 @@ pub enum Path {
 }
 
 impl Path {
-    /// Every path: those below, the registry's ACK rows after DCQCN's.
+    /// Every path: those below, then the registry's CNP and ACK rows, then
+    /// the C API's.
     pub fn all() -> impl Iterator<Item = Path> {
         let (own, c_api) = Path::BY_HAND.split_at(Path::BY_HAND.iter().take_while(|p| !p.is_c_api()).count());
-        let registered = Algorithm::ALL
+        let cnp = Algorithm::ALL
+            .into_iter()
+            .filter(|a| a.cnp_bench().is_some())
+            .map(Path::Cnp);
+        let ack = Algorithm::ALL
             .into_iter()
             .filter(|a| a.ack_bench().is_some())
             .map(Path::Ack);
-        own.iter().copied().chain(registered).chain(c_api.iter().copied())
+        own.iter().copied().chain(cnp).chain(ack).chain(c_api.iter().copied())
     }
 
     /// Whether the row runs through the C API (cc-ffi).
@@ -57,7 +64,6 @@ impl Path {
         Path::HpccAck5OneQueue,
         Path::RxHpcc5,
         Path::ProbeResponse,
-        Path::DcqcnCnp,
         #[cfg(feature = "c-api")]
         Path::LdcpAckC,
         #[cfg(feature = "c-api")]
@@ -74,8 +80,11 @@ impl Path {
             Path::HpccAck5OneQueue => "hpcc-ack-5-one-queue",
             Path::RxHpcc5 => "rx-hpcc-5",
             Path::ProbeResponse => "probe-response",
-            Path::DcqcnCnp => "dcqcn-cnp",
             Path::Ack(a) => match a.ack_bench() {
+                Some(b) => b.name,
+                None => "",
+            },
+            Path::Cnp(a) => match a.cnp_bench() {
                 Some(b) => b.name,
                 None => "",
             },
@@ -96,8 +105,11 @@ impl Path {
             Path::HpccAck5OneQueue => "HPCC++ ACK, 5 hops, 1 queue",
             Path::RxHpcc5 => "Rx-HPCC telemetry, 5 hops",
             Path::ProbeResponse => "HPCC++ probe response",
-            Path::DcqcnCnp => "DCQCN CNP (baseline)",
             Path::Ack(a) => match a.ack_bench() {
+                Some(b) => b.row,
+                None => "",
+            },
+            Path::Cnp(a) => match a.cnp_bench() {
                 Some(b) => b.row,
                 None => "",
             },
@@ -129,7 +141,8 @@ impl Path {
                 }) => Some(if dpa { zbb as u64 } else { rv32 as u64 }),
                 _ => None,
             },
-            Path::DcqcnCnp => None,
+            // The baselines' CNP rows are measured for comparison.
+            Path::Cnp(_) => None,
             // Held to their Rust rows instead (`Path::rust_row`).
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => None,
@@ -245,7 +258,7 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         Path::LdcpTimer => ldcp_timer_path(events, b),
         Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path(path, events, b),
         Path::RxHpcc5 => rx_hpcc_path(events, b),
-        Path::DcqcnCnp => dcqcn_cnp_path(events, b),
+        Path::Cnp(a) => registered_cnp_path(a, events, b),
         Path::Ack(a) => registered_ack_path(a, events, b),
         #[cfg(feature = "c-api")]
         Path::LdcpAckC => ldcp_ack_c_path(events, b),
@@ -311,20 +324,6 @@ fn rx_hpcc_path(events: u32, b: &mut impl Bracket) {
     }
 }
 
-#[inline(never)]
-fn dcqcn_cnp_path(events: u32, b: &mut impl Bracket) {
-    let (mut eng, h) = started::<Dcqcn>(DcqcnConfig::hpcc_sim(), hpcc_params(Algorithm::Dcqcn));
-    // A CNP every 10 µs: each brings alpha up over ten periods and
-    // waits for the next decrease check (the timer's events are
-    // not counted here).
-    for i in 0..events {
-        let now = Instant::from_nanos((i as u64 + 1) * 10_000);
-        b.around(now, |now| {
-            let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
-        });
-    }
-}
-
 /// The ACK path of an algorithm of the registry: its sender's controller
 /// with its defaults, its ACKs from its module's `AckBench`.
 fn registered_ack_path(a: Algorithm, events: u32, b: &mut impl Bracket) {
@@ -354,6 +353,37 @@ impl<B: Bracket> ConfigVisitor for AckPath<'_, B> {
             let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
             self.b.around((now, (bench.ack)(i + 1, &mut hops)), |(now, ack)| {
                 let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+            });
+        }
+    }
+}
+
+/// The CNP path of an algorithm of the registry: its sender's controller
+/// with its defaults, a CNP every `CnpBench::interval_ns`.
+fn registered_cnp_path(a: Algorithm, events: u32, b: &mut impl Bracket) {
+    a.with_config(CnpPath { a, events, b });
+}
+
+/// [`registered_cnp_path`] for configuration type `C`.
+struct CnpPath<'b, B> {
+    a: Algorithm,
+    events: u32,
+    b: &'b mut B,
+}
+
+impl<B: Bracket> ConfigVisitor for CnpPath<'_, B> {
+    type Output = ();
+
+    #[inline(never)]
+    fn visit<C: AlgorithmConfig>(self) {
+        let Some(bench) = C::CNP_BENCH else {
+            nic_firmware::exit(3)
+        };
+        let (mut eng, h) = started::<C::Sender<5>>(C::DEFAULT, hpcc_params(self.a));
+        for i in 0..self.events {
+            let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
+            self.b.around(now, |now| {
+                let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
             });
         }
     }
