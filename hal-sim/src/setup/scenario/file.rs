@@ -611,7 +611,12 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
             ),
         };
         let Some(n) = n else {
-            return Err((p.name, format!("must be {unit}, {} (got {v})", p.range)));
+            // A flag's or a choice's unit already says its range.
+            let message = match p.unit {
+                Unit::Flag | Unit::Choice(_) => format!("must be {unit} (got {v})"),
+                _ => format!("must be {unit}, {} (got {v})", p.range),
+            };
+            return Err((p.name, message));
         };
         engine.set_param(algorithm, i, n);
         given |= 1 << (i & 63);

@@ -274,6 +274,11 @@ fn dcqcn_presets_apply_before_their_fields() {
     }
     let e = parse(&text.replace("\"dcqcn\"", "\"dcqcn\"\nfast_recovery = 32"), "d.toml").unwrap_err();
     assert_eq!(e.field, "cc.fast_recovery");
+    let e = parse(&text.replace("\"dcqcn\"", "\"dcqcn\"\npreset = \"ns3\""), "d.toml").unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str()),
+        ("cc.preset", "must be one of \"hpcc_sim\", \"paper\" (got \"ns3\")")
+    );
 }
 
 /// DCTCP counts in the NIC's packets (RFC 8257's MSS, its W_min one
