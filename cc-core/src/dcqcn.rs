@@ -40,9 +40,8 @@ use crate::params::{param, CnpBench, EcnMarking, Gate, Network, Param, ParamInfo
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
-/// A rate in Mb/s with 8 fractional bits (3.90625 kb/s steps, up to 16.7
-/// Tb/s in a `u32`).
-pub type RateQ8 = u32;
+pub use crate::notification::NotificationPoint;
+pub use crate::units::RateQ8;
 
 /// No deadline.
 const NEVER: u64 = u64::MAX;
@@ -377,30 +376,6 @@ impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
             return Err("DCQCN made a request");
         }
         Ok(())
-    }
-}
-
-/// The notification point of one flow, at the receiver's NIC: whether a
-/// CE-marked packet sends a CNP (at most one per interval;
-/// [`DcqcnConfig::cnp_interval_ns`] for DCQCN, 0 for one per packet).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NotificationPoint {
-    last: Option<Instant>,
-}
-
-impl NotificationPoint {
-    /// A CE-marked data packet of the flow arrived at `now`: `true` if a CNP
-    /// goes out for it, the first and then none within `interval_ns` of the
-    /// last one sent.
-    pub fn on_ce(&mut self, now: Instant, interval_ns: u32) -> bool {
-        let due = match self.last {
-            None => true,
-            Some(t) => now.saturating_nanos_since(t) >= interval_ns as u64,
-        };
-        if due {
-            self.last = Some(now);
-        }
-        due
     }
 }
 
@@ -870,14 +845,5 @@ mod tests {
             }
         }
         assert_eq!(gbps(d.rate()), 100.0);
-    }
-
-    #[test]
-    fn the_notification_point_paces_cnps() {
-        let mut np = NotificationPoint::default();
-        assert!(np.on_ce(at(100), 4_000));
-        assert!(!np.on_ce(at(3_000), 4_000));
-        assert!(np.on_ce(at(4_100), 4_000));
-        assert!(np.on_ce(at(4_100), 0));
     }
 }

@@ -61,6 +61,7 @@ mod hop_walk;
 pub mod hpcc;
 pub mod hpcc_pint;
 pub mod ldcp;
+pub mod notification;
 pub mod params;
 pub mod powertcp;
 #[cfg(feature = "reference")]

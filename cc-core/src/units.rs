@@ -10,6 +10,7 @@
 //! | [`BaseRtt`]     | ns                | `u32`                     | 100 ns ..= 2^20 ns (1.048 ms)   |
 //! | [`Window`]      | bytes             | `U28F4` (u32, 1/16 byte)  | 0 ..= 2^28 − 1/16 bytes         |
 //! | [`Rate`]        | bit/s             | `u64`                     | 0 ..= 2^63                      |
+//! | [`RateQ8`]      | Mbit/s            | `u32`, 2^-8 steps         | 0 ..= 2^24 − 2^-8 Mb/s          |
 //! | [`LinkSpeed`]   | Mbit/s            | `u32`                     | 100 Mb/s ..= 6.4 Tb/s accepted  |
 //! | [`Utilization`] | ratio             | `U40F24` (u64, 2^-24)     | 0 ..= 65536                     |
 //! | [`Fraction`]    | ratio ≤ 1         | `U8F24` (u32, 2^-24)      | 0 ..= 1                         |
@@ -22,6 +23,11 @@
 use core::fmt;
 use core::num::NonZeroU64;
 use fixed::types::{U16F16, U28F4, U40F24, U8F24};
+
+/// A rate in Mb/s with 8 fractional bits (3.90625 kb/s steps, up to 16.7
+/// Tb/s in a `u32`): the rate-based algorithms' (DCQCN, TIMELY) sending
+/// rate.
+pub type RateQ8 = u32;
 
 /// A point in time: nanoseconds since an epoch chosen by the caller.
 ///

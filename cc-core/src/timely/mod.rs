@@ -62,7 +62,7 @@ use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
 /// A rate: Mb/s in 2^-8 steps, DCQCN's unit.
-pub use crate::dcqcn::RateQ8;
+pub use crate::units::RateQ8;
 
 /// The largest RTT sample taken, exclusive: 2^24 ns (16.8 ms). A larger
 /// one, or 0, is no measurement a NIC makes: refused.

@@ -103,8 +103,9 @@ pub struct Receiver {
     pub delivered: u64,
     /// The number of the next window feedback it seals.
     pub feedback_seq: u32,
-    /// When it last sent a CNP (DCQCN's notification point).
-    pub np: cc_core::dcqcn::NotificationPoint,
+    /// When it last sent a CNP (the notification point of an algorithm
+    /// that asks for CNPs).
+    pub np: cc_core::notification::NotificationPoint,
     /// The flow's handle in the receiver engine, if it runs one.
     pub engine: Option<FlowHandle>,
 }
@@ -119,7 +120,7 @@ impl Receiver {
             nack_for: None,
             delivered: 0,
             feedback_seq: 0,
-            np: cc_core::dcqcn::NotificationPoint::default(),
+            np: cc_core::notification::NotificationPoint::default(),
             engine: None,
         }
     }
