@@ -553,9 +553,11 @@ impl ThetaPowerTcp {
         let a = Self::growth(cfg, rtt, self.prev_rtt(), dt);
         // Γ_norm = A·θ/τ in 2^-16: A in 2^-24 below 2^40, θ < 2^24, the
         // product < 2^64; over τ·2^8 (≥ 2^8·100): < 2^50; by 100/scale
-        // (< 2^57) where τ is scaled; floored at 0.01, below 256.
-        let tau_q8 = NonZeroU64::new((tau as u64) << 8).unwrap_or(NonZeroU64::MIN);
-        let mut norm = div_u64(a * rtt as u64, tau_q8);
+        // (< 2^57) where τ is scaled; floored at 0.01, below 256. As
+        // ⌊⌊A·θ/2^8⌋/τ⌋, the same value: the divisor τ (below 2^16 for a
+        // base RTT under 65 µs) takes [`div_u64`]'s short path on a 32-bit
+        // core where τ·2^8 took its long division.
+        let mut norm = div_u64((a * rtt as u64) >> 8, tau64);
         if cfg.tau_scale_pct != 100 {
             let pct = NonZeroU64::new(cfg.tau_scale_pct as u64).unwrap_or(NonZeroU64::MIN);
             norm = div_u64(norm * 100, pct);
