@@ -258,8 +258,8 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         Path::LdcpTimer => ldcp_timer_path(events, b),
         Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path(path, events, b),
         Path::RxHpcc5 => rx_hpcc_path(events, b),
-        Path::Cnp(a) => registered_cnp_path(a, events, b),
-        Path::Ack(a) => registered_ack_path(a, events, b),
+        Path::Cnp(a) => registered_path(a, true, events, b),
+        Path::Ack(a) => registered_path(a, false, events, b),
         #[cfg(feature = "c-api")]
         Path::LdcpAckC => ldcp_ack_c_path(events, b),
         #[cfg(feature = "c-api")]
@@ -324,67 +324,50 @@ fn rx_hpcc_path(events: u32, b: &mut impl Bracket) {
     }
 }
 
-/// The ACK path of an algorithm of the registry: its sender's controller
-/// with its defaults, its ACKs from its module's `AckBench`.
-fn registered_ack_path(a: Algorithm, events: u32, b: &mut impl Bracket) {
-    a.with_config(AckPath { a, events, b });
+/// An event path of an algorithm of the registry: its sender's controller
+/// with its defaults, driven by its module's `AckBench` (its ACKs) or
+/// `CnpBench` (a CNP every `interval_ns`).
+fn registered_path(a: Algorithm, cnp: bool, events: u32, b: &mut impl Bracket) {
+    a.with_config(RegisteredPath { a, cnp, events, b });
 }
 
-/// [`registered_ack_path`] for configuration type `C`.
-struct AckPath<'b, B> {
+/// [`registered_path`] for configuration type `C`.
+struct RegisteredPath<'b, B> {
     a: Algorithm,
+    cnp: bool,
     events: u32,
     b: &'b mut B,
 }
 
-impl<B: Bracket> ConfigVisitor for AckPath<'_, B> {
+impl<B: Bracket> ConfigVisitor for RegisteredPath<'_, B> {
     type Output = ();
 
     #[inline(never)]
     fn visit<C: AlgorithmConfig>(self) {
-        let Some(bench) = C::ACK_BENCH else {
-            nic_firmware::exit(3)
-        };
         // Five hops of history, as the HPCC++ rows (an algorithm that keeps
         // none has the same controller for any H).
         let (mut eng, h) = started::<C::Sender<5>>(C::DEFAULT, hpcc_params(self.a));
-        let mut hops = [HopSample::default(); 5];
-        for i in 0..self.events {
-            let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
-            self.b.around((now, (bench.ack)(i + 1, &mut hops)), |(now, ack)| {
-                let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
-            });
-        }
-    }
-}
-
-/// The CNP path of an algorithm of the registry: its sender's controller
-/// with its defaults, a CNP every `CnpBench::interval_ns`.
-fn registered_cnp_path(a: Algorithm, events: u32, b: &mut impl Bracket) {
-    a.with_config(CnpPath { a, events, b });
-}
-
-/// [`registered_cnp_path`] for configuration type `C`.
-struct CnpPath<'b, B> {
-    a: Algorithm,
-    events: u32,
-    b: &'b mut B,
-}
-
-impl<B: Bracket> ConfigVisitor for CnpPath<'_, B> {
-    type Output = ();
-
-    #[inline(never)]
-    fn visit<C: AlgorithmConfig>(self) {
-        let Some(bench) = C::CNP_BENCH else {
-            nic_firmware::exit(3)
-        };
-        let (mut eng, h) = started::<C::Sender<5>>(C::DEFAULT, hpcc_params(self.a));
-        for i in 0..self.events {
-            let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
-            self.b.around(now, |now| {
-                let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
-            });
+        if self.cnp {
+            let Some(bench) = C::CNP_BENCH else {
+                nic_firmware::exit(3)
+            };
+            for i in 0..self.events {
+                let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
+                self.b.around(now, |now| {
+                    let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
+                });
+            }
+        } else {
+            let Some(bench) = C::ACK_BENCH else {
+                nic_firmware::exit(3)
+            };
+            let mut hops = [HopSample::default(); 5];
+            for i in 0..self.events {
+                let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
+                self.b.around((now, (bench.ack)(i + 1, &mut hops)), |(now, ack)| {
+                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+                });
+            }
         }
     }
 }
