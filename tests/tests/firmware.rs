@@ -17,7 +17,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use cc_core::codec::{self, FrameKind, MAX_FRAME};
 use cc_core::prelude::*;
@@ -35,13 +35,20 @@ fn firmware_dir() -> PathBuf {
 /// Builds the replay image for `target` with `features` (`None`: the
 /// defaults and `reference`) and, with `zbb`, the Zbb extension (the DPA
 /// class of core: `clz` in one instruction), into `target_dir` under
-/// nic-firmware/, and returns its path. The folder is set explicitly, so
-/// the images go where the tests look whatever target folder the host
-/// build uses. `reference` only adds the benchmark's `f64` models, which
-/// the replay image does not call; with it the default images are the
-/// ones scripts/test.sh and scripts/bench.sh have built, not a second
-/// build of the same code.
-fn build_replay(target: &str, features: Option<&str>, zbb: bool, target_dir: &str) -> PathBuf {
+/// nic-firmware/, and returns the path of a copy of it named `name`. The
+/// folder is set explicitly, so the images go where the tests look
+/// whatever target folder the host build uses. `reference` only adds the
+/// benchmark's `f64` models, which the replay image does not call; with
+/// it the default images are the ones scripts/test.sh and scripts/bench.sh
+/// have built, not a second build of the same code.
+///
+/// Images of other features share a folder with them (cargo keeps each
+/// feature set's artifacts apart, so the dependencies are built once), and
+/// each build replaces that folder's `replay`: the tests run the copies,
+/// made one build at a time.
+fn build_replay(target: &str, features: Option<&str>, zbb: bool, target_dir: &str, name: &str) -> PathBuf {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = firmware_dir().join(target_dir);
     let mut cargo = Command::new(env!("CARGO"));
     cargo.args(["build", "--release", "--bin", "replay", "--target", target]);
@@ -60,7 +67,10 @@ fn build_replay(target: &str, features: Option<&str>, zbb: bool, target_dir: &st
         .status()
         .expect("cargo runs");
     assert!(status.success(), "building the {target} replay image failed");
-    dir.join(target).join("release/replay")
+    let release = dir.join(target).join("release");
+    let copy = release.join(name);
+    std::fs::copy(release.join("replay"), &copy).expect("the image copies");
+    copy
 }
 
 /// The replay image for both targets, and for riscv64imac with Zbb (run
@@ -69,19 +79,18 @@ fn images() -> &'static [PathBuf; 3] {
     static IMAGES: OnceLock<[PathBuf; 3]> = OnceLock::new();
     IMAGES.get_or_init(|| {
         [
-            build_replay(TARGETS[0], None, false, "target"),
-            build_replay(TARGETS[1], None, false, "target"),
-            build_replay(TARGETS[1], None, true, "target/zbb"),
+            build_replay(TARGETS[0], None, false, "target", "replay-tested"),
+            build_replay(TARGETS[1], None, false, "target", "replay-tested"),
+            build_replay(TARGETS[1], None, true, "target/zbb", "replay-tested"),
         ]
     })
 }
 
 /// The riscv32 replay image with the UART as its event channel (no
-/// `channel-semihosting`), as a board runs it; built once, in a target
-/// folder of its own so it does not replace the default image.
+/// `channel-semihosting`), as a board runs it; built once.
 fn uart_image() -> &'static PathBuf {
     static IMAGE: OnceLock<PathBuf> = OnceLock::new();
-    IMAGE.get_or_init(|| build_replay(TARGETS[0], Some("log-semihosting"), false, "target/uart-channel"))
+    IMAGE.get_or_init(|| build_replay(TARGETS[0], Some("log-semihosting"), false, "target", "replay-uart"))
 }
 
 /// Runs `cmd` with `input` on its stdin (written from a thread of its own,
