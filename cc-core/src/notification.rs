@@ -7,8 +7,8 @@
 use crate::units::Instant;
 
 /// The notification point of one flow, at the receiver's NIC: whether a
-/// CE-marked packet sends a CNP (at most one per interval;
-/// `DcqcnConfig::cnp_interval_ns` for DCQCN, 0 for one per packet).
+/// CE-marked packet sends a CNP (at most one per interval: the
+/// algorithm's `receiver_cnp_ns`, 0 for one per packet).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NotificationPoint {
     last: Option<Instant>,
