@@ -9,10 +9,13 @@
 # OUT/riscv64imac/{replay,pcc_shape}.elf for the QEMU virt machine (M-mode,
 #                                        -bios none; semihosting for files and exit)
 #
-# The soft cores' images are linked twice: once against the library built
-# with the `panic-never` feature, whose panic handler names a symbol that
-# exists nowhere, so that link succeeds only if no panic path is left in
-# what the C programs call (the firmware's no-panic proof, for the C ABI).
+# The soft cores' images are linked against the library built with the
+# `panic-never` feature, whose panic handler names a symbol that exists
+# nowhere: the link succeeds only if no panic path is left in what the C
+# programs call (the firmware's no-panic proof, for the C ABI), and an
+# image that links never reaches the handler, so it is the program as
+# `cargo staticlib --target T` would give it, built once instead of twice
+# (each build of the library is a fat-LTO build of the engine).
 # Needs Debian's gcc-riscv64-unknown-elf and picolibc-riscv64-unknown-elf.
 set -euo pipefail
 out=$(realpath -m "${1:?usage: build-c.sh OUT}")
@@ -38,14 +41,11 @@ for t in "riscv32imac ilp32" "riscv64imac lp64"; do
   gcc=(riscv64-unknown-elf-gcc --specs=picolibc.specs --oslib=semihost --crt0=semihost
        -march="${arch/riscv/rv}" -mabi="$abi" -mcmodel=medany "${layout[@]}" -Wl,--gc-sections)
   cargo staticlib --quiet --target "$target" --features panic-never --target-dir target/panic-never
-  cargo staticlib --quiet --target "$target"
   for ex in "${examples[@]}"; do
     if ! "${gcc[@]}" "${cflags[@]}" "examples/c/$ex.c" \
-        "target/panic-never/$target/release/libcc_ffi.a" -o "$out/$arch/$ex.panic-never.elf"; then
+        "target/panic-never/$target/release/libcc_ffi.a" -o "$out/$arch/$ex.elf"; then
       echo "build-c.sh: $ex for $arch does not link against the panic-never library: a panic path is left" >&2
       exit 1
     fi
-    rm "$out/$arch/$ex.panic-never.elf"
-    "${gcc[@]}" "${cflags[@]}" "examples/c/$ex.c" "target/$target/release/libcc_ffi.a" -o "$out/$arch/$ex.elf"
   done
 done

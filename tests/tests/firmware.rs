@@ -87,10 +87,20 @@ fn images() -> &'static [PathBuf; 3] {
 }
 
 /// The riscv32 replay image with the UART as its event channel (no
-/// `channel-semihosting`), as a board runs it; built once.
+/// `channel-semihosting`), as a board runs it; built once. With
+/// `reference`, as the other images: the replay does not call the models,
+/// and cc-core's build with the same features is the one already made.
 fn uart_image() -> &'static PathBuf {
     static IMAGE: OnceLock<PathBuf> = OnceLock::new();
-    IMAGE.get_or_init(|| build_replay(TARGETS[0], Some("log-semihosting"), false, "target", "replay-uart"))
+    IMAGE.get_or_init(|| {
+        build_replay(
+            TARGETS[0],
+            Some("log-semihosting,reference"),
+            false,
+            "target",
+            "replay-uart",
+        )
+    })
 }
 
 /// Runs `cmd` with `input` on its stdin (written from a thread of its own,
