@@ -156,6 +156,12 @@ impl World {
             unfinished: specs.len(),
             finished: Vec::new(),
             last_delivered: vec![0; specs.len()],
+            window_flows: Vec::new(),
+            window_admitted: 0,
+            #[cfg(test)]
+            every_delivered: vec![0; specs.len()],
+            #[cfg(test)]
+            windows_checked: 0,
             last_window_ps: Ps::ZERO,
             starts: Vec::new(),
             next_start: 0,
