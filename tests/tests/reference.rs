@@ -135,7 +135,10 @@ fn hpcc_matches_the_reference_on_fbhadoop() {
 /// p50, 4.7-5.9 % at p95). The reference has no FB_Hadoop run of it.
 #[test]
 fn hpcc_pint_matches_the_reference_on_websearch() {
-    let worst = compare("fattree320-websearch30-hpcc-pint.toml", "websearch30-fct-hpcc-pint.txt.gz");
+    let worst = compare(
+        "fattree320-websearch30-hpcc-pint.toml",
+        "websearch30-fct-hpcc-pint.txt.gz",
+    );
     assert!(within(worst, 0.15), "{worst:?}");
 }
 
@@ -256,4 +259,32 @@ fn two_to_one_matches_the_reference() {
             assert!((ours - theirs).abs() <= (0.1 * theirs).max(2000.0), "{a}, queue {what}");
         }
     }
+}
+
+/// The reference's own topology file for the 2-to-1
+/// (`twotoone-topology.txt`, read as `[topology] kind = "ns3"`) replays
+/// as the `incast` shape it stands for: every flow finishes at the same
+/// picosecond, every monitored queue peaks at the same byte.
+#[test]
+fn the_two_to_one_topology_file_replays_as_the_incast_shape() {
+    use hal_sim::setup::scenario::{load, Shape};
+    let path = dir().join("twotoone20-hpcc.toml");
+    let shape = load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut file = shape.clone();
+    file.topology.shape = Shape::Ns3 {
+        path: "twotoone-topology.txt".into(),
+    };
+    let run = |s| hal_sim::run_scenario(s, &dir(), "twotoone20-hpcc").unwrap_or_else(|e| panic!("{e}"));
+    let ((a, _), (b, _)) = (run(&shape), run(&file));
+    let finish = |w: &hal_sim::run::world::World| w.flows.iter().map(|f| f.finish_ps).collect::<Vec<_>>();
+    assert_eq!(finish(&a), finish(&b));
+    assert!(finish(&a).iter().all(Option::is_some));
+    let peaks = |w: &hal_sim::run::world::World| {
+        w.metrics
+            .ports
+            .iter()
+            .map(|p| (p.name.clone(), p.max_queue))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(peaks(&a), peaks(&b));
 }

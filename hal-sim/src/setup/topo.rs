@@ -1,12 +1,158 @@
-//! Topologies: star, N-to-1 incast, dumbbell, leaf-spine, 3-tier fat-tree.
+//! Topologies: star, N-to-1 incast, dumbbell, leaf-spine, 3-tier fat-tree,
+//! and the HPCC reference simulator's topology files.
+
+use std::path::Path;
 
 use crate::model::net::{Network, NodeKind};
 use crate::run::event::Ps;
 use crate::setup::scenario::{Count, Gbps, Shape, Topology};
 
 /// Builds the network of a topology and computes its routes. Host index i
-/// is the i-th host created; in an incast, host 0 is the receiver.
-pub fn build(t: &Topology) -> Network {
+/// is the i-th host created; in an incast, host 0 is the receiver. `dir`
+/// resolves a topology file's path; a file that cannot be read or is not
+/// a topology is an error that names its line.
+pub fn build(t: &Topology, dir: &Path) -> Result<Network, String> {
+    if let Shape::Ns3 { path } = &t.shape {
+        let file = dir.join(path);
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let mut n = ns3_topology(&text).map_err(|e| format!("{}:{e}", file.display()))?;
+        let host = t.link_gbps.0 as u64 * 1_000_000_000;
+        if let Some(bps) = n
+            .hosts
+            .iter()
+            .flat_map(|&h| n.nodes[h as usize].ports.iter().map(|p| p.bps))
+            .find(|&b| b != host)
+        {
+            return Err(format!(
+                "{}: a host link runs at {bps} b/s where link_gbps says {host} (every host link must run at link_gbps)",
+                file.display()
+            ));
+        }
+        n.compute_routes();
+        return Ok(n);
+    }
+    Ok(build_shape(t))
+}
+
+/// The network of a topology file of the HPCC reference simulator
+/// (`third.cc`'s format, which the ns-3 trees built on it share): a first
+/// line `nodes switches links` (or `nodes switches tors links`, the
+/// PowerTCP authors' tree, whose `tors` is unused), the switches' node ids,
+/// then one line a link: `a b rate delay error_rate`, a rate in b/s or with
+/// a unit (`100Gbps`, `25000000000.0`), a delay with a unit (`1us`,
+/// `1000ns`; seconds without one). Nodes keep their ids; hosts must be
+/// numbered before the switches (the flow files name hosts by node id),
+/// and no link may lose packets (hal-sim models no random loss). Routes
+/// are not computed. Errors are `line: message`.
+pub fn ns3_topology(text: &str) -> Result<Network, String> {
+    let mut words = text
+        .lines()
+        .enumerate()
+        .flat_map(|(i, l)| l.split_whitespace().map(move |w| (i + 1, w)));
+    let mut next = |what: &str| words.next().ok_or_else(|| format!("end of file: expected {what}"));
+    let first_line: Vec<(usize, &str)> = {
+        let (line, w) = next("the node count")?;
+        let mut v = vec![(line, w)];
+        // The first line holds three numbers, or four.
+        let rest = text.lines().nth(line - 1).unwrap_or("").split_whitespace().count();
+        for _ in 1..rest {
+            v.push(next("the first line's counts")?);
+        }
+        v
+    };
+    let count = |(line, w): (usize, &str)| -> Result<u32, String> {
+        w.parse::<u32>()
+            .map_err(|_| format!("{line}: expected a count, got {w:?}"))
+    };
+    let (nodes, switches, links) = match first_line[..] {
+        [a, b, c] => (count(a)?, count(b)?, count(c)?),
+        [a, b, _, d] => (count(a)?, count(b)?, count(d)?),
+        _ => {
+            return Err(format!(
+                "{}: the first line is `nodes switches links` (or `nodes switches tors links`)",
+                first_line[0].0
+            ))
+        }
+    };
+    if nodes == 0 || switches >= nodes || nodes > 1 << 20 {
+        return Err(format!(
+            "{}: {nodes} nodes with {switches} switches (at least one host; at most 2^20 nodes)",
+            first_line[0].0
+        ));
+    }
+    let hosts = nodes - switches;
+    for _ in 0..switches {
+        let (line, w) = next("a switch's node id")?;
+        let id = count((line, w))?;
+        if id < hosts || id >= nodes {
+            return Err(format!(
+                "{line}: switch {id}: switches must be nodes {hosts} ..= {} (hosts first: the flow files name hosts by node id)",
+                nodes - 1
+            ));
+        }
+    }
+    let mut n = Network::default();
+    for i in 0..nodes {
+        n.add_node(if i < hosts { NodeKind::Host } else { NodeKind::Switch });
+    }
+    for _ in 0..links {
+        let (line, a) = next("a link: a b rate delay error_rate")?;
+        let a = count((line, a))?;
+        let b = count(next("the link's other node")?)?;
+        let (_, rate) = next("the link's rate")?;
+        let (_, delay) = next("the link's delay")?;
+        let (_, loss) = next("the link's error rate")?;
+        if a >= nodes || b >= nodes || a == b {
+            return Err(format!("{line}: link {a}-{b}: nodes are 0 ..= {}", nodes - 1));
+        }
+        let bps = ns3_rate(rate).ok_or_else(|| format!("{line}: rate {rate:?}: expected b/s, e.g. 100Gbps"))?;
+        let delay_ps = ns3_delay_ps(delay).ok_or_else(|| format!("{line}: delay {delay:?}: expected e.g. 1us"))?;
+        if loss.parse::<f64>() != Ok(0.0) {
+            return Err(format!(
+                "{line}: error rate {loss}: hal-sim's links lose no packets (0 only)"
+            ));
+        }
+        n.link(a, b, bps, Ps::from_ps(delay_ps));
+    }
+    Ok(n)
+}
+
+/// A rate as ns-3's `DataRate` reads it: a number of b/s, with or without
+/// a unit (bps, kbps, Mbps, Gbps, Tbps, or b/s, kb/s, …); 1 b/s ..= 2 Tb/s.
+fn ns3_rate(s: &str) -> Option<u64> {
+    let split = s.find(|c: char| c.is_ascii_alphabetic() && c != 'e').unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let scale = match unit {
+        "" | "bps" | "b/s" => 1.0,
+        "kbps" | "Kbps" | "kb/s" => 1e3,
+        "Mbps" | "Mb/s" => 1e6,
+        "Gbps" | "Gb/s" => 1e9,
+        "Tbps" | "Tb/s" => 1e12,
+        _ => return None,
+    };
+    let v = num.parse::<f64>().ok()? * scale;
+    (v.is_finite() && (1.0..=2e12).contains(&v) && v.fract() == 0.0).then_some(v as u64)
+}
+
+/// A delay as ns-3's `Time` reads it: a number with a unit (s, ms, us, ns,
+/// ps; seconds without one), in ps; 0 ..= 1 s, a whole number of ps.
+fn ns3_delay_ps(s: &str) -> Option<u64> {
+    let split = s.find(|c: char| c.is_ascii_alphabetic() && c != 'e').unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let scale = match unit {
+        "" | "s" => 1e12,
+        "ms" => 1e9,
+        "us" => 1e6,
+        "ns" => 1e3,
+        "ps" => 1.0,
+        _ => return None,
+    };
+    let v = (num.parse::<f64>().ok()? * scale).round();
+    (v.is_finite() && (0.0..=1e12).contains(&v)).then_some(v as u64)
+}
+
+/// The network of one of the built-in shapes.
+fn build_shape(t: &Topology) -> Network {
     let mut n = Network::default();
     let bps = t.link_gbps.0 as u64 * 1_000_000_000;
     let delay = Ps::from_ns(t.link_delay_ns.0);
@@ -95,6 +241,8 @@ pub fn build(t: &Topology) -> Network {
                 }
             }
         }
+        // Read from a file by `build`.
+        Shape::Ns3 { .. } => {}
     }
     n.compute_routes();
     n
@@ -114,7 +262,7 @@ mod tests {
     use crate::setup::scenario::DelayNs;
 
     fn fat_tree(pods: u32, tors: u32, per: u32, aggs: u32, cpa: u32) -> Network {
-        build(&Topology {
+        build_shape(&Topology {
             shape: Shape::FatTree {
                 pods: Count(pods),
                 tors_per_pod: Count(tors),
@@ -161,5 +309,89 @@ mod tests {
         let (a, b) = (n.hosts[0], n.hosts[15]);
         let paths: std::collections::HashSet<_> = (0..64).map(|f| n.path(a, b, flow_hash(f))).collect();
         assert_eq!(paths.len(), 4);
+    }
+
+    /// The reference simulator's own 2-to-1 file (hosts 0-2 on switch 3,
+    /// 100Gbps, 1000ns) is the `incast` shape with two senders, port by
+    /// port.
+    #[test]
+    fn the_reference_two_to_one_file_is_the_incast_shape() {
+        let file = ns3_topology(include_str!("../../../scenarios/reference/twotoone-topology.txt")).unwrap();
+        let shape = build_shape(&Topology {
+            shape: Shape::Incast { senders: Count(2) },
+            link_gbps: Gbps(100),
+            link_delay_ns: DelayNs(1000),
+        });
+        assert_eq!(file.hosts, shape.hosts);
+        for (a, b) in file.nodes.iter().zip(&shape.nodes) {
+            assert_eq!(a.kind, b.kind);
+            let key = |l: &crate::model::net::Link| (l.peer, l.bps, l.delay_ps);
+            assert_eq!(
+                a.ports.iter().map(key).collect::<Vec<_>>(),
+                b.ports.iter().map(key).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    /// The PowerTCP authors' burst topology (`276 20 8 288`: four numbers
+    /// on the first line, rates in plain b/s): 256 hosts at 25 Gb/s, 32 on
+    /// each of 8 ToRs; each ToR to 2 aggregation switches and each of those
+    /// to 2 of 4 cores at 100 Gb/s, the core links 5 µs long. From host 0:
+    /// host 16 under the same ToR, host 32 in the same pair of ToRs, host
+    /// 64 across the cores.
+    #[test]
+    fn the_powertcp_burst_topology_file() {
+        let mut n = ns3_topology(include_str!("../../../scenarios/reference/powertcp-topology256.txt")).unwrap();
+        n.compute_routes();
+        assert_eq!((n.hosts.len(), switches(&n)), (256, 20));
+        assert!(n
+            .hosts
+            .iter()
+            .all(|&h| n.nodes[h as usize].ports[0].bps == 25_000_000_000));
+        assert_eq!(n.nodes[0].ports[0].delay_ps, Ps::from_ns(1000));
+        assert_eq!(n.path(0, 16, 0).len(), 1 + 1);
+        assert_eq!(n.path(0, 32, 0).len(), 1 + 3);
+        let far = n.path(0, 64, 0);
+        assert_eq!(far.len(), 1 + 5);
+        let (agg, p) = far[2];
+        assert_eq!(n.nodes[agg as usize].ports[p as usize].delay_ps, Ps::from_ns(5000));
+        assert_eq!(n.nodes[agg as usize].ports[p as usize].bps, 100_000_000_000);
+    }
+
+    #[test]
+    fn ns3_rates_and_delays() {
+        assert_eq!(ns3_rate("25000000000.0"), Some(25_000_000_000));
+        assert_eq!(ns3_rate("100Gbps"), Some(100_000_000_000));
+        assert_eq!(ns3_rate("400Gb/s"), Some(400_000_000_000));
+        assert_eq!(ns3_rate("1.5Mbps"), Some(1_500_000));
+        for bad in ["", "Gbps", "100Gbit", "-1", "0", "1e13", "0.5"] {
+            assert_eq!(ns3_rate(bad), None, "{bad}");
+        }
+        assert_eq!(ns3_delay_ps("1us"), Some(1_000_000));
+        assert_eq!(ns3_delay_ps("1000ns"), Some(1_000_000));
+        assert_eq!(ns3_delay_ps("0.000005"), Some(5_000_000));
+        assert_eq!(ns3_delay_ps("2ms"), Some(2_000_000_000));
+        for bad in ["1 us", "us", "1fortnight", "-1us", "2s"] {
+            assert_eq!(ns3_delay_ps(bad), None, "{bad}");
+        }
+    }
+
+    /// A file that is not a topology hal-sim can run says which line and why.
+    #[test]
+    fn bad_topology_files_name_the_line() {
+        for (text, says) in [
+            ("", "end of file"),
+            ("3 1\n2\n", "1: the first line is"),
+            ("3 1 2\n3\n", "2: switch 3"),
+            ("3 1 2\n0\n1 0 100Gbps 1us 0\n", "switches must be nodes 2"),
+            ("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0.01\n", "4: error rate"),
+            ("3 1 2\n2\n0 2 100Gbit 1us 0\n", "3: rate"),
+            ("3 1 2\n2\n0 2 100Gbps 1us 0\n", "end of file: expected a link"),
+            ("3 1 2\n2\n0 9 100Gbps 1us 0\n1 2 1Gbps 1us 0\n", "3: link 0-9"),
+            ("x 1 2\n", "1: expected a count"),
+        ] {
+            let e = ns3_topology(text).err().unwrap_or_default();
+            assert!(e.contains(says), "{text:?}: {e:?} should say {says:?}");
+        }
     }
 }

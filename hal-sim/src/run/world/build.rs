@@ -33,7 +33,7 @@ impl World {
             field: field.into(),
             message,
         };
-        let mut net = crate::setup::topo::build(&s.topology);
+        let mut net = crate::setup::topo::build(&s.topology, dir).map_err(|m| err("topology.path", m))?;
         net.set_ecmp(s.switch.ecmp);
         let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);

@@ -43,6 +43,22 @@ enum TopoKind {
     LeafSpine,
     FatTree,
     KAryFatTree,
+    Ns3,
+}
+
+impl TopoKind {
+    /// Its name in a file.
+    fn name(self) -> &'static str {
+        match self {
+            TopoKind::Star => "star",
+            TopoKind::Incast => "incast",
+            TopoKind::Dumbbell => "dumbbell",
+            TopoKind::LeafSpine => "leaf_spine",
+            TopoKind::FatTree => "fat_tree",
+            TopoKind::KAryFatTree => "k_ary_fat_tree",
+            TopoKind::Ns3 => "ns3",
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -65,7 +81,8 @@ struct RawTopology {
     link_gbps: Gbps,
     bottleneck_gbps: Option<Gbps>,
     fabric_gbps: Option<Gbps>,
-    link_delay_ns: DelayNs,
+    link_delay_ns: Option<DelayNs>,
+    path: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -345,6 +362,7 @@ const TOPOLOGY_KINDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("k_ary_fat_tree", &["k", "fabric_gbps"]),
+    ("ns3", &["path"]),
 ];
 
 /// The fields each `algorithm` of `[cc]` takes, beyond `algorithm` and
@@ -443,7 +461,20 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
         ("k", t.k.is_some()),
         ("bottleneck_gbps", t.bottleneck_gbps.is_some()),
         ("fabric_gbps", t.fabric_gbps.is_some()),
+        ("path", t.path.is_some()),
     ];
+    // Every shape's links take link_delay_ns but a file's, which gives
+    // each link its own.
+    let delay = match (t.kind, t.link_delay_ns) {
+        (TopoKind::Ns3, None) => DelayNs(0),
+        (TopoKind::Ns3, Some(_)) => {
+            return Err((
+                "link_delay_ns",
+                "does not apply to kind = \"ns3\" (the file gives each link's delay)".into(),
+            ))
+        }
+        (kind, d) => need(d, "link_delay_ns", kind.name())?,
+    };
     let shape = match t.kind {
         TopoKind::Star => {
             only_in("kind", TOPOLOGY_KINDS, "star", &given)?;
@@ -485,6 +516,12 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
                 fabric_gbps: t.fabric_gbps,
             }
         }
+        TopoKind::Ns3 => {
+            only_in("kind", TOPOLOGY_KINDS, "ns3", &given)?;
+            Shape::Ns3 {
+                path: need(t.path, "path", "ns3")?,
+            }
+        }
         TopoKind::KAryFatTree => {
             only_in("kind", TOPOLOGY_KINDS, "k_ary_fat_tree", &given)?;
             let k = need(t.k, "k", "k_ary_fat_tree")?.0;
@@ -505,7 +542,7 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
     Ok(Topology {
         shape,
         link_gbps: t.link_gbps,
-        link_delay_ns: t.link_delay_ns,
+        link_delay_ns: delay,
     })
 }
 

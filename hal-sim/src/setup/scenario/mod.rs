@@ -140,7 +140,8 @@ pub struct Topology {
     pub shape: Shape,
     /// Host link speed.
     pub link_gbps: Gbps,
-    /// Per-link propagation delay.
+    /// Per-link propagation delay (0 for [`Shape::Ns3`], whose file gives
+    /// each link's own).
     pub link_delay_ns: DelayNs,
 }
 
@@ -211,6 +212,14 @@ pub enum Shape {
         /// Speed of every switch-to-switch link (default: the host link
         /// speed).
         fabric_gbps: Option<Gbps>,
+    },
+    /// A topology file of the HPCC reference simulator (and of the ns-3
+    /// trees built on it, such as the PowerTCP authors'): nodes, switches
+    /// and every link with its own speed and delay
+    /// ([`crate::setup::topo::ns3_topology`]). Relative to the scenario.
+    Ns3 {
+        /// The file.
+        path: String,
     },
 }
 

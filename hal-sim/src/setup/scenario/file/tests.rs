@@ -450,3 +450,31 @@ fn pint_and_stack_readers_get_their_telemetry() {
     .unwrap();
     assert_eq!((s.nic.telemetry, s.nic.pint_bytes), (TelFormat::Pint, 2));
 }
+
+/// A topology file: `path` required, `link_delay_ns` refused (the file
+/// gives each link's), the shape's own fields refused.
+#[test]
+fn an_ns3_topology_takes_a_path_and_no_delay() {
+    let ns3 = |body: &str| {
+        GOOD.replace(
+            "kind = \"incast\"\nsenders = 2\nlink_gbps = 100\nlink_delay_ns = 1000",
+            &format!("kind = \"ns3\"\nlink_gbps = 100\n{body}"),
+        )
+    };
+    let s = parse(&ns3("path = \"topo.txt\""), "t.toml").unwrap();
+    assert_eq!(
+        s.topology.shape,
+        Shape::Ns3 {
+            path: "topo.txt".into()
+        }
+    );
+    let e = parse(&ns3(""), "t.toml").unwrap_err();
+    assert_eq!(e.field, "topology.path", "{e}");
+    let e = parse(&ns3("path = \"topo.txt\"\nlink_delay_ns = 1000"), "t.toml").unwrap_err();
+    assert_eq!(e.field, "topology.link_delay_ns", "{e}");
+    assert!(e.message.contains("the file gives each link's delay"), "{e}");
+    let e = parse(&ns3("path = \"topo.txt\"\nsenders = 2"), "t.toml").unwrap_err();
+    assert_eq!(e.field, "topology.senders", "{e}");
+    let e = parse(&GOOD.replace("link_delay_ns = 1000\n", ""), "t.toml").unwrap_err();
+    assert_eq!(e.field, "topology.link_delay_ns", "{e}");
+}
