@@ -58,11 +58,11 @@
 // PowerTCP (a window from the power of in-band telemetry: an ACK's hops).
 #define CC_ALGORITHM_POWERTCP 9
 
-// `cc_powertcp_config::arrivals`: the queue's growth plus the bytes sent
-// (the paper's).
+// `cc_powertcp_config::arrivals`: the queue's growth plus the bytes sent,
+// the bytes that arrived (the paper's and the authors' ns-3 code's).
 #define CC_ARRIVALS_QUEUE_AND_SENT 0
 
-// `cc_powertcp_config::arrivals`: the bytes sent alone (the ns-3 code's).
+// `cc_powertcp_config::arrivals`: the bytes sent alone, the departure rate.
 #define CC_ARRIVALS_SENT 1
 
 // `cc_powertcp_config::clock`: the window law once per RTT (the paper's).

@@ -28,8 +28,8 @@
 //! and their ns-3 code (`ns3-datacenter`, `UpdateRatePower` without
 //! `PowerTCPdelay`); docs/design-notes.md, "PowerTCP readings", states
 //! each choice. The ns-3 code's departures are configuration
-//! ([`PowerTcpConfig::ns3`]): arrivals from the sent bytes alone, λ floored
-//! at B/2, Γ over a target η = 0.95, β 150 Mb/s.
+//! ([`PowerTcpConfig::ns3`]): λ floored at B/2, Γ over a target η =
+//! 0.95, β 150 Mb/s.
 //!
 //! τ is the flow's base RTT ([`FlowParams::base_rtt`]). Units: Γ in
 //! 2^-28 (as HPCC++'s U: with Δt ≪ τ each ACK's step is tiny), below 256;
@@ -70,9 +70,12 @@ const POWER_HIGH_MASK: u32 = (1 << POWER_HIGH_BITS) - 1;
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Arrivals {
     /// The queue's growth plus the bytes sent, λ = Δq/Δt + Δtx/Δt: the
-    /// paper's and the Linux module's (arrivals floored at 0).
+    /// bytes that arrived, as the paper, the Linux module and the authors'
+    /// ns-3 code (whose switch counts the bytes each port enqueues) take
+    /// it (floored at 0).
     QueueAndSent,
-    /// The bytes sent alone, Δtx/Δt: the authors' ns-3 code.
+    /// The bytes sent alone, Δtx/Δt: the departure rate, the counter
+    /// HPCC's switches write; no PowerTCP source reads it so.
     Sent,
 }
 
@@ -139,9 +142,10 @@ impl PowerTcpConfig {
         }
     }
 
-    /// The constants of the authors' ns-3 code (`UpdateRatePower`): λ from
-    /// the bytes sent alone, floored at half the link's speed, Γ over η =
-    /// 0.95, β 150 Mb/s, γ 0.9, once per RTT.
+    /// The constants of the authors' ns-3 code (`UpdateRatePower`): λ the
+    /// arrival rate (their switch counts the bytes each port enqueues),
+    /// floored at half the link's speed, Γ over η = 0.95, β 150 Mb/s, γ
+    /// 0.9, once per RTT.
     pub const fn ns3() -> Self {
         PowerTcpConfig {
             gamma: Fraction::preset(9, 10),
@@ -150,7 +154,7 @@ impl PowerTcpConfig {
             min_window_bytes: 64,
             eta: Fraction::preset(95, 100),
             min_arrival: Fraction::preset(1, 2),
-            arrivals: Arrivals::Sent,
+            arrivals: Arrivals::QueueAndSent,
             clock: UpdateClock::PerRtt,
         }
     }
@@ -957,8 +961,8 @@ mod tests {
 
     /// A queue draining as fast as the port sends has no arrivals: Γ_norm
     /// is the floor, 0.01 (smoothed in with weight Δt/τ = 0.1 from Γ = 2:
-    /// 0.9·2 + 0.1·0.01 = 1.801); with the ns-3 code's reading (the bytes
-    /// sent alone) the same port shows λ = B: Γ_norm = 1.5 at half a BDP.
+    /// 0.9·2 + 0.1·0.01 = 1.801); read as the bytes sent alone (`sent`)
+    /// the same port shows λ = B: Γ_norm = 1.5 at half a BDP.
     #[test]
     fn a_draining_queue_shows_no_arrivals_but_the_sent_bytes() {
         for (cfg, expected) in [

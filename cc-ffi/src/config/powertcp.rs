@@ -36,10 +36,10 @@ pub struct cc_powertcp_config {
     pub reserved: [u8; 2],
 }
 
-/// `cc_powertcp_config::arrivals`: the queue's growth plus the bytes sent
-/// (the paper's).
+/// `cc_powertcp_config::arrivals`: the queue's growth plus the bytes sent,
+/// the bytes that arrived (the paper's and the authors' ns-3 code's).
 pub const CC_ARRIVALS_QUEUE_AND_SENT: u8 = 0;
-/// `cc_powertcp_config::arrivals`: the bytes sent alone (the ns-3 code's).
+/// `cc_powertcp_config::arrivals`: the bytes sent alone, the departure rate.
 pub const CC_ARRIVALS_SENT: u8 = 1;
 /// `cc_powertcp_config::clock`: the window law once per RTT (the paper's).
 pub const CC_WINDOW_PER_RTT: u8 = 0;
