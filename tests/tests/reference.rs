@@ -377,10 +377,15 @@ fn burst_theirs(a: &str) -> [f64; 6] {
 /// drained, the port's utilization within 0.03 (0.965 / 0.964, 1.001 /
 /// 0.993, 0.985 / 0.978; authors / hal-sim) and its mean queue within 1
 /// kB (1.36 / 1.47, 2.04 / 2.80, 1.84 / 1.76 kB). Both simulators are
-/// deterministic here.
+/// deterministic here. HPCC-PINT (one-byte codes, their CC mode 10) is
+/// held only once the burst has drained (0.962 / 0.961, 1.45 / 1.41 kB):
+/// through the burst hal-sim's cuts the long flows sooner than theirs
+/// (queue peak 1.20 MB against 1.67, drained in 396 µs against 531, the
+/// short flows' FCTs 26-27 % lower), not explained yet
+/// (docs/reference-runs.md).
 #[test]
 fn the_powertcp_burst_against_the_authors_run() {
-    for a in ["hpcc", "powertcp", "theta-powertcp"] {
+    for a in ["hpcc", "powertcp", "theta-powertcp", "hpcc-pint"] {
         let (t, o) = (burst_theirs(a), burst_ours(a));
         println!(
             "{a} burst: queue peak {:.0} / {:.0} B, drained below a tenth in {:.0} / {:.0} µs, utilization {:.3} / {:.3}, short FCT p50 {:.1} / {:.1} µs, p99 {:.1} / {:.1} µs, then a mean queue of {:.0} / {:.0} B (authors / hal-sim)",
@@ -392,6 +397,9 @@ fn the_powertcp_burst_against_the_authors_run() {
             ("short FCT p50", 3),
             ("short FCT p99", 4),
         ] {
+            if a == "hpcc-pint" {
+                continue;
+            }
             let d = (o[i] - t[i]) / t[i];
             assert!(d.abs() <= 0.15, "{a}: {what} {:.1} % off", d * 100.0);
         }
