@@ -45,21 +45,12 @@ pub fn build(t: &Topology, dir: &Path) -> Result<Network, String> {
 /// and no link may lose packets (hal-sim models no random loss). Routes
 /// are not computed. Errors are `line: message`.
 pub fn ns3_topology(text: &str) -> Result<Network, String> {
-    let mut words = text
-        .lines()
-        .enumerate()
-        .flat_map(|(i, l)| l.split_whitespace().map(move |w| (i + 1, w)));
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let (head, first) = lines.next().ok_or("end of file: expected the node count")?;
+    // The first line holds three numbers, or four.
+    let first_line: Vec<(usize, &str)> = first.split_whitespace().map(|w| (head + 1, w)).collect();
+    let mut words = lines.flat_map(|(i, l)| l.split_whitespace().map(move |w| (i + 1, w)));
     let mut next = |what: &str| words.next().ok_or_else(|| format!("end of file: expected {what}"));
-    let first_line: Vec<(usize, &str)> = {
-        let (line, w) = next("the node count")?;
-        let mut v = vec![(line, w)];
-        // The first line holds three numbers, or four.
-        let rest = text.lines().nth(line - 1).unwrap_or("").split_whitespace().count();
-        for _ in 1..rest {
-            v.push(next("the first line's counts")?);
-        }
-        v
-    };
     let count = |(line, w): (usize, &str)| -> Result<u32, String> {
         w.parse::<u32>()
             .map_err(|_| format!("{line}: expected a count, got {w:?}"))
@@ -117,37 +108,49 @@ pub fn ns3_topology(text: &str) -> Result<Network, String> {
     Ok(n)
 }
 
+/// A number followed by a unit of `units` (its scale beside it; "" for
+/// none), scaled: `1.5Mbps`, `1000ns`, `25000000000.0`. `None` for a unit
+/// not listed or a number that does not parse.
+fn with_unit(s: &str, units: &[(&str, f64)]) -> Option<f64> {
+    let split = s.find(|c: char| c.is_ascii_alphabetic() && c != 'e').unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let scale = units.iter().find(|(u, _)| *u == unit)?.1;
+    Some(num.parse::<f64>().ok()? * scale)
+}
+
 /// A rate as ns-3's `DataRate` reads it: a number of b/s, with or without
 /// a unit (bps, kbps, Mbps, Gbps, Tbps, or b/s, kb/s, …); 1 b/s ..= 2 Tb/s.
 fn ns3_rate(s: &str) -> Option<u64> {
-    let split = s.find(|c: char| c.is_ascii_alphabetic() && c != 'e').unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let scale = match unit {
-        "" | "bps" | "b/s" => 1.0,
-        "kbps" | "Kbps" | "kb/s" => 1e3,
-        "Mbps" | "Mb/s" => 1e6,
-        "Gbps" | "Gb/s" => 1e9,
-        "Tbps" | "Tb/s" => 1e12,
-        _ => return None,
-    };
-    let v = num.parse::<f64>().ok()? * scale;
+    const UNITS: &[(&str, f64)] = &[
+        ("", 1.0),
+        ("bps", 1.0),
+        ("b/s", 1.0),
+        ("kbps", 1e3),
+        ("Kbps", 1e3),
+        ("kb/s", 1e3),
+        ("Mbps", 1e6),
+        ("Mb/s", 1e6),
+        ("Gbps", 1e9),
+        ("Gb/s", 1e9),
+        ("Tbps", 1e12),
+        ("Tb/s", 1e12),
+    ];
+    let v = with_unit(s, UNITS)?;
     (v.is_finite() && (1.0..=2e12).contains(&v) && v.fract() == 0.0).then_some(v as u64)
 }
 
 /// A delay as ns-3's `Time` reads it: a number with a unit (s, ms, us, ns,
 /// ps; seconds without one), in ps; 0 ..= 1 s, a whole number of ps.
 fn ns3_delay_ps(s: &str) -> Option<u64> {
-    let split = s.find(|c: char| c.is_ascii_alphabetic() && c != 'e').unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let scale = match unit {
-        "" | "s" => 1e12,
-        "ms" => 1e9,
-        "us" => 1e6,
-        "ns" => 1e3,
-        "ps" => 1.0,
-        _ => return None,
-    };
-    let v = (num.parse::<f64>().ok()? * scale).round();
+    const UNITS: &[(&str, f64)] = &[
+        ("", 1e12),
+        ("s", 1e12),
+        ("ms", 1e9),
+        ("us", 1e6),
+        ("ns", 1e3),
+        ("ps", 1.0),
+    ];
+    let v = with_unit(s, UNITS)?.round();
     (v.is_finite() && (0.0..=1e12).contains(&v)).then_some(v as u64)
 }
 

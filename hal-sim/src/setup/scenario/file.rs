@@ -46,21 +46,6 @@ enum TopoKind {
     Ns3,
 }
 
-impl TopoKind {
-    /// Its name in a file.
-    fn name(self) -> &'static str {
-        match self {
-            TopoKind::Star => "star",
-            TopoKind::Incast => "incast",
-            TopoKind::Dumbbell => "dumbbell",
-            TopoKind::LeafSpine => "leaf_spine",
-            TopoKind::FatTree => "fat_tree",
-            TopoKind::KAryFatTree => "k_ary_fat_tree",
-            TopoKind::Ns3 => "ns3",
-        }
-    }
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTopology {
@@ -473,7 +458,7 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
                 "does not apply to kind = \"ns3\" (the file gives each link's delay)".into(),
             ))
         }
-        (kind, d) => need(d, "link_delay_ns", kind.name())?,
+        (_, d) => d.ok_or(("link_delay_ns", "required for every kind but \"ns3\"".to_string()))?,
     };
     let shape = match t.kind {
         TopoKind::Star => {
