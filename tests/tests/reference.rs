@@ -132,12 +132,25 @@ fn hpcc_matches_the_reference_on_fbhadoop() {
 /// settings: HPCC's, on a two-byte code of log base 1.01 read from every
 /// ACK), on WebSearch: every held percentile within 15 % (measured at
 /// seeds 1-4, whose random rounding of the codes differs: 1.7-2.7 % at
-/// p50, 4.7-5.9 % at p95). The reference has no FB_Hadoop run of it.
+/// p50, 4.7-5.9 % at p95).
 #[test]
 fn hpcc_pint_matches_the_reference_on_websearch() {
     let worst = compare(
         "fattree320-websearch30-hpcc-pint.toml",
         "websearch30-fct-hpcc-pint.txt.gz",
+    );
+    assert!(within(worst, 0.15), "{worst:?}");
+}
+
+/// The same on FB_Hadoop, whose short flows' tail is the PINT paper's
+/// claim (slowdowns close to full-INT HPCC): every held percentile within
+/// 15 % (measured at seeds 1-4: 1.4-2.4 % at p50, 3.4-6.8 % at p95,
+/// 3.7-5.9 % at p99).
+#[test]
+fn hpcc_pint_matches_the_reference_on_fbhadoop() {
+    let worst = compare(
+        "fattree320-fbhadoop30-hpcc-pint.toml",
+        "fbhadoop30-fct-hpcc-pint.txt.gz",
     );
     assert!(within(worst, 0.15), "{worst:?}");
 }
