@@ -642,13 +642,16 @@ impl WindowLaw {
         } else {
             div_u64(self.beta_mbps as u64 * tau as u64 * 4, N125).min(MAX_WINDOW_BITS << EXTRA_BITS)
         };
-        // γ·(W_old/Γ + β) + (1 − γ)·W: each term < 2^35·2^24, the sum <
-        // 2^60; back to 2^-4 byte rounded to nearest.
-        let g = self.gamma.to_bits().min(Fraction::ONE.to_bits()) as u64;
+        // γ·(W_old/Γ + β) + (1 − γ)·W back to 2^-4 byte rounded to
+        // nearest, as W + γ·(W_old/Γ + β − W): with s = 2^(24 + 4), the
+        // same value as (γ·(W_old/Γ + β) + (2^24 − γ)·W·2^4 + s/2) / s
+        // floored, since W·2^4·2^24 is W·s. The difference lies within
+        // ±2^36, by γ ≤ 2^24 within ±2^60; the sum is that of the
+        // unfactored form, at least 0.
+        let g = self.gamma.to_bits().min(Fraction::ONE.to_bits()) as i64;
         let shift = Fraction::FRAC_BITS + EXTRA_BITS;
-        let mixed =
-            (g * (scaled + beta) + ((1u64 << Fraction::FRAC_BITS) - g) * (w << EXTRA_BITS) + (1 << (shift - 1)))
-                >> shift;
+        let diff = (scaled + beta) as i64 - (w << EXTRA_BITS) as i64;
+        let mixed = (w as i64 + ((g * diff + (1 << (shift - 1))) >> shift)) as u64;
         let floor = (self.min_window_bytes as u64) << Window::FRAC_BITS;
         mixed.min(bdp).max(floor) as u32
     }

@@ -377,3 +377,49 @@ fn out_of_range_fields_are_named() {
         assert_eq!(bad.validate(), Err(Error::InvalidParams));
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 20_000, failure_persistence: None, ..Default::default() })]
+    /// The window law's integer steps are its formula's, in exact
+    /// arithmetic: ⌊(γ·(⌊min(W_old·2^(b+4)/Γ, W_max·2^4)·η⌋ + β) +
+    /// (2^24 − γ)·W·2^4 + 2^27) / 2^28⌋ within [floor, BDP], β =
+    /// ⌊BDP·2^4/N⌋ or ⌊min(β_rate·τ·4/125, W_max·2^4)⌋, every quotient in
+    /// u128, over every range the law takes.
+    #[test]
+    fn the_window_law_is_its_formula_exactly(
+        w_old in 0u32..1 << 30,
+        w in 0u32..1 << 30,
+        bdp in 0u32..1 << 30,
+        power in 1u64..1 << 28,
+        power_bits in proptest::prop_oneof![proptest::strategy::Just(16u32), proptest::strategy::Just(28u32)],
+        gamma in 1u32..=1 << 24,
+        eta in 1u32..=1 << 24,
+        expected_flows in 1u32..=65_535,
+        beta_mbps in proptest::prop_oneof![proptest::strategy::Just(0u32), 1u32..=1 << 24],
+        min_window_bytes in 1u32..=65_535,
+        tau in 100u32..1 << 20,
+    ) {
+        let law = WindowLaw {
+            gamma: Fraction::from_bits(gamma).unwrap(),
+            expected_flows,
+            beta_mbps,
+            min_window_bytes,
+            eta: Fraction::from_bits(eta).unwrap(),
+        };
+        let got = law.next(w_old, w, bdp, power, power_bits, tau);
+        let max = (MAX_WINDOW_BITS as u128) << EXTRA_BITS;
+        let mut scaled = (((w_old as u128) << (power_bits + EXTRA_BITS)) / power as u128).min(max);
+        if eta != 1 << 24 {
+            scaled = (scaled * eta as u128) >> 24;
+        }
+        let beta = if beta_mbps == 0 {
+            ((bdp as u128) << EXTRA_BITS) / expected_flows as u128
+        } else {
+            (beta_mbps as u128 * tau as u128 * 4 / 125).min(max)
+        };
+        let g = gamma as u128;
+        let mixed = (g * (scaled + beta) + ((1u128 << 24) - g) * ((w as u128) << EXTRA_BITS) + (1 << 27)) >> 28;
+        let want = mixed.min(bdp as u128).max((min_window_bytes as u128) << 4) as u32;
+        proptest::prop_assert_eq!(got, want);
+    }
+}
