@@ -466,9 +466,9 @@ fn a_burst_of_255_drains_within_ten_rtts_and_the_port_stays_full() {
 /// the same flows as `fattree320-fbhadoop`): their short flows fare within
 /// 20 % of HPCC++'s, θ-PowerTCP with RTT samples alone. Measured, slowdown
 /// p95 / p99 of flows ≤ 3 kB against HPCC++'s: seed 11 (shipped) PowerTCP
-/// 1.57 / 2.24, θ-PowerTCP 1.51 / 2.20, HPCC++ 1.40 / 2.04; seeds 12 and
-/// 13, PowerTCP 1.53 / 2.16 and 1.61 / 2.33, θ-PowerTCP 1.44 / 2.13 and
-/// 1.52 / 2.28, HPCC++ 1.39 / 2.04 and 1.40 / 2.09 (4-15 % above).
+/// 1.57 / 2.23, θ-PowerTCP 1.50 / 2.20, HPCC++ 1.38 / 2.04; seeds 12 and
+/// 13, PowerTCP 1.54 / 2.18 and 1.61 / 2.32, θ-PowerTCP 1.44 / 2.13 and
+/// 1.52 / 2.28, HPCC++ 1.39 / 2.02 and 1.40 / 2.10 (4-15 % above).
 #[test]
 fn powertcp_short_flows_on_the_fat_tree_stay_near_hpcc() {
     short_flows_near_hpcc(
@@ -534,8 +534,8 @@ fn hpcc_pint_2to1_holds_the_port_at_eta() {
 /// 30 % (`scenarios/fattree320-fbhadoop-hpcc-pint{,-1byte}.toml`, HPCC++'s
 /// η, maxStage and W_ai): one code per packet, in two bytes or one, gives
 /// short flows the slowdowns of HPCC++ with its full per-hop stack. p95 /
-/// p99 of flows ≤ 3 kB measured: two bytes 1.37 / 1.98, one byte 1.38 /
-/// 1.97, HPCC++ 1.40 / 2.04.
+/// p99 of flows ≤ 3 kB measured: two bytes 1.37 / 1.97, one byte 1.37 /
+/// 1.98, HPCC++ 1.38 / 2.04.
 #[test]
 fn hpcc_pint_short_flows_on_the_fat_tree_match_hpcc() {
     short_flows_near_hpcc(
@@ -669,10 +669,9 @@ fn short_p99(s: &Summary) -> f64 {
 /// CI size): its short flows' p99 slowdown and its queues below DCQCN's and
 /// DCTCP's; LDCP, without PFC, drops nothing in its stable stage (its
 /// first-RTT drops are by design). Measured over seeds 1-5 (2 000 flows at
-/// 50 %; `FATTREE_SEED=N` runs another): short-flow p99 HPCC++ 2.5-3.3,
-/// DCTCP 5.6-7.1, DCQCN 11-18, LDCP 1.6-1.9 (15 with seed 2, where a short
-/// flow's dropped first-RTT packet waited for a timeout); queue p99 58-70
-/// KB, 207-265 KB, 0.76-1.0 MB, 22-25 KB.
+/// 50 %; `FATTREE_SEED=N` runs another): short-flow p99 HPCC++ 2.6-3.2,
+/// DCTCP 5.6-7.2, DCQCN 8.4-12.3, LDCP 1.6-2.2; queue p99 57-72 KB,
+/// 208-266 KB, 0.48-0.67 MB, 22-25 KB.
 #[test]
 fn hpcc_beats_the_baselines_on_a_small_fat_tree() {
     use hal_sim::setup::scenario::*;

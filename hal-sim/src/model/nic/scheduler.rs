@@ -134,19 +134,23 @@ impl Nic {
         }
         // Round robin from `rr`, each flow once: idx = (rr + i) mod n, kept
         // by a wrap rather than a divide per flow (this runs for every
-        // packet). `rr` is below n unless flows left.
+        // packet). `rr` is the place after the flow served last, not
+        // wrapped: n when that was the last flow, so that a flow that
+        // joins after it is served next (as the reference simulators'
+        // NICs take their queue pairs), and past n only when flows left.
         let n = self.active.len();
         let mut idx = if self.rr < n { self.rr } else { self.rr % n.max(1) };
         for _ in 0..n {
             let flow = self.active[idx];
-            idx = if idx + 1 == n { 0 } else { idx + 1 };
+            let after = idx + 1;
+            idx = if after == n { 0 } else { after };
             let Some((next, sub_packet)) = self.window_allows(cx, flow) else {
                 continue;
             };
             if next > cx.now {
                 continue;
             }
-            self.rr = idx;
+            self.rr = after;
             self.send_data(cx, flow, sub_packet);
             self.plan_next(cx);
             return;
