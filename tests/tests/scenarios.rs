@@ -50,7 +50,7 @@ fn run_second_flow_late(name: &str) -> (World, Summary) {
 
 /// Wire bytes of one full data packet of a run.
 fn data_packet_wire(w: &World) -> u64 {
-    (w.cfg.payload + w.cfg.header + w.cfg.tel.wire_bytes(1)) as u64
+    (w.cfg.payload + u32::from(w.cfg.header) + w.cfg.tel.wire_bytes(1)) as u64
 }
 
 /// How the first monitored port's queue came down from its peak, on a
@@ -863,7 +863,7 @@ fn swift_rxbuffer_holds_the_receivers_level_near_its_target() {
         let t = target as f64;
         assert!(mean >= t - 2.0 && mean <= t + 4.0, "mean level {mean} against {target}");
         // 40 Gb/s of payload is 40·(payload + header)/payload on the wire.
-        let wire = 0.40 * (w.cfg.payload + w.cfg.header) as f64 / w.cfg.payload as f64;
+        let wire = 0.40 * (w.cfg.payload + u32::from(w.cfg.header)) as f64 / w.cfg.payload as f64;
         assert!((u - wire).abs() <= 0.01, "utilization {u} against {wire}");
         means.push(mean);
     }

@@ -51,8 +51,11 @@ pub enum EcnBits {
 /// A packet without a telemetry buffer.
 pub const NO_TEL: u32 = u32::MAX;
 
-/// A packet without a probe reply's hop.
-pub const NO_HOP: u32 = u32::MAX;
+/// A packet with nothing in the slab's side table.
+pub const NO_AUX: u32 = u32::MAX;
+
+/// Bytes of an integrity tag: an ACK's lies after its telemetry buffer.
+pub const TAG: usize = cc_core::wire::auth::TAG_LEN;
 
 /// Room for a telemetry header and stack of 8 hops in any format.
 pub const TEL_CAP: usize = 288;
@@ -123,62 +126,55 @@ fn prefetch(at: *const u8) {
     let _ = at;
 }
 
-/// A packet in flight.
+/// A packet in flight: 64 bytes, one cache line, as the network's queues
+/// copy and load it on every hop. What only some packets carry lies apart:
+/// the telemetry buffer (and an ACK's tag over it) in the slab's buffers,
+/// a probe reply's hop and Rx-HPCC's window in its side table ([`Aux`]).
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 pub struct Packet {
-    /// What it is.
-    pub kind: PktKind,
+    /// When it entered the current switch (for hop latency / sojourn).
+    pub ingress_ps: Ps,
+    /// Sender's transmit timestamp (data, RTT requests), echoed by the
+    /// receiver (acks, RTT responses): the NIC's RTT measurement.
+    pub ts_ps: Ps,
     /// The flow it belongs to.
     pub flow: u32,
     /// The flow's ECMP hash (a switch hashes the header; the flow's
     /// packets all hash alike).
     pub hash: u32,
-    /// Source and destination host node ids.
+    /// Source host node.
     pub src: u32,
     /// Destination host node.
     pub dst: u32,
-    /// Data: byte offset of the payload; Ack/Nack: cumulative ack.
-    pub seq: u64,
-    /// Payload bytes.
-    pub len: u32,
-    /// Bytes on the wire (headers, telemetry, payload).
-    pub wire: u32,
-    /// ECN codepoint.
-    pub ecn: EcnBits,
-    /// ECN-Echo (acks).
-    pub ece: bool,
-    /// Acks and NACKs: a CNP rides on it (DCQCN's notification point
-    /// flags the answer to a CE-marked packet, as the HPCC reference
-    /// simulator's NICs do).
-    pub cnp: bool,
-    /// Packets this ACK covers (acks).
-    pub acked_pkts: u32,
-    /// When it entered the current switch (for hop latency / sojourn).
-    pub ingress_ps: Ps,
-    /// The port it entered the current switch by.
-    pub ingress_port: u16,
+    /// Data: byte offset of the payload; Ack/Nack: cumulative ack;
+    /// Feedback: its sequence number. A flow is shorter than 2^31 bytes
+    /// (the workload refuses longer ones).
+    pub seq: u32,
     /// Telemetry header and stack (data, probes; echoed on acks), kept in
     /// the slab beside the packet ([`Slab::tel`]); `NO_TEL` when none.
     pub tel: u32,
-    /// Probe reply: where its chosen hop lies in the slab
-    /// ([`Slab::hop`]); `NO_HOP` when none.
-    pub hop: u32,
-    /// Probes and RTT requests: the engine's number for them, echoed by
-    /// their replies.
-    pub probe: ProbeId,
-    /// Feedback (Rx-HPCC): the window the receiver asks for; `tag` seals it.
-    pub feedback: Window,
-    /// Integrity tag over the notification (acks with telemetry, feedback).
-    pub tag: [u8; 8],
-    /// Sender's transmit timestamp (data, RTT requests), echoed by the
-    /// receiver (acks, RTT responses): the NIC's RTT measurement.
-    pub ts_ps: Ps,
+    /// Probe replies and feedback: where what they carry lies in the
+    /// slab's side table ([`Slab::aux`]); `NO_AUX` when nothing.
+    pub aux: u32,
     /// Data: the receiver NIC's counter when it arrived, stamped there.
     /// Acks: the same for the acknowledged data (t2), and when the ack
     /// left (t3), ns modulo 2^32 ([`nic_clock`]).
     pub t2: u32,
     /// t3 (see `t2`).
     pub t3: u32,
+    /// Payload bytes (at most 9000, the scenario's bound).
+    pub len: u16,
+    /// Bytes on the wire (headers, telemetry, payload; headers are at
+    /// most 4096 bytes, payload 9000, telemetry 288).
+    pub wire: u16,
+    /// The port it entered the current switch by.
+    pub ingress_port: u16,
+    /// What it is.
+    pub kind: PktKind,
+    /// Probes and RTT requests: the engine's number for them, echoed by
+    /// their replies.
+    pub probe: ProbeId,
     /// IP TTL: [`TTL`] from a host, less one at each switch.
     pub ttl: u8,
     /// Acks: switches the acknowledged data crossed (`TTL` − its TTL).
@@ -186,7 +182,20 @@ pub struct Packet {
     /// Acks: the receiver NIC's Rx buffer level when the ack was made, in
     /// 32 steps of its size (0 empty ..= 31 full; Falcon's 5-bit level).
     pub rx_level: u8,
+    /// The ECN codepoint (bits 0-1), ECN-Echo (bit 2) and the CNP flag
+    /// (bit 3): read and written through [`Packet::ecn`], [`Packet::ece`]
+    /// and [`Packet::cnp`].
+    flags: u8,
 }
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 64, "a packet is one cache line");
+
+/// Where the ECN codepoint lies in [`Packet`]'s flags.
+const ECN_MASK: u8 = 0b11;
+/// ECN-Echo's bit.
+const ECE_BIT: u8 = 1 << 2;
+/// The CNP flag's bit.
+const CNP_BIT: u8 = 1 << 3;
 
 /// The TTL every host sends with.
 pub const TTL: u8 = 64;
@@ -205,55 +214,119 @@ impl Packet {
     /// node `src` to `dst`, with everything else zero.
     pub fn new(kind: PktKind, flow: u32, hash: u32, src: u32, dst: u32) -> Self {
         Packet {
-            kind,
+            ingress_ps: Ps::ZERO,
+            ts_ps: Ps::ZERO,
             flow,
             hash,
             src,
             dst,
             seq: 0,
-            len: 0,
-            wire: 0,
-            ecn: EcnBits::NotEct,
-            ece: false,
-            cnp: false,
-            acked_pkts: 0,
-            ingress_ps: Ps::ZERO,
-            ingress_port: 0,
-            probe: ProbeId(0),
             tel: NO_TEL,
-            hop: NO_HOP,
-            feedback: Window::ZERO,
-            tag: [0; 8],
-            ts_ps: Ps::ZERO,
+            aux: NO_AUX,
             t2: 0,
             t3: 0,
+            len: 0,
+            wire: 0,
+            ingress_port: 0,
+            kind,
+            probe: ProbeId(0),
             ttl: TTL,
             fwd_hops: 0,
             rx_level: 0,
+            flags: 0,
+        }
+    }
+
+    /// The ECN codepoint.
+    #[inline(always)]
+    pub fn ecn(&self) -> EcnBits {
+        match self.flags & ECN_MASK {
+            0 => EcnBits::NotEct,
+            1 => EcnBits::Ect,
+            _ => EcnBits::Ce,
+        }
+    }
+
+    /// Sets the ECN codepoint.
+    #[inline(always)]
+    pub fn set_ecn(&mut self, e: EcnBits) {
+        let bits = match e {
+            EcnBits::NotEct => 0,
+            EcnBits::Ect => 1,
+            EcnBits::Ce => 2,
+        };
+        self.flags = (self.flags & !ECN_MASK) | bits;
+    }
+
+    /// ECN-Echo (acks).
+    #[inline(always)]
+    pub fn ece(&self) -> bool {
+        self.flags & ECE_BIT != 0
+    }
+
+    /// Sets ECN-Echo.
+    pub fn set_ece(&mut self, on: bool) {
+        self.set_flag(ECE_BIT, on);
+    }
+
+    /// Acks and NACKs: a CNP rides on it (DCQCN's notification point
+    /// flags the answer to a CE-marked packet, as the HPCC reference
+    /// simulator's NICs do).
+    #[inline(always)]
+    pub fn cnp(&self) -> bool {
+        self.flags & CNP_BIT != 0
+    }
+
+    /// Sets the CNP flag.
+    pub fn set_cnp(&mut self, on: bool) {
+        self.set_flag(CNP_BIT, on);
+    }
+
+    fn set_flag(&mut self, bit: u8, on: bool) {
+        if on {
+            self.flags |= bit;
+        } else {
+            self.flags &= !bit;
         }
     }
 }
 
+/// What a few kinds of packet carry beside the packet, in the slab's side
+/// table: they are few, and their 40 bytes in every packet would make
+/// every packet that much longer to copy and to load.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Aux {
+    /// A probe reply's hop: its index on the path, and its sample.
+    Hop(u8, HopSample),
+    /// Rx-HPCC feedback: the window the receiver asks for, and the tag
+    /// that seals it.
+    Feedback {
+        /// The window.
+        window: Window,
+        /// The integrity tag over the window and the packet's `seq`.
+        tag: [u8; TAG],
+    },
+}
+
 /// Packets by index, with a free list so indices are reused, and their
-/// telemetry buffers apart: a packet is about 100 bytes to copy, and the
+/// telemetry buffers apart: a packet is one 64-byte line to copy, and the
 /// receiver hands the data packet's buffer to its ACK instead of copying
 /// it. The buffers lie end to end, each as big as the run's format needs
-/// (66 bytes of compact stack, or up to [`TEL_CAP`]): thousands are in
-/// flight on a fabric, and a switch writes into one per hop.
+/// (66 bytes of compact stack, or up to [`TEL_CAP`]) and [`TAG`] bytes for
+/// the tag an ACK seals it with: thousands are in flight on a fabric, and
+/// a switch writes into one per hop.
 #[derive(Debug)]
 pub struct Slab {
     pkts: Vec<Packet>,
     free: Vec<u32>,
-    /// Buffer t is `tels[t · stride ..][.. stride]`, laid out as a
-    /// [`TelBuf`].
+    /// Buffer t is `tels[t · stride ..][.. stride − TAG]`, laid out as a
+    /// [`TelBuf`], and its tag the `TAG` bytes after it.
     tels: Vec<u8>,
     stride: usize,
     tel_free: Vec<u32>,
-    /// Probe replies' hops (index and sample), kept apart: they are few,
-    /// and 40 bytes in every packet would make every packet that much
-    /// longer to copy and to load.
-    hops: Vec<(u8, HopSample)>,
-    hop_free: Vec<u32>,
+    /// What probe replies and feedback carry ([`Aux`]).
+    aux: Vec<Aux>,
+    aux_free: Vec<u32>,
 }
 
 impl Default for Slab {
@@ -270,10 +343,10 @@ impl Slab {
             pkts: Vec::new(),
             free: Vec::new(),
             tels: Vec::new(),
-            stride: 2 + room,
+            stride: 2 + room + TAG,
             tel_free: Vec::new(),
-            hops: Vec::new(),
-            hop_free: Vec::new(),
+            aux: Vec::new(),
+            aux_free: Vec::new(),
         }
     }
 
@@ -293,9 +366,7 @@ impl Slab {
     #[inline(always)]
     pub fn prefetch(&self, i: u32) {
         if let Some(p) = self.pkts.get(i as usize) {
-            let at = std::ptr::from_ref(p).cast::<u8>();
-            prefetch(at);
-            prefetch(at.wrapping_add(64));
+            prefetch(std::ptr::from_ref(p).cast::<u8>());
         }
     }
 
@@ -314,32 +385,59 @@ impl Slab {
         &mut self.pkts[i as usize]
     }
 
-    /// Frees `i`, its telemetry buffer and its hop for reuse.
+    /// Frees `i`, its telemetry buffer and what it keeps in the side
+    /// table for reuse.
     #[inline(always)]
     pub fn remove(&mut self, i: u32) {
         let p = &mut self.pkts[i as usize];
-        let (t, h) = (
+        let (t, a) = (
             std::mem::replace(&mut p.tel, NO_TEL),
-            std::mem::replace(&mut p.hop, NO_HOP),
+            std::mem::replace(&mut p.aux, NO_AUX),
         );
         if t != NO_TEL {
             self.tel_free.push(t);
         }
-        if h != NO_HOP {
-            self.hop_free.push(h);
+        if a != NO_AUX {
+            self.aux_free.push(a);
         }
         self.free.push(i);
     }
 
-    /// Keeps a probe reply's hop (its index on the path, and its sample)
-    /// for a packet being built: the answer goes in the packet's `hop`.
-    pub fn put_hop(&mut self, hop: (u8, HopSample)) -> u32 {
-        place(&mut self.hops, &mut self.hop_free, hop)
+    /// Keeps what a packet being built carries beside it: the answer goes
+    /// in the packet's `aux`.
+    pub fn put_aux(&mut self, a: Aux) -> u32 {
+        place(&mut self.aux, &mut self.aux_free, a)
+    }
+
+    /// What a packet carries in the side table (none for most).
+    pub fn aux(&self, p: &Packet) -> Option<Aux> {
+        self.aux.get(p.aux as usize).copied()
     }
 
     /// A probe reply's hop (none for other packets).
     pub fn hop(&self, p: &Packet) -> Option<(u8, HopSample)> {
-        self.hops.get(p.hop as usize).copied()
+        match self.aux(p) {
+            Some(Aux::Hop(i, h)) => Some((i, h)),
+            _ => None,
+        }
+    }
+
+    /// The integrity tag stored after telemetry buffer `t` (an ACK's tag
+    /// over the telemetry it echoes); zeros for [`NO_TEL`].
+    pub fn tag(&self, t: u32) -> [u8; TAG] {
+        (t as usize)
+            .checked_mul(self.stride)
+            .and_then(|at| self.tels.get(at + self.stride - TAG..at + self.stride))
+            .and_then(|b| b.try_into().ok())
+            .unwrap_or([0; TAG])
+    }
+
+    /// Stores `tag` after telemetry buffer `t` (nothing for [`NO_TEL`]).
+    pub fn set_tag(&mut self, t: u32, tag: [u8; TAG]) {
+        let end = (t as usize).checked_mul(self.stride).map(|at| at + self.stride);
+        if let Some(b) = end.and_then(|end| self.tels.get_mut(end - TAG..end)) {
+            b.copy_from_slice(&tag);
+        }
     }
 
     /// Telemetry buffers ever allocated, and how many are free now.
@@ -362,10 +460,10 @@ impl Slab {
         t
     }
 
-    /// Where buffer `t` lies in `tels`.
+    /// Where buffer `t` lies in `tels` (its tag follows it).
     fn tel_span(&self, t: u32) -> std::ops::Range<usize> {
         let at = t as usize * self.stride;
-        at..at + self.stride
+        at..at + self.stride - TAG
     }
 
     /// The telemetry bytes of a packet (empty without a buffer).
@@ -417,20 +515,41 @@ mod tests {
             buf.room().fill(fill);
             buf.set_len(66);
         }
+        slab.set_tag(a, [0x11; TAG]);
         let mut p = Packet::new(PktKind::Data, 0, 0, 0, 1);
         p.tel = b;
         let id = slab.insert(p);
         assert_eq!(slab.tel(slab.get(id)), &[0xBB; 66][..]);
+        assert_eq!(
+            (slab.tag(a), slab.tag(b), slab.tag(NO_TEL)),
+            ([0x11; TAG], [0; TAG], [0; TAG])
+        );
         slab.remove(id);
         assert_eq!(slab.tel_buffers(), (2, 1));
         let c = slab.new_tel();
         assert_eq!(c, b);
         assert!(slab.tel_buf_mut(c).is_empty());
         assert_eq!(slab.tel_buf_mut(a).bytes(), &[0xAA; 66][..]);
+        assert_eq!(slab.tag(a), [0x11; TAG], "the tag lies apart from the bytes");
+    }
+
+    /// The flags byte keeps the ECN codepoint, ECE and the CNP flag apart.
+    #[test]
+    fn flags_keep_apart() {
+        let mut p = Packet::new(PktKind::Ack, 0, 0, 0, 1);
+        assert_eq!((p.ecn(), p.ece(), p.cnp()), (EcnBits::NotEct, false, false));
+        for e in [EcnBits::Ce, EcnBits::Ect, EcnBits::NotEct, EcnBits::Ce] {
+            p.set_cnp(true);
+            p.set_ecn(e);
+            p.set_ece(e == EcnBits::Ce);
+            assert_eq!((p.ecn(), p.ece(), p.cnp()), (e, e == EcnBits::Ce, true));
+            p.set_cnp(false);
+            assert_eq!((p.ecn(), p.cnp()), (e, false));
+        }
     }
 
     /// A probe reply's hop is kept beside the packet, freed with it, and
-    /// its place used again.
+    /// its place used again by a feedback's window.
     #[test]
     fn a_hop_lives_and_goes_with_its_packet() {
         let mut slab = Slab::default();
@@ -440,15 +559,19 @@ mod tests {
         };
         let mut p = Packet::new(PktKind::ProbeReply, 0, 0, 0, 1);
         assert_eq!(slab.hop(&p), None);
-        p.hop = slab.put_hop((3, sample(9)));
+        p.aux = slab.put_aux(Aux::Hop(3, sample(9)));
         let id = slab.insert(p.clone());
         assert_eq!(slab.hop(slab.get(id)), Some((3, sample(9))));
         slab.remove(id);
-        assert_eq!(slab.get(id).hop, NO_HOP);
-        let mut q = Packet::new(PktKind::ProbeReply, 0, 0, 0, 1);
-        q.hop = slab.put_hop((1, sample(4)));
-        assert_eq!(q.hop, p.hop, "the freed place is used again");
-        assert_eq!(slab.hop(&q), Some((1, sample(4))));
+        assert_eq!(slab.get(id).aux, NO_AUX);
+        let mut q = Packet::new(PktKind::Feedback, 0, 0, 0, 1);
+        let fb = Aux::Feedback {
+            window: Window::from_bytes(5000),
+            tag: [7; TAG],
+        };
+        q.aux = slab.put_aux(fb);
+        assert_eq!(q.aux, p.aux, "the freed place is used again");
+        assert_eq!((slab.aux(&q), slab.hop(&q)), (Some(fb), None));
     }
 
     /// A buffer too short for its length field reads as empty and takes

@@ -206,7 +206,7 @@ impl Switch {
         let q = self.ports[port as usize].queued_bytes;
         let (wire, ecn, kind) = {
             let x = cx.pkts.get(pkt);
-            (x.wire as u64, x.ecn, x.kind)
+            (x.wire as u64, x.ecn(), x.kind)
         };
         // With PFC the upstream is paused before a port overflows; only the
         // shared buffer (the headroom included) can.
@@ -271,7 +271,7 @@ impl Switch {
             }
         };
         if let (Some(pkt), Some(q), true) = (next, left, self.aqm.mark_at_dequeue) {
-            if cx.pkts.get(pkt).ecn == EcnBits::Ect {
+            if cx.pkts.get(pkt).ecn() == EcnBits::Ect {
                 self.wred(cx, port, pkt, q);
             }
         }
@@ -309,7 +309,7 @@ impl Switch {
             false
         };
         if mark {
-            cx.pkts.get_mut(pkt).ecn = EcnBits::Ce;
+            cx.pkts.get_mut(pkt).set_ecn(EcnBits::Ce);
             cx.metrics.counters.ecn_marks += 1;
         }
     }
@@ -399,7 +399,7 @@ impl Switch {
         }
         if pint {
             p.util_t = now;
-            p.last_wire = packet.wire;
+            p.last_wire = packet.wire.into();
         }
         if let Some(mut tel) = tel.filter(|_| packet.kind.collects_telemetry()) {
             let h = HopState {
@@ -416,7 +416,7 @@ impl Switch {
             };
             let before = tel.len();
             if cx.cfg.tel.push_hop(&mut tel, &h).is_ok() {
-                packet.wire = packet.wire + tel.len() as u32 - before as u32;
+                packet.wire = packet.wire + tel.len() - before;
             }
         }
         if cx.cfg.tel.format == TelFormat::IntMd {
@@ -432,7 +432,7 @@ impl Switch {
                 cx.metrics.ports[m].last_data_ps = now;
             }
         }
-        let ser = ser_ps(packet.wire, p.link.bps);
+        let ser = ser_ps(packet.wire.into(), p.link.bps);
         p.busy_until = now + ser;
         let (node, port) = p.link.peer;
         cx.q.push(now + ser + p.link.delay_ps, Ev::Arrive { node, port, pkt });

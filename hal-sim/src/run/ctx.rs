@@ -19,9 +19,9 @@ pub struct RunCfg {
     /// Payload per data packet.
     pub payload: u32,
     /// Data header bytes.
-    pub header: u32,
+    pub header: u16,
     /// Control packet bytes.
-    pub ack_bytes: u32,
+    pub ack_bytes: u16,
     /// ACK every n packets.
     pub ack_every: u32,
     /// Retransmission timeout.

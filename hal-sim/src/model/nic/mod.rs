@@ -365,7 +365,7 @@ impl Nic {
                     p.probe = id;
                     if probe == ProbeKind::Telemetry {
                         scheduler::attach_telemetry(cx, p);
-                        p.ecn = EcnBits::Ect;
+                        p.set_ecn(EcnBits::Ect);
                     }
                 });
             }

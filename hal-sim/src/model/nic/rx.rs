@@ -18,7 +18,7 @@ use cc_core::wire::{Hops, WireError};
 
 use super::Nic;
 use crate::model::nic::flows::Receiver;
-use crate::model::packet::{nic_clock, EcnBits, Packet, PktKind, NO_TEL, TTL};
+use crate::model::packet::{nic_clock, Aux, EcnBits, Packet, PktKind, NO_TEL, TTL};
 use crate::run::ctx::Ctx;
 use crate::run::event::{Ev, Ps};
 
@@ -103,7 +103,7 @@ impl Nic {
         }
         // The CNP an ACK or NACK carries, after the answer itself (the
         // reference simulator's order).
-        if p.cnp {
+        if p.cnp() {
             self.sender_event(cx, p.flow, EventKind::Cnp);
         }
     }
@@ -173,7 +173,7 @@ impl Nic {
             None => return,
         };
         let (src, size) = (rec.src_host, rec.size);
-        let ce = p.ecn == EcnBits::Ce;
+        let ce = p.ecn() == EcnBits::Ce;
         // A CNP for every CE-marked packet rides on its answer.
         let cnp_flag = ce && self.profile.cnp_on_ce == Some(Ps::ZERO);
         if let (true, Some(gap)) = (ce && !cnp_flag, self.profile.cnp_on_ce) {
@@ -188,13 +188,13 @@ impl Nic {
         if ce {
             r.ce_pending = true;
         }
-        let in_order = p.seq == r.rcv_nxt;
+        let in_order = p.seq as u64 == r.rcv_nxt;
         if in_order {
             r.rcv_nxt += p.len as u64;
             r.delivered += p.len as u64;
             r.unacked += 1;
             r.nack_for = None;
-        } else if p.seq > r.rcv_nxt {
+        } else if p.seq as u64 > r.rcv_nxt {
             // A gap: go-back-N asks once per gap, the packet is discarded.
             let ask = r.nack_for != Some(r.rcv_nxt);
             r.nack_for = Some(r.rcv_nxt);
@@ -202,8 +202,8 @@ impl Nic {
             if ask {
                 let cum = r.rcv_nxt;
                 self.send_ctrl(cx, src, flow, PktKind::Nack, |_, q| {
-                    q.seq = cum;
-                    q.cnp = cnp_flag;
+                    q.seq = cum as u32;
+                    q.set_cnp(cnp_flag);
                 });
             }
             return;
@@ -240,13 +240,14 @@ impl Nic {
             let seq = r.feedback_seq;
             r.feedback_seq = seq.wrapping_add(1);
             self.store(cx, flow, *r);
-            self.send_ctrl(cx, src, flow, PktKind::Feedback, |_, q| {
-                q.feedback = window;
-                q.seq = seq as u64;
+            self.send_ctrl(cx, src, flow, PktKind::Feedback, |cx, q| {
+                q.seq = seq;
                 let mut sealed = [0u8; 4 + auth::SEQ_LEN + TAG_LEN];
+                let mut tag = [0; TAG_LEN];
                 if auth::seal_sequenced(&key, FlowId(flow), seq, &bits.to_be_bytes(), &mut sealed).is_ok() {
-                    q.tag.copy_from_slice(&sealed[4 + auth::SEQ_LEN..]);
+                    tag.copy_from_slice(&sealed[4 + auth::SEQ_LEN..]);
                 }
+                q.aux = cx.pkts.put_aux(Aux::Feedback { window, tag });
             });
         }
     }
@@ -255,7 +256,7 @@ impl Nic {
     /// echo takes over the data's telemetry buffer.
     fn send_ack(&mut self, cx: &mut Ctx, flow: u32, pkt: u32, data: &Packet, r: &mut Receiver, cnp: bool) {
         let echo = self.profile.echo_telemetry && data.tel != NO_TEL;
-        let (cum, ece, n, src) = (r.rcv_nxt, r.ce_pending, r.unacked, cx.flows[flow as usize].src_host);
+        let (cum, ece, src) = (r.rcv_nxt, r.ce_pending, cx.flows[flow as usize].src_host);
         r.unacked = 0;
         r.ce_pending = false;
         self.store(cx, flow, *r);
@@ -267,17 +268,18 @@ impl Nic {
             q.t2 = t2;
             q.fwd_hops = fwd_hops;
             q.rx_level = rx_level;
-            q.seq = cum;
-            q.ece = ece;
-            q.cnp = cnp;
-            q.acked_pkts = n;
+            q.seq = cum as u32;
+            q.set_ece(ece);
+            q.set_cnp(cnp);
             if echo {
                 q.tel = cx.pkts.take_tel(pkt);
                 let t = cx.pkts.tel(q);
-                q.wire += t.len() as u32;
+                q.wire += t.len() as u16;
                 if integrity {
-                    // The tag covers the echoed telemetry and the cumulative ACK.
-                    q.tag = auth::tag_parts(&key, FlowId(flow), &[t, &cum.to_be_bytes()]);
+                    // The tag covers the echoed telemetry and the cumulative
+                    // ACK; it lies after the buffer.
+                    let tag = auth::tag_parts(&key, FlowId(flow), &[t, &cum.to_be_bytes()]);
+                    cx.pkts.set_tag(q.tel, tag);
                 }
             }
         });
@@ -293,7 +295,7 @@ impl Nic {
         if cx.cfg.integrity
             && self
                 .verifier
-                .open_parts(FlowId(p.flow), &[t, &p.seq.to_be_bytes()], &p.tag)
+                .open_parts(FlowId(p.flow), &[t, &(p.seq as u64).to_be_bytes()], &cx.pkts.tag(p.tel))
                 .is_err()
         {
             cx.metrics.counters.bad_tags += 1;
@@ -330,12 +332,12 @@ impl Nic {
         let flow = p.flow;
         let size = cx.flows[flow as usize].size;
         let Some(f) = self.sender_mut(cx, flow) else { return };
-        if p.seq > f.snd_una {
-            f.snd_una = p.seq.min(size);
+        if p.seq as u64 > f.snd_una {
+            f.snd_una = (p.seq as u64).min(size);
             f.snd_nxt = f.snd_nxt.max(f.snd_una);
         }
         let (una, nxt, at) = (f.snd_una, f.snd_nxt, f.engine);
-        let ece = if p.ece { EcnEcho::Marked } else { EcnEcho::NotMarked };
+        let ece = if p.ece() { EcnEcho::Marked } else { EcnEcho::NotMarked };
         let rtt_ns = Some((cx.now - p.ts_ps).as_ns().min(u32::MAX as u64) as u32);
         let ack = Ack {
             cum_ack: Seq(una as u32),
@@ -374,7 +376,7 @@ impl Nic {
     /// A NACK: go back to its sequence number.
     fn on_nack(&mut self, cx: &mut Ctx, p: &Packet) {
         let Some(f) = self.sender_mut(cx, p.flow) else { return };
-        let from = p.seq.max(f.snd_una);
+        let from = (p.seq as u64).max(f.snd_una);
         f.snd_una = from;
         f.snd_nxt = from;
         let kind = EventKind::Loss {
@@ -386,10 +388,13 @@ impl Nic {
     /// Window feedback from the receiver (Rx-HPCC): its seal and sequence
     /// checked, then to the engine.
     fn on_feedback(&mut self, cx: &mut Ctx, p: &Packet) {
+        let Some(Aux::Feedback { window, tag }) = cx.pkts.aux(p) else {
+            return;
+        };
         let mut sealed = [0u8; 4 + auth::SEQ_LEN + TAG_LEN];
-        sealed[..4].copy_from_slice(&p.feedback.to_bits().to_be_bytes());
-        sealed[4..4 + auth::SEQ_LEN].copy_from_slice(&(p.seq as u32).to_be_bytes());
-        sealed[4 + auth::SEQ_LEN..].copy_from_slice(&p.tag);
+        sealed[..4].copy_from_slice(&window.to_bits().to_be_bytes());
+        sealed[4..4 + auth::SEQ_LEN].copy_from_slice(&p.seq.to_be_bytes());
+        sealed[4 + auth::SEQ_LEN..].copy_from_slice(&tag);
         if cx.cfg.integrity {
             let at = cx.flows[p.flow as usize].tx_at;
             let Some(f) = self.senders.get_mut(at, p.flow) else {
@@ -410,7 +415,7 @@ impl Nic {
                 }
             }
         }
-        let kind = EventKind::Feedback { window: p.feedback };
+        let kind = EventKind::Feedback { window };
         self.sender_event(cx, p.flow, kind);
     }
 
@@ -432,9 +437,9 @@ impl Nic {
             };
             let (src, probe) = (cx.flows[flow as usize].src_host, p.probe);
             self.send_ctrl(cx, src, flow, PktKind::ProbeReply, |cx, q| {
-                q.hop = cx.pkts.put_hop((hop_index, hop));
+                q.aux = cx.pkts.put_aux(Aux::Hop(hop_index, hop));
                 q.probe = probe;
-                q.wire += cc_core::codec::HOP_LEN as u32;
+                q.wire += cc_core::codec::HOP_LEN as u16;
             });
         }
     }

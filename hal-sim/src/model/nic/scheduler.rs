@@ -24,7 +24,7 @@ pub(crate) fn attach_telemetry(cx: &mut Ctx, p: &mut Packet) {
     p.tel = cx.pkts.new_tel();
     let mut t = cx.pkts.tel_buf_mut(p.tel);
     cx.cfg.tel.init(&mut t);
-    p.wire += t.len() as u32;
+    p.wire += t.len();
 }
 
 impl Nic {
@@ -163,7 +163,7 @@ impl Nic {
     #[inline(always)]
     fn transmit(&mut self, cx: &mut Ctx, pkt: u32) {
         let u = &mut self.uplink;
-        let ser = ser_ps(cx.pkts.get(pkt).wire, u.link.bps);
+        let ser = ser_ps(cx.pkts.get(pkt).wire.into(), u.link.bps);
         u.busy_until = cx.now + ser;
         let mut arrival = cx.now + ser + u.link.delay_ps;
         if cx.cfg.tx_jitter_ps > Ps::ZERO {
@@ -231,15 +231,17 @@ impl Nic {
         };
         let hash = cx.flows[flow as usize].hash;
         let mut p = Packet::new(PktKind::Data, flow, hash, self.node, cx.net.hosts[dst as usize]);
-        p.seq = seq;
-        p.len = len;
-        p.ecn = ecn;
+        // A flow is shorter than 2^31 bytes (the workload's bound) and a
+        // payload at most 9000 (the scenario's).
+        p.seq = seq as u32;
+        p.len = len as u16;
+        p.set_ecn(ecn);
         p.ts_ps = cx.now;
-        p.wire = cx.cfg.header + len;
+        p.wire = cx.cfg.header + len as u16;
         if self.profile.data_telemetry {
             attach_telemetry(cx, &mut p);
         }
-        let wire = p.wire;
+        let wire = u32::from(p.wire);
         let id = cx.pkts.insert(p);
         let rec = &mut cx.flows[flow as usize];
         let Some(f) = self.senders.get_mut(rec.tx_at, flow) else {

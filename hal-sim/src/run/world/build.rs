@@ -57,8 +57,8 @@ impl World {
             .unwrap_or_else(|| s.cc.algorithm.control_priority_default());
         let cfg = RunCfg {
             payload: s.nic.payload_bytes.0,
-            header: s.nic.header_bytes,
-            ack_bytes: s.nic.ack_bytes,
+            header: s.nic.header_bytes.0,
+            ack_bytes: s.nic.ack_bytes.0,
             ack_every: s.nic.ack_every.0,
             rto_ps: Ps::from_ns(
                 s.nic
@@ -219,8 +219,8 @@ impl World {
         let (src, dst) = (self.net.hosts[f.src as usize], self.net.hosts[f.dst as usize]);
         let path = self.net.path(src, dst, hash);
         let back = self.net.path(dst, src, back_hash);
-        let mtu_wire = self.cfg.payload + self.cfg.header + self.cfg.tel.wire_bytes(path.len());
-        let ack_wire = self.cfg.ack_bytes + self.cfg.tel.wire_bytes(path.len());
+        let mtu_wire = self.cfg.payload + u32::from(self.cfg.header) + self.cfg.tel.wire_bytes(path.len());
+        let ack_wire = u32::from(self.cfg.ack_bytes) + self.cfg.tel.wire_bytes(path.len());
         let mut rtt_ps = Ps::ZERO;
         let mut bottleneck = u64::MAX;
         for &(n, p) in &path {

@@ -80,6 +80,13 @@ ranged!(
 ranged!(Bytes, u64, 0, 1u64 << 40, "A byte count.");
 ranged!(Prob, f64, 0.0, 1.0, "A probability or ratio in [0, 1].");
 ranged!(Payload, u32, 64, 9000, "Payload bytes per packet.");
+ranged!(
+    HeaderBytes,
+    u16,
+    0,
+    4096,
+    "Header bytes of a packet before its payload and telemetry (a packet's size then fits in 16 bits)."
+);
 ranged!(Stage, u8, 0, 15, "HPCC++ maxStage.");
 ranged!(Gamma, f64, 0.0009765625, 0.5, "LDCP gamma (2^-10 ..= 1/2).");
 ranged!(TimeMs, f64, 0.001, 100_000.0, "A simulated time in ms.");
@@ -406,9 +413,9 @@ pub struct NicCfg {
     /// Payload per data packet.
     pub payload_bytes: Payload,
     /// Header bytes per data packet (Ethernet, IP, UDP, transport).
-    pub header_bytes: u32,
+    pub header_bytes: HeaderBytes,
     /// ACK/control packet size before telemetry.
-    pub ack_bytes: u32,
+    pub ack_bytes: HeaderBytes,
     /// Acknowledge every n packets (a CE mark is acknowledged at once).
     pub ack_every: Count,
     /// Retransmission timeout (go-back-N), µs; by default
@@ -545,8 +552,8 @@ impl Default for NicCfg {
     fn default() -> Self {
         NicCfg {
             payload_bytes: Payload(1000),
-            header_bytes: 48,
-            ack_bytes: 64,
+            header_bytes: HeaderBytes(48),
+            ack_bytes: HeaderBytes(64),
             ack_every: Count(1),
             rto_us: None,
             telemetry: TelFormat::Compact,
