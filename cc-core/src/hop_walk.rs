@@ -79,11 +79,9 @@ pub(crate) struct Link {
     /// the two reciprocals, rounded to nearest; 0 where that is 2^32 or
     /// more (a BDP of 1 KiB or less, below the design's range: such a hop
     /// takes the term's quotients instead). At 1.6 Tb/s and T = 2^20 ns, k ≈ 20 900: a
-    /// relative 2^-14.4.
+    /// relative 2^-14.4. It is 0, too, where B is not a speed the engine
+    /// uses ([`LinkSpeed::is_plausible`]): [`interval`] then skips the hop.
     pub k: u32,
-    /// Whether B is a speed the engine uses ([`LinkSpeed::is_plausible`]);
-    /// a hop on any other is skipped (k is 0 there).
-    pub plausible: bool,
     /// Whether the byte counter can wrap within T at this speed; where it
     /// cannot, [`tx_bytes`] skips that test (see [`tx_counter_may_wrap`]).
     pub counter_may_wrap: bool,
@@ -113,7 +111,6 @@ impl Link {
             widths: s.widths,
             reach: TsReach::new(s.widths.ts_mask(), flow.elapsed_ns)?,
             k,
-            plausible,
             counter_may_wrap: tx_counter_may_wrap(s.widths, flow.t, s.bandwidth.as_mbps()),
         })
     }
@@ -158,8 +155,10 @@ pub(crate) fn interval(flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) 
         return Interval::Skip;
     }
     if dts >= flow.t || link.k == 0 {
-        // k is 0 on a link whose speed is not plausible: skipped.
-        if !link.plausible {
+        // k is 0 on a link whose speed is not plausible: skipped. (Its
+        // speed is the sample's: the walk renews the link where it
+        // changes.)
+        if !s.bandwidth.is_plausible() {
             return Interval::Skip;
         }
         return Interval::Slow(dts);

@@ -46,9 +46,10 @@
 //! τ is the flow's base RTT ([`FlowParams::base_rtt`]), not the smallest
 //! sample seen (the module's fallback when no base RTT is configured).
 //!
-//! Units: windows and β in 2^-4 byte ([`Window`]'s); Γ in 2^-16 (the
-//! module's `power_scale`), kept at that precision between samples; the
-//! factor 1 + dθ/dt in 2^-24; fractions in 2^-24; times in ns. Ranges: Γ
+//! Units: windows and β in 2^-4 byte ([`Window`]'s); Γ in 2^-24 while a
+//! sample and an update run, kept between samples in 2^-16 (the module's
+//! `power_scale`), rounded to nearest; the factor 1 + dθ/dt in 2^-24;
+//! fractions in 2^-24; times in ns. Ranges: Γ
 //! below 256 (saturating: a window divided by 256 is at its floor for any
 //! path this engine takes), the factor below 2^16, RTT samples below 2^24
 //! ns, windows below 64 MiB.
@@ -79,9 +80,17 @@ use crate::wire::{Result as WireResult, WireError};
 /// one, or 0, is no measurement a NIC makes: refused.
 pub const MAX_RTT_NS: u32 = 1 << 24;
 
-/// Fractional bits of Γ while an update runs (the factor 1 + dθ/dt has
-/// 24).
+/// Fractional bits of Γ as a flow keeps it (24 bits of state).
 pub const POWER_BITS: u32 = 16;
+
+/// Fractional bits of Γ while an update runs, as the factor 1 + dθ/dt's:
+/// at Γ's floor of 0.01, 2^-16 is a relative 0.15 %, which the window
+/// law's W_old/Γ would carry into the window whole.
+const RUN_BITS: u32 = 24;
+
+/// [`MIN_POWER`] and [`POWER_LIMIT`] in 2^-[`RUN_BITS`].
+const MIN_RUN: u64 = (MIN_POWER as u64) << (RUN_BITS - POWER_BITS);
+const RUN_LIMIT: u64 = (POWER_LIMIT as u64) << (RUN_BITS - POWER_BITS);
 
 /// Γ_norm's floor, 0.01 in 2^-16 (the Linux module's `p_norm_cutoff`,
 /// 0.01·2^16 rounded down).
@@ -540,9 +549,10 @@ impl ThetaPowerTcp {
         a.max(cfg.min_growth.to_bits() as u64)
     }
 
-    /// Γ after the sample `rtt` (1 ..< 2^24 ns) at `now` (ns mod 2^32),
-    /// kept with the sample (NORMPOWER): Γ_norm = (1 + dθ/dt)·θ/τ against
-    /// the sample before, then smoothed over τ. In 2^-16, in [655, 2^24).
+    /// Γ after the sample `rtt` (1 ..< 2^24 ns) at `now` (ns mod 2^32)
+    /// (NORMPOWER): Γ_norm = (1 + dθ/dt)·θ/τ against the sample before,
+    /// then smoothed over τ. In 2^-24, in [655·2^8, 2^32); kept with the
+    /// sample in 2^-16, rounded to nearest.
     #[inline(always)]
     fn power(&mut self, cfg: &ThetaPowerTcpConfig, now: u32, rtt: u32, tau: u32) -> u64 {
         // τ ≥ 1 by construction (τ − 1 + 1).
@@ -551,24 +561,25 @@ impl ThetaPowerTcp {
         let dt = now.wrapping_sub(self.t_prev).max(1);
         let dt_w = dt.min(tau);
         let a = Self::growth(cfg, rtt, self.prev_rtt(), dt);
-        // Γ_norm = A·θ/τ in 2^-16: A in 2^-24 below 2^40, θ < 2^24, the
-        // product < 2^64; over τ·2^8 (≥ 2^8·100): < 2^50; by 100/scale
-        // (< 2^57) where τ is scaled; floored at 0.01, below 256. As
-        // ⌊⌊A·θ/2^8⌋/τ⌋, the same value: the divisor τ (below 2^16 for a
-        // base RTT under 65 µs) takes [`div_u64`]'s short path on a 32-bit
-        // core where τ·2^8 took its long division.
-        let mut norm = div_u64((a * rtt as u64) >> 8, tau64);
+        // Γ_norm = A·θ/τ in 2^-24: A in 2^-24 below 2^40, θ < 2^24, the
+        // product < 2^64; over τ (≥ 100): < 2^58. Where τ is scaled, by
+        // 100/scale from at most twice the ceiling (scale ≤ 200: what
+        // lies above reaches the ceiling either way), so that ·100 <
+        // 2^40. Floored at 0.01, below 256.
+        let mut norm = div_u64(a * rtt as u64, tau64);
         if cfg.tau_scale_pct != 100 {
             let pct = NonZeroU64::new(cfg.tau_scale_pct as u64).unwrap_or(NonZeroU64::MIN);
-            norm = div_u64(norm * 100, pct);
+            norm = div_u64(norm.min(2 * RUN_LIMIT) * 100, pct);
         }
-        let norm = norm.clamp(MIN_POWER as u64, POWER_LIMIT as u64 - 1);
+        let norm = norm.clamp(MIN_RUN, RUN_LIMIT - 1);
         // Γ = ((τ − Δt)·Γ_prev + Δt·Γ_norm)/τ, rounded to nearest (so that
         // a Γ smoothed on every ACK does not drift down by a truncation
         // each time); Γ_norm alone at first or when Δt = τ (the same
-        // value, no division). Each product < 2^44; a mean of values in
-        // [655, 2^24), rounded to nearest, stays there.
-        let kept = self.power_q16() as u64;
+        // value, no division). Each product < 2^20·2^32; a mean of values
+        // in [MIN_RUN, RUN_LIMIT), rounded to nearest, stays there; in
+        // 2^-16, rounded to nearest, it is at least 655 and is held below
+        // the ceiling.
+        let kept = (self.power_q16() as u64) << (RUN_BITS - POWER_BITS);
         let power = if kept == 0 || dt_w == tau {
             norm
         } else {
@@ -577,11 +588,12 @@ impl ThetaPowerTcp {
                 tau64,
             )
         };
-        self.set_sample(power as u32, rtt, now);
+        let q16 = ((power + (1 << (RUN_BITS - POWER_BITS - 1))) >> (RUN_BITS - POWER_BITS)).min(POWER_LIMIT as u64 - 1);
+        self.set_sample(q16 as u32, rtt, now);
         power
     }
 
-    /// The window law with Γ = `power` (2^-16, ≥ 1), once per RTT
+    /// The window law with Γ = `power` (2^-24, ≥ 1), once per RTT
     /// (UPDATEWINDOW), W_old the window itself; `snd_nxt` becomes the next
     /// mark.
     #[inline(always)]
@@ -594,7 +606,7 @@ impl ThetaPowerTcp {
             eta: Fraction::ONE,
         };
         let w = self.window_bits();
-        self.set_window(law.next(w, w, self.bdp_bits(), power, POWER_BITS, tau));
+        self.set_window(law.next(w, w, self.bdp_bits(), power, RUN_BITS, tau));
         self.mark = snd_nxt.0;
     }
 }
