@@ -54,8 +54,8 @@
 //! path this engine takes), the factor below 2^16, RTT samples below 2^24
 //! ns, windows below 64 MiB.
 //!
-//! Divisions: a sample takes the gradient (one 64/32 division), θ/τ (one)
-//! and, when samples come less than τ apart, the smoothing's /τ (one); a
+//! Divisions: a sample takes the gradient (one 64/32 division), θ/τ (one;
+//! two 32-bit divides on a 32-bit core, [`quotient_q8`]) and, when samples come less than τ apart, the smoothing's /τ (one); a
 //! window update W_old/Γ (one) and β (one).
 
 mod int;
@@ -64,7 +64,7 @@ pub mod reference;
 #[cfg(test)]
 mod tests;
 
-use core::num::NonZeroU64;
+use core::num::{NonZeroU32, NonZeroU64};
 
 pub use self::int::{Arrivals, PowerTcp, PowerTcpConfig, UpdateClock, POWER28_LIMIT};
 
@@ -523,30 +523,34 @@ impl ThetaPowerTcp {
         Decision::window_paced(Window::from_bits(self.window_bits()), per)
     }
 
-    /// The factor 1 + dθ/dt in 2^-24 for the sample `rtt` at `dt` ns (≥ 1)
+    /// The factor 1 + dθ/dt in 2^-32 for the sample `rtt` at `dt` ns (≥ 1)
     /// after the sample before, `prev` (0: none, the factor is 1): rounded
-    /// down, below [`GROWTH_LIMIT`], at least `min_growth`. In 2^-24, not
-    /// 2^-16: Γ = factor·θ/τ multiplies its rounding by θ/τ.
+    /// down, below [`GROWTH_LIMIT`] (in 2^-24), at least `min_growth`. In
+    /// 2^-32, not 2^-24: Γ = factor·θ/τ multiplies its rounding by θ/τ,
+    /// which a queue of a thousand base RTTs makes a thousand, and a
+    /// falling RTT's factor can be as small as 1/dt.
     #[inline(always)]
     fn growth(cfg: &ThetaPowerTcpConfig, rtt: u32, prev: u32, dt: u32) -> u64 {
-        let one = 1u64 << Fraction::FRAC_BITS;
+        let one = 1u64 << 32;
         let dt = NonZeroU64::new(dt as u64).unwrap_or(NonZeroU64::MIN);
         let a = if prev == 0 {
             one
         } else if rtt >= prev {
-            // (θ − θ_prev)·2^24 < 2^48; over dt, capped below the limit.
-            one + div_u64(((rtt - prev) as u64) << Fraction::FRAC_BITS, dt).min(GROWTH_LIMIT - 1 - one)
+            // (θ − θ_prev)·2^32 < 2^56; over dt, capped below the limit.
+            let limit = GROWTH_LIMIT << (32 - Fraction::FRAC_BITS);
+            one + div_u64(((rtt - prev) as u64) << 32, dt).min(limit - 1 - one)
         } else {
             // 1 − min(1, (θ_prev − θ)/dt), as the module's negative branch,
-            // as (dt − (θ_prev − θ))/dt rounded once.
+            // as (dt − (θ_prev − θ))/dt rounded once: (dt − fall)·2^32 <
+            // 2^64, the quotient below 2^32.
             let fall = (prev - rtt) as u64;
             if fall >= dt.get() {
                 0
             } else {
-                div_u64((dt.get() - fall) << Fraction::FRAC_BITS, dt)
+                div_u64((dt.get() - fall) << 32, dt)
             }
         };
-        a.max(cfg.min_growth.to_bits() as u64)
+        a.max((cfg.min_growth.to_bits() as u64) << (32 - Fraction::FRAC_BITS))
     }
 
     /// Γ after the sample `rtt` (1 ..< 2^24 ns) at `now` (ns mod 2^32)
@@ -561,12 +565,20 @@ impl ThetaPowerTcp {
         let dt = now.wrapping_sub(self.t_prev).max(1);
         let dt_w = dt.min(tau);
         let a = Self::growth(cfg, rtt, self.prev_rtt(), dt);
-        // Γ_norm = A·θ/τ in 2^-24: A in 2^-24 below 2^40, θ < 2^24, the
-        // product < 2^64; over τ (≥ 100): < 2^58. Where τ is scaled, by
-        // 100/scale from at most twice the ceiling (scale ≤ 200: what
+        // Γ_norm = A·θ/τ in 2^-24, as ⌊⌊A·θ·2^16⌋·2^8/τ⌋ ([`quotient_q8`]:
+        // the bits dropped are worth less than 2^8/τ < 3 units). A·θ·2^16
+        // from A in 2^-32 below 1 (A·θ < 2^56), from A in 2^-24 at 1 or
+        // more (below 2^40: the product < 2^64), each rounded down once. Where τ is scaled,
+        // by 100/scale from at most twice the ceiling (scale ≤ 200: what
         // lies above reaches the ceiling either way), so that ·100 <
         // 2^40. Floored at 0.01, below 256.
-        let mut norm = div_u64(a * rtt as u64, tau64);
+        let tau32 = NonZeroU32::new(tau).unwrap_or(NonZeroU32::MIN);
+        let scaled = if a >> 32 == 0 {
+            (a * rtt as u64) >> 16
+        } else {
+            ((a >> 8) * rtt as u64) >> 8
+        };
+        let mut norm = quotient_q8(scaled, tau32);
         if cfg.tau_scale_pct != 100 {
             let pct = NonZeroU64::new(cfg.tau_scale_pct as u64).unwrap_or(NonZeroU64::MIN);
             norm = div_u64(norm.min(2 * RUN_LIMIT) * 100, pct);
@@ -593,11 +605,23 @@ impl ThetaPowerTcp {
         power
     }
 
-    /// The window law with Γ = `power` (2^-24, ≥ 1), once per RTT
-    /// (UPDATEWINDOW), W_old the window itself; `snd_nxt` becomes the next
-    /// mark.
+    /// The window law with Γ = `power` (2^-24, in [655·2^8, 2^32)), once
+    /// per RTT (UPDATEWINDOW), W_old the window itself; `snd_nxt` becomes
+    /// the next mark.
+    ///
+    /// The law divides by Γ in 2^-20 below 1/16 and in 2^-16 (rounded to
+    /// nearest) from there: at least 13 bits of Γ either way (a relative
+    /// 2^-13 at most), and a divisor below 2^16 wherever Γ < 1, which a
+    /// 32-bit core divides by two 16-bit steps where a wider one takes
+    /// the normalised long division.
     #[inline(always)]
     fn window(&mut self, cfg: &ThetaPowerTcpConfig, power: u64, tau: u32, snd_nxt: Seq) {
+        let (power, bits) = if power < 1 << (RUN_BITS - 4) {
+            (power >> 4, RUN_BITS - 4)
+        } else {
+            let half = 1 << (RUN_BITS - POWER_BITS - 1);
+            ((power + half) >> (RUN_BITS - POWER_BITS), POWER_BITS)
+        };
         let law = WindowLaw {
             gamma: cfg.gamma,
             expected_flows: cfg.expected_flows,
@@ -606,9 +630,36 @@ impl ThetaPowerTcp {
             eta: Fraction::ONE,
         };
         let w = self.window_bits();
-        self.set_window(law.next(w, w, self.bdp_bits(), power, RUN_BITS, tau));
+        self.set_window(law.next(w, w, self.bdp_bits(), power, bits, tau));
         self.mark = snd_nxt.0;
     }
+}
+
+/// ⌊n·2^8/d⌋ for n < 2^56: one division on a 64-bit core. On a 32-bit
+/// one, the quotient of n by d and eight more bits from its remainder
+/// (< d), the same value, each a 32-bit divide where n < 2^32 and d ≤
+/// 2^24, where n·2^8 over d took the long division. Compiled on every
+/// target so that the host tests hold the two forms together.
+#[inline(always)]
+pub(crate) fn quotient_q8(n: u64, d: NonZeroU32) -> u64 {
+    #[cfg(target_pointer_width = "64")]
+    {
+        (n << 8) / NonZeroU64::from(d)
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        quotient_q8_narrow(n, d)
+    }
+}
+
+/// [`quotient_q8`] on a 32-bit core (q < 2^56 / d: q·2^8 < 2^64; the
+/// remainder r < d ≤ 2^24: r·2^8 < 2^32).
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+#[inline(always)]
+pub(crate) fn quotient_q8_narrow(n: u64, d: NonZeroU32) -> u64 {
+    let q = div_u64(n, NonZeroU64::from(d));
+    let r = (n - q * d.get() as u64) as u32;
+    (q << 8) | ((r << 8) / d) as u64
 }
 
 /// PowerTCP's window law, shared by both forms (NSDI 2022, Algorithms 1

@@ -424,3 +424,21 @@ proptest::proptest! {
         proptest::prop_assert_eq!(got, want);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 20_000, failure_persistence: None, ..Default::default() })]
+
+    /// Γ_norm's quotient: the 32-bit core's two divides give ⌊n·2^8/d⌋
+    /// exactly, as the one division does, over n < 2^56 and d ≤ 2^24
+    /// (short and long numerators, divisors on both sides of 2^16).
+    #[test]
+    fn quotient_q8_forms_agree(
+        n in proptest::prop_oneof![0u64..1 << 32, 0u64..1 << 56],
+        d in 1u32..=1 << 24,
+    ) {
+        let d = NonZeroU32::new(d).unwrap();
+        let exact = ((n as u128) << 8) / d.get() as u128;
+        proptest::prop_assert_eq!(quotient_q8(n, d) as u128, exact);
+        proptest::prop_assert_eq!(quotient_q8_narrow(n, d) as u128, exact);
+    }
+}
