@@ -55,7 +55,7 @@
 //! ns, windows below 64 MiB.
 //!
 //! Divisions: a sample takes the gradient (one 64/32 division), θ/τ (one;
-//! two 32-bit divides on a 32-bit core, [`quotient_q8`]) and, when samples come less than τ apart, the smoothing's /τ (one); a
+//! two 32-bit divides on a 32-bit core) and, when samples come less than τ apart, the smoothing's /τ (one); a
 //! window update W_old/Γ (one) and β (one).
 
 mod int;
