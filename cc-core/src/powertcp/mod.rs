@@ -48,15 +48,15 @@
 //!
 //! Units: windows and β in 2^-4 byte ([`Window`]'s); Γ in 2^-24 while a
 //! sample and an update run, kept between samples in 2^-16 (the module's
-//! `power_scale`), rounded to nearest; the factor 1 + dθ/dt in 2^-24;
-//! fractions in 2^-24; times in ns. Ranges: Γ
-//! below 256 (saturating: a window divided by 256 is at its floor for any
+//! `power_scale`), rounded to nearest; the factor 1 + dθ/dt in 2^-32;
+//! fractions in 2^-24; times in ns. Ranges: Γ below 256 (saturating: a window divided by 256 is at its floor for any
 //! path this engine takes), the factor below 2^16, RTT samples below 2^24
 //! ns, windows below 64 MiB.
 //!
 //! Divisions: a sample takes the gradient (one 64/32 division), θ/τ (one;
-//! two 32-bit divides on a 32-bit core) and, when samples come less than τ apart, the smoothing's /τ (one); a
-//! window update W_old/Γ (one) and β (one).
+//! two 32-bit divides on a 32-bit core) and, when samples come less than
+//! τ apart, the smoothing's /τ (one); a window update W_old/Γ (one) and β
+//! (one).
 
 mod int;
 #[cfg(feature = "reference")]
@@ -568,8 +568,8 @@ impl ThetaPowerTcp {
         // Γ_norm = A·θ/τ in 2^-24, as ⌊⌊A·θ·2^16⌋·2^8/τ⌋ ([`quotient_q8`]:
         // the bits dropped are worth less than 2^8/τ < 3 units). A·θ·2^16
         // from A in 2^-32 below 1 (A·θ < 2^56), from A in 2^-24 at 1 or
-        // more (below 2^40: the product < 2^64), each rounded down once. Where τ is scaled,
-        // by 100/scale from at most twice the ceiling (scale ≤ 200: what
+        // more (below 2^40: the product < 2^64), each rounded down once.
+        // Where τ is scaled, by 100/scale from at most twice the ceiling (scale ≤ 200: what
         // lies above reaches the ceiling either way), so that ·100 <
         // 2^40. Floored at 0.01, below 256.
         let tau32 = NonZeroU32::new(tau).unwrap_or(NonZeroU32::MIN);
@@ -600,7 +600,7 @@ impl ThetaPowerTcp {
                 tau64,
             )
         };
-        let q16 = ((power + (1 << (RUN_BITS - POWER_BITS - 1))) >> (RUN_BITS - POWER_BITS)).min(POWER_LIMIT as u64 - 1);
+        let q16 = to_q16(power).min(POWER_LIMIT as u64 - 1);
         self.set_sample(q16 as u32, rtt, now);
         power
     }
@@ -619,8 +619,7 @@ impl ThetaPowerTcp {
         let (power, bits) = if power < 1 << (RUN_BITS - 4) {
             (power >> 4, RUN_BITS - 4)
         } else {
-            let half = 1 << (RUN_BITS - POWER_BITS - 1);
-            ((power + half) >> (RUN_BITS - POWER_BITS), POWER_BITS)
+            (to_q16(power), POWER_BITS)
         };
         let law = WindowLaw {
             gamma: cfg.gamma,
@@ -633,6 +632,12 @@ impl ThetaPowerTcp {
         self.set_window(law.next(w, w, self.bdp_bits(), power, bits, tau));
         self.mark = snd_nxt.0;
     }
+}
+
+/// Γ from 2^-[`RUN_BITS`] to 2^-[`POWER_BITS`], rounded to nearest.
+#[inline(always)]
+fn to_q16(power: u64) -> u64 {
+    (power + (1 << (RUN_BITS - POWER_BITS - 1))) >> (RUN_BITS - POWER_BITS)
 }
 
 /// ⌊n·2^8/d⌋ for n < 2^56: one division on a 64-bit core. On a 32-bit

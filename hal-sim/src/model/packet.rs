@@ -425,19 +425,25 @@ impl Slab {
     /// The integrity tag stored after telemetry buffer `t` (an ACK's tag
     /// over the telemetry it echoes); zeros for [`NO_TEL`].
     pub fn tag(&self, t: u32) -> [u8; TAG] {
-        (t as usize)
-            .checked_mul(self.stride)
-            .and_then(|at| self.tels.get(at + self.stride - TAG..at + self.stride))
+        self.tels
+            .get(self.tag_span(t))
             .and_then(|b| b.try_into().ok())
             .unwrap_or([0; TAG])
     }
 
     /// Stores `tag` after telemetry buffer `t` (nothing for [`NO_TEL`]).
     pub fn set_tag(&mut self, t: u32, tag: [u8; TAG]) {
-        let end = (t as usize).checked_mul(self.stride).map(|at| at + self.stride);
-        if let Some(b) = end.and_then(|end| self.tels.get_mut(end - TAG..end)) {
+        let span = self.tag_span(t);
+        if let Some(b) = self.tels.get_mut(span) {
             b.copy_from_slice(&tag);
         }
+    }
+
+    /// Where buffer `t`'s tag lies in `tels`: the `TAG` bytes after its
+    /// telemetry ([`NO_TEL`]'s lies past any slab: t · stride < 2^32 · 2^10).
+    fn tag_span(&self, t: u32) -> std::ops::Range<usize> {
+        let end = (t as usize + 1) * self.stride;
+        end - TAG..end
     }
 
     /// Telemetry buffers ever allocated, and how many are free now.
