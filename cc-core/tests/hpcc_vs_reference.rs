@@ -258,59 +258,424 @@ fn ack<'a>(cum: u32, nxt: u32, tel: &'a [HopSample]) -> Ack<'a> {
     }
 }
 
+/// (a) One NewAck from the same state and telemetry.
+fn one_step(c: &Case) -> Result<(), TestCaseError> {
+    let cfg = config(c);
+    let p = params(c);
+    let Ok(mut s) = HpccSender::<5>::new(&cfg, &p) else {
+        // Only when W_init is below W_min: refused, as documented.
+        let bdp = p.line_rate.bdp_bytes(p.base_rtt);
+        prop_assert!(bdp < 16);
+        return Ok(());
+    };
+    let mut r = HpccRef::new(ref_params(&cfg, &p, c));
+    let (prev, next): (Vec<_>, Vec<_>) = c.hops.iter().map(|h| h.samples()).unzip();
+
+    // Record the previous telemetry in both (first ACK).
+    s.ack(&cfg, Instant::ZERO, &ack(1, 1000, &prev)).unwrap();
+    r.new_ack(0, 1, 1000, &prev);
+
+    // Same state in both: fixed-point values, read exactly into f64.
+    let w_init = s.core().initial_window();
+    let span = |f: f64| Window::from_bits((16.0 * 16.0 + f * (w_init.to_bits() as f64 - 256.0)) as u32);
+    let snap = HpccSnapshot {
+        u: Utilization::from_bits(c.u_raw),
+        w: span(c.w_frac),
+        wc: span(c.wc_frac),
+        inc_stage: c.stage,
+    };
+    s.core_mut().restore(&cfg, snap).unwrap();
+    r.u = c.u_raw as f64 * LSB;
+    r.w = w_bytes(snap.w);
+    r.wc = w_bytes(snap.wc);
+    r.inc_stage = c.stage as u32;
+
+    let cum = if c.update { 1001 } else { 500 };
+    let d = s.ack(&cfg, Instant::ZERO, &ack(cum, 5000, &next)).unwrap();
+    let before = r.clone();
+    r.new_ack(0, cum, 5000, &next);
+
+    let u_fix = s.core().utilization().to_bits() as f64 * LSB;
+    if !within(u_fix, r.u, 4.0 * LSB) {
+        // Hops whose u' is within U's tolerance of the busiest's but whose
+        // Δts differs: the engine may take any of them as the busiest.
+        // Model the choice it made, if it is one of those.
+        for k in 1..=r.near_ties {
+            let mut other = before.clone();
+            other.take_near_tie = k;
+            other.new_ack(0, cum, 5000, &next);
+            if within(u_fix, other.u, 4.0 * LSB) {
+                r = other;
+                break;
+            }
+        }
+    }
+    prop_assert!(within(u_fix, r.u, 4.0 * LSB), "U {} vs {}", u_fix, r.u);
+    note(0, (u_fix - r.u).abs() / r.u.max(4.0 * LSB));
+
+    // Error carried from U into Wc·eta/U on the multiplicative branch.
+    let md = r.inc_stage == 0 && (c.update || r.u >= r.p.eta || c.stage >= c.max_stage);
+    let carried = if md && r.u > 0.0 {
+        r.wc.max(w_bytes(snap.wc)) * r.p.eta / (r.u * r.u) * 4.0 * LSB
+    } else {
+        0.0
+    };
+    let w_fix = w_bytes(d.window);
+    prop_assert!(
+        within(w_fix, r.w, 1.0 + carried),
+        "W {} vs {} (carried {})",
+        w_fix,
+        r.w,
+        carried
+    );
+    note(1, (w_fix - r.w).abs() / r.w);
+    let wc_fix = w_bytes(s.core().reference_window());
+    prop_assert!(within(wc_fix, r.wc, 1.0 + carried), "Wc {} vs {}", wc_fix, r.wc);
+    prop_assert_eq!(s.core().inc_stage() as u32, r.inc_stage);
+    let r_fix = d.rate().as_bps() as f64;
+    let per_byte = 8e9 / c.t_ns as f64;
+    prop_assert!(
+        within(r_fix, r.rate_bps(), per_byte * (1.0 + carried)),
+        "R {} vs {}",
+        r_fix,
+        r.rate_bps()
+    );
+    note(2, (r_fix - r.rate_bps()).abs() / r.rate_bps());
+    prop_assert!(d.rate() <= p.line_rate.to_rate());
+    Ok(())
+}
+
+/// Cases the random search once found, each a corner of choosing the
+/// busiest hop: two hops saturated at u' = 8192 with different Δts (the
+/// first stays, in the engine and the reference alike), and two hops
+/// whose u' differ by less than the engine's rounding (a near tie, either
+/// choice accepted).
+#[test]
+fn busiest_hop_corners() {
+    let cases = [
+        Case {
+            t_ns: 1000,
+            line: 0,
+            eta_pct: 50,
+            max_stage: 0,
+            n: 1,
+            sigcomm_ai: false,
+            sojourn: false,
+            hops: vec![
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 13916165,
+                    s0: 0,
+                    dts: 2041,
+                    dtx_frac: 0.9034715832154517,
+                    q1: 13916165,
+                    s1: 0,
+                    speed: 0,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 1,
+                    util: None,
+                },
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 25598835,
+                    s0: 0,
+                    dts: 334,
+                    dtx_frac: 0.5439951800072911,
+                    q1: 25598835,
+                    s1: 0,
+                    speed: 1,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 1,
+                    util: None,
+                },
+            ],
+            u_raw: 0,
+            w_frac: 0.0,
+            wc_frac: 0.0,
+            stage: 0,
+            update: false,
+        },
+        Case {
+            t_ns: 392650,
+            line: 0,
+            eta_pct: 50,
+            max_stage: 0,
+            n: 1,
+            sigcomm_ai: false,
+            sojourn: false,
+            hops: vec![
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 30660006,
+                    s0: 0,
+                    dts: 978137,
+                    dtx_frac: 0.45161205353692535,
+                    q1: 30660006,
+                    s1: 0,
+                    speed: 5,
+                    id: 0,
+                    ts_bits: 21,
+                    tx_bits: 18,
+                    unit: 256,
+                    util: None,
+                },
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 17721750,
+                    s0: 0,
+                    dts: 327752,
+                    dtx_frac: 0.20796546417416323,
+                    q1: 17721750,
+                    s1: 0,
+                    speed: 4,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 17,
+                    unit: 64,
+                    util: None,
+                },
+            ],
+            u_raw: 0,
+            w_frac: 0.0,
+            wc_frac: 0.0,
+            stage: 0,
+            update: false,
+        },
+        Case {
+            t_ns: 817331,
+            line: 0,
+            eta_pct: 50,
+            max_stage: 0,
+            n: 1,
+            sigcomm_ai: false,
+            sojourn: true,
+            hops: vec![
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 0,
+                    s0: 1266432,
+                    dts: 817331,
+                    dtx_frac: 1.1288915203230896,
+                    q1: 0,
+                    s1: 1266432,
+                    speed: 3,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 21,
+                    unit: 8,
+                    util: None,
+                },
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 0,
+                    s0: 2057075,
+                    dts: 204491,
+                    dtx_frac: 0.16154820822470564,
+                    q1: 0,
+                    s1: 2057075,
+                    speed: 3,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 64,
+                    util: None,
+                },
+            ],
+            u_raw: 0,
+            w_frac: 0.0,
+            wc_frac: 0.0,
+            stage: 0,
+            update: false,
+        },
+        Case {
+            t_ns: 1000,
+            line: 0,
+            eta_pct: 50,
+            max_stage: 0,
+            n: 1,
+            sigcomm_ai: false,
+            sojourn: false,
+            hops: vec![
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 10228497,
+                    s0: 0,
+                    dts: 599,
+                    dtx_frac: 1.0258848654007684,
+                    q1: 10228497,
+                    s1: 0,
+                    speed: 0,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 1,
+                    util: None,
+                },
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 10240000,
+                    s0: 0,
+                    dts: 969,
+                    dtx_frac: 0.0,
+                    q1: 10240000,
+                    s1: 0,
+                    speed: 0,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 1,
+                    util: None,
+                },
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 25599720,
+                    s0: 0,
+                    dts: 681,
+                    dtx_frac: 0.12350559673275184,
+                    q1: 25599720,
+                    s1: 0,
+                    speed: 0,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 1,
+                    util: None,
+                },
+            ],
+            u_raw: 0,
+            w_frac: 0.0,
+            wc_frac: 0.0,
+            stage: 0,
+            update: false,
+        },
+        Case {
+            t_ns: 1000,
+            line: 0,
+            eta_pct: 50,
+            max_stage: 0,
+            n: 1,
+            sigcomm_ai: false,
+            sojourn: false,
+            hops: vec![
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 25573999,
+                    s0: 0,
+                    dts: 397,
+                    dtx_frac: 0.12917019898887036,
+                    q1: 25573999,
+                    s1: 0,
+                    speed: 0,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 1,
+                    util: None,
+                },
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 25572378,
+                    s0: 0,
+                    dts: 475,
+                    dtx_frac: 0.6474147429040896,
+                    q1: 25572378,
+                    s1: 0,
+                    speed: 1,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 1,
+                    util: None,
+                },
+                HopGen {
+                    ts0: 0,
+                    tx0: 0,
+                    q0: 10239488,
+                    s0: 0,
+                    dts: 744,
+                    dtx_frac: 0.4131427087901804,
+                    q1: 10239488,
+                    s1: 0,
+                    speed: 0,
+                    id: 0,
+                    ts_bits: 20,
+                    tx_bits: 16,
+                    unit: 1,
+                    util: None,
+                },
+            ],
+            u_raw: 0,
+            w_frac: 0.0,
+            wc_frac: 0.0,
+            stage: 0,
+            update: false,
+        },
+    ];
+    for c in &cases {
+        one_step(c).unwrap();
+    }
+}
+
+/// Line 9 where tau is nearly T: U·(1 − tau/T) is a small difference of
+/// two large terms, where the reciprocal of T's rounding (a relative 2^-19
+/// at T near 2^20 ns) once left U 4.3 LSB from the model's.
+#[test]
+fn line_9_with_tau_near_t() {
+    let c = Case {
+        t_ns: 750607,
+        line: 0,
+        eta_pct: 50,
+        max_stage: 0,
+        n: 1,
+        sigcomm_ai: false,
+        sojourn: false,
+        hops: vec![HopGen {
+            ts0: 0,
+            tx0: 0,
+            q0: 0,
+            s0: 0,
+            dts: 749968,
+            dtx_frac: 0.0,
+            q1: 0,
+            s1: 0,
+            speed: 0,
+            id: 0,
+            ts_bits: 21,
+            tx_bits: 16,
+            unit: 64,
+            util: None,
+        }],
+        u_raw: 3158339,
+        w_frac: 0.0,
+        wc_frac: 0.0,
+        stage: 0,
+        update: false,
+    };
+    one_step(&c).unwrap();
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: std::env::var("HPCC_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// (a) One NewAck from the same state and telemetry.
     #[test]
     fn one_step_matches_reference(c in case()) {
-        let cfg = config(&c);
-        let p = params(&c);
-        let Ok(mut s) = HpccSender::<5>::new(&cfg, &p) else {
-            // Only when W_init is below W_min: refused, as documented.
-            let bdp = p.line_rate.bdp_bytes(p.base_rtt);
-            prop_assert!(bdp < 16);
-            return Ok(());
-        };
-        let mut r = HpccRef::new(ref_params(&cfg, &p, &c));
-        let (prev, next): (Vec<_>, Vec<_>) = c.hops.iter().map(|h| h.samples()).unzip();
-
-        // Record the previous telemetry in both (first ACK).
-        s.ack(&cfg, Instant::ZERO, &ack(1, 1000, &prev)).unwrap();
-        r.new_ack(0, 1, 1000, &prev);
-
-        // Same state in both: fixed-point values, read exactly into f64.
-        let w_init = s.core().initial_window();
-        let span = |f: f64| Window::from_bits((16.0 * 16.0 + f * (w_init.to_bits() as f64 - 256.0)) as u32);
-        let snap = HpccSnapshot { u: Utilization::from_bits(c.u_raw), w: span(c.w_frac), wc: span(c.wc_frac), inc_stage: c.stage };
-        s.core_mut().restore(&cfg, snap).unwrap();
-        r.u = c.u_raw as f64 * LSB;
-        r.w = w_bytes(snap.w);
-        r.wc = w_bytes(snap.wc);
-        r.inc_stage = c.stage as u32;
-
-        let cum = if c.update { 1001 } else { 500 };
-        let d = s.ack(&cfg, Instant::ZERO, &ack(cum, 5000, &next)).unwrap();
-        r.new_ack(0, cum, 5000, &next);
-
-        let u_fix = s.core().utilization().to_bits() as f64 * LSB;
-        prop_assert!(within(u_fix, r.u, 4.0 * LSB), "U {} vs {}", u_fix, r.u);
-        note(0, (u_fix - r.u).abs() / r.u.max(4.0 * LSB));
-
-        // Error carried from U into Wc·eta/U on the multiplicative branch.
-        let md = r.inc_stage == 0 && (c.update || r.u >= r.p.eta || c.stage >= c.max_stage);
-        let carried = if md && r.u > 0.0 { r.wc.max(w_bytes(snap.wc)) * r.p.eta / (r.u * r.u) * 4.0 * LSB } else { 0.0 };
-        let w_fix = w_bytes(d.window);
-        prop_assert!(within(w_fix, r.w, 1.0 + carried), "W {} vs {} (carried {})", w_fix, r.w, carried);
-        note(1, (w_fix - r.w).abs() / r.w);
-        let wc_fix = w_bytes(s.core().reference_window());
-        prop_assert!(within(wc_fix, r.wc, 1.0 + carried), "Wc {} vs {}", wc_fix, r.wc);
-        prop_assert_eq!(s.core().inc_stage() as u32, r.inc_stage);
-        let r_fix = d.rate().as_bps() as f64;
-        let per_byte = 8e9 / c.t_ns as f64;
-        prop_assert!(within(r_fix, r.rate_bps(), per_byte * (1.0 + carried)), "R {} vs {}", r_fix, r.rate_bps());
-        note(2, (r_fix - r.rate_bps()).abs() / r.rate_bps());
-        prop_assert!(d.rate() <= p.line_rate.to_rate());
+        one_step(&c)?;
     }
 
     /// (b) A replayed trace of 10^4 ACKs over a bottleneck whose queue and

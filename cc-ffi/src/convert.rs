@@ -325,15 +325,26 @@ unsafe fn in_place<'a>(hops: *const cc_hop, n: u32) -> Result<&'a [HopSample], c
     // SAFETY: the caller's promise; 0 < n ≤ CC_MAX_HOPS, aligned. A
     // `cc_hop` is nine words with no padding.
     let words = unsafe { core::slice::from_raw_parts(hops.cast::<[u32; HOP_WORDS]>(), n as usize) };
+    // The widths word last found valid, the first hop's to begin with: a
+    // path's hops nearly always share one, so most hops compare it.
+    let mut valid = words.first().map_or(0, |w| w[WIDTHS]);
+    if !CounterWidths::is_valid_word(valid) {
+        return Err(cc_status::BadCounterWidths);
+    }
     for w in words {
-        if !CounterWidths::is_valid_word(w[WIDTHS]) {
-            return Err(cc_status::BadCounterWidths);
+        if w[WIDTHS] != valid {
+            if !CounterWidths::is_valid_word(w[WIDTHS]) {
+                return Err(cc_status::BadCounterWidths);
+            }
+            valid = w[WIDTHS];
         }
-        match w[FLAG] {
-            0 => {}
-            1 if w[UTILIZATION] <= 1 << 24 => {}
-            1 => return Err(cc_status::InvalidParams),
-            _ => return Err(cc_status::BadEnum),
+        if w[FLAG] != 0 {
+            if w[FLAG] != 1 {
+                return Err(cc_status::BadEnum);
+            }
+            if w[UTILIZATION] > 1 << 24 {
+                return Err(cc_status::InvalidParams);
+            }
         }
     }
     // SAFETY: each hop holds a sample (checked above; the layout
@@ -382,49 +393,64 @@ const _: () = {
 #[cfg(not(target_endian = "little"))]
 compile_error!("cc_hop's counter widths are read as a little-endian word");
 
-/// The engine's ACK of a C ACK, with `telemetry` its hops.
+/// The engine's ACK of a C ACK, with `telemetry` its hops. Its flag bytes
+/// (`ece`, `has_rtt`, `has_nic`: 0 or 1; `pint_width`: 0, 1 or 2) are
+/// checked first, the three adjacent ones as one little-endian word with
+/// `rx_buffer_level` (any bits of the top byte).
 #[inline(always)]
 pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>, cc_status> {
+    // SAFETY: the four bytes at ACK_FLAGS are those four fields, inside
+    // `a` and 4-aligned (asserted below).
+    let flags = unsafe { (a as *const cc_ack).cast::<u8>().add(ACK_FLAGS).cast::<u32>().read() };
+    if flags & 0x00FE_FEFE != 0 || a.pint_width > 2 {
+        return Err(cc_status::BadEnum);
+    }
     Ok(Ack {
         cum_ack: Seq(a.cum_ack),
         snd_nxt: Seq(a.snd_nxt),
-        ece: match a.ece {
-            0 => EcnEcho::NotMarked,
-            1 => EcnEcho::Marked,
-            _ => return Err(cc_status::BadEnum),
+        ece: if a.ece == 0 {
+            EcnEcho::NotMarked
+        } else {
+            EcnEcho::Marked
         },
         telemetry,
-        rtt_ns: match a.has_rtt {
-            0 => None,
-            1 => Some(a.rtt_ns),
-            _ => return Err(cc_status::BadEnum),
-        },
+        rtt_ns: if a.has_rtt == 0 { None } else { Some(a.rtt_ns) },
         pint: match a.pint_width {
             0 => None,
             1 => Some(PintSample {
                 width: PintWidth::One,
                 code: a.pint_code,
             }),
-            2 => Some(PintSample {
+            _ => Some(PintSample {
                 width: PintWidth::Two,
                 code: a.pint_code,
             }),
-            _ => return Err(cc_status::BadEnum),
         },
-        nic: match a.has_nic {
-            0 => None,
-            1 => Some(NicSample {
+        nic: if a.has_nic == 0 {
+            None
+        } else {
+            Some(NicSample {
                 t1: a.t1_ns,
                 t2: a.t2_ns,
                 t3: a.t3_ns,
                 t4: a.t4_ns,
                 forward_hops: a.forward_hops,
                 rx_buffer_level: a.rx_buffer_level,
-            }),
-            _ => return Err(cc_status::BadEnum),
+            })
         },
     })
 }
+
+/// Where `cc_ack`'s flag bytes start: `ece`, `has_rtt`, `has_nic` and
+/// `rx_buffer_level`, one aligned word (little-endian, as asserted above).
+const ACK_FLAGS: usize = core::mem::offset_of!(cc_ack, ece);
+const _: () = {
+    use core::mem::{align_of, offset_of};
+    assert!(offset_of!(cc_ack, has_rtt) == ACK_FLAGS + 1);
+    assert!(offset_of!(cc_ack, has_nic) == ACK_FLAGS + 2);
+    assert!(offset_of!(cc_ack, rx_buffer_level) == ACK_FLAGS + 3);
+    assert!(ACK_FLAGS.is_multiple_of(4) && align_of::<cc_ack>() >= 4);
+};
 
 /// An algorithm code's algorithm: the codes are the engine's
 /// ([`Algorithm::code`], places in its registry), and each

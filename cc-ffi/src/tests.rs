@@ -217,6 +217,21 @@ fn bad_enumerations_and_pointers_are_refused() {
         unsafe { cc_on_ack(e, h, 1, &ack(0, 1, ptr::null()), &mut d) },
         cc_status::NullPointer
     );
+    // Each flag byte is 0 or 1 (`pint_width` 0, 1 or 2), whatever its
+    // neighbours; `rx_buffer_level` beside them is not a flag.
+    let bad: [fn(&mut cc_ack); 6] = [
+        |a| a.has_rtt = 2,
+        |a| a.has_nic = 0x80,
+        |a| a.ece = 0xFF,
+        |a| a.pint_width = 3,
+        |a| (a.has_rtt, a.has_nic) = (1, 2),
+        |a| (a.ece, a.rx_buffer_level) = (2, 31),
+    ];
+    for f in bad {
+        let mut a = ack(0, 0, ptr::null());
+        f(&mut a);
+        assert_eq!(unsafe { cc_on_ack(e, h, 1, &a, &mut d) }, cc_status::BadEnum, "{a:?}");
+    }
     let hops = [cc_hop::default(); 9];
     assert_eq!(
         unsafe { cc_on_ack(e, h, 1, &ack(0, 9, hops.as_ptr()), &mut d) },
@@ -268,6 +283,13 @@ fn hops_read_in_place_are_checked_field_by_field() {
         on_ack(&[good, bad])
     };
     assert_eq!(with(|h| h.tx_bits = 33), cc_status::BadCounterWidths);
+    assert_eq!(with(|h| h.ts_bits = 0), cc_status::BadCounterWidths);
+    // Widths that change along the path are checked where they change.
+    let other = cc_hop { ts_bits: 24, ..good };
+    let bad = cc_hop { ts_bits: 33, ..good };
+    assert_eq!(on_ack(&[good, other, good]), cc_status::Ok);
+    assert_eq!(on_ack(&[good, other, bad]), cc_status::BadCounterWidths);
+    assert_eq!(on_ack(&[bad, good]), cc_status::BadCounterWidths);
     assert_eq!(with(|h| h.tx_unit_bytes = 0), cc_status::BadCounterWidths);
     assert_eq!(with(|h| h.has_utilization = 2), cc_status::BadEnum);
     assert_eq!(with(|h| h.reserved = [0, 1, 0]), cc_status::BadEnum);

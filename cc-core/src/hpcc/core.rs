@@ -468,13 +468,20 @@ impl<const H: usize> HpccCore<H> {
             return Ok(Measured::Unmeasured);
         }
         // Line 8 is in each hop's tau already; line 9, rounded to nearest
-        // ([`mul_frac_q32`], never above U).
+        // ([`mul_frac_q32`], never above U). U·(1 − tau/T) as
+        // U − U·(tau/T) while tau ≤ T/2, else as U·((T − tau)/T): the
+        // reciprocal of T is within a relative 2^-19, and each form
+        // carries that error only on a term no larger than the result
+        // (U − U·(tau/T) with tau near T left a small U 4 LSB of 2^-24
+        // off at T near 2^20 ns).
         let (a, tau) = busiest.load();
         let u = self.u28();
         let u_new = if tau >= flow.t {
             a
-        } else {
+        } else if tau <= flow.t / 2 {
             u - mul_frac_q32(u, flow.fraction(tau)) + a
+        } else {
+            mul_frac_q32(u, flow.fraction(flow.t - tau)) + a
         };
         self.set_u28(u_new);
         self.store(cfg, now, hops, tracked);
@@ -501,10 +508,11 @@ impl<const H: usize> HpccCore<H> {
     /// nearest), then `W_raw = (Wc_raw · factor + 2^23) >> 24 + W_ai_raw`
     /// (Wc_raw < 2^32, factor < 2^32: product < 2^64), rounded to nearest:
     /// Wc is fed back into itself every RTT, and a rounding that always
-    /// went down made windows drift low against the reference. U = 0
-    /// (possible when maxStage = 0) is the formula's limit, infinity, and
-    /// so is a factor of 2^32 or more: the clamp turns either into W_init.
-    /// W is clamped to [W_min, W_init] before it becomes Wc. incStage
+    /// went down made windows drift low against the reference. A factor
+    /// of 2^32 or more (U below eta/256) takes the product in 64 bits,
+    /// out of the usual path, saturating; U = 0 (possible when maxStage =
+    /// 0) is the formula's limit, infinity, which the clamp turns into
+    /// W_init, as it does any product past 2^64. W is clamped to [W_min, W_init] before it becomes Wc. incStage
     /// saturates at 15 (maxStage ≤ 15, so line 12's test is unaffected).
     pub fn compute_wind(&mut self, cfg: &HpccConfig, u: Utilization, update_wc: bool) -> Window {
         let stage = self.status.inc_stage();
@@ -514,7 +522,7 @@ impl<const H: usize> HpccCore<H> {
         let raw = if md {
             let scale = ratio_q24_once(cfg.eta.to_bits(), u.to_bits());
             let scaled = if scale >> 32 != 0 {
-                u64::MAX
+                scaled_wide(wc, scale)
             } else {
                 (wc * scale + (1 << 23)) >> 24
             };
@@ -534,6 +542,24 @@ impl<const H: usize> HpccCore<H> {
             self.status.set_inc_stage(next);
         }
         w
+    }
+}
+
+/// `(wc · scale + 2^23) >> 24` where the factor `scale` is 2^32 or more
+/// (U below eta/256): Wc·eta/U is below W_init only for a Wc of less than
+/// W_init/256, such as W_min after a deep cut. Saturates at `u64::MAX`
+/// (U = 0's infinite factor included), which the clamp makes W_init.
+#[inline(always)]
+fn scaled_wide(wc: u64, scale: u64) -> u64 {
+    // wc < 2^32: wc·scale = wc·s_hi·2^32 + wc·s_lo, each product < 2^64.
+    let hi = wc * (scale >> 32);
+    let lo = wc * (scale as u32 as u64);
+    if hi >> 32 != 0 {
+        return u64::MAX;
+    }
+    match (hi << 32).checked_add(lo) {
+        Some(p) => (p >> 24) + (p >> 23 & 1),
+        None => u64::MAX,
     }
 }
 

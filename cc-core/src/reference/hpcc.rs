@@ -47,6 +47,14 @@ pub struct HpccRef {
     pub first_index: u8,
     /// Local time `last` was recorded, ns.
     pub recorded_at_ns: u64,
+    /// Set by each MeasureInflight: how many other measured hops had a u'
+    /// within a relative 10^-3 of the busiest's (U's tolerance against
+    /// the engine) and a different Δts, near ties that fixed-point
+    /// rounding may decide the other way.
+    pub near_ties: usize,
+    /// When k > 0, MeasureInflight takes the k-th such hop as the busiest
+    /// instead: the model of an engine that decided the tie that way.
+    pub take_near_tie: usize,
 }
 
 /// What one telemetry stack did to the model.
@@ -123,6 +131,8 @@ impl HpccRef {
             n_last: 0,
             first_index: 0,
             recorded_at_ns: 0,
+            near_ties: 0,
+            take_near_tie: 0,
         }
     }
 
@@ -166,6 +176,9 @@ impl HpccRef {
         let mut tau = 0.0f64;
         let mut dts_max = 0.0f64;
         let mut measured = false;
+        // Each measured hop's (u', Δts), for the near tie.
+        let mut seen = [(0.0f64, 0.0f64); 16];
+        let mut n_seen = 0;
         for (i, h) in hops.iter().enumerate() {
             let l = self.last[i].expect("same path has every hop");
             let dts = match ts_delta(h.ts, l.ts, h.widths.ts_bits(), elapsed) {
@@ -199,6 +212,15 @@ impl HpccRef {
             } else {
                 q / (b_bytes_per_ns * t) + tx_rate / b_bytes_per_ns
             };
+            // The engine holds u' and U below 8192 (a queue of 8191 BDPs):
+            // each hop's u' is capped before the busiest is chosen. Hops
+            // at the cap tie (the first stays here; the engine's rounding
+            // of tau/T may keep another: `near_ties`).
+            let u_prime = u_prime.min(8192.0);
+            if let Some(slot) = seen.get_mut(n_seen) {
+                *slot = (u_prime, dts);
+                n_seen += 1;
+            }
             // lines 6-7
             if u_prime > u {
                 u = u_prime;
@@ -215,8 +237,15 @@ impl HpccRef {
         if u == 0.0 {
             tau = dts_max;
         }
-        // The engine holds u' and U below 8192 (a queue of 8191 BDPs).
-        let u = u.min(8192.0);
+        let (u_best, tau_best) = (u, tau);
+        let ties = seen[..n_seen]
+            .iter()
+            .filter(|&&(u_other, dts)| u_best > 0.0 && dts != tau_best && u_other >= u_best * (1.0 - 1e-3));
+        self.near_ties = ties.clone().count();
+        if let Some(&(u_other, dts)) = ties.clone().nth(self.take_near_tie.wrapping_sub(1)) {
+            u = u_other;
+            tau = dts;
+        }
         // line 8
         let tau = tau.min(t);
         // line 9
