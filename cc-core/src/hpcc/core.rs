@@ -514,6 +514,7 @@ impl<const H: usize> HpccCore<H> {
     /// 0) is the formula's limit, infinity, which the clamp turns into
     /// W_init, as it does any product past 2^64. W is clamped to [W_min, W_init] before it becomes Wc. incStage
     /// saturates at 15 (maxStage ≤ 15, so line 12's test is unaffected).
+    #[inline(always)]
     pub fn compute_wind(&mut self, cfg: &HpccConfig, u: Utilization, update_wc: bool) -> Window {
         let stage = self.status.inc_stage();
         let wc = self.wc.to_bits() as u64;
