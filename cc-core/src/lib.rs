@@ -43,8 +43,9 @@
 #![warn(missing_docs)]
 
 // The fuzz target's `Arbitrary` derive (feature `arbitrary`, never in
-// firmware) names `std`.
-#[cfg(feature = "arbitrary")]
+// firmware) names `std`; in-file tests read soak settings from the
+// environment.
+#[cfg(any(test, feature = "arbitrary"))]
 extern crate std;
 
 pub mod algorithms;
