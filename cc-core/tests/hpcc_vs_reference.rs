@@ -3,7 +3,10 @@
 //!
 //! (a) one step from the same state and telemetry: every output within
 //!     max(0.1 %, one LSB / 1 byte);
-//! (b) replayed 10^4-ACK traces: W within 1 % at every ACK.
+//! (b) replayed 10^4-ACK traces: W within 1 % at every ACK; and the same
+//!     traces as data packets' telemetry at an Rx-HPCC receiver (NewINT,
+//!     §6.3.2 Figure 8): W within 1 % and the window fed back on the same
+//!     packets.
 //!
 //! Tolerances, stated once:
 //! - U: max(0.1 %, 4 LSB of 2^-24). Three roundings down (two per-hop terms,
@@ -15,7 +18,8 @@
 //! - R: max(0.1 %, 1 byte per T), following W.
 #![cfg(feature = "reference")]
 
-use cc_core::hpcc::{AdditiveIncrease, HpccConfig, HpccSender, HpccSnapshot, QueueSignal};
+use cc_core::controller::Controller;
+use cc_core::hpcc::{AdditiveIncrease, HpccConfig, HpccReceiver, HpccSender, HpccSnapshot, QueueSignal};
 use cc_core::prelude::*;
 use cc_core::reference::{HpccRef, HpccRefParams};
 use proptest::prelude::*;
@@ -498,12 +502,54 @@ proptest! {
     ) {
         note(3, replay(seed, t_ns, line, hops, max_stage, every)?);
     }
+
+    /// (b) at an Rx-HPCC receiver: the trace's telemetry as data packets
+    /// arriving (NewINT), the engine's `rx_telemetry` against the model's
+    /// `new_int`: W within 1 % at every packet, and a window fed back on
+    /// exactly the packets where the model sends one (more than T after
+    /// the last), within 1 % of the model's.
+    #[test]
+    fn rx_hpcc_trace_stays_within_one_percent(
+        seed in any::<u64>(),
+        t_ns in 2_000u32..=50_000,
+        line in 2usize..8,
+        hops in 1usize..=5,
+        max_stage in prop::sample::select(vec![0u8, 5]),
+        every in prop::sample::select(vec![1usize, 3]),
+    ) {
+        note(3, replay_rx(seed, t_ns, line, hops, max_stage, every)?);
+    }
 }
 
 /// Replays 10^4 ACKs over a wandering bottleneck to the engine and the
 /// model, handing over every `every`-th: the largest relative difference
 /// of W; a case fails if one exceeds 1 %.
 fn replay(seed: u64, t_ns: u32, line: usize, hops: usize, max_stage: u8, every: usize) -> Result<f64, TestCaseError> {
+    replay_on(seed, t_ns, line, hops, max_stage, every, false)
+}
+
+/// [`replay`] at an Rx-HPCC receiver: each step's telemetry is a data
+/// packet's, handed to `rx_telemetry` and `new_int`.
+fn replay_rx(
+    seed: u64,
+    t_ns: u32,
+    line: usize,
+    hops: usize,
+    max_stage: u8,
+    every: usize,
+) -> Result<f64, TestCaseError> {
+    replay_on(seed, t_ns, line, hops, max_stage, every, true)
+}
+
+fn replay_on(
+    seed: u64,
+    t_ns: u32,
+    line: usize,
+    hops: usize,
+    max_stage: u8,
+    every: usize,
+    receiver: bool,
+) -> Result<f64, TestCaseError> {
     let c = Case {
         t_ns,
         line,
@@ -522,8 +568,18 @@ fn replay(seed: u64, t_ns: u32, line: usize, hops: usize, max_stage: u8, every: 
     let cfg = config(&c);
     let p = params(&c);
     let mut s = HpccSender::<5>::new(&cfg, &p).unwrap();
+    let mut rx = HpccReceiver::<5>::new(
+        &cfg,
+        &FlowParams {
+            algorithm: Algorithm::HpccReceiver,
+            ..p
+        },
+        Instant::ZERO,
+    )
+    .unwrap();
     let mut r = HpccRef::new(ref_params(&cfg, &p, &c));
     let bw = p.line_rate;
+    let mut fed_back = 0;
     let mut rng = seed | 1;
     let mut next = move || {
         rng ^= rng << 13;
@@ -567,12 +623,31 @@ fn replay(seed: u64, t_ns: u32, line: usize, hops: usize, max_stage: u8, every: 
         if i % every != 0 {
             continue;
         }
-        let d = s.ack(&cfg, Instant::from_nanos(now), &ack(cum, snd_nxt, &tel)).unwrap();
-        r.new_ack(now, cum, snd_nxt, &tel);
+        let d = if receiver {
+            let d = rx.rx_telemetry(&cfg, Instant::from_nanos(now), &tel).unwrap();
+            let sent = r.new_int(now as f64, &tel);
+            match (d.request, sent) {
+                (Request::Feedback { window }, Some(w)) => {
+                    fed_back += 1;
+                    let rel = (w_bytes(window) - w).abs() / w;
+                    prop_assert!(rel <= 0.01, "fed back {} vs {} at packet {}", w_bytes(window), w, i);
+                }
+                (Request::None, None) => {}
+                (got, want) => prop_assert!(false, "packet {}: engine {:?}, model {:?}", i, got, want),
+            }
+            d
+        } else {
+            let d = s.ack(&cfg, Instant::from_nanos(now), &ack(cum, snd_nxt, &tel)).unwrap();
+            r.new_ack(now, cum, snd_nxt, &tel);
+            d
+        };
         let rel = (w_bytes(d.window) - r.w).abs() / r.w;
         worst = worst.max(rel);
         prop_assert!(rel <= 0.01, "W {} vs {} ({:.4} %)", w_bytes(d.window), r.w, rel * 100.0);
     }
+    // Packets 1/8 to 5/8 of T apart (every k-th of them): a receiver
+    // feeds back about once every T, so over 10^4 steps many times.
+    prop_assert!(!receiver || fed_back >= 1000 / every, "fed back {} times", fed_back);
     Ok(worst)
 }
 
