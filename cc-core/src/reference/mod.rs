@@ -16,5 +16,5 @@ mod ldcp;
 
 pub use self::dcqcn::{DcqcnRef, DcqcnRefParams};
 pub use self::dctcp::{DctcpRef, DctcpRefParams};
-pub use self::hpcc::{HpccRef, HpccRefParams};
+pub use self::hpcc::{HpccRef, HpccRefParams, RefOutcome};
 pub use self::ldcp::{LdcpRateRef, LdcpRef, LdcpRefParams};
