@@ -534,8 +534,15 @@ pub struct Seq(pub u32);
 impl Seq {
     /// Whether `self` comes strictly after `other`.
     pub const fn after(self, other: Seq) -> bool {
-        let d = self.0.wrapping_sub(other.0);
-        d != 0 && d < (1 << 31)
+        // d in (0, 2^31) is d > 0 read as a signed word: a subtract and
+        // one compare (written as the range test, rv32imac took six).
+        (self.0.wrapping_sub(other.0) as i32) > 0
+    }
+
+    /// Whether `self` is `other` or comes after it (`a − b mod 2^32` in
+    /// [0, 2^31)).
+    pub const fn at_or_after(self, other: Seq) -> bool {
+        (self.0.wrapping_sub(other.0) as i32) >= 0
     }
 
     /// Bytes from `earlier` to `self` if `self` is not before it, else 0.
@@ -605,6 +612,14 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// `after` against its definition: `a − b mod 2^32` in (0, 2^31).
+        #[test]
+        fn seq_after_is_the_serial_range(a: u32, d: u32) {
+            let b = a.wrapping_sub(d);
+            proptest::prop_assert_eq!(Seq(a).after(Seq(b)), d != 0 && d < 1 << 31);
+            proptest::prop_assert_eq!(Seq(a).at_or_after(Seq(b)), Seq(a).after(Seq(b)) || a == b);
+        }
+
         #[test]
         fn mtu_reciprocal_is_the_quotient(mtu in Mtu::MIN..=Mtu::MAX, bytes: u32, small in 0u32..1 << 16) {
             let m = Mtu::new(mtu).unwrap();
@@ -620,6 +635,13 @@ mod tests {
         assert!(!Seq(7).after(Seq(7)));
         assert_eq!(Seq(5).bytes_since(Seq(u32::MAX - 3)), 9);
         assert_eq!(Seq(5).bytes_since(Seq(6)), 0);
+        // RFC 1982 §3.2: a distance of exactly 2^31 is undefined, and
+        // neither number is after the other; 2^31 − 1 ahead is after.
+        assert!(!Seq(1 << 31).after(Seq(0)));
+        assert!(!Seq(0).after(Seq(1 << 31)));
+        assert!(Seq((1 << 31) - 1).after(Seq(0)));
+        assert!(!Seq(0).after(Seq((1 << 31) - 1)));
+        assert!(Seq(0).after(Seq((1 << 31) + 1)));
     }
 
     #[test]

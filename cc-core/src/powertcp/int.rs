@@ -867,7 +867,7 @@ impl<const H: usize> Controller for PowerTcp<H> {
             return Ok(self.decision());
         }
         let measured = self.measure(cfg, now, ack.telemetry)?;
-        let reached = ack.cum_ack.after(Seq(self.mark)) || ack.cum_ack == Seq(self.mark);
+        let reached = ack.cum_ack.at_or_after(Seq(self.mark));
         let Measured::Power(power) = measured else {
             return Ok(self.decision());
         };

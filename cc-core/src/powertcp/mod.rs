@@ -778,7 +778,7 @@ impl Controller for ThetaPowerTcp {
         if rtt == 0 || rtt >= MAX_RTT_NS {
             return Err(Error::InvalidParams);
         }
-        let reached = ack.cum_ack.after(Seq(self.mark)) || ack.cum_ack == Seq(self.mark);
+        let reached = ack.cum_ack.at_or_after(Seq(self.mark));
         if !reached && cfg.clock == PowerClock::PerRtt {
             return Ok(self.decision());
         }
