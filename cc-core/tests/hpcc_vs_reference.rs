@@ -487,14 +487,8 @@ proptest! {
     /// (b) A replayed trace of 10^4 ACKs over a bottleneck whose queue and
     /// rate wander: W within 1 % at every ACK.
     #[test]
-    fn replayed_trace_stays_within_one_percent(
-        seed in any::<u64>(),
-        t_ns in 2_000u32..=50_000,
-        line in 2usize..8,
-        hops in 1usize..=5,
-        max_stage in prop::sample::select(vec![0u8, 5]),
-    ) {
-        note(3, replay(seed, t_ns, line, hops, max_stage, 1)?);
+    fn replayed_trace_stays_within_one_percent(t in trace()) {
+        note(3, replay_on(&t, 1, Mode::Ack)?);
     }
 
     /// (b) again with coalesced ACKs, as a NIC's event queue hands them
@@ -503,15 +497,8 @@ proptest! {
     /// cumulative ACK and telemetry, so τ spans k ACKs (beyond T for the
     /// larger k, where the τ > T clamp applies).
     #[test]
-    fn coalesced_trace_stays_within_one_percent(
-        seed in any::<u64>(),
-        t_ns in 2_000u32..=50_000,
-        line in 2usize..8,
-        hops in 1usize..=5,
-        max_stage in prop::sample::select(vec![0u8, 5]),
-        every in 2usize..=16,
-    ) {
-        note(3, replay(seed, t_ns, line, hops, max_stage, every)?);
+    fn coalesced_trace_stays_within_one_percent(t in trace(), every in 2usize..=16) {
+        note(3, replay_on(&t, every, Mode::Ack)?);
     }
 
     /// (b) at an Rx-HPCC receiver: the trace's telemetry as data packets
@@ -520,15 +507,8 @@ proptest! {
     /// exactly the packets where the model sends one (more than T after
     /// the last), within 1 % of the model's.
     #[test]
-    fn rx_hpcc_trace_stays_within_one_percent(
-        seed in any::<u64>(),
-        t_ns in 2_000u32..=50_000,
-        line in 2usize..8,
-        hops in 1usize..=5,
-        max_stage in prop::sample::select(vec![0u8, 5]),
-        every in prop::sample::select(vec![1usize, 3]),
-    ) {
-        note(3, replay_rx(seed, t_ns, line, hops, max_stage, every)?);
+    fn rx_hpcc_trace_stays_within_one_percent(t in trace(), every in prop::sample::select(vec![1usize, 3])) {
+        note(3, replay_on(&t, every, Mode::Receiver)?);
     }
 
     /// (b) in probe mode (§7.1): each step the sender sends a probe, and
@@ -536,37 +516,38 @@ proptest! {
     /// throughout): W within 1 % of the model's MeasureInflight on that
     /// hop at its place in the path and ComputeWind committing each time.
     #[test]
-    fn probe_mode_trace_stays_within_one_percent(
-        seed in any::<u64>(),
-        t_ns in 2_000u32..=50_000,
-        line in 2usize..8,
-        hops in 1usize..=5,
-        max_stage in prop::sample::select(vec![0u8, 5]),
-        pick in any::<u8>(),
-    ) {
-        let hop = pick % hops as u8;
-        note(3, replay_on(seed, t_ns, line, hops, max_stage, 1, Mode::Probe { hop })?);
+    fn probe_mode_trace_stays_within_one_percent(t in trace(), pick in any::<u8>()) {
+        let hop = pick % t.hops as u8;
+        note(3, replay_on(&t, 1, Mode::Probe { hop })?);
     }
 }
 
-/// Replays 10^4 ACKs over a wandering bottleneck to the engine and the
-/// model, handing over every `every`-th: the largest relative difference
-/// of W; a case fails if one exceeds 1 %.
-fn replay(seed: u64, t_ns: u32, line: usize, hops: usize, max_stage: u8, every: usize) -> Result<f64, TestCaseError> {
-    replay_on(seed, t_ns, line, hops, max_stage, every, Mode::Ack)
-}
-
-/// [`replay`] at an Rx-HPCC receiver: each step's telemetry is a data
-/// packet's, handed to `rx_telemetry` and `new_int`.
-fn replay_rx(
+/// A replayed trace: its random walk's seed, T, the line rate's index,
+/// the hop count and maxStage.
+#[derive(Clone, Debug)]
+struct Trace {
     seed: u64,
     t_ns: u32,
     line: usize,
     hops: usize,
     max_stage: u8,
-    every: usize,
-) -> Result<f64, TestCaseError> {
-    replay_on(seed, t_ns, line, hops, max_stage, every, Mode::Receiver)
+}
+
+fn trace() -> impl Strategy<Value = Trace> {
+    (
+        any::<u64>(),
+        2_000u32..=50_000,
+        2usize..8,
+        1usize..=5,
+        prop::sample::select(vec![0u8, 5]),
+    )
+        .prop_map(|(seed, t_ns, line, hops, max_stage)| Trace {
+            seed,
+            t_ns,
+            line,
+            hops,
+            max_stage,
+        })
 }
 
 /// Where a replayed trace's telemetry goes.
@@ -581,15 +562,18 @@ enum Mode {
     Probe { hop: u8 },
 }
 
-fn replay_on(
-    seed: u64,
-    t_ns: u32,
-    line: usize,
-    hops: usize,
-    max_stage: u8,
-    every: usize,
-    mode: Mode,
-) -> Result<f64, TestCaseError> {
+/// Replays 10^4 ACKs (or data packets, or probe responses) over a
+/// wandering bottleneck to the engine and the model, handing over every
+/// `every`-th: the largest relative difference of W; a case fails if one
+/// exceeds 1 %.
+fn replay_on(t: &Trace, every: usize, mode: Mode) -> Result<f64, TestCaseError> {
+    let &Trace {
+        seed,
+        t_ns,
+        line,
+        hops,
+        max_stage,
+    } = t;
     let c = Case {
         t_ns,
         line,
