@@ -12,6 +12,7 @@ use core::mem::{align_of, size_of};
 
 use cc_core::controller::{AnyConfig, AnyController, Controller, Visit};
 use cc_core::event::{Decision, Error};
+use cc_core::telemetry::CounterWidths;
 use cc_core::units::Instant;
 
 use crate::cc_status;
@@ -40,8 +41,25 @@ pub struct cc_engine {
     /// The last slot an ended flow gave back, `NONE` if there is none.
     free: u32,
     live: u32,
-    stats: cc_stats,
+    tally: Tally,
     cfg: AnyConfig,
+}
+
+/// What every event may write besides its flow: the refusal counters, and
+/// the hops' counter widths word last found valid (`with_hops` checks a
+/// hop's widths only where they differ from it).
+pub(crate) struct Tally {
+    stats: cc_stats,
+    pub(crate) hop_widths: u32,
+}
+
+impl Tally {
+    /// Nothing counted, and the full widths (32-bit counters of bytes)
+    /// as the word known valid.
+    const NEW: Tally = Tally {
+        stats: cc_stats::ZERO,
+        hop_widths: CounterWidths::FULL.to_word(),
+    };
 }
 
 /// One slot.
@@ -149,7 +167,7 @@ pub unsafe extern "C" fn cc_engine_init(
             fresh: 0,
             free: NONE,
             live: 0,
-            stats: cc_stats::default(),
+            tally: Tally::NEW,
             cfg,
         });
         let slots = mem.cast::<u8>().add(slots_offset()).cast::<Slot>();
@@ -195,7 +213,7 @@ pub unsafe extern "C" fn cc_engine_reset(e: *mut cc_engine, cfg: *const crate::c
     h.fresh = 0;
     h.free = NONE;
     h.live = 0;
-    h.stats = cc_stats::default();
+    h.tally = Tally::NEW;
     cc_status::Ok
 }
 
@@ -212,7 +230,7 @@ pub unsafe extern "C" fn cc_engine_stats(e: *const cc_engine, out: *mut cc_stats
     let Some(h) = (unsafe { header(e) }) else {
         return cc_status::BadMemory;
     };
-    let mut s = h.stats;
+    let mut s = h.tally.stats;
     s.live_flows = h.live;
     // SAFETY: out is valid.
     unsafe { out.write(s) };
@@ -251,6 +269,16 @@ unsafe fn parts<'a>(e: *mut cc_engine) -> Option<(&'a mut cc_engine, &'a mut [Sl
 const NEXT_GENERATION: u32 = 1 << 16;
 
 impl cc_stats {
+    /// Nothing counted.
+    const ZERO: cc_stats = cc_stats {
+        unknown_flow: 0,
+        table_full: 0,
+        bad_start: 0,
+        bad_telemetry: 0,
+        not_applicable: 0,
+        live_flows: 0,
+    };
+
     /// Counts refusal `s` under its reason and answers it.
     #[cold]
     fn count(&mut self, s: cc_status) -> cc_status {
@@ -292,7 +320,7 @@ pub unsafe extern "C" fn cc_flow_start(
         Ok(p) => p,
         Err(s) => {
             // Any refused parameter is a bad start, a bad enumeration too.
-            h.stats.count(cc_status::InvalidParams);
+            h.tally.stats.count(cc_status::InvalidParams);
             return s;
         }
     };
@@ -301,7 +329,7 @@ pub unsafe extern "C" fn cc_flow_start(
     } else if h.fresh < h.capacity {
         h.fresh
     } else {
-        return h.stats.count(cc_status::TableFull);
+        return h.tally.stats.count(cc_status::TableFull);
     };
     let Some(slot) = slots.get_mut(index as usize) else {
         return cc_status::BadMemory;
@@ -310,7 +338,7 @@ pub unsafe extern "C" fn cc_flow_start(
     let (state, d) = match started {
         Ok(s) => s,
         Err(err) => {
-            return h.stats.count(err.into());
+            return h.tally.stats.count(err.into());
         }
     };
     if index == h.free {
@@ -359,7 +387,7 @@ pub unsafe extern "C" fn cc_flow_end(e: *mut cc_engine, handle: u32, out: *mut c
         _ => Err(Error::UnknownFlow),
     };
     Answer {
-        stats: &mut h.stats,
+        tally: &mut h.tally,
         out,
     }
     .give(r)
@@ -380,7 +408,7 @@ pub(crate) trait Event {
 /// Where an event's answer goes: the decision to the caller's struct, a
 /// refusal to the engine's counters.
 pub(crate) struct Answer<'a> {
-    stats: &'a mut cc_stats,
+    pub(crate) tally: &'a mut Tally,
     out: *mut cc_decision,
 }
 
@@ -395,14 +423,14 @@ impl Answer<'_> {
                 unsafe { self.out.write(cc_decision::from(&d)) };
                 cc_status::Ok
             }
-            Err(e) => self.stats.count(e.into()),
+            Err(e) => self.tally.stats.count(e.into()),
         }
     }
 
     /// The event refused before its hook ran.
     #[cold]
     pub(crate) fn refuse(self, s: cc_status) -> cc_status {
-        self.stats.count(s)
+        self.tally.stats.count(s)
     }
 }
 
@@ -425,27 +453,27 @@ pub(crate) unsafe fn apply(e: *mut cc_engine, handle: u32, out: *mut cc_decision
     let Some((h, slots)) = (unsafe { parts(e) }) else {
         return cc_status::BadMemory;
     };
-    let (cfg, stats) = (&h.cfg, &mut h.stats);
+    let (cfg, tally) = (&h.cfg, &mut h.tally);
     let Some(Slot {
         handle: slot_handle,
         state: Some(flow),
         ..
     }) = slots.get_mut((handle & 0xffff) as usize)
     else {
-        return stats.count(cc_status::UnknownFlow);
+        return tally.stats.count(cc_status::UnknownFlow);
     };
     if *slot_handle != handle {
-        return stats.count(cc_status::UnknownFlow);
+        return tally.stats.count(cc_status::UnknownFlow);
     }
-    flow.visit(cfg, On { stats, out, ev })
+    flow.visit(cfg, On { tally, out, ev })
 }
 
-/// `ev` for the flow's controller, its refusal counted in `stats` or its
+/// `ev` for the flow's controller, its refusal counted in `tally` or its
 /// decision written to `out`. Made only by [`apply`], after the checks
 /// its caller's promise and its own tests give: `out` is valid, and so
 /// are `ev`'s pointers.
 struct On<'a, E> {
-    stats: &'a mut cc_stats,
+    tally: &'a mut Tally,
     out: *mut cc_decision,
     ev: E,
 }
@@ -457,23 +485,27 @@ impl<E: Event> Visit for On<'_, E> {
     fn on<C: Controller>(self, c: &mut C, cfg: &C::Config) -> cc_status {
         // SAFETY: `out` and `ev`'s pointers are valid (`On`'s maker,
         // `apply`, has its caller's promise).
-        unsafe { on(c, cfg, self.stats, self.out, self.ev) }
+        unsafe { on(c, cfg, self.tally, self.out, self.ev) }
     }
 }
 
 /// `ev` on one algorithm's controller: a function for each algorithm and
 /// event, never inlined into the dispatch, its arguments in registers.
+/// Its C calling convention is the exported functions' own, so that the
+/// dispatch ends in a jump to it, with no frame of its own and no
+/// conversion of the status it returns (a Rust-convention return cost 8
+/// instructions an event on rv64imac: a frame and two extensions).
 ///
 /// # Safety
 /// As `apply`.
 #[inline(never)]
-unsafe fn on<C: Controller>(
+unsafe extern "C" fn on<C: Controller>(
     c: &mut C,
     cfg: &C::Config,
-    stats: &mut cc_stats,
+    tally: &mut Tally,
     out: *mut cc_decision,
     ev: impl Event,
 ) -> cc_status {
     // SAFETY: as this function's.
-    unsafe { ev.run(c, cfg, Answer { stats, out }) }
+    unsafe { ev.run(c, cfg, Answer { tally, out }) }
 }

@@ -307,6 +307,28 @@ fn hops_read_in_place_are_checked_field_by_field() {
         }),
         cc_status::Ok
     );
+    // The engine keeps the widths word it last found valid, so that most
+    // hops compare one word; it is a hint only. Every hop is still checked
+    // on every ACK, whichever word the ACK before it taught.
+    let util = cc_hop {
+        has_utilization: 1,
+        utilization_q24: 1 << 23,
+        ..good
+    };
+    let flagged = cc_hop {
+        has_utilization: 2,
+        ..other
+    };
+    for first in [good, other, util] {
+        assert_eq!(on_ack(&[first]), cc_status::Ok);
+        assert_eq!(on_ack(&[good, bad]), cc_status::BadCounterWidths);
+        assert_eq!(on_ack(&[bad]), cc_status::BadCounterWidths);
+        assert_eq!(on_ack(&[other, good, other]), cc_status::Ok);
+        assert_eq!(on_ack(&[good, util, other, util]), cc_status::Ok);
+        // The first hop that fails decides the answer.
+        assert_eq!(on_ack(&[good, flagged, bad]), cc_status::BadEnum);
+        assert_eq!(on_ack(&[good, bad, flagged]), cc_status::BadCounterWidths);
+    }
     // A pointer that is not a cc_hop's alignment is refused, not read.
     let words = [0u32; 20];
     let odd = unsafe { (words.as_ptr() as *const u8).add(2) }.cast::<cc_hop>();
