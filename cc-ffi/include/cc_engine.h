@@ -243,7 +243,10 @@ typedef enum {
 } cc_status;
 
 // The engine: opaque to C, which holds a pointer to the memory it gave
-// `cc_engine_init`.
+// `cc_engine_init`. One call at a time: every call may write the whole
+// engine (a flow's slot, the refusal counters, the hops' last counter
+// widths), so calls on one engine must not overlap; a NIC whose cores
+// run congestion control side by side gives each core its own engine.
 typedef struct cc_engine cc_engine;
 
 // HPCC++ (draft 2022-10).

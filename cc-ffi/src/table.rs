@@ -32,7 +32,10 @@ const NONE: u32 = u32::MAX;
 const MAGIC: u32 = 0x4343_4631; // "CCF1"
 
 /// The engine: opaque to C, which holds a pointer to the memory it gave
-/// `cc_engine_init`.
+/// `cc_engine_init`. One call at a time: every call may write the whole
+/// engine (a flow's slot, the refusal counters, the hops' last counter
+/// widths), so calls on one engine must not overlap; a NIC whose cores
+/// run congestion control side by side gives each core its own engine.
 pub struct cc_engine {
     magic: u32,
     capacity: u32,
