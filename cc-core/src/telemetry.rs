@@ -476,6 +476,39 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// The reset test is the doc comment's, Δ > 2·most + unit, with
+        /// most = Δts·B/8000, taken in 128 bits over every counter width
+        /// and unit and every interval and speed the engine reads.
+        #[test]
+        fn the_reset_test_is_the_definition(
+            tx_bits in 1u8..=32, unit in 1u16..=u16::MAX, dts: u32, b in 0u32..1 << 23,
+            now: u32, before: u32,
+        ) {
+            let w = CounterWidths::new(32, tx_bits, unit).unwrap();
+            let units = (now.wrapping_sub(before) as u64) & ((1u64 << tx_bits) - 1);
+            let delta = units as u128 * unit as u128;
+            let reset = delta * 8000 > 2 * (dts as u128 * b as u128) + unit as u128 * 8000;
+            let want = if reset { None } else { Some(delta as u64) };
+            proptest::prop_assert_eq!(tx_bytes_counted(now, before, w, dts as u64 * b as u64), want);
+        }
+
+        /// The same at the edge: Δts·B just below, at and just above the
+        /// most under which `units` is no reset, (units − 1)·unit·4000
+        /// (where units·unit·8000 = 2·Δts·B + unit·8000).
+        #[test]
+        fn the_reset_test_is_the_definition_at_its_edge(
+            unit in 1u16..=u16::MAX, units in 1u32..=1 << 20, before: u32, step in 0u64..3,
+        ) {
+            let w = CounterWidths::new(32, 32, unit).unwrap();
+            let most_x8000 = ((units - 1) as u64 * unit as u64 * 4000 + step).saturating_sub(1);
+            let delta = units as u64 * unit as u64;
+            let reset = delta as u128 * 8000 > 2 * most_x8000 as u128 + unit as u128 * 8000;
+            let want = if reset { None } else { Some(delta) };
+            proptest::prop_assert_eq!(tx_bytes_counted(before.wrapping_add(units), before, w, most_x8000), want);
+        }
+    }
+
     #[test]
     fn timestamp_intervals_wrap_at_any_width() {
         use TsInterval::*;
