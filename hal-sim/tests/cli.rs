@@ -9,10 +9,27 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hal-sim"))
 }
 
-fn tmp(name: &str) -> PathBuf {
+/// A folder of the test's own under the system's temporary folder,
+/// removed when the test ends.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmp(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("hal-sim-cli-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 /// A 5 ms HPCC++ 2-to-1 of 2 MB flows.

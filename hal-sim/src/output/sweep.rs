@@ -454,20 +454,30 @@ mod tests {
 
     const HPCC: &str = crate::setup::scenario::MINIMAL;
 
-    fn files(dir: &str) -> (PathBuf, PathBuf) {
+    /// A folder of the test's own, removed when the test ends.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// An HPCC++ and an LDCP scenario file in a folder of their own.
+    fn files(dir: &str) -> (Scratch, PathBuf, PathBuf) {
         let d = std::env::temp_dir().join(format!("hal-sim-sweep-{dir}-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         let (h, l) = (d.join("h.toml"), d.join("l.toml"));
         std::fs::write(&h, HPCC).unwrap();
         std::fs::write(&l, HPCC.replace("\"hpcc\"", "\"ldcp\"")).unwrap();
-        (h, l)
+        (Scratch(d), h, l)
     }
 
     /// `cc.eta` varies the HPCC++ file only; the LDCP file runs once for
     /// each seed.
     #[test]
     fn an_algorithm_field_varies_only_the_files_that_take_it() {
-        let (h, l) = files("grid");
+        let (_dir, h, l) = files("grid");
         let axes = [
             Axis::parse("cc.eta=0.9,0.95").unwrap(),
             Axis::parse("seed=1,2").unwrap(),
@@ -484,7 +494,7 @@ mod tests {
     /// several; the baseline by the name given; one panel per value drawn.
     #[test]
     fn lines_are_named_by_what_varies() {
-        let (h, l) = files("names");
+        let (_dir, h, l) = files("names");
         let out = h.parent().unwrap().join("out");
         let run_names = |files: &[PathBuf], axes: &[Axis]| {
             let mut points = grid(files, axes);
@@ -527,7 +537,7 @@ mod tests {
     /// file the user never wrote; one in the file names the file's line.
     #[test]
     fn errors_name_the_vary_option_or_the_files_line() {
-        let (h, _) = files("errors");
+        let (_dir, h, _) = files("errors");
         let point = |field: &str, v: &str| Point {
             index: 0,
             file: h.clone(),
@@ -559,7 +569,7 @@ mod tests {
     /// other; a value out of range names the option.
     #[test]
     fn the_cc_processor_is_swept_by_its_fields() {
-        let (h, _) = files("ccp");
+        let (_dir, h, _) = files("ccp");
         let with =
             format!("{HPCC}[nic.cc_processor]\ncores = 1\nclock_ghz = 1.0\n[nic.cc_processor.costs]\nack = 100\n");
         std::fs::write(&h, with).unwrap();
