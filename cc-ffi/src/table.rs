@@ -59,10 +59,12 @@ pub(crate) struct Tally {
 impl Tally {
     /// Nothing counted, and the full widths (32-bit counters of bytes)
     /// as the word known valid.
-    const NEW: Tally = Tally {
-        stats: cc_stats::ZERO,
-        hop_widths: CounterWidths::FULL.to_word(),
-    };
+    fn new() -> Tally {
+        Tally {
+            stats: cc_stats::default(),
+            hop_widths: CounterWidths::FULL.to_word(),
+        }
+    }
 }
 
 /// One slot.
@@ -170,7 +172,7 @@ pub unsafe extern "C" fn cc_engine_init(
             fresh: 0,
             free: NONE,
             live: 0,
-            tally: Tally::NEW,
+            tally: Tally::new(),
             cfg,
         });
         let slots = mem.cast::<u8>().add(slots_offset()).cast::<Slot>();
@@ -216,7 +218,7 @@ pub unsafe extern "C" fn cc_engine_reset(e: *mut cc_engine, cfg: *const crate::c
     h.fresh = 0;
     h.free = NONE;
     h.live = 0;
-    h.tally = Tally::NEW;
+    h.tally = Tally::new();
     cc_status::Ok
 }
 
@@ -272,16 +274,6 @@ unsafe fn parts<'a>(e: *mut cc_engine) -> Option<(&'a mut cc_engine, &'a mut [Sl
 const NEXT_GENERATION: u32 = 1 << 16;
 
 impl cc_stats {
-    /// Nothing counted.
-    const ZERO: cc_stats = cc_stats {
-        unknown_flow: 0,
-        table_full: 0,
-        bad_start: 0,
-        bad_telemetry: 0,
-        not_applicable: 0,
-        live_flows: 0,
-    };
-
     /// Counts refusal `s` under its reason and answers it.
     #[cold]
     fn count(&mut self, s: cc_status) -> cc_status {
