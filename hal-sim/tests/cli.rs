@@ -1,6 +1,5 @@
 //! The `hal-sim run` command as a user meets it.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 mod common;
@@ -11,25 +10,11 @@ fn bin() -> Command {
 
 /// A folder of the test's own under the system's temporary folder,
 /// removed when the test ends.
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = std::path::Path;
-    fn deref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tmp(name: &str) -> Scratch {
-    let d = std::env::temp_dir().join(format!("hal-sim-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    Scratch(d)
+fn tmp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("hal-sim-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// A 5 ms HPCC++ 2-to-1 of 2 MB flows.
@@ -39,7 +24,8 @@ fn small() -> String {
 
 #[test]
 fn a_malformed_scenario_names_file_line_and_field() {
-    let d = tmp("bad");
+    let dir = tmp("bad");
+    let d = dir.path();
     let f = d.join("bad.toml");
     std::fs::write(&f, small().replace("link_gbps = 100", "link_gbps = \"fast\"")).unwrap();
     let out = bin().args(["run", f.to_str().unwrap(), "--quiet"]).output().unwrap();
@@ -59,7 +45,8 @@ fn a_malformed_scenario_names_file_line_and_field() {
 
 #[test]
 fn a_run_prints_the_table_and_writes_json_csv_and_plots() {
-    let d = tmp("good");
+    let dir = tmp("good");
+    let d = dir.path();
     let f = d.join("small.toml");
     std::fs::write(&f, small()).unwrap();
     let json = d.join("out.json");
@@ -115,7 +102,8 @@ fn a_run_prints_the_table_and_writes_json_csv_and_plots() {
 
 #[test]
 fn the_same_seed_gives_the_same_run() {
-    let d = tmp("det");
+    let dir = tmp("det");
+    let d = dir.path();
     let f = d.join("small.toml");
     std::fs::write(&f, small()).unwrap();
     let run = || {
@@ -144,7 +132,8 @@ fn the_same_seed_gives_the_same_run() {
 /// source.
 #[test]
 fn an_ns3_flow_file_in_and_its_fct_file_out() {
-    let d = tmp("ns3");
+    let dir = tmp("ns3");
+    let d = dir.path();
     std::fs::write(
         d.join("flows.txt"),
         "3\n1 0 3 100 200000 0.000001\n2 0 3 100 100000 0.000002\n1 0 3 7 5000 0.000003\n",
@@ -197,7 +186,8 @@ fn an_ns3_flow_file_in_and_its_fct_file_out() {
 /// value out of range before running anything.
 #[test]
 fn a_sweep_runs_its_grid_and_its_shards() {
-    let d = tmp("sweep");
+    let dir = tmp("sweep");
+    let d = dir.path();
     let f = d.join("small.toml");
     std::fs::write(&f, common::incast_text(2, 100_000, 5.0, 0, "", "")).unwrap();
     let sweep = |extra: &[&str], out: &str| {

@@ -454,23 +454,17 @@ mod tests {
 
     const HPCC: &str = crate::setup::scenario::MINIMAL;
 
-    /// A folder of the test's own, removed when the test ends.
-    struct Scratch(PathBuf);
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    /// An HPCC++ and an LDCP scenario file in a folder of their own.
-    fn files(dir: &str) -> (Scratch, PathBuf, PathBuf) {
-        let d = std::env::temp_dir().join(format!("hal-sim-sweep-{dir}-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        let (h, l) = (d.join("h.toml"), d.join("l.toml"));
+    /// An HPCC++ and an LDCP scenario file in a folder of their own,
+    /// removed when the test ends.
+    fn files(dir: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let d = tempfile::Builder::new()
+            .prefix(&format!("hal-sim-sweep-{dir}-"))
+            .tempdir()
+            .unwrap();
+        let (h, l) = (d.path().join("h.toml"), d.path().join("l.toml"));
         std::fs::write(&h, HPCC).unwrap();
         std::fs::write(&l, HPCC.replace("\"hpcc\"", "\"ldcp\"")).unwrap();
-        (Scratch(d), h, l)
+        (d, h, l)
     }
 
     /// `cc.eta` varies the HPCC++ file only; the LDCP file runs once for
