@@ -192,48 +192,49 @@ pub(crate) enum Walk {
     Done(Busiest),
 }
 
-/// The busiest hop so far: its (a, tau), compared by cross-multiplication,
-/// and the longest tau of any measured hop (0 until a hop is measured:
-/// every measured hop has tau ≥ 1).
+/// The busiest hop so far: its (a, tau), compared by cross-multiplication.
+/// Until a hop gives a load above 0, a is 0 and tau is the longest tau of
+/// any measured hop (0 until a hop is measured: every measured hop has
+/// tau ≥ 1), so that an idle path pulls the smoothed value down over the
+/// longest interval measured. One word fewer than a separate longest tau,
+/// which the hop loop has no register for.
 pub(crate) struct Busiest {
     pub a: u64,
     pub tau: u32,
-    pub tau_max: u32,
 }
 
 impl Busiest {
-    /// No hop yet: tau = 1 so that the first hop with a > 0 is busier.
+    /// No hop yet.
     fn new() -> Self {
-        Busiest {
-            a: 0,
-            tau: 1,
-            tau_max: 0,
-        }
+        Busiest { a: 0, tau: 0 }
     }
 
     /// Whether any hop gave a measurement.
     pub fn measured(&self) -> bool {
-        self.tau_max != 0
+        self.tau != 0
     }
 
     /// The busiest hop's (a, tau); where every measured hop's load was 0,
-    /// (0, the longest tau), so that an idle path pulls the smoothed value
-    /// down over the longest interval measured.
+    /// (0, the longest tau).
     pub fn load(&self) -> (u64, u32) {
-        if self.a == 0 {
-            (0, self.tau_max)
-        } else {
-            (self.a, self.tau)
-        }
+        (self.a, self.tau)
     }
 
     /// `if x' > x` for x' = a/tau and x = self.a/self.tau:
     /// `a · self.tau > self.a · tau` (a < 2^41, tau ≤ 2^20: below 2^61).
-    /// Strict, so the first of equally loaded hops stays.
+    /// Strict, so the first of equally loaded hops stays. While no hop
+    /// has a load, the first with one is the busiest, and one without
+    /// only lengthens tau.
     #[inline(always)]
     fn offer(&mut self, a: u64, tau: u32) {
-        self.tau_max = self.tau_max.max(tau);
-        if a * self.tau as u64 > self.a * tau as u64 {
+        if self.a == 0 {
+            if a != 0 {
+                self.a = a;
+                self.tau = tau;
+            } else {
+                self.tau = self.tau.max(tau);
+            }
+        } else if a * self.tau as u64 > self.a * tau as u64 {
             self.a = a;
             self.tau = tau;
         }
@@ -385,5 +386,56 @@ fn store_tracked<const H: usize>(
         let Some(h) = slots.get_mut(rank) else { break };
         rank += 1;
         *h = keep(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the walk must pick, straight from its definition (Figure 4,
+    /// lines 6-8, and the longest tau where no hop has a load): the first
+    /// hop of the highest a/tau, compared exactly as fractions; (0, the
+    /// longest tau) where every a is 0; nothing measured where no hop was.
+    fn defined(offers: &[(u64, u32)]) -> (bool, u64, u32) {
+        let Some(longest) = offers.iter().map(|o| o.1).max() else {
+            return (false, 0, 0);
+        };
+        let mut best: Option<(u64, u32)> = None;
+        for &(a, tau) in offers.iter().filter(|o| o.0 > 0) {
+            match best {
+                Some((ba, bt)) if a as u128 * bt as u128 <= ba as u128 * tau as u128 => {}
+                _ => best = Some((a, tau)),
+            }
+        }
+        match best {
+            Some((a, tau)) => (true, a, tau),
+            None => (true, 0, longest),
+        }
+    }
+
+    proptest! {
+        /// `Busiest` keeps a and tau in two fields (the longest tau lives
+        /// in tau while no hop has a load) and gives the defined choice
+        /// for any order of offers: loads of 0 among them, ties, a hop
+        /// with a load after hops without.
+        #[test]
+        fn busiest_is_the_defined_choice(
+            offers in proptest::collection::vec(
+                (prop_oneof![Just(0u64), 1u64..1 << 41, Just((1u64 << 41) - 1)], 1u32..=1 << 20),
+                0..8,
+            ),
+        ) {
+            let mut b = Busiest::new();
+            for &(a, tau) in &offers {
+                b.offer(a, tau);
+            }
+            let (measured, a, tau) = defined(&offers);
+            prop_assert_eq!(b.measured(), measured);
+            if measured {
+                prop_assert_eq!(b.load(), (a, tau));
+            }
+        }
     }
 }

@@ -333,8 +333,9 @@ unsafe fn in_place<'a>(hops: *const cc_hop, n: u32, known: &mut u32) -> Result<&
     // that hop and the rest are checked field by field in a second loop,
     // whose constants are set up only when it runs. (The word compared
     // stays in a register, not updated in the first loop, so that no
-    // hop's test waits on the one before; the walk is by pointer to the
-    // end, one induction variable where a slice's iterator kept two.)
+    // hop's test waits on the one before; the walk is by pointer while
+    // below the end, one induction variable where a slice's iterator,
+    // and on rv64 a test of `p != end`, kept two.)
     let valid = *known;
     let words = hops.cast::<[u32; HOP_WORDS]>();
     // SAFETY: the caller's promise; 0 < n ≤ CC_MAX_HOPS, aligned. A
@@ -343,7 +344,7 @@ unsafe fn in_place<'a>(hops: *const cc_hop, n: u32, known: &mut u32) -> Result<&
     let mut p = words;
     // SAFETY (both loops): `p` is one of the `n` hops, or one past the
     // last after its `add`.
-    while p != end && unsafe { (*p)[WIDTHS] == valid && (*p)[FLAG] == 0 } {
+    while p < end && unsafe { (*p)[WIDTHS] == valid && (*p)[FLAG] == 0 } {
         p = unsafe { p.add(1) };
     }
     while p != end {

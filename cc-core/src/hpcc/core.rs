@@ -53,9 +53,29 @@ pub enum Measured {
 }
 
 /// HPCC++'s per-hop term for the shared walk ([`crate::hop_walk`]):
-/// u' of Figure 4, line 5, weighted by tau/T; the queue signal it reads.
-struct Term<'a> {
+/// u' of Figure 4, line 5, weighted by tau/T. `SOJOURN` is the queue
+/// signal it reads (the configuration's [`QueueSignal`], chosen once a
+/// stack rather than tested every hop: the walk's loop has no register
+/// to spare for it).
+struct Term<'a, const SOJOURN: bool> {
     cfg: &'a HpccConfig,
+}
+
+impl<const SOJOURN: bool> Term<'_, SOJOURN> {
+    const SIGNAL: QueueSignal = if SOJOURN {
+        QueueSignal::Sojourn
+    } else {
+        QueueSignal::Length
+    };
+}
+
+/// One hop's term under the configuration's queue signal.
+#[inline(always)]
+fn hop_load(cfg: &HpccConfig, flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad {
+    match cfg.queue_signal {
+        QueueSignal::Length => Term::<false> { cfg }.load(flow, link, s, h),
+        QueueSignal::Sojourn => Term::<true> { cfg }.load(flow, link, s, h),
+    }
 }
 
 /// The values of a core that define its behaviour, for checkpointing a flow
@@ -313,7 +333,7 @@ impl<const H: usize> HpccCore<H> {
         }
         let known =
             self.status.has_history() && self.status.path_sig() == sig && self.status.hops() as usize == hops.len();
-        let (flow, term) = self.flow(cfg, now);
+        let flow = self.flow(cfg, now);
         // Loads as (a, tau), u' = a/tau, compared by cross-multiplication
         // (in 128 bits: the 7/8 test's factors overflow 64).
         let busier = |x: (u64, u32), y: (u64, u32)| x.0 as u128 * y.1 as u128 > y.0 as u128 * x.1 as u128;
@@ -326,7 +346,7 @@ impl<const H: usize> HpccCore<H> {
                 rank += 1;
                 let Some(h) = self.hops.get(rank - 1) else { continue };
                 // An expired history has no rate to show either.
-                match Link::new(&flow, &cfg.reciprocals, s).map(|link| term.load(&flow, &link, s, h)) {
+                match Link::new(&flow, &cfg.reciprocals, s).map(|link| hop_load(cfg, &flow, &link, s, h)) {
                     Some(HopLoad::Stale) => return Err(Error::StaleTelemetry),
                     None | Some(HopLoad::Skip) => (0, 1),
                     Some(HopLoad::Load { a, tau }) => (a, tau),
@@ -378,14 +398,24 @@ impl<const H: usize> HpccCore<H> {
     /// The flow's constants for one stack at local time `now`, and its
     /// per-hop term.
     #[inline(always)]
-    fn flow<'a>(&self, cfg: &'a HpccConfig, now: Instant) -> (Flow, Term<'a>) {
-        let per_rtt = cfg.reciprocals.per_rtt(self.t);
-        let flow = Flow {
+    fn flow(&self, cfg: &HpccConfig, now: Instant) -> Flow {
+        Flow {
             t: self.t.as_nanos(),
-            per_rtt,
+            per_rtt: cfg.reciprocals.per_rtt(self.t),
             elapsed_ns: self.elapsed_since_record(now),
-        };
-        (flow, Term { cfg })
+        }
+    }
+
+    /// The walk of `hops` against the history with `term`: hop i against
+    /// slot i, or the hops of `tracked` on a path longer than the history.
+    #[inline(always)]
+    fn walk<T: HopTerm>(&self, term: &T, flow: &Flow, hops: &[HopSample], tracked: u16) -> Walk {
+        if hops.len() <= H {
+            // Every hop followed (the usual case): hop i against slot i.
+            hop_walk::walk(term, flow, hops, &self.hops)
+        } else {
+            hop_walk::walk_tracked(term, flow, hops, &self.hops, tracked)
+        }
     }
 
     /// `MeasureInflight` (draft 2022-10 §4.2, Figure 4):
@@ -448,12 +478,10 @@ impl<const H: usize> HpccCore<H> {
             self.record(cfg, now, hops, tracked, sig);
             return Ok(Measured::Recorded);
         }
-        let (flow, term) = self.flow(cfg, now);
-        let walked = if hops.len() <= H {
-            // Every hop followed (the usual case): hop i against slot i.
-            hop_walk::walk(&term, &flow, hops, &self.hops)
-        } else {
-            hop_walk::walk_tracked(&term, &flow, hops, &self.hops, tracked)
+        let flow = self.flow(cfg, now);
+        let walked = match cfg.queue_signal {
+            QueueSignal::Length => self.walk(&Term::<false> { cfg }, &flow, hops, tracked),
+            QueueSignal::Sojourn => self.walk(&Term::<true> { cfg }, &flow, hops, tracked),
         };
         let busiest = match walked {
             Walk::Stale => return Err(Error::StaleTelemetry),
@@ -579,7 +607,7 @@ fn scaled_wide(wc: u64, scale: u64) -> u64 {
 /// link sends in Δts < T, plus a unit, and B·T/8000 < 2^30 bytes), so the
 /// bytes are below 2^41 in 2^-8 units and [`mul_shr41`] takes them. Every
 /// term rounds down by less than one unit of 2^-28.
-impl HopTerm for Term<'_> {
+impl<const SOJOURN: bool> HopTerm for Term<'_, SOJOURN> {
     #[inline(always)]
     fn load(&self, flow: &Flow, link: &Link, s: &HopSample, h: &HopHistory) -> HopLoad {
         let (dts, f) = match hop_walk::interval(flow, link, s, h) {
@@ -588,9 +616,9 @@ impl HopTerm for Term<'_> {
             Interval::Slow(dts) => return self.slow(flow, s, h, dts),
             Interval::Fast { dts, f } => (dts, f),
         };
-        let q = queue_signal(self.cfg.queue_signal, s).min(h.queue) as u64;
+        let q = queue_signal(Self::SIGNAL, s).min(h.queue) as u64;
         let qf8 = (q * f as u64) >> 24;
-        let (mut bytes8, mut a) = match self.cfg.queue_signal {
+        let (mut bytes8, mut a) = match Self::SIGNAL {
             QueueSignal::Length => (qf8, 0),
             QueueSignal::Sojourn => (0, mul_shr41(qf8, flow.per_rtt, PER_RTT_SHIFT - 20)),
         };
@@ -617,7 +645,7 @@ impl HopTerm for Term<'_> {
     }
 }
 
-impl Term<'_> {
+impl<const SOJOURN: bool> Term<'_, SOJOURN> {
     /// Where the products do not serve: Δts ≥ T (tau = T, and a = u'
     /// itself), or a BDP of 1 KiB or less. u' of line 5 by its two
     /// quotients ([`ratio_q24`]):
@@ -634,10 +662,10 @@ impl Term<'_> {
     fn slow(&self, flow: &Flow, s: &HopSample, h: &HopHistory, dts: u32) -> HopLoad {
         let b = s.bandwidth.as_mbps() as u64;
         let t = flow.t as u64;
-        let q = queue_signal(self.cfg.queue_signal, s).min(h.queue) as u64;
+        let q = queue_signal(Self::SIGNAL, s).min(h.queue) as u64;
         // Denominators are ≥ 100 · 100 > 0 (plausible B, valid T, dts > 0):
         // the `None` arms cannot happen, and would only zero a term.
-        let queue_term = match self.cfg.queue_signal {
+        let queue_term = match Self::SIGNAL {
             QueueSignal::Length => ratio_q24(q * 8000, b * t),
             QueueSignal::Sojourn => ratio_q24(q, t),
         }
