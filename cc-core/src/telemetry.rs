@@ -351,13 +351,15 @@ pub(crate) const fn tx_counter_may_wrap(w: CounterWidths, span_ns: u32, b_mbps: 
 
 /// The second test of [`tx_bytes_between`], for an interval in which the
 /// counter cannot wrap: the bytes, or `None` for a counter reset.
-/// `most_x8000` is Δts · B.
+/// `most_x8000` is Δts · B. The test Δ·8000 > 2·Δts·B + unit·8000 is
+/// taken halved, Δ·4000 > Δts·B + unit·4000: both sides are even, so the
+/// answer is the same, with one 64-bit doubling fewer a hop.
 #[inline(always)]
 pub(crate) const fn tx_bytes_counted(now: u32, before: u32, w: CounterWidths, most_x8000: u64) -> Option<u64> {
     let unit = w.tx_unit_bytes() as u32;
-    let unit_x8000 = unit * 8000;
+    let unit_x4000 = unit * 4000;
     let units = now.wrapping_sub(before) & w.tx_mask();
-    if units as u64 * unit_x8000 as u64 > 2 * most_x8000 + unit_x8000 as u64 {
+    if units as u64 * unit_x4000 as u64 > most_x8000 + unit_x4000 as u64 {
         None
     } else {
         Some(units as u64 * unit as u64)
