@@ -219,9 +219,9 @@ fn find(table: &[(u32, u32); 8], key: u32) -> Option<u32> {
 /// keys it holds, never on the order they came in. So a key costs an
 /// engine the same probes however its configuration was made (the C API
 /// lists a table's keys in slot order and adds them again), and no key is
-/// pushed far from its home by keys added before it (the compact speeds
-/// in their own order left 1.6 Tb/s five slots from home, 100 Gb/s at it;
-/// now none is more than two away).
+/// pushed far from its home by keys added before it (placed as they come,
+/// the compact speeds in their own order would leave 1.6 Tb/s five slots
+/// from home; placed by home, none is more than two away).
 const fn add(table: &mut [(u32, u32); 8], key: u32, value: u32) -> Result<(), Error> {
     let mut held = [(0u32, 0u32); 8];
     let mut n = 0;
