@@ -395,8 +395,7 @@ impl<const H: usize> HpccCore<H> {
         Ok(best.0)
     }
 
-    /// The flow's constants for one stack at local time `now`, and its
-    /// per-hop term.
+    /// The flow's constants for one stack at local time `now`.
     #[inline(always)]
     fn flow(&self, cfg: &HpccConfig, now: Instant) -> Flow {
         Flow {
