@@ -79,8 +79,9 @@ pub const fn per_rtt(t: BaseRtt) -> u32 {
 /// keys are laid out alike, and a lookup costs the same in both). A lookup
 /// reads the home slot and, in a full table, at most seven more: an ACK's
 /// lookups are a product, a load and a compare each, whatever the table
-/// holds.
-#[derive(Clone, Copy, Debug)]
+/// holds. Tables of the same keys being the same arrays, they compare
+/// as arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Reciprocals {
     /// (B in Mb/s, per_byte(B)); free slots are (0, 0).
@@ -88,18 +89,6 @@ pub struct Reciprocals {
     /// (T in ns, per_rtt(T)); free slots are (0, 0).
     rtts: [(u32, u32); MAX_RTTS],
 }
-
-impl PartialEq for Reciprocals {
-    fn eq(&self, other: &Self) -> bool {
-        let same = |a: &[(u32, u32); 8], b: &[(u32, u32); 8]| {
-            let count = |t: &[(u32, u32); 8]| t.iter().filter(|e| e.0 != 0).count();
-            count(a) == count(b) && a.iter().filter(|e| e.0 != 0).all(|e| find(b, e.0) == Some(e.1))
-        };
-        same(&self.speeds, &other.speeds) && same(&self.rtts, &other.rtts)
-    }
-}
-
-impl Eq for Reciprocals {}
 
 impl Reciprocals {
     /// The compact format's speed codes, 25 · 2^k Gb/s for k = 0..=6; no
