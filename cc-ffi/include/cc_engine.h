@@ -16,10 +16,22 @@
 
 // The library's ABI version: the major part changes when a type's layout
 // or a function's meaning changes (docs/c-abi.md).
-#define CC_ABI_VERSION_MAJOR 4
+#define CC_ABI_VERSION_MAJOR 5
 
 // The minor part: functions or enumerated values added.
 #define CC_ABI_VERSION_MINOR 0
+
+// DCQCN.
+#define CC_ALGORITHM_DCQCN 5
+
+// DCTCP (RFC 8257).
+#define CC_ALGORITHM_DCTCP 4
+
+// HPCC++ sender (window from telemetry echoed on ACKs).
+#define CC_ALGORITHM_HPCC 0
+
+// HPCC++ receiver (Rx-HPCC: the receiver computes the window).
+#define CC_ALGORITHM_HPCC_RECEIVER 1
 
 // Link speeds an HPCC++ configuration may list.
 #define CC_MAX_SPEEDS 8
@@ -45,15 +57,15 @@
 // `cc_hpcc_config::telemetry`: telemetry comes from probes.
 #define CC_TELEMETRY_PROBE 1
 
-// DCQCN.
-#define CC_ALGORITHM_DCQCN 5
-
-// DCTCP (RFC 8257).
-#define CC_ALGORITHM_DCTCP 4
-
 // HPCC-PINT (HPCC's window from the switches' utilization code: an ACK's
 // `pint_width` and `pint_code`).
 #define CC_ALGORITHM_HPCC_PINT 10
+
+// LDCP, window variant (ECN per ACK, PAWA, timer below one packet).
+#define CC_ALGORITHM_LDCP 2
+
+// LDCP, rate variant for NICs that keep ACKs in hardware (CNP, RTT probe).
+#define CC_ALGORITHM_LDCP_RATE 3
 
 // PowerTCP (a window from the power of in-band telemetry: an ACK's hops).
 #define CC_ALGORITHM_POWERTCP 9
@@ -97,18 +109,6 @@
 // `cc_timely_config::clock`: one update per RTT sample, scaled by the
 // time since the last (eRPC's).
 #define CC_TIMELY_PER_SAMPLE 1
-
-// HPCC++ sender (window from telemetry echoed on ACKs).
-#define CC_ALGORITHM_HPCC 0
-
-// HPCC++ receiver (Rx-HPCC: the receiver computes the window).
-#define CC_ALGORITHM_HPCC_RECEIVER 1
-
-// LDCP, window variant (ECN per ACK, PAWA, timer below one packet).
-#define CC_ALGORITHM_LDCP 2
-
-// LDCP, rate variant for NICs that keep ACKs in hardware (CNP, RTT probe).
-#define CC_ALGORITHM_LDCP_RATE 3
 
 // `cc_decision::ecn`: the next packets are not ECN-capable.
 #define CC_ECN_NOT_ECT 0
@@ -240,6 +240,12 @@ typedef enum {
   // An ACK's delay sample is missing where the algorithm needs one, or
   // its NIC timestamps are wrapped, stale or absurd.
   CC_STATUS_BAD_SAMPLE = 14,
+  // A configuration's `size` is not the size of the struct of the
+  // algorithm named (`cc_config_size`).
+  CC_STATUS_BAD_SIZE = 15,
+  // The engine has live flows: configure it before the first
+  // `cc_flow_start` or after `cc_engine_reset`.
+  CC_STATUS_FLOWS_LIVE = 16,
 } cc_status;
 
 // The engine: opaque to C, which holds a pointer to the memory it gave
@@ -248,245 +254,6 @@ typedef enum {
 // widths), so calls on one engine must not overlap; a NIC whose cores
 // run congestion control side by side gives each core its own engine.
 typedef struct cc_engine cc_engine;
-
-// HPCC++ (draft 2022-10).
-typedef struct {
-  // Target utilisation eta, 2^-24 (0 < eta ≤ 2^24; 0.95 is 15 938 355).
-  uint32_t eta_q24;
-  // Smallest window, 1/16 byte (> 0).
-  uint32_t w_min_q4;
-  // W_ai's rate when `w_ai_kind` is `CC_WAI_RATE`, bit/s (≤ 6.4 Tb/s).
-  uint64_t w_ai_bps;
-  // N when `w_ai_kind` is `CC_WAI_PER_FLOWS` (≥ 1).
-  uint16_t w_ai_flows;
-  // maxStage: additive steps before a multiplicative one, 0 ..= 15.
-  uint8_t max_stage;
-  // One of `CC_WAI_*`.
-  uint8_t w_ai_kind;
-  // One of `CC_QUEUE_*`.
-  uint8_t queue_signal;
-  // One of `CC_TELEMETRY_*`.
-  uint8_t telemetry;
-  // With probes: RTTs before an unanswered probe is sent again (≥ 1).
-  uint8_t probe_timeout_rtts;
-  // Entries used in `speeds_mbps`, 0 ..= `CC_MAX_SPEEDS`.
-  uint8_t n_speeds;
-  // Link speeds whose reciprocals the engine keeps, Mb/s (100 ..= 6 400 000).
-  uint32_t speeds_mbps[8];
-  // Entries used in `base_rtts_ns`, 0 ..= `CC_MAX_BASE_RTTS`.
-  uint8_t n_base_rtts;
-  // Zero.
-  uint8_t reserved[3];
-  // Base RTTs whose reciprocals the engine keeps, ns (100 ..= 1 048 576).
-  uint32_t base_rtts_ns[8];
-} cc_hpcc_config;
-
-// LDCP (draft-dai).
-typedef struct {
-  // The flows' MTU, bytes (64 ..= 65 535).
-  uint32_t mtu;
-  // Additive increase per RTT, packets, 2^-24 (> 0).
-  uint32_t alpha_q24;
-  // Decrease per marked packet, packets, 2^-24 (> 0).
-  uint32_t beta_q24;
-  // Smallest window, packets, 2^-24 (2^-10 ≤ gamma < 1).
-  uint32_t gamma_q24;
-  // 1: zero-RTT fast start (the first BDP without ECN); 0: off.
-  uint8_t fast_start;
-  // RTTs before an unanswered RTT request is sent again (≥ 1).
-  uint8_t probe_timeout_rtts;
-  // Zero.
-  uint8_t reserved[2];
-} cc_ldcp_config;
-
-// DCTCP (RFC 8257).
-typedef struct {
-  // MSS, bytes (64 ..= 65 535).
-  uint32_t mtu;
-  // Gain g of alpha's average, 2^-24 (> 0; 1/16 is 1 048 576).
-  uint32_t g_q24;
-  // Smallest window, 1/16 byte (at least one byte).
-  uint32_t w_min_q4;
-} cc_dctcp_config;
-
-// DCQCN.
-typedef struct {
-  // Gain g of alpha's average, 2^-24 (> 0).
-  uint32_t g_q24;
-  // Alpha's update period, ns (1 ..= 2^30).
-  uint32_t alpha_interval_ns;
-  // Rate decrease check period, ns (1 ..= 2^30).
-  uint32_t decrease_interval_ns;
-  // Rate increase timer, ns (1 ..= 2^30).
-  uint32_t increase_interval_ns;
-  // Additive increase, a fraction of the line rate, 2^-24 (> 0).
-  uint32_t rate_ai_q24;
-  // Hyper increase, a fraction of the line rate, 2^-24 (> 0).
-  uint32_t rate_hai_q24;
-  // Lowest rate, Mb/s (1 ..= 16 000 000).
-  uint32_t min_rate_mbps;
-  // Bytes per byte-counter increase event (0: none, else 1024 ..= 2^30).
-  uint32_t byte_counter;
-  // Notification point: at most one CNP per flow per this, ns (≤ 2^30;
-  // 0: a CNP for every CE-marked packet, flagged on its ACK).
-  uint32_t cnp_interval_ns;
-  // F: fast-recovery steps, 0 ..= 31.
-  uint8_t fast_recovery_steps;
-  // 1: Rt = Rc on every decrease; 0: only after an increase.
-  uint8_t clamp_target;
-  // Zero.
-  uint8_t reserved[2];
-} cc_dcqcn_config;
-
-// TIMELY.
-typedef struct {
-  // EWMA weight of the new RTT difference, 2^-24 (> 0, ≤ 2^24).
-  uint32_t alpha_q24;
-  // Multiplicative-decrease factor, 2^-24 (> 0, ≤ 2^24).
-  uint32_t beta_q24;
-  // T_low, ns (below T_high).
-  uint32_t t_low_ns;
-  // T_high, ns (below 2^24).
-  uint32_t t_high_ns;
-  // minRTT, the gradient's normaliser, ns (1 ..= 2^20).
-  uint32_t min_rtt_ns;
-  // Additive step, a fraction of the line rate, 2^-24 (> 0).
-  uint32_t delta_q24;
-  // Hyperactive-increase step, a fraction of the line rate, 2^-24 (≥ delta).
-  uint32_t hai_q24;
-  // Lowest rate, Mb/s (1 ..= 2^24).
-  uint32_t min_rate_mbps;
-  // `CC_TIMELY_PER_RTT` or `CC_TIMELY_PER_SAMPLE`.
-  uint8_t clock;
-  // Zero.
-  uint8_t reserved[3];
-} cc_timely_config;
-
-// Swift. Windows in 2^-16 packets, fractions in 2^-24, times in ns.
-typedef struct {
-  // Bytes of a packet, the windows' unit (64 ..= 65 535).
-  uint32_t mtu;
-  // The target's base delay, ns (1 ..= 2^24).
-  uint32_t base_delay_ns;
-  // The target's delay per forward hop, ns (≤ 2^16).
-  uint32_t hop_scaling_ns;
-  // α of the flow scaling, ns·√packet (≤ 2^24).
-  uint32_t flow_scaling_alpha_ns;
-  // The flow scaling's ceiling, ns (≤ 2^24).
-  uint32_t max_flow_scaling_ns;
-  // Additive increase, 2^-16 packets (1 ..= 2^20).
-  uint32_t ai_q16;
-  // β, 2^-24 (0 < β < 2^24).
-  uint32_t beta_q24;
-  // The largest decrease at once, 2^-24 (0 < max_mdf < 2^24).
-  uint32_t max_mdf_q24;
-  // The fabric window's floor, 2^-16 packets (≥ 1).
-  uint32_t min_window_q16;
-  // Its ceiling and the flow scaling's W_max (≥ the floor, ≥ one packet).
-  uint32_t max_window_q16;
-  // The endpoint window's increase per ACK, 2^-16 packets (1 ..= 2^20).
-  uint32_t nic_ai_q16;
-  // The endpoint window's β, 2^-24.
-  uint32_t nic_beta_q24;
-  // The endpoint window's largest decrease, 2^-24.
-  uint32_t nic_max_mdf_q24;
-  // The endpoint window's floor, 2^-16 packets (≥ 1).
-  uint32_t nic_min_window_q16;
-  // Its ceiling (≥ the floor).
-  uint32_t nic_max_window_q16;
-  // The Rx buffer level the endpoint window aims below (0 ..= 31).
-  uint8_t target_rx_level;
-  // Losses in a row that drop the fabric window to its floor (≥ 1).
-  uint8_t retransmit_limit;
-  // Zero.
-  uint8_t reserved[2];
-  // A new flow's fabric window, 2^-16 packets; 0: the path's BDP.
-  uint32_t initial_window_q16;
-} cc_swift_config;
-
-// θ-PowerTCP. Fractions in 2^-24.
-typedef struct {
-  // γ, the new window's weight, 2^-24 (> 0, ≤ 2^24).
-  uint32_t gamma_q24;
-  // Flows expected at a bottleneck: β = BDP / this (1 ..= 65 535).
-  uint32_t expected_flows;
-  // β as a rate times the base RTT, Mb/s; 0 for BDP / expected_flows
-  // (≤ 2^24).
-  uint32_t beta_mbps;
-  // The floor of the factor 1 + dRTT/dt, 2^-24 (≤ 2^24).
-  uint32_t min_growth_q24;
-  // The window's floor, bytes (1 ..= 65 535).
-  uint32_t min_window_bytes;
-  // The base RTT in power's normaliser scaled by this, percent
-  // (100 ..= 200; the authors' ns-3 code: 105).
-  uint32_t tau_scale_pct;
-  // `CC_POWER_PER_ACK` or `CC_POWER_PER_RTT`.
-  uint8_t clock;
-  // Zero.
-  uint8_t reserved[3];
-} cc_theta_powertcp_config;
-
-// PowerTCP with in-band telemetry. Fractions in 2^-24.
-typedef struct {
-  // γ, the new window's weight, 2^-24 (> 0, ≤ 2^24).
-  uint32_t gamma_q24;
-  // Flows expected at a bottleneck: β = BDP / this (1 ..= 65 535).
-  uint32_t expected_flows;
-  // β as a rate times the base RTT, Mb/s; 0 for BDP / expected_flows
-  // (≤ 2^24).
-  uint32_t beta_mbps;
-  // The window's floor, bytes (1 ..= 65 535).
-  uint32_t min_window_bytes;
-  // η, the target the window law divides power by, 2^-24 (2^23 ..=
-  // 2^24; the paper: 2^24, the authors' ns-3 code: 0.95).
-  uint32_t eta_q24;
-  // The arrival rate's floor as a fraction of the link's speed, 2^-24
-  // (≤ 2^24; the ns-3 code: 0.5).
-  uint32_t min_arrival_q24;
-  // `CC_ARRIVALS_QUEUE_AND_SENT` or `CC_ARRIVALS_SENT`.
-  uint8_t arrivals;
-  // `CC_WINDOW_PER_RTT` or `CC_WINDOW_PER_ACK`.
-  uint8_t clock;
-  // Zero.
-  uint8_t reserved[2];
-} cc_powertcp_config;
-
-// HPCC-PINT.
-typedef struct {
-  // Target utilization η, 2^-24 (> 0, ≤ 2^24).
-  uint32_t eta_q24;
-  // W_ai as a fraction of the BDP (the rate step, of the line rate),
-  // 2^-24 (> 0, ≤ 2^24).
-  uint32_t additive_increase_q24;
-  // The smallest window as a fraction of the BDP, 2^-24 (16 ..= 2^24).
-  uint32_t min_window_q24;
-  // Additive-increase stages before a multiplicative step, 0 ..= 15.
-  uint8_t max_stage;
-  // Zero.
-  uint8_t reserved[3];
-} cc_hpcc_pint_config;
-
-// Every algorithm's configuration: an engine's flows may use any of them.
-typedef struct {
-  // HPCC++ and Rx-HPCC flows.
-  cc_hpcc_config hpcc;
-  // LDCP flows, both variants.
-  cc_ldcp_config ldcp;
-  // DCTCP flows.
-  cc_dctcp_config dctcp;
-  // DCQCN flows.
-  cc_dcqcn_config dcqcn;
-  // TIMELY flows.
-  cc_timely_config timely;
-  // Swift flows.
-  cc_swift_config swift;
-  // θ-PowerTCP flows.
-  cc_theta_powertcp_config theta_powertcp;
-  // PowerTCP flows.
-  cc_powertcp_config powertcp;
-  // HPCC-PINT flows.
-  cc_hpcc_pint_config hpcc_pint;
-} cc_config;
 
 // One hop of in-band telemetry, as a switch reported it (HPCC++ §4.1).
 // The engine reads an event's hops where they lie (this is its own
@@ -591,6 +358,53 @@ typedef struct {
   uint32_t reserved2;
 } cc_decision;
 
+// LDCP (draft-dai).
+typedef struct {
+  // The flows' MTU, bytes (64 ..= 65 535).
+  uint32_t mtu;
+  // Additive increase per RTT, packets, 2^-24 (> 0).
+  uint32_t alpha_q24;
+  // Decrease per marked packet, packets, 2^-24 (> 0).
+  uint32_t beta_q24;
+  // Smallest window, packets, 2^-24 (2^-10 ≤ gamma < 1).
+  uint32_t gamma_q24;
+  // 1: zero-RTT fast start (the first BDP without ECN); 0: off.
+  uint8_t fast_start;
+  // RTTs before an unanswered RTT request is sent again (≥ 1).
+  uint8_t probe_timeout_rtts;
+  // Zero.
+  uint8_t reserved[2];
+} cc_ldcp_config;
+
+// DCQCN.
+typedef struct {
+  // Gain g of alpha's average, 2^-24 (> 0).
+  uint32_t g_q24;
+  // Alpha's update period, ns (1 ..= 2^30).
+  uint32_t alpha_interval_ns;
+  // Rate decrease check period, ns (1 ..= 2^30).
+  uint32_t decrease_interval_ns;
+  // Rate increase timer, ns (1 ..= 2^30).
+  uint32_t increase_interval_ns;
+  // Additive increase, a fraction of the line rate, 2^-24 (> 0).
+  uint32_t rate_ai_q24;
+  // Hyper increase, a fraction of the line rate, 2^-24 (> 0).
+  uint32_t rate_hai_q24;
+  // Lowest rate, Mb/s (1 ..= 16 000 000).
+  uint32_t min_rate_mbps;
+  // Bytes per byte-counter increase event (0: none, else 1024 ..= 2^30).
+  uint32_t byte_counter;
+  // Notification point: at most one CNP per flow per this, ns (≤ 2^30;
+  // 0: a CNP for every CE-marked packet, flagged on its ACK).
+  uint32_t cnp_interval_ns;
+  // F: fast-recovery steps, 0 ..= 31.
+  uint8_t fast_recovery_steps;
+  // 1: Rt = Rc on every decrease; 0: only after an increase.
+  uint8_t clamp_target;
+  // Zero.
+  uint8_t reserved[2];
+} cc_dcqcn_config;
+
 // Refusals counted by the engine, by reason.
 typedef struct {
   // Events for handles of no live flow.
@@ -654,6 +468,9 @@ typedef struct {
   uint16_t reserved2;
   // Hops written to the caller's array.
   uint32_t n_hops;
+  // Zero (named so that no byte before `ack` is padding on a 64-bit
+  // host).
+  uint32_t reserved3;
   // `CC_EVENT_ACK`: the ACK; its `hops` is the caller's array.
   cc_ack ack;
   // `CC_EVENT_START`: the flow's parameters.
@@ -668,21 +485,35 @@ extern "C" {
 // header's `CC_ABI_VERSION_MAJOR` at start-up.
 uint32_t cc_abi_version(void);
 
-// Fills `*out` with the defaults: HPCC++ and LDCP as their drafts give
-// them, DCTCP as RFC 8257, DCQCN and TIMELY as the HPCC evaluation ran
-// them, Swift as Falcon's, θ-PowerTCP as its paper's.
-//
-// # Safety
-// `out` is a valid pointer.
-cc_status cc_config_default(cc_config *out);
+// The size of the configuration struct of the algorithm `code` names
+// (`sizeof(cc_ldcp_config)` for `CC_ALGORITHM_LDCP`); 0 for a code that
+// names none. Firmware built against one header can ask the library it
+// is linked with.
+size_t cc_config_size(uint8_t algorithm_code);
 
-// Checks `*cfg` as `cc_engine_init` does. On `CC_STATUS_INVALID_PARAMS`,
-// `*field` (if `field` is not NULL) names the first field out of range,
-// as `c"ldcp.gamma_q24"`: a NUL-terminated string the library owns.
+// Fills the configuration struct at `out` (`size` bytes: the struct of
+// the algorithm `algorithm_code` names, e.g. a `cc_ldcp_config` for
+// `CC_ALGORITHM_LDCP` or `CC_ALGORITHM_LDCP_RATE`) with its defaults:
+// HPCC++ and LDCP as their drafts give them, DCTCP as RFC 8257, DCQCN
+// and TIMELY as the HPCC evaluation ran them, Swift as Falcon's,
+// θ-PowerTCP and PowerTCP as their paper's, HPCC-PINT as its paper's.
+// `CC_STATUS_BAD_ENUM` for an unknown code, `CC_STATUS_BAD_SIZE` if
+// `size` is not its struct's.
 //
 // # Safety
-// `cfg` is a valid pointer; `field` is NULL or a valid pointer.
-cc_status cc_config_check(const cc_config *cfg, const char **field);
+// `out` is NULL or points to `size` writable bytes.
+cc_status cc_config_default(uint8_t algorithm_code, void *out, size_t size);
+
+// Checks the configuration struct at `cfg` (`size` bytes, the struct of
+// the algorithm `algorithm_code` names) as `cc_engine_configure` does.
+// On `CC_STATUS_INVALID_PARAMS`, `*field` (if `field` is not NULL) names
+// the first field out of range, as `"ldcp.gamma_q24"`: a NUL-terminated
+// string the library owns.
+//
+// # Safety
+// `cfg` is NULL or points to `size` readable bytes; `field` is NULL or a
+// valid pointer.
+cc_status cc_config_check(uint8_t algorithm_code, const void *cfg, size_t size, const char **field);
 
 // An ACK for the flow's data (HPCC++ NewAck with the echoed telemetry;
 // LDCP PAWA; DCTCP).
@@ -802,17 +633,18 @@ cc_status cc_on_flow_count(cc_engine *e,
 // `e` was made by `cc_engine_init`; `out` is a valid pointer.
 cc_status cc_on_timer(cc_engine *e, uint32_t handle, uint64_t now_ns, cc_decision *out);
 
-// Reads an hns LDCP block (`block`, 16 bytes) into `cfg->ldcp`; the
-// block has no MTU, fast start or RTT-request timeout, so those stay as
-// `cfg` has them. On `CC_STATUS_INVALID_PARAMS` `*field` (if not NULL)
-// names the block's field ("gamma", "eta", …) and `*cfg` is unchanged.
+// Reads an hns LDCP block (`block`, 16 bytes) into `*cfg`; the block has
+// no MTU, fast start or RTT-request timeout, so those stay as `cfg` has
+// them. On `CC_STATUS_INVALID_PARAMS` `*field` (if not NULL) names the
+// block's field ("gamma", "eta", …), or the struct's if `*cfg` was out
+// of range before, and `*cfg` is unchanged.
 //
 // # Safety
 // `cfg` is a valid pointer; `block` points to 16 readable bytes; `field`
 // is NULL or a valid pointer.
-cc_status cc_hns_ldcp_read(cc_config *cfg, const uint8_t *block, const char **field);
+cc_status cc_hns_ldcp_read(cc_ldcp_config *cfg, const uint8_t *block, const char **field);
 
-// Writes `cfg->ldcp` as an hns LDCP block into `out` (16 bytes).
+// Writes `*cfg` as an hns LDCP block into `out` (16 bytes).
 // `CC_STATUS_INVALID_PARAMS` if the block cannot hold it (an alpha that
 // is no multiple of 1/128 packet, a gamma or beta that is no power of
 // two), with `*field` naming the block's field.
@@ -820,25 +652,25 @@ cc_status cc_hns_ldcp_read(cc_config *cfg, const uint8_t *block, const char **fi
 // # Safety
 // `cfg` is a valid pointer; `out` points to 16 writable bytes; `field` is
 // NULL or a valid pointer.
-cc_status cc_hns_ldcp_write(const cc_config *cfg, uint8_t *out, const char **field);
+cc_status cc_hns_ldcp_write(const cc_ldcp_config *cfg, uint8_t *out, const char **field);
 
-// Reads an hns DCQCN block (`block`, 16 bytes) into `cfg->dcqcn`; the
-// block has no hyper increase, lowest rate, byte counter or target
-// clamp, so those stay as `cfg` has them. Errors as `cc_hns_ldcp_read`.
+// Reads an hns DCQCN block (`block`, 16 bytes) into `*cfg`; the block
+// has no hyper increase, lowest rate, byte counter or target clamp, so
+// those stay as `cfg` has them. Errors as `cc_hns_ldcp_read`.
 //
 // # Safety
 // As `cc_hns_ldcp_read`.
-cc_status cc_hns_dcqcn_read(cc_config *cfg, const uint8_t *block, const char **field);
+cc_status cc_hns_dcqcn_read(cc_dcqcn_config *cfg, const uint8_t *block, const char **field);
 
-// Writes `cfg->dcqcn` as an hns DCQCN block for flows at
-// `line_rate_mbps` (the block's `max_speed`, which scales its R_AI) into
-// `out` (16 bytes). `CC_STATUS_INVALID_PARAMS` if the block cannot hold
-// it (a timer that is no power of two microseconds, …), with `*field`
-// naming the block's field.
+// Writes `*cfg` as an hns DCQCN block for flows at `line_rate_mbps` (the
+// block's `max_speed`, which scales its R_AI) into `out` (16 bytes).
+// `CC_STATUS_INVALID_PARAMS` if the block cannot hold it (a timer that
+// is no power of two microseconds, …), with `*field` naming the block's
+// field.
 //
 // # Safety
 // As `cc_hns_ldcp_write`.
-cc_status cc_hns_dcqcn_write(const cc_config *cfg,
+cc_status cc_hns_dcqcn_write(const cc_dcqcn_config *cfg,
                              uint32_t line_rate_mbps,
                              uint8_t *out,
                              const char **field);
@@ -854,28 +686,44 @@ size_t cc_engine_align(void);
 size_t cc_engine_flow_size(void);
 
 // Makes an engine of `capacity` flows in `mem` (`len` bytes, at least
-// `cc_engine_size(capacity)`, aligned to `cc_engine_align()`), with the
-// configuration `cfg` (checked: `CC_STATUS_INVALID_PARAMS` if a field is
-// out of range, and `cc_config_check` names it). The engine is `mem`
-// itself, written into `*out`; the memory is the caller's and stays
-// in use until the caller stops using the engine.
+// `cc_engine_size(capacity)`, aligned to `cc_engine_align()`), every
+// algorithm at its defaults (`cc_config_default`): `cc_engine_configure`
+// sets one algorithm's. The engine is `mem` itself, written into
+// `*out`; the memory is the caller's and stays in use until the caller
+// stops using the engine.
 //
 // # Safety
-// `mem` is `len` writable bytes no one else uses; `cfg` and `out` are
-// valid pointers.
-cc_status cc_engine_init(void *mem,
-                         size_t len,
-                         uint32_t capacity,
-                         const cc_config *cfg,
-                         cc_engine **out);
+// `mem` is `len` writable bytes no one else uses; `out` is a valid
+// pointer.
+cc_status cc_engine_init(void *mem, size_t len, uint32_t capacity, cc_engine **out);
 
-// Replaces the configuration (checked as at `cc_engine_init`; a refused
-// one changes nothing), ends every flow and zeroes the counters; handles
-// given out before are refused afterwards.
+// Sets the configuration of the algorithm `algorithm_code` names (and of
+// its other roles: `CC_ALGORITHM_HPCC` and `CC_ALGORITHM_HPCC_RECEIVER`
+// share one) from the struct at `cfg`, `size` bytes (its
+// `cc_config_size`), checked as `cc_config_check` does; a refused one
+// changes nothing. Only while the engine has no live flow
+// (`CC_STATUS_FLOWS_LIVE` otherwise): configure before the first
+// `cc_flow_start`, or after `cc_engine_reset`.
 //
 // # Safety
-// `e` was made by `cc_engine_init`; `cfg` is a valid pointer.
-cc_status cc_engine_reset(cc_engine *e, const cc_config *cfg);
+// `e` was made by `cc_engine_init`; `cfg` is NULL or points to `size`
+// readable bytes.
+cc_status cc_engine_configure(cc_engine *e, uint8_t algorithm_code, const void *cfg, size_t size);
+
+// Writes the engine's configuration of the algorithm `algorithm_code`
+// names to `out`, `size` bytes (its `cc_config_size`).
+//
+// # Safety
+// `e` was made by `cc_engine_init`; `out` is NULL or points to `size`
+// writable bytes.
+cc_status cc_engine_config(const cc_engine *e, uint8_t algorithm_code, void *out, size_t size);
+
+// Ends every flow and zeroes the counters, keeping the configuration;
+// handles given out before are refused afterwards.
+//
+// # Safety
+// `e` was made by `cc_engine_init`.
+cc_status cc_engine_reset(cc_engine *e);
 
 // The engine's counters.
 //
@@ -911,11 +759,13 @@ cc_status cc_flow_end(cc_engine *e, uint32_t handle, cc_decision *out);
 // `buf` points to `len` readable bytes; the other pointers are valid.
 cc_status cc_trace_frame(const uint8_t *buf, size_t len, size_t *frame_len, uint8_t *kind);
 
-// Decodes the configuration frame at `buf` into `*out`.
+// Configures the engine `e` from the configuration frame at `buf`: every
+// algorithm's configuration at once, checked, under
+// `cc_engine_configure`'s rule (no live flow).
 //
 // # Safety
-// `buf` points to `len` readable bytes; `out` is a valid pointer.
-cc_status cc_trace_read_config(const uint8_t *buf, size_t len, cc_config *out);
+// `buf` points to `len` readable bytes; `e` was made by `cc_engine_init`.
+cc_status cc_trace_read_config(const uint8_t *buf, size_t len, cc_engine *e);
 
 // Decodes the event frame at `buf` into `*out`, its hops into `hops`
 // (room for `hops_cap`; `CC_MAX_HOPS` is always enough).

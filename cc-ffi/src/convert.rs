@@ -106,16 +106,7 @@ pub struct cc_flow_params {
     pub start_seq: u32,
 }
 
-/// HPCC++ sender (window from telemetry echoed on ACKs).
-pub const CC_ALGORITHM_HPCC: u8 = 0;
-/// HPCC++ receiver (Rx-HPCC: the receiver computes the window).
-pub const CC_ALGORITHM_HPCC_RECEIVER: u8 = 1;
-/// LDCP, window variant (ECN per ACK, PAWA, timer below one packet).
-pub const CC_ALGORITHM_LDCP: u8 = 2;
-/// LDCP, rate variant for NICs that keep ACKs in hardware (CNP, RTT probe).
-pub const CC_ALGORITHM_LDCP_RATE: u8 = 3;
-// The algorithms cc-ffi's configuration names by file (`config/<name>.rs`)
-// declare their own `CC_ALGORITHM_*` there.
+// Each algorithm's file in `config/` declares its `CC_ALGORITHM_*` codes.
 
 /// `cc_decision::ecn`: the next packets are not ECN-capable.
 pub const CC_ECN_NOT_ECT: u8 = 0;

@@ -1,14 +1,15 @@
 //! The hns RoCE driver's 16-byte LDCP and DCQCN parameter blocks, read
-//! into a `cc_config` and written from one (`cc_core::hns` has the
+//! into a `cc_ldcp_config` or `cc_dcqcn_config` and written from one (`cc_core::hns` has the
 //! layout and the reading of each field; docs/c-abi.md the table).
 
 use core::ffi::{c_char, CStr};
 
-use cc_core::controller::AnyConfig;
+use cc_core::dcqcn::DcqcnConfig;
 use cc_core::hns::{BlockError, DcqcnBlock, LdcpBlock, BLOCK_LEN};
+use cc_core::ldcp::LdcpConfig;
 
 use crate::cc_status;
-use crate::config::{any_config, cc_config};
+use crate::config::{cc_dcqcn_config, cc_ldcp_config, Mirrored, Refusal};
 
 /// Bytes of an hns parameter block.
 pub const CC_HNS_BLOCK_LEN: u32 = 16;
@@ -49,29 +50,31 @@ unsafe fn refused(e: BlockError, field: *mut *const c_char) -> cc_status {
     cc_status::InvalidParams
 }
 
-/// Reads `block` into the part of `*cfg` that `apply` sets; `*cfg` is
-/// unchanged on a refusal.
+/// Reads `block` into `*cfg` (a C struct of configuration `M`) through
+/// `apply`; `*cfg` is unchanged on a refusal, and refused as
+/// `cc_config_check` would refuse it if it is out of range before.
 ///
 /// # Safety
 /// As `cc_hns_ldcp_read`.
-unsafe fn read(
-    cfg: *mut cc_config,
+unsafe fn read<M: Mirrored>(
+    cfg: *mut M::C,
     block: *const u8,
     field: *mut *const c_char,
-    apply: impl FnOnce(&[u8; BLOCK_LEN], &mut AnyConfig) -> Result<(), BlockError>,
+    apply: impl FnOnce(&[u8; BLOCK_LEN], &M) -> Result<M, BlockError>,
 ) -> cc_status {
     if cfg.is_null() || block.is_null() {
         return cc_status::NullPointer;
     }
     // SAFETY: the caller's promises.
     let (c, bytes) = unsafe { (&mut *cfg, &*block.cast::<[u8; BLOCK_LEN]>()) };
-    let mut any = match any_config(c) {
-        Ok(a) => a,
-        Err(s) => return s,
+    let base = match M::try_from(c) {
+        Ok(m) => m,
+        // SAFETY: field is NULL or valid.
+        Err(name) => return unsafe { Refusal::Field(name).report(field) },
     };
-    match apply(bytes, &mut any) {
-        Ok(()) => {
-            *c = cc_config::from(&any);
+    match apply(bytes, &base) {
+        Ok(m) => {
+            *c = M::C::from(&m);
             cc_status::Ok
         }
         // SAFETY: field is NULL or valid.
@@ -79,25 +82,27 @@ unsafe fn read(
     }
 }
 
-/// Writes the block `make` makes of `*cfg` to `out`.
+/// Writes the block `make` makes of `*cfg` (a C struct of configuration
+/// `M`) to `out`.
 ///
 /// # Safety
 /// As `cc_hns_ldcp_write`.
-unsafe fn write(
-    cfg: *const cc_config,
+unsafe fn write<M: Mirrored>(
+    cfg: *const M::C,
     out: *mut u8,
     field: *mut *const c_char,
-    make: impl FnOnce(&AnyConfig) -> Result<[u8; BLOCK_LEN], BlockError>,
+    make: impl FnOnce(&M) -> Result<[u8; BLOCK_LEN], BlockError>,
 ) -> cc_status {
     if cfg.is_null() || out.is_null() {
         return cc_status::NullPointer;
     }
     // SAFETY: the caller's promise.
-    let any = match any_config(unsafe { &*cfg }) {
-        Ok(a) => a,
-        Err(s) => return s,
+    let m = match M::try_from(unsafe { &*cfg }) {
+        Ok(m) => m,
+        // SAFETY: field is NULL or valid.
+        Err(name) => return unsafe { Refusal::Field(name).report(field) },
     };
-    match make(&any) {
+    match make(&m) {
         Ok(b) => {
             // SAFETY: out points to 16 writable bytes.
             unsafe { out.cast::<[u8; BLOCK_LEN]>().write(b) };
@@ -108,30 +113,26 @@ unsafe fn write(
     }
 }
 
-/// Reads an hns LDCP block (`block`, 16 bytes) into `cfg->ldcp`; the
-/// block has no MTU, fast start or RTT-request timeout, so those stay as
-/// `cfg` has them. On `CC_STATUS_INVALID_PARAMS` `*field` (if not NULL)
-/// names the block's field ("gamma", "eta", …) and `*cfg` is unchanged.
+/// Reads an hns LDCP block (`block`, 16 bytes) into `*cfg`; the block has
+/// no MTU, fast start or RTT-request timeout, so those stay as `cfg` has
+/// them. On `CC_STATUS_INVALID_PARAMS` `*field` (if not NULL) names the
+/// block's field ("gamma", "eta", …), or the struct's if `*cfg` was out
+/// of range before, and `*cfg` is unchanged.
 ///
 /// # Safety
 /// `cfg` is a valid pointer; `block` points to 16 readable bytes; `field`
 /// is NULL or a valid pointer.
 #[no_mangle]
 pub unsafe extern "C" fn cc_hns_ldcp_read(
-    cfg: *mut cc_config,
+    cfg: *mut cc_ldcp_config,
     block: *const u8,
     field: *mut *const c_char,
 ) -> cc_status {
     // SAFETY: the caller's promises.
-    unsafe {
-        read(cfg, block, field, |b, any| {
-            any.ldcp = LdcpBlock::parse(b)?.to_config(&any.ldcp)?;
-            Ok(())
-        })
-    }
+    unsafe { read::<LdcpConfig>(cfg, block, field, |b, base| LdcpBlock::parse(b)?.to_config(base)) }
 }
 
-/// Writes `cfg->ldcp` as an hns LDCP block into `out` (16 bytes).
+/// Writes `*cfg` as an hns LDCP block into `out` (16 bytes).
 /// `CC_STATUS_INVALID_PARAMS` if the block cannot hold it (an alpha that
 /// is no multiple of 1/128 packet, a gamma or beta that is no power of
 /// two), with `*field` naming the block's field.
@@ -141,54 +142,49 @@ pub unsafe extern "C" fn cc_hns_ldcp_read(
 /// NULL or a valid pointer.
 #[no_mangle]
 pub unsafe extern "C" fn cc_hns_ldcp_write(
-    cfg: *const cc_config,
+    cfg: *const cc_ldcp_config,
     out: *mut u8,
     field: *mut *const c_char,
 ) -> cc_status {
     // SAFETY: the caller's promises.
-    unsafe { write(cfg, out, field, |any| Ok(LdcpBlock::from_config(&any.ldcp)?.to_bytes())) }
+    unsafe { write::<LdcpConfig>(cfg, out, field, |l| Ok(LdcpBlock::from_config(l)?.to_bytes())) }
 }
 
-/// Reads an hns DCQCN block (`block`, 16 bytes) into `cfg->dcqcn`; the
-/// block has no hyper increase, lowest rate, byte counter or target
-/// clamp, so those stay as `cfg` has them. Errors as `cc_hns_ldcp_read`.
+/// Reads an hns DCQCN block (`block`, 16 bytes) into `*cfg`; the block
+/// has no hyper increase, lowest rate, byte counter or target clamp, so
+/// those stay as `cfg` has them. Errors as `cc_hns_ldcp_read`.
 ///
 /// # Safety
 /// As `cc_hns_ldcp_read`.
 #[no_mangle]
 pub unsafe extern "C" fn cc_hns_dcqcn_read(
-    cfg: *mut cc_config,
+    cfg: *mut cc_dcqcn_config,
     block: *const u8,
     field: *mut *const c_char,
 ) -> cc_status {
     // SAFETY: the caller's promises.
-    unsafe {
-        read(cfg, block, field, |b, any| {
-            any.dcqcn = DcqcnBlock::parse(b)?.to_config(&any.dcqcn)?;
-            Ok(())
-        })
-    }
+    unsafe { read::<DcqcnConfig>(cfg, block, field, |b, base| DcqcnBlock::parse(b)?.to_config(base)) }
 }
 
-/// Writes `cfg->dcqcn` as an hns DCQCN block for flows at
-/// `line_rate_mbps` (the block's `max_speed`, which scales its R_AI) into
-/// `out` (16 bytes). `CC_STATUS_INVALID_PARAMS` if the block cannot hold
-/// it (a timer that is no power of two microseconds, …), with `*field`
-/// naming the block's field.
+/// Writes `*cfg` as an hns DCQCN block for flows at `line_rate_mbps` (the
+/// block's `max_speed`, which scales its R_AI) into `out` (16 bytes).
+/// `CC_STATUS_INVALID_PARAMS` if the block cannot hold it (a timer that
+/// is no power of two microseconds, …), with `*field` naming the block's
+/// field.
 ///
 /// # Safety
 /// As `cc_hns_ldcp_write`.
 #[no_mangle]
 pub unsafe extern "C" fn cc_hns_dcqcn_write(
-    cfg: *const cc_config,
+    cfg: *const cc_dcqcn_config,
     line_rate_mbps: u32,
     out: *mut u8,
     field: *mut *const c_char,
 ) -> cc_status {
     // SAFETY: the caller's promises.
     unsafe {
-        write(cfg, out, field, |any| {
-            Ok(DcqcnBlock::from_config(&any.dcqcn, line_rate_mbps)?.to_bytes())
+        write::<DcqcnConfig>(cfg, out, field, |d| {
+            Ok(DcqcnBlock::from_config(d, line_rate_mbps)?.to_bytes())
         })
     }
 }

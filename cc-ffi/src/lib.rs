@@ -29,8 +29,8 @@ pub use convert::*;
 pub use events::*;
 pub use hns::*;
 pub use table::{
-    cc_engine, cc_engine_align, cc_engine_flow_size, cc_engine_init, cc_engine_reset, cc_engine_size, cc_engine_stats,
-    cc_flow_end, cc_flow_start, cc_stats,
+    cc_engine, cc_engine_align, cc_engine_config, cc_engine_configure, cc_engine_flow_size, cc_engine_init,
+    cc_engine_reset, cc_engine_size, cc_engine_stats, cc_flow_end, cc_flow_start, cc_stats,
 };
 pub use trace::*;
 
@@ -73,6 +73,12 @@ pub enum cc_status {
     /// An ACK's delay sample is missing where the algorithm needs one, or
     /// its NIC timestamps are wrapped, stale or absurd.
     BadSample = 14,
+    /// A configuration's `size` is not the size of the struct of the
+    /// algorithm named (`cc_config_size`).
+    BadSize = 15,
+    /// The engine has live flows: configure it before the first
+    /// `cc_flow_start` or after `cc_engine_reset`.
+    FlowsLive = 16,
 }
 
 impl From<Error> for cc_status {
@@ -107,7 +113,7 @@ pub const CC_MAX_CAPACITY: u32 = 1 << 16;
 
 /// The library's ABI version: the major part changes when a type's layout
 /// or a function's meaning changes (docs/c-abi.md).
-pub const CC_ABI_VERSION_MAJOR: u32 = 4;
+pub const CC_ABI_VERSION_MAJOR: u32 = 5;
 /// The minor part: functions or enumerated values added.
 pub const CC_ABI_VERSION_MINOR: u32 = 0;
 

@@ -133,35 +133,29 @@ pub extern "C" fn cc_engine_flow_size() -> usize {
 }
 
 /// Makes an engine of `capacity` flows in `mem` (`len` bytes, at least
-/// `cc_engine_size(capacity)`, aligned to `cc_engine_align()`), with the
-/// configuration `cfg` (checked: `CC_STATUS_INVALID_PARAMS` if a field is
-/// out of range, and `cc_config_check` names it). The engine is `mem`
-/// itself, written into `*out`; the memory is the caller's and stays
-/// in use until the caller stops using the engine.
+/// `cc_engine_size(capacity)`, aligned to `cc_engine_align()`), every
+/// algorithm at its defaults (`cc_config_default`): `cc_engine_configure`
+/// sets one algorithm's. The engine is `mem` itself, written into
+/// `*out`; the memory is the caller's and stays in use until the caller
+/// stops using the engine.
 ///
 /// # Safety
-/// `mem` is `len` writable bytes no one else uses; `cfg` and `out` are
-/// valid pointers.
+/// `mem` is `len` writable bytes no one else uses; `out` is a valid
+/// pointer.
 #[no_mangle]
 pub unsafe extern "C" fn cc_engine_init(
     mem: *mut core::ffi::c_void,
     len: usize,
     capacity: u32,
-    cfg: *const crate::cc_config,
     out: *mut *mut cc_engine,
 ) -> cc_status {
-    if mem.is_null() || cfg.is_null() || out.is_null() {
+    if mem.is_null() || out.is_null() {
         return cc_status::NullPointer;
     }
     let need = cc_engine_size(capacity);
     if need == 0 || len < need || !(mem as usize).is_multiple_of(engine_align()) {
         return cc_status::BadMemory;
     }
-    // SAFETY: cfg is valid (the caller's promise).
-    let cfg = match crate::config::any_config(unsafe { &*cfg }) {
-        Ok(c) => c,
-        Err(s) => return s,
-    };
     let e = mem.cast::<cc_engine>();
     // SAFETY: mem is `need` writable, aligned bytes: the header and
     // `capacity` slots after it.
@@ -173,7 +167,7 @@ pub unsafe extern "C" fn cc_engine_init(
             free: NONE,
             live: 0,
             tally: Tally::new(),
-            cfg,
+            cfg: AnyConfig::DEFAULT,
         });
         let slots = mem.cast::<u8>().add(slots_offset()).cast::<Slot>();
         for i in 0..capacity as usize {
@@ -188,27 +182,82 @@ pub unsafe extern "C" fn cc_engine_init(
     cc_status::Ok
 }
 
-/// Replaces the configuration (checked as at `cc_engine_init`; a refused
-/// one changes nothing), ends every flow and zeroes the counters; handles
-/// given out before are refused afterwards.
+/// Sets the configuration of the algorithm `algorithm_code` names (and of
+/// its other roles: `CC_ALGORITHM_HPCC` and `CC_ALGORITHM_HPCC_RECEIVER`
+/// share one) from the struct at `cfg`, `size` bytes (its
+/// `cc_config_size`), checked as `cc_config_check` does; a refused one
+/// changes nothing. Only while the engine has no live flow
+/// (`CC_STATUS_FLOWS_LIVE` otherwise): configure before the first
+/// `cc_flow_start`, or after `cc_engine_reset`.
 ///
 /// # Safety
-/// `e` was made by `cc_engine_init`; `cfg` is a valid pointer.
+/// `e` was made by `cc_engine_init`; `cfg` is NULL or points to `size`
+/// readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn cc_engine_reset(e: *mut cc_engine, cfg: *const crate::cc_config) -> cc_status {
-    if cfg.is_null() {
-        return cc_status::NullPointer;
+pub unsafe extern "C" fn cc_engine_configure(
+    e: *mut cc_engine,
+    algorithm_code: u8,
+    cfg: *const core::ffi::c_void,
+    size: usize,
+) -> cc_status {
+    // SAFETY: the caller's promise.
+    let Some((h, _)) = (unsafe { parts(e) }) else {
+        return cc_status::BadMemory;
+    };
+    let a = match convert::algorithm(algorithm_code) {
+        Ok(a) => a,
+        Err(s) => return s,
+    };
+    if h.live != 0 {
+        return cc_status::FlowsLive;
     }
+    let mut any = h.cfg;
+    // SAFETY: the caller's promise.
+    match unsafe { crate::config::set(&mut any, a, cfg, size) } {
+        Ok(()) => {
+            h.cfg = any;
+            cc_status::Ok
+        }
+        // SAFETY: no field is asked for.
+        Err(r) => unsafe { r.report(core::ptr::null_mut()) },
+    }
+}
+
+/// Writes the engine's configuration of the algorithm `algorithm_code`
+/// names to `out`, `size` bytes (its `cc_config_size`).
+///
+/// # Safety
+/// `e` was made by `cc_engine_init`; `out` is NULL or points to `size`
+/// writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn cc_engine_config(
+    e: *const cc_engine,
+    algorithm_code: u8,
+    out: *mut core::ffi::c_void,
+    size: usize,
+) -> cc_status {
+    // SAFETY: the caller's promise; read only.
+    let Some(h) = (unsafe { header(e) }) else {
+        return cc_status::BadMemory;
+    };
+    match convert::algorithm(algorithm_code) {
+        // SAFETY: the caller's promise.
+        Ok(a) => unsafe { crate::config::get(&h.cfg, a, out, size) },
+        Err(s) => s,
+    }
+}
+
+/// Ends every flow and zeroes the counters, keeping the configuration;
+/// handles given out before are refused afterwards.
+///
+/// # Safety
+/// `e` was made by `cc_engine_init`.
+#[no_mangle]
+pub unsafe extern "C" fn cc_engine_reset(e: *mut cc_engine) -> cc_status {
     // SAFETY: the caller's promise.
     let Some((h, slots)) = (unsafe { parts(e) }) else {
         return cc_status::BadMemory;
     };
-    // SAFETY: cfg is valid (the caller's promise).
-    let cfg = match crate::config::any_config(unsafe { &*cfg }) {
-        Ok(c) => c,
-        Err(s) => return s,
-    };
-    h.cfg = cfg;
     for s in slots.iter_mut().take(h.fresh as usize) {
         if s.state.take().is_some() {
             s.handle = s.handle.wrapping_add(NEXT_GENERATION);
@@ -219,6 +268,26 @@ pub unsafe extern "C" fn cc_engine_reset(e: *mut cc_engine, cfg: *const crate::c
     h.free = NONE;
     h.live = 0;
     h.tally = Tally::new();
+    cc_status::Ok
+}
+
+/// Replaces every algorithm's configuration at once (the trace helpers'
+/// configuration frame), under `cc_engine_configure`'s rule.
+///
+/// # Safety
+/// `e` was made by `cc_engine_init`.
+pub(crate) unsafe fn configure_all(e: *mut cc_engine, cfg: AnyConfig) -> cc_status {
+    if cfg.check().is_err() {
+        return cc_status::InvalidParams;
+    }
+    // SAFETY: the caller's promise.
+    let Some((h, _)) = (unsafe { parts(e) }) else {
+        return cc_status::BadMemory;
+    };
+    if h.live != 0 {
+        return cc_status::FlowsLive;
+    }
+    h.cfg = cfg;
     cc_status::Ok
 }
 

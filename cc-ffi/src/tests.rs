@@ -22,18 +22,34 @@ impl Mem {
     }
 }
 
-fn defaults() -> cc_config {
-    let mut c = core::mem::MaybeUninit::uninit();
-    assert_eq!(unsafe { cc_config_default(c.as_mut_ptr()) }, cc_status::Ok);
+/// The defaults of the algorithm `code` names, as its C struct `T`.
+fn defaults<T: Copy>(code: u8) -> T {
+    assert_eq!(cc_config_size(code), core::mem::size_of::<T>());
+    let mut c = core::mem::MaybeUninit::<T>::uninit();
+    let s = unsafe { cc_config_default(code, c.as_mut_ptr().cast(), core::mem::size_of::<T>()) };
+    assert_eq!(s, cc_status::Ok);
     unsafe { c.assume_init() }
 }
 
 fn engine(mem: &mut Mem, capacity: u32) -> *mut cc_engine {
     let mut e = ptr::null_mut();
     let len = mem.0.len() * 16;
-    let s = unsafe { cc_engine_init(mem.0.as_mut_ptr().cast(), len, capacity, &defaults(), &mut e) };
+    let s = unsafe { cc_engine_init(mem.0.as_mut_ptr().cast(), len, capacity, &mut e) };
     assert_eq!(s, cc_status::Ok);
     e
+}
+
+/// `cc_engine_configure` with the C struct `c` of the algorithm `code`.
+fn configure<T>(e: *mut cc_engine, code: u8, c: &T) -> cc_status {
+    unsafe { cc_engine_configure(e, code, (c as *const T).cast(), core::mem::size_of::<T>()) }
+}
+
+/// The engine's configuration of the algorithm `code`, as its C struct.
+fn configured<T: Copy>(e: *mut cc_engine, code: u8) -> T {
+    let mut c = core::mem::MaybeUninit::<T>::uninit();
+    let s = unsafe { cc_engine_config(e, code, c.as_mut_ptr().cast(), core::mem::size_of::<T>()) };
+    assert_eq!(s, cc_status::Ok);
+    unsafe { c.assume_init() }
 }
 
 fn params(algorithm: u8) -> cc_flow_params {
@@ -77,9 +93,9 @@ fn ack(ece: u8, n_hops: u32, hops: *const cc_hop) -> cc_ack {
     }
 }
 
-fn field(c: &cc_config) -> Option<String> {
+fn field<T>(code: u8, c: &T) -> Option<String> {
     let mut name: *const c_char = ptr::null();
-    match unsafe { cc_config_check(c, &mut name) } {
+    match unsafe { cc_config_check(code, (c as *const T).cast(), core::mem::size_of::<T>(), &mut name) } {
         cc_status::Ok => None,
         s => {
             assert_eq!(s, cc_status::InvalidParams);
@@ -88,58 +104,152 @@ fn field(c: &cc_config) -> Option<String> {
     }
 }
 
+/// Every algorithm's defaults as raw bytes of its struct's size, checked,
+/// configured, and read back byte for byte; the engine then holds the
+/// engine's own defaults.
 #[test]
 fn the_defaults_are_the_engines_and_go_through_c_unchanged() {
-    let c = defaults();
-    assert_eq!(field(&c), None);
-    assert_eq!(config::any_config(&c), Ok(config::defaults()));
+    let mut mem = Mem::for_capacity(4);
+    let e = engine(&mut mem, 4);
+    for a in Algorithm::ALL {
+        let code = a.code();
+        let size = cc_config_size(code);
+        assert!(size > 0 && size.is_multiple_of(4), "{a:?}");
+        let mut bytes = vec![0xa5u8; size];
+        assert_eq!(
+            unsafe { cc_config_default(code, bytes.as_mut_ptr().cast(), size) },
+            cc_status::Ok
+        );
+        let mut name: *const c_char = ptr::null();
+        assert_eq!(
+            unsafe { cc_config_check(code, bytes.as_ptr().cast(), size, &mut name) },
+            cc_status::Ok
+        );
+        assert_eq!(
+            unsafe { cc_engine_configure(e, code, bytes.as_ptr().cast(), size) },
+            cc_status::Ok
+        );
+        let mut back = vec![0u8; size];
+        assert_eq!(
+            unsafe { cc_engine_config(e, code, back.as_mut_ptr().cast(), size) },
+            cc_status::Ok
+        );
+        assert_eq!(back, bytes, "{a:?}");
+    }
     // The speed and RTT lists are sets: their order may change, what they
     // hold may not.
-    let again = cc_config::from(&config::any_config(&c).unwrap());
-    assert_eq!(config::any_config(&again), Ok(config::defaults()));
-    let sorted = |c: &cc_config| {
-        let mut v = c.hpcc.speeds_mbps;
-        v.sort();
-        v
-    };
-    assert_eq!(sorted(&again), sorted(&c));
+    let h: cc_hpcc_config = defaults(CC_ALGORITHM_HPCC);
+    assert_eq!(cc_core::hpcc::HpccConfig::try_from(&h), Ok(AnyConfig::DEFAULT.hpcc));
+    assert_eq!(
+        configured::<cc_ldcp_config>(e, CC_ALGORITHM_LDCP_RATE),
+        defaults(CC_ALGORITHM_LDCP)
+    );
 }
 
 #[test]
 fn a_field_out_of_range_is_named() {
-    type Spoil = fn(&mut cc_config);
-    let cases: [(&str, Spoil); 12] = [
-        ("hpcc.eta_q24", |c| c.hpcc.eta_q24 = 0),
-        ("hpcc.eta_q24", |c| c.hpcc.eta_q24 = (1 << 24) + 1),
-        ("hpcc.max_stage", |c| c.hpcc.max_stage = 16),
-        ("hpcc.w_ai_kind", |c| c.hpcc.w_ai_kind = 7),
-        ("hpcc.n_speeds", |c| c.hpcc.n_speeds = 9),
-        ("hpcc.speeds_mbps", |c| {
-            c.hpcc.n_speeds = 1;
-            c.hpcc.speeds_mbps[0] = 5;
-        }),
-        ("hpcc.base_rtts_ns", |c| {
-            c.hpcc.n_base_rtts = 1;
-            c.hpcc.base_rtts_ns[0] = 50;
-        }),
-        ("ldcp.mtu", |c| c.ldcp.mtu = 63),
-        ("ldcp.gamma_q24", |c| c.ldcp.gamma_q24 = 1 << 24),
-        ("dctcp.w_min_q4", |c| c.dctcp.w_min_q4 = 0),
-        ("dcqcn.byte_counter", |c| c.dcqcn.byte_counter = 100),
-        ("dcqcn.clamp_target", |c| c.dcqcn.clamp_target = 2),
-    ];
-    for (name, spoil) in cases {
-        let mut c = defaults();
+    fn case<T: Copy>(code: u8, name: &str, spoil: fn(&mut T)) {
+        let mut c: T = defaults(code);
         spoil(&mut c);
-        assert_eq!(field(&c).as_deref(), Some(name));
-        // The engine refuses it too, and writes nothing.
+        assert_eq!(field(code, &c).as_deref(), Some(name));
+        // The engine refuses it too, and keeps what it had.
         let mut mem = Mem::for_capacity(4);
-        let mut e = ptr::null_mut();
-        let len = mem.0.len() * 16;
-        let s = unsafe { cc_engine_init(mem.0.as_mut_ptr().cast(), len, 4, &c, &mut e) };
-        assert_eq!(s, cc_status::InvalidParams, "{name}");
-        assert!(e.is_null());
+        let e = engine(&mut mem, 4);
+        let before: T = configured(e, code);
+        assert_eq!(configure(e, code, &c), cc_status::InvalidParams, "{name}");
+        let after: T = configured(e, code);
+        // SAFETY: plain integers, compared as bytes.
+        let bytes = |t: &T| {
+            unsafe { core::slice::from_raw_parts((t as *const T).cast::<u8>(), core::mem::size_of::<T>()) }.to_vec()
+        };
+        assert_eq!(bytes(&after), bytes(&before), "{name}");
     }
+    let h = CC_ALGORITHM_HPCC;
+    case::<cc_hpcc_config>(h, "hpcc.eta_q24", |c| c.eta_q24 = 0);
+    case::<cc_hpcc_config>(h, "hpcc.eta_q24", |c| c.eta_q24 = (1 << 24) + 1);
+    case::<cc_hpcc_config>(h, "hpcc.max_stage", |c| c.max_stage = 16);
+    case::<cc_hpcc_config>(h, "hpcc.w_ai_kind", |c| c.w_ai_kind = 7);
+    case::<cc_hpcc_config>(h, "hpcc.n_speeds", |c| c.n_speeds = 9);
+    case::<cc_hpcc_config>(h, "hpcc.speeds_mbps", |c| {
+        c.n_speeds = 1;
+        c.speeds_mbps[0] = 5;
+    });
+    case::<cc_hpcc_config>(CC_ALGORITHM_HPCC_RECEIVER, "hpcc.base_rtts_ns", |c| {
+        c.n_base_rtts = 1;
+        c.base_rtts_ns[0] = 50;
+    });
+    case::<cc_ldcp_config>(CC_ALGORITHM_LDCP, "ldcp.mtu", |c| c.mtu = 63);
+    case::<cc_ldcp_config>(CC_ALGORITHM_LDCP_RATE, "ldcp.gamma_q24", |c| c.gamma_q24 = 1 << 24);
+    case::<cc_dctcp_config>(CC_ALGORITHM_DCTCP, "dctcp.w_min_q4", |c| c.w_min_q4 = 0);
+    case::<cc_dcqcn_config>(CC_ALGORITHM_DCQCN, "dcqcn.byte_counter", |c| c.byte_counter = 100);
+    case::<cc_dcqcn_config>(CC_ALGORITHM_DCQCN, "dcqcn.clamp_target", |c| c.clamp_target = 2);
+}
+
+/// A configuration passed with a size other than its struct's, an unknown
+/// code, a NULL pointer, or while flows are live is refused and changes
+/// nothing; a reset keeps the configuration.
+#[test]
+fn configuring_checks_the_code_the_size_and_the_live_flows() {
+    let mut mem = Mem::for_capacity(4);
+    let e = engine(&mut mem, 4);
+    let mut l: cc_ldcp_config = defaults(CC_ALGORITHM_LDCP);
+    let size = core::mem::size_of::<cc_ldcp_config>();
+    let p = (&l as *const cc_ldcp_config).cast();
+    for bad in [0, size - 1, size + 1, core::mem::size_of::<cc_hpcc_config>()] {
+        assert_eq!(
+            unsafe { cc_engine_configure(e, CC_ALGORITHM_LDCP, p, bad) },
+            cc_status::BadSize
+        );
+        assert_eq!(
+            unsafe { cc_config_check(CC_ALGORITHM_LDCP, p, bad, ptr::null_mut()) },
+            cc_status::BadSize
+        );
+        let mut out = [0u8; 512];
+        assert_eq!(
+            unsafe { cc_config_default(CC_ALGORITHM_LDCP, out.as_mut_ptr().cast(), bad) },
+            cc_status::BadSize
+        );
+    }
+    let unknown = Algorithm::COUNT as u8;
+    assert_eq!(cc_config_size(unknown), 0);
+    assert_eq!(unsafe { cc_engine_configure(e, unknown, p, size) }, cc_status::BadEnum);
+    assert_eq!(
+        unsafe { cc_config_check(unknown, p, size, ptr::null_mut()) },
+        cc_status::BadEnum
+    );
+    assert_eq!(
+        unsafe { cc_engine_configure(e, CC_ALGORITHM_LDCP, ptr::null(), size) },
+        cc_status::NullPointer
+    );
+    // An unaligned struct is read as it lies.
+    let mut unaligned = vec![0u8; size + 1];
+    l.alpha_q24 = 1 << 22;
+    unsafe {
+        unaligned
+            .as_mut_ptr()
+            .add(1)
+            .cast::<cc_ldcp_config>()
+            .write_unaligned(l)
+    };
+    assert_eq!(
+        unsafe { cc_engine_configure(e, CC_ALGORITHM_LDCP, unaligned.as_ptr().add(1).cast(), size) },
+        cc_status::Ok
+    );
+    assert_eq!(configured::<cc_ldcp_config>(e, CC_ALGORITHM_LDCP).alpha_q24, 1 << 22);
+    // While a flow lives, no algorithm's configuration changes.
+    let (h, _) = start(e, CC_ALGORITHM_DCTCP).unwrap();
+    l.alpha_q24 = 1 << 21;
+    assert_eq!(configure(e, CC_ALGORITHM_LDCP, &l), cc_status::FlowsLive);
+    let mut d = cc_decision::default();
+    assert_eq!(unsafe { cc_flow_end(e, h, &mut d) }, cc_status::Ok);
+    assert_eq!(configure(e, CC_ALGORITHM_LDCP, &l), cc_status::Ok);
+    start(e, CC_ALGORITHM_LDCP).unwrap();
+    assert_eq!(unsafe { cc_engine_reset(e) }, cc_status::Ok);
+    assert_eq!(configured::<cc_ldcp_config>(e, CC_ALGORITHM_LDCP).alpha_q24, 1 << 21);
+    assert_eq!(
+        configure(e, CC_ALGORITHM_LDCP, &defaults::<cc_ldcp_config>(CC_ALGORITHM_LDCP)),
+        cc_status::Ok
+    );
 }
 
 #[test]
@@ -151,7 +261,7 @@ fn memory_too_small_misaligned_or_missing_is_refused() {
     let base = mem.0.as_mut_ptr().cast::<u8>();
     let len = cc_engine_size(8);
     let mut e = ptr::null_mut();
-    let init = |p: *mut u8, len, e: &mut *mut cc_engine| unsafe { cc_engine_init(p.cast(), len, 8, &defaults(), e) };
+    let init = |p: *mut u8, len, e: &mut *mut cc_engine| unsafe { cc_engine_init(p.cast(), len, 8, e) };
     assert_eq!(init(base, len - 1, &mut e), cc_status::BadMemory);
     assert_eq!(init(unsafe { base.add(1) }, len, &mut e), cc_status::BadMemory);
     assert_eq!(init(ptr::null_mut(), len, &mut e), cc_status::NullPointer);
@@ -197,7 +307,7 @@ fn handles_live_from_start_to_end_and_slots_are_reused() {
         (2, 1, 2, 1)
     );
     // A reset ends every flow.
-    assert_eq!(unsafe { cc_engine_reset(e, &defaults()) }, cc_status::Ok);
+    assert_eq!(unsafe { cc_engine_reset(e) }, cc_status::Ok);
     assert_eq!(unsafe { cc_on_cnp(e, b, 2, &mut d) }, cc_status::UnknownFlow);
     assert!(start(e, CC_ALGORITHM_HPCC).is_ok());
 }
@@ -419,12 +529,11 @@ fn a_decision_is_laid_out_as_the_header_says() {
 #[test]
 fn the_abi_version_is_the_headers() {
     assert_eq!(cc_abi_version() >> 16, CC_ABI_VERSION_MAJOR);
-    let _: AnyConfig = config::defaults();
 }
 
 #[test]
 fn hns_blocks_read_into_the_config_and_back() {
-    let mut c = defaults();
+    let mut c: cc_ldcp_config = defaults(CC_ALGORITHM_LDCP);
     let ldcp = [0, 0, 0, 0, 64, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0];
     let mut name: *const c_char = ptr::null();
     assert_eq!(
@@ -432,11 +541,8 @@ fn hns_blocks_read_into_the_config_and_back() {
         cc_status::Ok
     );
     // alpha 64/128 packet, gamma 2^-4, beta 2^-2; the rest as it was.
-    assert_eq!(
-        (c.ldcp.alpha_q24, c.ldcp.gamma_q24, c.ldcp.beta_q24),
-        (1 << 23, 1 << 20, 1 << 22)
-    );
-    assert_eq!(c.ldcp.mtu, defaults().ldcp.mtu);
+    assert_eq!((c.alpha_q24, c.gamma_q24, c.beta_q24), (1 << 23, 1 << 20, 1 << 22));
+    assert_eq!(c.mtu, defaults::<cc_ldcp_config>(CC_ALGORITHM_LDCP).mtu);
     let mut out = [0u8; 16];
     assert_eq!(
         unsafe { cc_hns_ldcp_write(&c, out.as_mut_ptr(), &mut name) },
@@ -452,9 +558,18 @@ fn hns_blocks_read_into_the_config_and_back() {
     );
     assert_eq!(unsafe { CStr::from_ptr(name) }.to_str(), Ok("gamma"));
     assert_eq!(c, before);
-    // The defaults' DCQCN timers (300 µs) are no power of two µs.
+    // A struct out of range is refused before the block is read.
+    let mut spoilt = c;
+    spoilt.gamma_q24 = 1 << 24;
     assert_eq!(
-        unsafe { cc_hns_dcqcn_write(&c, 100_000, out.as_mut_ptr(), &mut name) },
+        unsafe { cc_hns_ldcp_read(&mut spoilt, ldcp.as_ptr(), &mut name) },
+        cc_status::InvalidParams
+    );
+    assert_eq!(unsafe { CStr::from_ptr(name) }.to_str(), Ok("ldcp.gamma_q24"));
+    // The defaults' DCQCN timers (300 µs) are no power of two µs.
+    let q: cc_dcqcn_config = defaults(CC_ALGORITHM_DCQCN);
+    assert_eq!(
+        unsafe { cc_hns_dcqcn_write(&q, 100_000, out.as_mut_ptr(), &mut name) },
         cc_status::InvalidParams
     );
     assert_eq!(unsafe { CStr::from_ptr(name) }.to_str(), Ok("tkp"));
@@ -466,7 +581,7 @@ fn every_refusal_code_names_its_engine_error() {
         let e = cc_status::refusal_of_code(code).unwrap();
         assert_eq!(cc_status::from(e) as u32, code);
     }
-    for code in [0, 9, 10, 11, 12, 13, u32::MAX] {
+    for code in [0, 9, 10, 11, 12, 13, 15, 16, u32::MAX] {
         assert_eq!(cc_status::refusal_of_code(code), None);
     }
 }

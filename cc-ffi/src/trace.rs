@@ -10,8 +10,8 @@ use cc_core::event::{EcnEcho, EventKind, FlowId, MessageEnd, NicSample};
 use cc_core::wire::WireError;
 
 use crate::cc_status;
-use crate::config::cc_config;
 use crate::convert::{cc_ack, cc_decision, cc_flow_params, cc_hop};
+use crate::table::cc_engine;
 
 /// Bytes of the largest frame.
 pub const CC_TRACE_MAX_FRAME: u32 = 332;
@@ -90,6 +90,9 @@ pub struct cc_trace_event {
     pub reserved2: u16,
     /// Hops written to the caller's array.
     pub n_hops: u32,
+    /// Zero (named so that no byte before `ack` is padding on a 64-bit
+    /// host).
+    pub reserved3: u32,
     /// `CC_EVENT_ACK`: the ACK; its `hops` is the caller's array.
     pub ack: cc_ack,
     /// `CC_EVENT_START`: the flow's parameters.
@@ -143,15 +146,14 @@ pub unsafe extern "C" fn cc_trace_frame(buf: *const u8, len: usize, frame_len: *
     }
 }
 
-/// Decodes the configuration frame at `buf` into `*out`.
+/// Configures the engine `e` from the configuration frame at `buf`: every
+/// algorithm's configuration at once, checked, under
+/// `cc_engine_configure`'s rule (no live flow).
 ///
 /// # Safety
-/// `buf` points to `len` readable bytes; `out` is a valid pointer.
+/// `buf` points to `len` readable bytes; `e` was made by `cc_engine_init`.
 #[no_mangle]
-pub unsafe extern "C" fn cc_trace_read_config(buf: *const u8, len: usize, out: *mut cc_config) -> cc_status {
-    if out.is_null() {
-        return cc_status::NullPointer;
-    }
+pub unsafe extern "C" fn cc_trace_read_config(buf: *const u8, len: usize, e: *mut cc_engine) -> cc_status {
     // SAFETY: the caller's promise.
     let f = match unsafe { frame(buf, len) } {
         Ok(f) if f.kind == FrameKind::Config => f,
@@ -159,11 +161,8 @@ pub unsafe extern "C" fn cc_trace_read_config(buf: *const u8, len: usize, out: *
         Err(s) => return s,
     };
     match codec::decode_config(&f) {
-        Ok(c) => {
-            // SAFETY: out is valid.
-            unsafe { out.write(cc_config::from(&c)) };
-            cc_status::Ok
-        }
+        // SAFETY: the caller's promise.
+        Ok(c) => unsafe { crate::table::configure_all(e, c) },
         Err(e) => wire(e),
     }
 }
@@ -211,6 +210,7 @@ pub unsafe extern "C" fn cc_trace_read_event(
         window_q4: 0,
         flows: 0,
         reserved2: 0,
+        reserved3: 0,
         n_hops: 0,
         ack: cc_ack {
             cum_ack: 0,

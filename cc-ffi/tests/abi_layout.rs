@@ -435,7 +435,7 @@ fn the_snapshot_lists_every_declaration() {
         assert!(snap.layout.contains_key(&format!("define {name}")), "define {name}");
     }
     // The parser found what the C API is known to have.
-    for known in ["cc_decision", "cc_ack", "cc_hop", "cc_config"] {
+    for known in ["cc_decision", "cc_ack", "cc_hop", "cc_ldcp_config"] {
         assert!(d.structs.iter().any(|(n, _)| n == known), "{known} not parsed");
     }
     assert!(d.functions.iter().any(|(n, _)| n == "cc_on_ack"));
@@ -462,7 +462,7 @@ fn planted_changes_are_refused_unless_the_version_allows_them() {
         l.insert("field cc_decision.window_q4".into(), "offset 4 size 4".into());
     });
     let grown = with(&|l| {
-        l.insert("struct cc_config".into(), "size 999 align 8".into());
+        l.insert("struct cc_ldcp_config".into(), "size 999 align 8".into());
     });
     let renumbered = with(&|l| {
         l.insert("enum cc_status.CC_STATUS_OK".into(), "1".into());

@@ -59,7 +59,6 @@ fn acks(data: &[u8]) -> [Vec<cc_hop>; 2] {
 
 fuzz_target!(|data: &[u8]| {
     let mut mem = vec![0u128; cc_engine_size(1) / 16 + 1];
-    let mut cfg = core::mem::MaybeUninit::<cc_config>::uninit();
     let mut e = core::ptr::null_mut();
     let mut handle = 0;
     let mut d = cc_decision::default();
@@ -73,12 +72,8 @@ fuzz_target!(|data: &[u8]| {
     // SAFETY: every pointer is to live memory of its type, `mem` to
     // enough aligned bytes for one flow.
     unsafe {
-        assert_eq!(cc_config_default(cfg.as_mut_ptr()), cc_status::Ok);
         let len = mem.len() * 16;
-        assert_eq!(
-            cc_engine_init(mem.as_mut_ptr().cast(), len, 1, cfg.as_ptr(), &mut e),
-            cc_status::Ok
-        );
+        assert_eq!(cc_engine_init(mem.as_mut_ptr().cast(), len, 1, &mut e), cc_status::Ok);
         assert_eq!(cc_flow_start(e, 0, &params, &mut handle, &mut d), cc_status::Ok);
     }
     // Two ACKs: the first records a path, the second measures against it.

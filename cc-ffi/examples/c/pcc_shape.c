@@ -130,27 +130,34 @@ static _Alignas(16) uint8_t memory[64 * 1024];
 int main(void) {
     out = fopen("/dev/stdout", "w");
     if (out == NULL) return 2;
-    cc_config cfg;
-    cc_config_default(&cfg);
+    /* Each algorithm's configuration is its own struct, passed with its
+     * code and its size. */
+    cc_ldcp_config ldcp_cfg;
+    check(cc_config_size(CC_ALGORITHM_LDCP) == sizeof ldcp_cfg
+              && cc_config_default(CC_ALGORITHM_LDCP, &ldcp_cfg, sizeof ldcp_cfg) == CC_STATUS_OK,
+          "the library's LDCP struct is the header's");
     /* A configuration out of range is refused with the field named. */
-    cc_config bad = cfg;
-    bad.ldcp.gamma_q24 = 1u << 24;
+    cc_ldcp_config bad = ldcp_cfg;
+    bad.gamma_q24 = 1u << 24;
     const char *field = "";
-    check(cc_config_check(&bad, &field) == CC_STATUS_INVALID_PARAMS && strcmp(field, "ldcp.gamma_q24") == 0,
+    check(cc_config_check(CC_ALGORITHM_LDCP, &bad, sizeof bad, &field) == CC_STATUS_INVALID_PARAMS
+              && strcmp(field, "ldcp.gamma_q24") == 0,
           "a gamma of one packet is refused, and named");
-    check(cc_config_check(&cfg, NULL) == CC_STATUS_OK, "the defaults are in range");
+    check(cc_config_check(CC_ALGORITHM_LDCP, &ldcp_cfg, sizeof ldcp_cfg, NULL) == CC_STATUS_OK, "the defaults are in range");
+    check(cc_config_check(CC_ALGORITHM_LDCP, &ldcp_cfg, sizeof ldcp_cfg - 4, NULL) == CC_STATUS_BAD_SIZE,
+          "a struct of another size is refused");
 
     /* The hns driver's 16-byte LDCP block: cwd0 (u32, little-endian), then
      * alpha, gamma, beta, eta; the drafts' defaults are alpha = 128/128
      * packet, gamma = 2^-3, beta = 2^-1, eta = 2^-1. */
     const uint8_t ldcp_block[CC_HNS_BLOCK_LEN] = {0, 0, 0, 0, 128, 3, 1, 1};
-    cc_config from_block = cfg;
-    from_block.ldcp.alpha_q24 = 1;
+    cc_ldcp_config from_block = ldcp_cfg;
+    from_block.alpha_q24 = 1;
     check(cc_hns_ldcp_read(&from_block, ldcp_block, &field) == CC_STATUS_OK
-              && memcmp(&from_block.ldcp, &cfg.ldcp, sizeof cfg.ldcp) == 0,
+              && memcmp(&from_block, &ldcp_cfg, sizeof ldcp_cfg) == 0,
           "the hns LDCP block of the drafts' defaults reads as the engine's defaults");
     uint8_t written[CC_HNS_BLOCK_LEN];
-    check(cc_hns_ldcp_write(&cfg, written, &field) == CC_STATUS_OK && memcmp(written, ldcp_block, sizeof written) == 0,
+    check(cc_hns_ldcp_write(&ldcp_cfg, written, &field) == CC_STATUS_OK && memcmp(written, ldcp_block, sizeof written) == 0,
           "and writes back to the same bytes");
     const uint8_t eta_quarter[CC_HNS_BLOCK_LEN] = {0, 0, 0, 0, 128, 3, 1, 2};
     check(cc_hns_ldcp_read(&from_block, eta_quarter, &field) == CC_STATUS_INVALID_PARAMS && strcmp(field, "eta") == 0,
@@ -158,15 +165,19 @@ int main(void) {
     /* DCQCN: R_AI 20 Mb/s of 100 Gb/s, F 1, Ti 2^8 us, Td 2^2 us, Ta 1 us,
      * max_speed 100 000 Mb/s, g 2^-8, alpha 1 at the first CNP, CNP per 4 us. */
     const uint8_t dcqcn_block[CC_HNS_BLOCK_LEN] = {20, 0, 1, 8, 2, 0, 1, 0, 0xa0, 0x86, 0x01, 0, 8, 1, 4, 0};
-    check(cc_hns_dcqcn_read(&from_block, dcqcn_block, &field) == CC_STATUS_OK
-              && from_block.dcqcn.increase_interval_ns == 256000 && from_block.dcqcn.decrease_interval_ns == 4000
-              && cc_hns_dcqcn_write(&from_block, 100000, written, &field) == CC_STATUS_OK
+    cc_dcqcn_config dcqcn_cfg;
+    cc_config_default(CC_ALGORITHM_DCQCN, &dcqcn_cfg, sizeof dcqcn_cfg);
+    check(cc_hns_dcqcn_read(&dcqcn_cfg, dcqcn_block, &field) == CC_STATUS_OK
+              && dcqcn_cfg.increase_interval_ns == 256000 && dcqcn_cfg.decrease_interval_ns == 4000
+              && cc_hns_dcqcn_write(&dcqcn_cfg, 100000, written, &field) == CC_STATUS_OK
               && memcmp(written, dcqcn_block, sizeof written) == 0,
           "the hns DCQCN block reads and writes back to the same bytes");
     if (cc_engine_size(FLOWS) > sizeof memory || cc_engine_align() > 16) return 2;
     fprintf(out, "engine of %u flows: %u bytes (%u a flow)\n", (unsigned)FLOWS, (unsigned)cc_engine_size(FLOWS),
             (unsigned)cc_engine_flow_size());
-    if (cc_engine_init(memory, sizeof memory, FLOWS, &cfg, &engine) != CC_STATUS_OK) return 2;
+    if (cc_engine_init(memory, sizeof memory, FLOWS, &engine) != CC_STATUS_OK) return 2;
+    check(cc_engine_configure(engine, CC_ALGORITHM_LDCP, &ldcp_cfg, sizeof ldcp_cfg) == CC_STATUS_OK,
+          "the engine takes the LDCP struct");
 
     /* HPCC++: one 100 Gb/s hop, fully used, with a 100 KB queue: U is
      * about qlen/(B·T) + 1 = 100 000/100 000 + 1 = 2, so every RTT the

@@ -112,11 +112,9 @@ int main(void) {
     if (in == NULL || out == NULL) return 2;
     if ((cc_abi_version() >> 16) != CC_ABI_VERSION_MAJOR) return 2;
 
-    cc_config cfg;
     cc_engine *engine;
-    if (cc_config_default(&cfg) != CC_STATUS_OK) return 2;
     if (cc_engine_size(CAPACITY) > sizeof engine_mem || cc_engine_align() > 16) return 2;
-    if (cc_engine_init(engine_mem, sizeof engine_mem, CAPACITY, &cfg, &engine) != CC_STATUS_OK) return 2;
+    if (cc_engine_init(engine_mem, sizeof engine_mem, CAPACITY, &engine) != CC_STATUS_OK) return 2;
 
     static uint8_t buf[4 * CC_TRACE_MAX_FRAME];
     static uint8_t answer[CC_TRACE_MAX_FRAME];
@@ -141,8 +139,8 @@ int main(void) {
         at += frame_len;
         if (kind == CC_FRAME_HALT) break;
         if (kind == CC_FRAME_CONFIG) {
-            if (cc_trace_read_config(frame, frame_len, &cfg) != CC_STATUS_OK) return 1;
-            if (cc_engine_reset(engine, &cfg) != CC_STATUS_OK) return 1;
+            if (cc_engine_reset(engine) != CC_STATUS_OK) return 1;
+            if (cc_trace_read_config(frame, frame_len, engine) != CC_STATUS_OK) return 1;
             memset(map, 0, sizeof map);
             fwrite(frame, 1, frame_len, out);
             continue;

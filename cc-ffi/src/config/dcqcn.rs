@@ -4,7 +4,7 @@ use core::ffi::CStr;
 
 use cc_core::dcqcn::DcqcnConfig;
 
-use super::{flag, fraction};
+use super::{flag, fraction, Mirrored};
 
 /// DCQCN.
 pub const CC_ALGORITHM_DCQCN: u8 = 5;
@@ -93,4 +93,8 @@ impl From<&DcqcnConfig> for cc_dcqcn_config {
             reserved: [0; 2],
         }
     }
+}
+
+impl Mirrored for DcqcnConfig {
+    type C = cc_dcqcn_config;
 }

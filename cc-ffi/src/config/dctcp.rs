@@ -5,7 +5,7 @@ use core::ffi::CStr;
 use cc_core::dctcp::DctcpConfig;
 use cc_core::units::Window;
 
-use super::fraction;
+use super::{fraction, Mirrored};
 
 /// DCTCP (RFC 8257).
 pub const CC_ALGORITHM_DCTCP: u8 = 4;
@@ -51,4 +51,8 @@ impl From<&DctcpConfig> for cc_dctcp_config {
             w_min_q4: d.w_min.to_bits(),
         }
     }
+}
+
+impl Mirrored for DctcpConfig {
+    type C = cc_dctcp_config;
 }

@@ -4,7 +4,7 @@ use core::ffi::CStr;
 
 use cc_core::hpcc_pint::HpccPintConfig;
 
-use super::fraction;
+use super::{fraction, Mirrored};
 
 /// HPCC-PINT (HPCC's window from the switches' utilization code: an ACK's
 /// `pint_width` and `pint_code`).
@@ -60,4 +60,8 @@ impl From<&HpccPintConfig> for cc_hpcc_pint_config {
             reserved: [0; 3],
         }
     }
+}
+
+impl Mirrored for HpccPintConfig {
+    type C = cc_hpcc_pint_config;
 }

@@ -4,7 +4,7 @@ use core::ffi::CStr;
 
 use cc_core::powertcp::{Arrivals, PowerTcpConfig, UpdateClock};
 
-use super::fraction;
+use super::{fraction, Mirrored};
 
 /// PowerTCP (a window from the power of in-band telemetry: an ACK's hops).
 pub const CC_ALGORITHM_POWERTCP: u8 = 9;
@@ -104,4 +104,8 @@ impl From<&PowerTcpConfig> for cc_powertcp_config {
             reserved: [0; 2],
         }
     }
+}
+
+impl Mirrored for PowerTcpConfig {
+    type C = cc_powertcp_config;
 }

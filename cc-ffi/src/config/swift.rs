@@ -4,7 +4,7 @@ use core::ffi::CStr;
 
 use cc_core::swift::SwiftConfig;
 
-use super::fraction;
+use super::{fraction, Mirrored};
 
 /// Swift (fabric and endpoint windows from the NICs' timestamps: an ACK's
 /// `t1_ns` ..= `t4_ns`, `forward_hops` and `rx_buffer_level`).
@@ -128,4 +128,8 @@ impl From<&SwiftConfig> for cc_swift_config {
             initial_window_q16: s.initial_window,
         }
     }
+}
+
+impl Mirrored for SwiftConfig {
+    type C = cc_swift_config;
 }

@@ -4,7 +4,7 @@ use core::ffi::CStr;
 
 use cc_core::powertcp::{PowerClock, ThetaPowerTcpConfig};
 
-use super::fraction;
+use super::{fraction, Mirrored};
 
 /// θ-PowerTCP (a window from the power of RTT samples: an ACK's `rtt_ns`).
 pub const CC_ALGORITHM_THETA_POWERTCP: u8 = 8;
@@ -88,4 +88,8 @@ impl From<&ThetaPowerTcpConfig> for cc_theta_powertcp_config {
             reserved: [0; 3],
         }
     }
+}
+
+impl Mirrored for ThetaPowerTcpConfig {
+    type C = cc_theta_powertcp_config;
 }

@@ -4,7 +4,7 @@ use core::ffi::CStr;
 
 use cc_core::timely::{TimelyClock, TimelyConfig};
 
-use super::fraction;
+use super::{fraction, Mirrored};
 
 /// TIMELY (rate from RTT samples: an ACK's `rtt_ns`).
 pub const CC_ALGORITHM_TIMELY: u8 = 6;
@@ -96,4 +96,8 @@ impl From<&TimelyConfig> for cc_timely_config {
             reserved: [0; 3],
         }
     }
+}
+
+impl Mirrored for TimelyConfig {
+    type C = cc_timely_config;
 }

@@ -196,19 +196,38 @@ fn started<C: Controller>(cfg: C::Config, p: FlowParams) -> (Engine<C, 4>, FlowH
 #[cfg(feature = "c-api")]
 const C_MEM: usize = 256;
 
-/// An engine of the C API (cc-ffi) in `mem`, with `cfg` and flow `p`
-/// started: the engine and the flow's handle (exit status 3 if refused).
+/// An engine of the C API (cc-ffi) in `mem`, with `cfg`'s HPCC++ and LDCP
+/// parts (the rows' only ones) and flow `p` started: the engine and the
+/// flow's handle (exit status 3 if refused).
 #[cfg(feature = "c-api")]
 fn c_started(mem: &mut [u128; C_MEM], cfg: &AnyConfig, p: &FlowParams) -> (*mut cc_ffi::cc_engine, u32) {
-    let c = cc_ffi::cc_config::from(cfg);
+    let hpcc = cc_ffi::cc_hpcc_config::from(&cfg.hpcc);
+    let ldcp = cc_ffi::cc_ldcp_config::from(&cfg.ldcp);
     let mut e = core::ptr::null_mut();
     let len = core::mem::size_of_val(mem);
-    // SAFETY: `mem` is `len` writable bytes, 16-aligned, used by no one else.
-    let s = unsafe { cc_ffi::cc_engine_init(mem.as_mut_ptr().cast(), len, 4, &c, &mut e) };
+    // SAFETY: `mem` is `len` writable bytes, 16-aligned, used by no one
+    // else; the structs are live and of the sizes passed.
+    let s = unsafe {
+        [
+            cc_ffi::cc_engine_init(mem.as_mut_ptr().cast(), len, 4, &mut e),
+            cc_ffi::cc_engine_configure(
+                e,
+                cc_ffi::CC_ALGORITHM_HPCC,
+                (&hpcc as *const cc_ffi::cc_hpcc_config).cast(),
+                core::mem::size_of_val(&hpcc),
+            ),
+            cc_ffi::cc_engine_configure(
+                e,
+                cc_ffi::CC_ALGORITHM_LDCP,
+                (&ldcp as *const cc_ffi::cc_ldcp_config).cast(),
+                core::mem::size_of_val(&ldcp),
+            ),
+        ]
+    };
     let (mut h, mut d) = (0, cc_ffi::cc_decision::default());
     // SAFETY: `e` was just made; the pointers are valid.
     let started = unsafe { cc_ffi::cc_flow_start(e, 0, &cc_ffi::cc_flow_params::from(p), &mut h, &mut d) };
-    if s != cc_ffi::cc_status::Ok || started != cc_ffi::cc_status::Ok {
+    if s.iter().any(|&s| s != cc_ffi::cc_status::Ok) || started != cc_ffi::cc_status::Ok {
         nic_firmware::exit(3)
     }
     (e, h)
