@@ -28,9 +28,9 @@
 
 use crc::{Crc, CRC_32_ISCSI};
 
-use crate::controller::AnyConfig;
+use crate::error::Error;
 use crate::event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, NicSample, Pacing,
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, NicSample, Pacing,
     PintSample, ProbeId, Request, TimerRequest,
 };
 use crate::telemetry::{CounterWidths, HopSample};
@@ -680,8 +680,18 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
 /// The flow a refused configuration frame is answered for.
 pub const CONFIG_FLOW: FlowId = FlowId(u32::MAX);
 
+/// What a configuration frame carries, block after block: the engine's
+/// [`crate::algorithms::AnyConfig`] (each algorithm's block in the
+/// registry's order, [`crate::controller::AlgorithmConfig::encode`]).
+pub trait FrameConfig: Sized {
+    /// Writes every block.
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> Result<()>;
+    /// Reads what [`FrameConfig::encode`] wrote.
+    fn decode(r: &mut ConfigReader<'_, '_>) -> Result<Self>;
+}
+
 /// Encodes an engine configuration as one frame; returns its length.
-pub fn encode_config(cfg: &AnyConfig, out: &mut [u8]) -> Result<usize> {
+pub fn encode_config<C: FrameConfig>(cfg: &C, out: &mut [u8]) -> Result<usize> {
     let mut w = Writer::new(out, FrameKind::Config)?;
     cfg.encode(&mut ConfigWriter(&mut w))?;
     w.finish()
@@ -694,7 +704,7 @@ pub fn encode_halt(out: &mut [u8]) -> Result<usize> {
 
 /// Decodes a configuration frame. The values are only decoded, not
 /// validated: the engine's constructor checks their ranges.
-pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
+pub fn decode_config<C: FrameConfig>(frame: &Frame<'_>) -> Result<C> {
     if frame.kind != FrameKind::Config {
         return Err(WireError::UnknownType);
     }
@@ -702,13 +712,13 @@ pub fn decode_config(frame: &Frame<'_>) -> Result<AnyConfig> {
         b: frame.payload,
         at: 0,
     };
-    let cfg = AnyConfig::decode(&mut ConfigReader(&mut r))?;
+    let cfg = C::decode(&mut ConfigReader(&mut r))?;
     r.end()?;
     Ok(cfg)
 }
 
 /// Where an algorithm writes its block of a configuration frame
-/// ([`crate::algorithms::AlgorithmConfig::encode`]): big-endian integers.
+/// ([`crate::controller::AlgorithmConfig::encode`]): big-endian integers.
 pub struct ConfigWriter<'w, 'b>(&'w mut Writer<'b>);
 
 impl ConfigWriter<'_, '_> {
@@ -735,7 +745,7 @@ impl ConfigWriter<'_, '_> {
 }
 
 /// Where an algorithm reads its block of a configuration frame back
-/// ([`crate::algorithms::AlgorithmConfig::decode`]); every read is
+/// ([`crate::controller::AlgorithmConfig::decode`]); every read is
 /// bounds-checked (`Truncated` past the payload's end).
 pub struct ConfigReader<'r, 'b>(&'r mut Reader<'b>);
 
@@ -774,6 +784,7 @@ impl ConfigReader<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::AnyConfig;
     use crate::dcqcn::DcqcnConfig;
     use crate::hpcc::{HpccConfig, QueueSignal, Reciprocals, TelemetrySource};
     use crate::ldcp::FastStart;
@@ -884,7 +895,7 @@ mod tests {
             let n = encode_config(&cfg, &mut buf).unwrap();
             let f = read_frame(&buf[..n]).unwrap();
             assert_eq!(f.kind, FrameKind::Config);
-            assert_eq!(decode_config(&f).unwrap(), cfg);
+            assert_eq!(decode_config::<AnyConfig>(&f).unwrap(), cfg);
             // Every truncation of the payload is refused, none misread.
             for cut in 0..f.payload.len() {
                 let short = Frame {
@@ -892,7 +903,7 @@ mod tests {
                     payload: &f.payload[..cut],
                     len: 0,
                 };
-                assert_eq!(decode_config(&short), Err(WireError::Truncated));
+                assert_eq!(decode_config::<AnyConfig>(&short), Err(WireError::Truncated));
             }
         }
         // An answer decoder refuses a config frame and vice versa.
@@ -900,7 +911,7 @@ mod tests {
         assert!(decode_answer(&read_frame(&buf[..n]).unwrap()).is_err());
         let n = encode_answer(FlowId(1), &Err(Error::UnknownFlow), &mut buf).unwrap();
         assert_eq!(
-            decode_config(&read_frame(&buf[..n]).unwrap()),
+            decode_config::<AnyConfig>(&read_frame(&buf[..n]).unwrap()),
             Err(WireError::UnknownType)
         );
     }
@@ -931,7 +942,7 @@ mod tests {
         let n = encode_config(&forward, &mut a).unwrap();
         let m = encode_config(&backward, &mut b).unwrap();
         assert_eq!(&a[..n], &b[..m]);
-        let decoded = decode_config(&read_frame(&a[..n]).unwrap()).unwrap();
+        let decoded: AnyConfig = decode_config(&read_frame(&a[..n]).unwrap()).unwrap();
         let mut listed = [0u32; 7];
         assert_eq!(decoded.hpcc.reciprocals.speeds().count(), 7);
         for (slot, s) in listed.iter_mut().zip(decoded.hpcc.reciprocals.speeds()) {

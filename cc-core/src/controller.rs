@@ -1,17 +1,24 @@
-//! The per-flow controller contract, and [`AnyController`], the enum that
+//! What an algorithm implements: its per-flow [`Controller`] and its
+//! [`AlgorithmConfig`], below the registry ([`crate::algorithms`]) that
+//! names every algorithm once and builds [`AnyController`], the enum that
 //! picks an algorithm per flow without `dyn` (smoltcp's `AnyController`
-//! pattern).
+//! pattern), and [`AnyConfig`] from them.
 //!
 //! A single-algorithm table (`Engine<Ldcp, N>`) stores only that
 //! algorithm's state: 24 bytes a flow for LDCP. A mixed table
 //! (`Engine<AnyController<H>, N>`) stores the largest variant plus a tag.
 
-pub use crate::algorithms::{AnyConfig, AnyController};
+#[cfg(doc)]
+use crate::algorithms::{Algorithm, AnyConfig, AnyController};
+use crate::codec::{ConfigReader, ConfigWriter};
+use crate::error::Error;
 #[cfg(doc)]
 use crate::event::EventKind;
-use crate::event::{Ack, Decision, Error, FlowParams, MessageEnd, ProbeId};
+use crate::event::{Ack, Decision, FlowParams, MessageEnd, ProbeId};
+use crate::params::{AckBench, CnpBench, Network, Param};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
+use crate::wire::Result as WireResult;
 
 /// A congestion controller for one flow.
 ///
@@ -139,6 +146,89 @@ pub trait Controller: Sized {
     }
 }
 
+/// An algorithm's configuration, shared by every flow of an engine that
+/// runs it.
+pub trait AlgorithmConfig: Copy + Sized + 'static {
+    /// The defaults of the paper or draft (the engine runs these until the
+    /// host configures it; each type's docs say which).
+    const DEFAULT: Self;
+
+    /// The parameters a table sets by name (a scenario's `[cc]` table),
+    /// in the order a table lists them; empty for an algorithm whose front
+    /// ends configure it by hand.
+    const PARAMS: &'static [Param<Self>] = &[];
+
+    /// What its flows need of the network.
+    const NETWORK: Network;
+
+    /// The controller of its first role (its data sender), with `H` hops
+    /// of telemetry history where it keeps any: what
+    /// [`Algorithm::with_config`] hands a [`ConfigVisitor`].
+    type Sender<const H: usize>: Controller<Config = Self>;
+
+    /// The firmware benchmark's ACK row, for an algorithm whose front ends
+    /// take it from the registry; `None` for one the benchmark drives by
+    /// hand (HPCC++ and LDCP have rows of their own).
+    const ACK_BENCH: Option<AckBench> = None;
+
+    /// The firmware benchmark's CNP row, for an algorithm whose flows
+    /// answer congestion notification packets (DCQCN's reaction point).
+    const CNP_BENCH: Option<CnpBench> = None;
+
+    /// The `f64` reference model's cost column of the benchmark's ACK
+    /// row: the model made for a flow started with `p` and the defaults,
+    /// then the row's ACKs 1 ..= `events` each given to it inside
+    /// `bracket`. Returns whether the algorithm has such a model (by
+    /// default not: its property tests still hold it to its reference).
+    #[cfg(feature = "reference")]
+    fn reference_ack<B: crate::params::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
+        let _ = (p, events, bracket);
+        false
+    }
+
+    /// Checks every field's range.
+    fn validate(&self) -> Result<(), Error>;
+
+    /// Whether the receiver's NIC answers CE-marked data with congestion
+    /// notification packets (CNPs) for its flows, and then at most one
+    /// per flow per how many ns (0: one with the ACK of every marked
+    /// packet); `None`, as by default: its flows read ECN, if at all, from
+    /// the ACKs' echo.
+    fn receiver_cnp_ns(&self) -> Option<u32> {
+        None
+    }
+
+    /// The first field out of its range, by its name in the type (a
+    /// [`ParamInfo::field`] where a parameter sets it); `None` if every
+    /// field is in range. By default the whole configuration is named.
+    fn invalid_field(&self) -> Option<&'static str> {
+        self.validate().err().map(|_| "configuration")
+    }
+
+    /// Writes this configuration's block of the codec's configuration frame.
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()>;
+
+    /// Reads the block [`AlgorithmConfig::encode`] wrote. The values are
+    /// only decoded, not validated: the engine's constructor checks them.
+    fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self>;
+
+    /// The bounds every decision of a flow started with `p` keeps, beyond
+    /// those of every algorithm (a timer never armed in the past): the
+    /// engine model's invariants (`testing::model`, the property tests
+    /// and the fuzz target). `Err` names the bound broken.
+    fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str>;
+}
+
+/// Code generic over an algorithm's configuration type, run for the one
+/// an [`Algorithm`] names by [`Algorithm::with_config`].
+pub trait ConfigVisitor {
+    /// What it gives back.
+    type Output;
+
+    /// Runs with configuration type `C`.
+    fn visit<C: AlgorithmConfig>(self) -> Self::Output;
+}
+
 /// Work to run on a flow's controller, whatever its algorithm, with that
 /// algorithm's part of the [`AnyConfig`]: [`AnyController::visit`] picks
 /// the algorithm once and runs [`Visit::on`] made for it. An embedding
@@ -155,6 +245,7 @@ pub trait Visit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::{AnyConfig, AnyController};
     use crate::event::Algorithm;
     use crate::units::{BaseRtt, LinkSpeed, Seq};
 

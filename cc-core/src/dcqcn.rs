@@ -34,7 +34,8 @@ use core::num::NonZeroU64;
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, Ecn, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
 use crate::params::{param, CnpBench, EcnMarking, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
@@ -169,7 +170,7 @@ impl Default for DcqcnConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for DcqcnConfig {
+impl crate::controller::AlgorithmConfig for DcqcnConfig {
     type Sender<const H: usize> = Dcqcn;
 
     /// A rate; WRED marking at K_min 4 KB, K_max 16 KB per Gb/s with

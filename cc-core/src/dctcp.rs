@@ -24,7 +24,8 @@
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, EcnEcho, Error, FlowParams, MessageEnd, Request, TimerRequest};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, EcnEcho, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, ratio_q24};
 use crate::params::{param, AckBench, EcnMarking, Gate, Network, Param, TelemetryKind, Unit};
 use crate::telemetry::HopSample;
@@ -87,7 +88,7 @@ impl Default for DctcpConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for DctcpConfig {
+impl crate::controller::AlgorithmConfig for DctcpConfig {
     type Sender<const H: usize> = Dctcp;
 
     /// A window; marking at one threshold K = K_min = K_max with P_max 1

@@ -20,7 +20,8 @@ use heapless::index_map::FnvIndexMap;
 use heapless::Vec;
 
 use crate::controller::Controller;
-use crate::event::{Ack, Decision, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId};
+use crate::error::Error;
+use crate::event::{Ack, Decision, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 

@@ -11,8 +11,6 @@
 //!  timer ──Timer──▶    ┘                         └──▶ request: probe, feedback, release, go-back-N
 //! ```
 
-use core::fmt;
-
 use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Instant, LinkSpeed, Rate, Seq, Window};
 use crate::wire::pint::PintWidth;
@@ -41,6 +39,7 @@ impl ProbeId {
 }
 
 pub use crate::algorithms::Algorithm;
+pub use crate::error::Error;
 
 /// What the engine needs to know when a flow starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -321,7 +320,7 @@ impl Pacing {
     /// windows below 1 MiB, short by at most 2^-24 of a raw window unit
     /// per ns above; five 32-bit divides).
     pub fn rate(self) -> Rate {
-        crate::fixmath::window_rate(self.bytes, self.per)
+        crate::per_rtt::window_rate(self.bytes, self.per)
     }
 
     /// [`Pacing::rate`], to the bit, with its divisions by `per` taken from
@@ -331,7 +330,7 @@ impl Pacing {
         let div = match *kept {
             Some(RateDivisor(d)) if d.nanos() == self.per.as_nanos() => d,
             _ => {
-                let d = crate::fixmath::PerRtt::new(self.per);
+                let d = crate::per_rtt::PerRtt::new(self.per);
                 *kept = Some(RateDivisor(d));
                 d
             }
@@ -346,7 +345,7 @@ impl Pacing {
 /// A NIC that programs its pacer in bit/s keeps one per flow (`per`
 /// seldom changes; HPCC++ keeps it for the flow's life).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RateDivisor(crate::fixmath::PerRtt);
+pub struct RateDivisor(crate::per_rtt::PerRtt);
 
 /// The engine's answer for one flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -381,70 +380,6 @@ impl Decision {
     /// The pacing rate in bit/s ([`Pacing::rate`]).
     pub fn rate(&self) -> Rate {
         self.pacing.rate()
-    }
-}
-
-/// Why the engine refused an event. The flow's state is unchanged and its
-/// last decision stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Error {
-    /// No flow with that id.
-    UnknownFlow,
-    /// The flow table is full.
-    TableFull,
-    /// A flow with that id exists already.
-    FlowExists,
-    /// The flow parameters or engine configuration are out of range.
-    InvalidParams,
-    /// More hops than the flow's state holds.
-    TooManyHops,
-    /// A hop's counter widths are unusable (0 or more than 32 bits).
-    BadCounterWidths,
-    /// The telemetry is older than what the flow has seen (reordered ACK).
-    StaleTelemetry,
-    /// The event does not apply to this flow's algorithm or role.
-    NotApplicable,
-    /// An ACK's sample is none a network makes: no NIC timestamps where
-    /// the algorithm needs them, timestamps that are wrapped, stale or
-    /// absurd ([`NicSample::delays`]), or a PINT code of another width or
-    /// above its width's largest.
-    BadSample,
-}
-
-impl Error {
-    /// Every refusal, in the order declared (the trace codec numbers them
-    /// by their places here from 0; the C API's statuses are their own
-    /// list).
-    pub const ALL: [Error; 9] = [
-        Error::UnknownFlow,
-        Error::TableFull,
-        Error::FlowExists,
-        Error::InvalidParams,
-        Error::TooManyHops,
-        Error::BadCounterWidths,
-        Error::StaleTelemetry,
-        Error::NotApplicable,
-        Error::BadSample,
-    ];
-}
-
-/// Lets `?` turn it into `Box<dyn Error>` and friends on hosts.
-impl core::error::Error for Error {}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Error::UnknownFlow => "unknown flow",
-            Error::TableFull => "flow table full",
-            Error::FlowExists => "flow already exists",
-            Error::InvalidParams => "parameters out of range",
-            Error::TooManyHops => "more telemetry hops than supported",
-            Error::BadCounterWidths => "telemetry counter width out of range",
-            Error::StaleTelemetry => "telemetry older than the last sample",
-            Error::NotApplicable => "event does not apply to this flow",
-            Error::BadSample => "delay or PINT sample missing, wrapped or absurd",
-        })
     }
 }
 

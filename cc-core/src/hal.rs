@@ -16,7 +16,8 @@
 
 use crate::controller::Controller;
 use crate::engine::Engine;
-use crate::event::{Decision, Error, Event, FlowId};
+use crate::error::Error;
+use crate::event::{Decision, Event, FlowId};
 use crate::units::Instant;
 
 /// Where events come from: the sender's Rx pipeline (ACKs, NACKs, CNPs,

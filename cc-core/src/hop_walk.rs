@@ -18,9 +18,9 @@
 //! products and, where they do not serve (Δts ≥ T, or a BDP of 1 KiB or
 //! less), from quotients.
 
-use crate::event::Error;
-use crate::hpcc::reciprocals::PER_RTT_SHIFT;
-use crate::hpcc::Reciprocals;
+use crate::error::Error;
+use crate::reciprocals::Reciprocals;
+use crate::reciprocals::PER_RTT_SHIFT;
 use crate::telemetry::{
     stack_signature, tx_bytes_between, tx_bytes_counted, tx_counter_may_wrap, CounterWidths, HopHistory, HopSample,
     TsReach,

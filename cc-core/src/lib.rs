@@ -48,12 +48,14 @@
 #[cfg(any(test, feature = "arbitrary"))]
 extern crate std;
 
+#[macro_use]
 pub mod algorithms;
 pub mod codec;
 pub mod controller;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod engine;
+pub mod error;
 pub mod event;
 mod fixmath;
 pub mod hal;
@@ -64,7 +66,9 @@ pub mod hpcc_pint;
 pub mod ldcp;
 pub mod notification;
 pub mod params;
+mod per_rtt;
 pub mod powertcp;
+mod reciprocals;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod swift;
@@ -80,25 +84,39 @@ pub mod wire;
 #[doc = include_str!("../../docs/engine.md")]
 pub struct EngineGuideExample;
 
-pub use controller::{AnyConfig, AnyController, Controller};
+pub use algorithms::{AnyConfig, AnyController};
+pub use controller::{AlgorithmConfig, Controller};
 pub use engine::{Engine, Stats};
 pub use event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request,
     TimerRequest,
 };
 
-/// Everything a NIC integration needs, in one import.
+/// Everything a NIC integration needs, in one import: the event API,
+/// every algorithm's configuration (from the registry, so a new one is
+/// here by its registry line) and controllers, units and telemetry.
 pub mod prelude {
-    pub use crate::controller::{AnyConfig, AnyController, Controller};
-    pub use crate::dcqcn::{Dcqcn, DcqcnConfig};
-    pub use crate::dctcp::{Dctcp, DctcpConfig};
+    pub use crate::algorithms::{AnyConfig, AnyController};
+    pub use crate::controller::{AlgorithmConfig, Controller};
+    pub use crate::dcqcn::Dcqcn;
+    pub use crate::dctcp::Dctcp;
     pub use crate::engine::{Engine, Stats};
     pub use crate::event::*;
     pub use crate::hal::{pump, EventSource, SchedulerPort};
-    pub use crate::hpcc::{
-        AdditiveIncrease, HpccConfig, HpccReceiver, HpccSender, QueueSignal, Reciprocals, TelemetrySource,
-    };
-    pub use crate::ldcp::{FastStart, Ldcp, LdcpConfig, LdcpRate, Phase};
+    pub use crate::hpcc::{AdditiveIncrease, HpccReceiver, HpccSender, QueueSignal, Reciprocals, TelemetrySource};
+    pub use crate::hpcc_pint::HpccPint;
+    pub use crate::ldcp::{FastStart, Ldcp, LdcpRate, Phase};
+    pub use crate::powertcp::{PowerTcp, ThetaPowerTcp};
+    pub use crate::swift::Swift;
     pub use crate::telemetry::{CounterWidths, HopHistory, HopSample, TxUtilization};
+    pub use crate::timely::Timely;
     pub use crate::units::*;
+
+    /// Each configuration type of the registry, by its own name.
+    macro_rules! configurations {
+        ($($field:ident: $cfg:path, $title:literal { $($variant:ident = $name:literal,)+ })+) => {
+            $( pub use $cfg; )+
+        };
+    }
+    for_each_algorithm!(configurations);
 }

@@ -2,7 +2,7 @@
 //! packet of a flow is answered with a congestion notification packet
 //! (CNP), at most one per flow per interval. DCQCN's notification point
 //! and that of any algorithm whose configuration asks for CNPs
-//! ([`crate::algorithms::AlgorithmConfig::receiver_cnp_ns`]).
+//! ([`crate::controller::AlgorithmConfig::receiver_cnp_ns`]).
 
 use crate::units::Instant;
 

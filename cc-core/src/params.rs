@@ -2,8 +2,8 @@
 //! the parameters a table sets by name (a simulator scenario's `[cc]`
 //! table, a host's configuration file) and what it needs of the network
 //! its flows cross. Each algorithm's module states both beside its
-//! configuration ([`crate::algorithms::AlgorithmConfig::PARAMS`] and
-//! [`crate::algorithms::AlgorithmConfig::NETWORK`]); a front end reads
+//! configuration ([`crate::controller::AlgorithmConfig::PARAMS`] and
+//! [`crate::controller::AlgorithmConfig::NETWORK`]); a front end reads
 //! them through [`crate::Algorithm`] instead of naming the algorithm.
 
 use crate::event::Ack;
@@ -75,7 +75,7 @@ pub struct ParamInfo {
     /// packets (bytes of payload), as a front end that knows it sets it
     /// unless its table names the parameter: an algorithm that counts in
     /// packets then counts the network's own (DCTCP's MSS, Swift's MTU).
-    /// Its [`crate::algorithms::AlgorithmConfig::DEFAULT`] holds for a
+    /// Its [`crate::controller::AlgorithmConfig::DEFAULT`] holds for a
     /// front end that knows no payload (1000 bytes).
     pub follows_payload: bool,
     /// Whether it is a preset: setting it sets every field to the preset's
@@ -194,7 +194,7 @@ pub enum TelemetryKind {
 }
 
 /// The firmware benchmark's bracket around one call of an algorithm's
-/// `f64` reference model ([`crate::algorithms::AlgorithmConfig::reference_ack`]):
+/// `f64` reference model ([`crate::controller::AlgorithmConfig::reference_ack`]):
 /// `prep` is made before the counted region, `step` runs inside it.
 #[cfg(feature = "reference")]
 pub trait RefBracket {

@@ -16,7 +16,7 @@
 use core::fmt;
 use core::num::NonZeroU16;
 
-use crate::event::Error;
+use crate::error::Error;
 use crate::units::{Fraction, LinkSpeed};
 
 /// Widths and units of a hop's wrapping counters, from the wire format or

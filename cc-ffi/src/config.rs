@@ -11,7 +11,7 @@ use core::ffi::{c_char, c_void, CStr};
 use core::mem::size_of;
 
 use cc_core::algorithms::AlgorithmConfig;
-use cc_core::controller::AnyConfig;
+use cc_core::algorithms::AnyConfig;
 use cc_core::units::Fraction;
 use cc_core::Algorithm;
 

@@ -10,7 +10,8 @@
 
 use core::mem::{align_of, size_of};
 
-use cc_core::controller::{AnyConfig, AnyController, Controller, Visit};
+use cc_core::algorithms::{AnyConfig, AnyController};
+use cc_core::controller::{Controller, Visit};
 use cc_core::event::{Decision, Error};
 use cc_core::telemetry::CounterWidths;
 use cc_core::units::Instant;

@@ -5,7 +5,7 @@
 use core::ffi::{c_char, CStr};
 use core::ptr;
 
-use cc_core::controller::AnyConfig;
+use cc_core::algorithms::AnyConfig;
 use cc_core::event::Algorithm;
 
 use crate::convert::algorithm;

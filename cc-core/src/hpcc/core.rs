@@ -6,11 +6,12 @@
 
 use bitfield_struct::bitfield;
 
-use super::reciprocals::{PER_BYTE_SHIFT, PER_RTT_SHIFT};
 use super::{HpccConfig, QueueSignal, Reciprocals};
-use crate::event::{Decision, Error};
+use crate::error::Error;
+use crate::event::Decision;
 use crate::fixmath::{mul_frac_q32, mul_shr41, ratio_q24, ratio_q24_once};
 use crate::hop_walk::{self, Flow, HopLoad, HopTerm, Interval, Link, Walk};
+use crate::reciprocals::{PER_BYTE_SHIFT, PER_RTT_SHIFT};
 use crate::telemetry::{tx_bytes_between, HopHistory, HopSample, SIGNATURE_MASK};
 use crate::units::{BaseRtt, Instant, Utilization, Window};
 

@@ -27,18 +27,19 @@
 
 mod core;
 mod receiver;
-pub(crate) mod reciprocals;
+
 mod sender;
 
 pub use self::core::{HpccCore, HpccSnapshot, Measured};
 pub use self::receiver::HpccReceiver;
-pub use self::reciprocals::{per_byte, per_rtt, Reciprocals, MAX_RTTS, MAX_SPEEDS};
 pub use self::sender::HpccSender;
+pub use crate::reciprocals::{per_byte, per_rtt, Reciprocals, MAX_RTTS, MAX_SPEEDS};
 
 use crate::codec::{ConfigReader, ConfigWriter};
 #[cfg(doc)]
 use crate::controller::Controller;
-use crate::event::{Decision, Error, FlowParams};
+use crate::error::Error;
+use crate::event::{Decision, FlowParams};
 use crate::params::{Gate, Network, TelemetryKind};
 use crate::units::{BaseRtt, Fraction, LinkSpeed, Rate, Window};
 use crate::wire::{Result as WireResult, WireError};
@@ -214,7 +215,7 @@ impl Default for HpccConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for HpccConfig {
+impl crate::controller::AlgorithmConfig for HpccConfig {
     type Sender<const H: usize> = crate::hpcc::HpccSender<H>;
 
     /// A window; reads in-band telemetry, not ECN.

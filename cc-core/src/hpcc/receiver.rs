@@ -12,7 +12,8 @@
 
 use super::{initial_window, HpccConfig, HpccCore, Measured};
 use crate::controller::Controller;
-use crate::event::{Algorithm, Decision, Error, FlowParams, Request};
+use crate::error::Error;
+use crate::event::{Algorithm, Decision, FlowParams, Request};
 use crate::telemetry::HopSample;
 use crate::units::Instant;
 

@@ -24,7 +24,8 @@
 
 use super::{initial_window, HpccConfig, HpccCore, Measured, TelemetrySource};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, ProbeId, Request, TimerRequest};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, ProbeId, Request, TimerRequest};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 

@@ -35,7 +35,8 @@ mod tests;
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, PintSample, TimerRequest};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, FlowParams, PintSample, TimerRequest};
 use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::pint::{PintWidth, INVERSE_BITS};
@@ -124,7 +125,7 @@ impl Default for HpccPintConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for HpccPintConfig {
+impl crate::controller::AlgorithmConfig for HpccPintConfig {
     type Sender<const H: usize> = HpccPint;
 
     const DEFAULT: Self = Self::hpcc_sim();

@@ -26,7 +26,8 @@ pub use self::window::{Ldcp, Phase};
 use crate::codec::{ConfigReader, ConfigWriter};
 #[cfg(doc)]
 use crate::controller::Controller;
-use crate::event::{Decision, Error, FlowParams, Request, TimerRequest};
+use crate::error::Error;
+use crate::event::{Decision, FlowParams, Request, TimerRequest};
 use crate::params::{Gate, Network, TelemetryKind};
 use crate::units::{Fraction, Instant, Mtu, Packets};
 use crate::wire::{Result as WireResult, WireError};
@@ -218,7 +219,7 @@ impl Default for LdcpConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for LdcpConfig {
+impl crate::controller::AlgorithmConfig for LdcpConfig {
     type Sender<const H: usize> = crate::ldcp::Ldcp;
 
     /// The window variant's: a window, ticked by the timer below one

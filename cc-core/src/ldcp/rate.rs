@@ -24,7 +24,8 @@ use bitfield_struct::bitfield;
 
 use super::{iw_packets, LdcpConfig, Tick16, FRACTION_TO_PACKETS};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, ProbeId, Request};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, ProbeId, Request};
 use crate::units::{BaseRtt, Instant, Packets, Seq};
 
 #[bitfield(u32, defmt = cfg(feature = "defmt"))]

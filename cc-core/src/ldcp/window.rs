@@ -32,9 +32,8 @@ use bitfield_struct::bitfield;
 
 use super::{iw_packets, FastStart, LdcpConfig, Tick16};
 use crate::controller::Controller;
-use crate::event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, Error, FlowParams, MessageEnd, Pacing, Request, TimerRequest,
-};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::{div_u64, mul_shr};
 use crate::units::{BaseRtt, Instant, Packets, Seq, Window};
 

@@ -42,7 +42,8 @@ use bitfield_struct::bitfield;
 use super::{WindowLaw, MIN_POWER};
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, Request, TimerRequest};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, mul_frac_q32, mul_shr41, ratio_q24};
 use crate::hop_walk::{self, Flow, HopLoad, HopTerm, Interval, Link, Walk};
 use crate::hpcc::{per_rtt, Reciprocals};
@@ -198,7 +199,7 @@ impl Default for PowerTcpConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for PowerTcpConfig {
+impl crate::controller::AlgorithmConfig for PowerTcpConfig {
     type Sender<const H: usize> = PowerTcp<H>;
 
     const DEFAULT: Self = Self::paper();

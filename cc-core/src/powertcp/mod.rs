@@ -70,7 +70,8 @@ pub use self::int::{Arrivals, PowerTcp, PowerTcpConfig, UpdateClock, POWER28_LIM
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, Request, TimerRequest};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::div_u64;
 use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
@@ -224,7 +225,7 @@ impl Default for ThetaPowerTcpConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for ThetaPowerTcpConfig {
+impl crate::controller::AlgorithmConfig for ThetaPowerTcpConfig {
     type Sender<const H: usize> = ThetaPowerTcp;
 
     const DEFAULT: Self = Self::paper();

@@ -266,7 +266,7 @@ fn losses_and_sends_change_nothing() {
 /// decisions keep their bounds under absurd samples and times.
 #[test]
 fn corners_keep_the_bounds() {
-    use crate::algorithms::AlgorithmConfig;
+    use crate::controller::AlgorithmConfig;
     for cfg in [
         ThetaPowerTcpConfig::paper(),
         ThetaPowerTcpConfig::ns3(),

@@ -41,7 +41,8 @@ use core::num::{NonZeroU32, NonZeroU64};
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, Error, FlowParams, MessageEnd, NicSample, Request, TimerRequest};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, NicSample, Request, TimerRequest};
 use crate::fixmath::{div_u64, fraction_q24, leading_zeros_even};
 use crate::params::{param, AckBench, Gate, Network, Param, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
@@ -170,7 +171,7 @@ impl Default for SwiftConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for SwiftConfig {
+impl crate::controller::AlgorithmConfig for SwiftConfig {
     type Sender<const H: usize> = Swift;
 
     const DEFAULT: Self = Self::falcon();

@@ -22,11 +22,11 @@
 
 use core::fmt;
 
-use crate::controller::{AnyConfig, AnyController};
+use crate::algorithms::{AnyConfig, AnyController};
 use crate::engine::Engine;
+use crate::error::Error;
 use crate::event::{
-    Ack, Algorithm, Decision, EcnEcho, Error, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request,
-    TimerRequest,
+    Ack, Algorithm, Decision, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request, TimerRequest,
 };
 use crate::hpcc::TelemetrySource;
 use crate::telemetry::HopSample;

@@ -55,7 +55,8 @@ use core::num::{NonZeroU32, NonZeroU64};
 
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
-use crate::event::{Ack, Algorithm, Decision, Ecn, Error, FlowParams, Pacing, Request, TimerRequest};
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, Ecn, FlowParams, Pacing, Request, TimerRequest};
 use crate::fixmath::{div_u64, fraction_q24};
 use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
@@ -167,7 +168,7 @@ impl Default for TimelyConfig {
     }
 }
 
-impl crate::algorithms::AlgorithmConfig for TimelyConfig {
+impl crate::controller::AlgorithmConfig for TimelyConfig {
     type Sender<const H: usize> = Timely;
 
     const DEFAULT: Self = Self::hpcc_sim();

@@ -26,7 +26,7 @@
 //! other speeds (INT-MD, IOAM and IFA carry none: the units profile's port
 //! speeds) and its flows' base RTTs.
 
-use crate::event::Error;
+use crate::error::Error;
 use crate::units::{BaseRtt, LinkSpeed};
 
 /// Most link speeds a table holds.
@@ -69,7 +69,7 @@ pub const fn per_rtt(t: BaseRtt) -> u32 {
 }
 
 /// Link speeds and base RTTs with their reciprocals, made once (see the
-/// module docs). Part of [`super::HpccConfig`]. Two tables are equal when
+/// module docs). Part of [`crate::hpcc::HpccConfig`]. Two tables are equal when
 /// they hold the same speeds and RTTs, in whatever order they were added.
 ///
 /// Each table is a hash table of eight slots: a key's home slot is the top
