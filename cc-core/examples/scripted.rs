@@ -94,13 +94,8 @@ fn hpcc_two_to_one() {
             let (_, hop, acked) = in_flight.pop_front().expect("front exists");
             for (i, r) in rate_bps.iter_mut().enumerate() {
                 let ack = Ack {
-                    cum_ack: Seq(acked[i] as u64 as u32),
-                    snd_nxt: Seq(sent_total[i] as u64 as u32),
-                    ece: EcnEcho::NotMarked,
                     telemetry: core::slice::from_ref(&hop),
-                    rtt_ns: None,
-                    pint: None,
-                    nic: None,
+                    ..Ack::new(Seq(acked[i] as u64 as u32), Seq(sent_total[i] as u64 as u32))
                 };
                 match eng.handle(
                     Instant::from_nanos(t),
@@ -215,13 +210,8 @@ fn ldcp_below_one_packet() {
         }
         acked += 1000;
         let ack = Ack {
-            cum_ack: Seq(acked),
-            snd_nxt: Seq(acked + 1000),
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
-            telemetry: &[],
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(Seq(acked), Seq(acked + 1000))
         };
         let d = eng
             .handle(

@@ -533,13 +533,11 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
             };
             hops = r.hops()?;
             EventKind::Ack(Ack {
-                cum_ack,
-                snd_nxt,
                 ece,
-                telemetry: &[],
                 rtt_ns,
                 nic,
                 pint,
+                ..Ack::new(cum_ack, snd_nxt)
             })
         }
         EventTag::Loss => EventKind::Loss {
@@ -823,8 +821,6 @@ mod tests {
                 end: MessageEnd::Last,
             },
             EventKind::Ack(Ack {
-                cum_ack: Seq(5),
-                snd_nxt: Seq(9),
                 ece: EcnEcho::Marked,
                 telemetry: hops,
                 rtt_ns: Some(4321),
@@ -832,15 +828,10 @@ mod tests {
                     width: PintWidth::One,
                     code: 200,
                 }),
-                nic: None,
+                ..Ack::new(Seq(5), Seq(9))
             }),
             // The NICs' sample, t1 and t4 across the sender counter's wrap.
             EventKind::Ack(Ack {
-                cum_ack: Seq(6),
-                snd_nxt: Seq(9),
-                ece: EcnEcho::NotMarked,
-                telemetry: &[],
-                rtt_ns: None,
                 pint: Some(PintSample {
                     width: PintWidth::Two,
                     code: 1254,
@@ -853,6 +844,7 @@ mod tests {
                     forward_hops: 3,
                     rx_buffer_level: 31,
                 }),
+                ..Ack::new(Seq(6), Seq(9))
             }),
             EventKind::Loss { first_lost: Seq(3) },
             EventKind::Cnp,

@@ -37,7 +37,7 @@ use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, Ecn, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{param, CnpBench, EcnMarking, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
+use crate::params::{param, CnpBench, EcnMarking, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -179,17 +179,15 @@ impl crate::controller::AlgorithmConfig for DcqcnConfig {
     /// reads no delay (those runs set `ACK_HIGH_PRIO 1`, which a front end
     /// may follow).
     const NETWORK: Network = Network {
-        gate: Gate::Rate,
         marking: Some(EcnMarking {
             kmin_bytes_per_gbps: 4_000,
             kmax_bytes_per_gbps: 16_000,
             pmax_percent: 20,
         }),
-        control_priority: false,
-        telemetry: TelemetryKind::None,
         // The reference simulator's switch marks on dequeue (its DCQCN
         // runs are what hal-sim's DCQCN is held to).
         marks_on_dequeue: true,
+        ..Network::new(Gate::Rate)
     };
 
     const DEFAULT: Self = Self::hpcc_sim();

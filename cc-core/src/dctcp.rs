@@ -27,7 +27,7 @@ use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, EcnEcho, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, ratio_q24};
-use crate::params::{param, AckBench, EcnMarking, Gate, Network, Param, TelemetryKind, Unit};
+use crate::params::{param, AckBench, EcnMarking, Gate, Network, Param, Unit};
 use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
@@ -95,15 +95,12 @@ impl crate::controller::AlgorithmConfig for DctcpConfig {
     /// (RFC 8257 §3.1), 3 KB per Gb/s as the HPCC reference simulator's
     /// DCTCP runs set it (30 KB at 10 Gb/s).
     const NETWORK: Network = Network {
-        gate: Gate::Window,
         marking: Some(EcnMarking {
             kmin_bytes_per_gbps: 3_000,
             kmax_bytes_per_gbps: 3_000,
             pmax_percent: 100,
         }),
-        control_priority: false,
-        telemetry: TelemetryKind::None,
-        marks_on_dequeue: false,
+        ..Network::new(Gate::Window)
     };
 
     const DEFAULT: Self = Self::rfc_default();
@@ -197,17 +194,15 @@ impl crate::controller::AlgorithmConfig for DctcpConfig {
 /// so that windows end, alpha updates, the window is cut and grows.
 pub fn bench_ack(n: u32, _hops: &mut [HopSample; 5]) -> Ack<'_> {
     Ack {
-        cum_ack: Seq(n.wrapping_mul(1000)),
-        snd_nxt: Seq(n.wrapping_mul(1000).wrapping_add(100_000)),
         ece: if n.is_multiple_of(8) {
             EcnEcho::Marked
         } else {
             EcnEcho::NotMarked
         },
-        telemetry: &[],
-        rtt_ns: None,
-        pint: None,
-        nic: None,
+        ..Ack::new(
+            Seq(n.wrapping_mul(1000)),
+            Seq(n.wrapping_mul(1000).wrapping_add(100_000)),
+        )
     }
 }
 
@@ -469,13 +464,8 @@ mod tests {
 
     fn ack(cum: u32, nxt: u32, ece: bool) -> Ack<'static> {
         Ack {
-            cum_ack: Seq(cum),
-            snd_nxt: Seq(nxt),
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
-            telemetry: &[],
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(Seq(cum), Seq(nxt))
         }
     }
 

@@ -522,7 +522,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{Ack, Algorithm, EcnEcho, EventKind, FlowParams};
+    use crate::event::{Ack, Algorithm, EventKind, FlowParams};
     use crate::ldcp::{Ldcp, LdcpConfig};
     use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Mtu, Seq};
 
@@ -607,15 +607,7 @@ mod tests {
         let mut e: Engine<Ldcp, 4> = Engine::new(LdcpConfig::draft_default()).unwrap();
         let (h, _) = e.start(Instant::ZERO, FlowId(1), &params()).unwrap();
         let before = *e.get(h).unwrap();
-        let ack = Ack {
-            cum_ack: Seq(1000),
-            snd_nxt: Seq(1000),
-            ece: EcnEcho::NotMarked,
-            telemetry: &[],
-            rtt_ns: None,
-            pint: None,
-            nic: None,
-        };
+        let ack = Ack::new(Seq(1000), Seq(1000));
         for extra in [4u32, 8, 0xfffc, 0x8000] {
             let past = FlowHandle::from_bits(h.to_bits() + extra);
             assert_eq!(past.generation(), h.generation());

@@ -102,6 +102,25 @@ pub struct Ack<'a> {
     pub pint: Option<PintSample>,
 }
 
+impl<'a> Ack<'a> {
+    /// An ACK of `cum_ack` at `snd_nxt` that carries nothing else: not
+    /// ECN-marked, no telemetry, RTT, NIC timestamps or PINT code. Fields
+    /// an algorithm reads are set on it by struct update
+    /// (`Ack { rtt_ns: Some(rtt), ..Ack::new(cum, nxt) }`), so that a
+    /// field added for one algorithm changes no other algorithm's code.
+    pub const fn new(cum_ack: Seq, snd_nxt: Seq) -> Self {
+        Ack {
+            cum_ack,
+            snd_nxt,
+            ece: EcnEcho::NotMarked,
+            telemetry: &[],
+            rtt_ns: None,
+            nic: None,
+            pint: None,
+        }
+    }
+}
+
 /// HPCC-PINT's utilization code as an ACK echoes it: the largest code
 /// the data packet's switches wrote, in the width the fabric uses
 /// ([`crate::wire::pint`]). The engine decodes it by a table.

@@ -181,6 +181,23 @@ pub struct Network {
     pub marks_on_dequeue: bool,
 }
 
+impl Network {
+    /// An algorithm that `gate`s its flows and needs nothing else of the
+    /// network: no ECN marking, no control priority, no telemetry. What it
+    /// needs more is set by struct update
+    /// (`Network { telemetry: TelemetryKind::Stack, ..Network::new(Gate::Window) }`),
+    /// so that a field added for one algorithm changes no other's code.
+    pub const fn new(gate: Gate) -> Network {
+        Network {
+            gate,
+            marking: None,
+            control_priority: false,
+            telemetry: TelemetryKind::None,
+            marks_on_dequeue: false,
+        }
+    }
+}
+
 /// The telemetry an algorithm reads from the switches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TelemetryKind {

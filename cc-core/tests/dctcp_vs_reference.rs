@@ -87,7 +87,7 @@ proptest! {
                         nxt = cum;
                     }
                     let snd_nxt = nxt.add(ahead as u32 * mss);
-                    let ack = Ack { cum_ack: cum, snd_nxt, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[], rtt_ns: None , nic: None, pint: None};
+                    let ack = Ack { ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, ..Ack::new(cum, snd_nxt) };
                     r.on_ack(cum.0, snd_nxt.0, ece);
                     d.ack(&cfg, Instant::ZERO, &ack).unwrap()
                 }
@@ -140,7 +140,7 @@ proptest! {
         // window does not move), inside the first observation window.
         let start = p.start_seq;
         let first = start.add(1);
-        let ack0 = Ack { cum_ack: first, snd_nxt: start.add(10_000_000), ece: EcnEcho::NotMarked, telemetry: &[], rtt_ns: None , nic: None, pint: None};
+        let ack0 = Ack::new(first, start.add(10_000_000));
         d.ack(&cfg, Instant::ZERO, &ack0).unwrap();
         r.on_ack(first.0, start.0.wrapping_add(10_000_000), false);
         d.loss(&cfg, Instant::ZERO, Seq(0)).unwrap();
@@ -149,11 +149,11 @@ proptest! {
         r.cwnd = w;
         let marked = (acked_before as f64 * marked_frac) as u32;
         let mid = first.add(marked);
-        let ack1 = Ack { cum_ack: mid, snd_nxt: start.add(10_000_000), ece: EcnEcho::Marked, telemetry: &[], rtt_ns: None , nic: None, pint: None};
+        let ack1 = Ack { ece: EcnEcho::Marked, ..Ack::new(mid, start.add(10_000_000)) };
         d.ack(&cfg, Instant::ZERO, &ack1).unwrap();
         r.on_ack(mid.0, start.0.wrapping_add(10_000_000), true);
         let end = mid.add(acked_before - marked);
-        let ack2 = Ack { cum_ack: end, snd_nxt: start.add(10_000_000), ece: EcnEcho::NotMarked, telemetry: &[], rtt_ns: None , nic: None, pint: None};
+        let ack2 = Ack::new(end, start.add(10_000_000));
         d.ack(&cfg, Instant::ZERO, &ack2).unwrap();
         r.on_ack(end.0, start.0.wrapping_add(10_000_000), false);
         prop_assert!((alpha(&d) - r.alpha).abs() <= 2f64.powi(-22));
@@ -161,7 +161,7 @@ proptest! {
         // The step under test: past the end of the reduction and of the
         // observation window, so alpha updates, then the cut or the growth.
         let cum = start.add(10_000_001).add(newly);
-        let ack = Ack { cum_ack: cum, snd_nxt: cum.add(50_000), ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[], rtt_ns: None , nic: None, pint: None};
+        let ack = Ack { ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, ..Ack::new(cum, cum.add(50_000)) };
         d.ack(&cfg, Instant::ZERO, &ack).unwrap();
         r.on_ack(cum.0, cum.0.wrapping_add(50_000), ece);
         prop_assert!((alpha(&d) - r.alpha).abs() <= 2f64.powi(-22), "alpha {} vs {}", alpha(&d), r.alpha);

@@ -29,13 +29,8 @@ fn params(gbps: u32, t_ns: u32) -> FlowParams {
 
 fn ack(cum: u32, nxt: u32, width: PintWidth, code: u16) -> Ack<'static> {
     Ack {
-        cum_ack: Seq(cum),
-        snd_nxt: Seq(nxt),
-        ece: EcnEcho::NotMarked,
-        telemetry: &[],
-        rtt_ns: None,
-        nic: None,
         pint: Some(PintSample { width, code }),
+        ..Ack::new(Seq(cum), Seq(nxt))
     }
 }
 

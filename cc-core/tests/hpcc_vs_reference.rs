@@ -261,13 +261,8 @@ fn within(fix: f64, reference: f64, abs: f64) -> bool {
 
 fn ack<'a>(cum: u32, nxt: u32, tel: &'a [HopSample]) -> Ack<'a> {
     Ack {
-        cum_ack: Seq(cum),
-        snd_nxt: Seq(nxt),
-        ece: EcnEcho::NotMarked,
         telemetry: tel,
-        rtt_ns: None,
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(cum), Seq(nxt))
     }
 }
 

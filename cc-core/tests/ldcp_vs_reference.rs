@@ -144,7 +144,7 @@ proptest! {
                     // coalesced one, what several windows allowed.
                     let allowed = if r.fast || coalesced { u16::MAX } else { (4.0 * r.cw.max(1.0)).ceil() as u16 };
                     cum = cum.add(quarters.min(allowed) as u32 * 250);
-                    let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[], rtt_ns: rtt , nic: None, pint: None};
+                    let ack = Ack { ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, rtt_ns: rtt, ..Ack::new(cum, cum) };
                     if let Some(r_ns) = rtt {
                         if !r.fast {
                             let (g_model, g_engine) = (gain(r.cw), gain(l.cw().to_bits() as f64 / PKT));
@@ -228,7 +228,7 @@ proptest! {
         let before_ack = l.snd_una();
         let cum = before_ack.add(quarters as u32 * 250);
         r.snd_una = before_ack.0;
-        let ack = Ack { cum_ack: cum, snd_nxt: cum, ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, telemetry: &[], rtt_ns: None , nic: None, pint: None};
+        let ack = Ack { ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked }, ..Ack::new(cum, cum) };
         l.ack(&cfg, Instant::from_nanos(1_000_000), &ack).unwrap();
         r.on_ack(1_000_000.0, cum.0, ece);
         let cw = l.cw().to_bits() as f64 / PKT;

@@ -85,13 +85,8 @@ fn refs(hops: &[Hop]) -> Vec<HopRef> {
 
 fn ack<'a>(cum: u32, nxt: u32, telemetry: &'a [HopSample]) -> Ack<'a> {
     Ack {
-        cum_ack: Seq(cum),
-        snd_nxt: Seq(nxt),
-        ece: EcnEcho::NotMarked,
         telemetry,
-        rtt_ns: None,
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(cum), Seq(nxt))
     }
 }
 

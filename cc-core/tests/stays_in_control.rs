@@ -116,13 +116,8 @@ impl Run {
             self.seq = self.seq.wrapping_add(1000);
             let tel = [self.link.sample()];
             let ack = Ack {
-                cum_ack: Seq(self.seq),
-                snd_nxt: Seq(self.seq.wrapping_add(100_000)),
-                ece: EcnEcho::NotMarked,
                 telemetry: &tel,
-                rtt_ns: None,
-                pint: None,
-                nic: None,
+                ..Ack::new(Seq(self.seq), Seq(self.seq.wrapping_add(100_000)))
             };
             if self.s.ack(&self.cfg, Instant::from_nanos(self.now_ns), &ack).is_err() {
                 self.refused += 1;
@@ -191,13 +186,8 @@ fn a_reordered_ack_is_still_stale() {
     let old = [r.link.sample()];
     r.traffic(3_000, 1_000, 0.5);
     let ack = Ack {
-        cum_ack: Seq(r.seq),
-        snd_nxt: Seq(r.seq),
-        ece: EcnEcho::NotMarked,
         telemetry: &old,
-        rtt_ns: None,
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(r.seq), Seq(r.seq))
     };
     let before = r.s;
     let now = Instant::from_nanos(r.now_ns + 500);
@@ -261,13 +251,8 @@ fn steady_u(gbps: u32, t_ns: u32, tau_ns: u32, rtts: u32) -> (f64, f64) {
         let tel = [hop];
         let seq = Seq((k as u32).wrapping_mul(1000));
         let ack = Ack {
-            cum_ack: seq,
-            snd_nxt: seq,
-            ece: EcnEcho::NotMarked,
             telemetry: &tel,
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(seq, seq)
         };
         s.ack(&cfg, Instant::from_nanos(now), &ack).unwrap();
     }

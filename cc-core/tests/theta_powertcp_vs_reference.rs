@@ -43,13 +43,8 @@ fn reference(cfg: &ThetaPowerTcpConfig, p: &FlowParams) -> ThetaRefParams {
 
 fn ack(cum: u32, nxt: u32, rtt: u32) -> Ack<'static> {
     Ack {
-        cum_ack: Seq(cum),
-        snd_nxt: Seq(nxt),
-        ece: EcnEcho::NotMarked,
-        telemetry: &[],
         rtt_ns: Some(rtt),
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(cum), Seq(nxt))
     }
 }
 

@@ -414,17 +414,11 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
     if flags & 0x00FE_FEFE != 0 || a.pint_width > 2 {
         return Err(cc_status::BadEnum);
     }
-    Ok(Ack {
-        cum_ack: Seq(a.cum_ack),
-        snd_nxt: Seq(a.snd_nxt),
-        ece: if a.ece == 0 {
+    Ok(Ack { ece: if a.ece == 0 {
             EcnEcho::NotMarked
         } else {
             EcnEcho::Marked
-        },
-        telemetry,
-        rtt_ns: if a.has_rtt == 0 { None } else { Some(a.rtt_ns) },
-        pint: match a.pint_width {
+        }, telemetry, rtt_ns: if a.has_rtt == 0 { None } else { Some(a.rtt_ns) }, pint: match a.pint_width {
             0 => None,
             1 => Some(PintSample {
                 width: PintWidth::One,
@@ -434,8 +428,7 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
                 width: PintWidth::Two,
                 code: a.pint_code,
             }),
-        },
-        nic: if a.has_nic == 0 {
+        }, nic: if a.has_nic == 0 {
             None
         } else {
             Some(NicSample {
@@ -446,8 +439,7 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
                 forward_hops: a.forward_hops,
                 rx_buffer_level: a.rx_buffer_level,
             })
-        },
-    })
+        }, ..Ack::new(Seq(a.cum_ack), Seq(a.snd_nxt)) })
 }
 
 /// Where `cc_ack`'s flag bytes start: `ece`, `has_rtt`, `has_nic` and

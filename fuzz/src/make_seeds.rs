@@ -245,13 +245,9 @@ fn codec() {
     for kind in [
         EventKind::Start(params),
         EventKind::Ack(Ack {
-            cum_ack: Seq(1),
-            snd_nxt: Seq(2),
             ece: EcnEcho::Marked,
             telemetry: &hops,
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(Seq(1), Seq(2))
         }),
         EventKind::Timer,
     ] {
@@ -285,10 +281,6 @@ fn codec() {
         for kind in [
             EventKind::Start(FlowParams { algorithm, ..params }),
             EventKind::Ack(Ack {
-                cum_ack: Seq(1000),
-                snd_nxt: Seq(8000),
-                ece: EcnEcho::NotMarked,
-                telemetry: &[],
                 rtt_ns: Some(14_000),
                 pint: Some(PintSample {
                     width: PintWidth::Two,
@@ -302,6 +294,7 @@ fn codec() {
                     forward_hops: 5,
                     rx_buffer_level: 15,
                 }),
+                ..Ack::new(Seq(1000), Seq(8000))
             }),
             EventKind::Timer,
         ] {

@@ -712,13 +712,8 @@ fn five_hops(algorithm: Algorithm, what: &str, distinct: usize) {
             &mut out,
         );
         let ack = Ack {
-            cum_ack: seq,
-            snd_nxt: seq.add(150_000),
-            ece: EcnEcho::NotMarked,
             telemetry: &hops,
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(seq, seq.add(150_000))
         };
         push(t, EventKind::Ack(ack), &mut out);
     }

@@ -136,13 +136,8 @@ pub fn hpcc_ref() -> HpccRef {
 pub fn hpcc_ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
     let seq = Seq(i * 1000);
     Ack {
-        cum_ack: seq,
-        snd_nxt: seq.add(150_000),
-        ece: EcnEcho::NotMarked,
         telemetry,
-        rtt_ns: None,
-        pint: None,
-        nic: None,
+        ..Ack::new(seq, seq.add(150_000))
     }
 }
 
@@ -177,12 +172,7 @@ pub fn ldcp_ack(n: u32) -> Ack<'static> {
         EcnEcho::NotMarked
     };
     Ack {
-        cum_ack: Seq(n * 1000),
-        snd_nxt: Seq(n * 1000),
         ece,
-        telemetry: &[],
-        rtt_ns: None,
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(n * 1000), Seq(n * 1000))
     }
 }

@@ -220,11 +220,8 @@ impl crate::controller::AlgorithmConfig for HpccConfig {
 
     /// A window; reads in-band telemetry, not ECN.
     const NETWORK: Network = Network {
-        gate: Gate::Window,
-        marking: None,
-        control_priority: false,
         telemetry: TelemetryKind::Stack,
-        marks_on_dequeue: false,
+        ..Network::new(Gate::Window)
     };
 
     const DEFAULT: Self = Self::draft_default();

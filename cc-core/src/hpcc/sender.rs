@@ -280,7 +280,7 @@ impl<const H: usize> Controller for HpccSender<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{Algorithm, EcnEcho};
+    use crate::event::Algorithm;
     use crate::testing::{flow, hop, T_NS};
     use crate::units::{BaseRtt, LinkSpeed};
 
@@ -290,13 +290,8 @@ mod tests {
 
     fn ack(cum: u32, nxt: u32, tel: &[HopSample]) -> Ack<'_> {
         Ack {
-            cum_ack: Seq(cum),
-            snd_nxt: Seq(nxt),
-            ece: EcnEcho::NotMarked,
             telemetry: tel,
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(Seq(cum), Seq(nxt))
         }
     }
 

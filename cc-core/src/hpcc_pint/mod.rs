@@ -175,11 +175,8 @@ impl crate::controller::AlgorithmConfig for HpccPintConfig {
 
     /// A window paced at W/T from the switches' PINT codes; no ECN.
     const NETWORK: Network = Network {
-        gate: Gate::Window,
-        marking: None,
-        control_priority: false,
         telemetry: TelemetryKind::Pint,
-        marks_on_dequeue: false,
+        ..Network::new(Gate::Window)
     };
 
     /// Every ACK carries a code and passes the last update's `snd_nxt`
@@ -253,16 +250,11 @@ pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'s
     // 1.01^p/512 for p = 466, 622, 632, 677: U ≈ 0.21, 0.96, 1.06, 1.65.
     const CODES: [u16; 4] = [466, 622, 632, 677];
     Ack {
-        cum_ack: Seq(n.wrapping_mul(1000)),
-        snd_nxt: Seq(n.wrapping_mul(1000).wrapping_add(500)),
-        ece: crate::event::EcnEcho::NotMarked,
-        telemetry: &[],
-        rtt_ns: None,
-        nic: None,
         pint: Some(PintSample {
             width: PintWidth::Two,
             code: CODES[(n % 4) as usize],
         }),
+        ..Ack::new(Seq(n.wrapping_mul(1000)), Seq(n.wrapping_mul(1000).wrapping_add(500)))
     }
 }
 

@@ -1,7 +1,6 @@
 //! HPCC-PINT's steps worked by hand.
 
 use super::*;
-use crate::event::EcnEcho;
 use crate::units::LinkSpeed;
 
 /// 100 Gb/s, T = 8 µs: W_init = 100 000 bytes.
@@ -17,13 +16,8 @@ fn params() -> FlowParams {
 fn ack(cum: u32, nxt: u32, pint: Option<PintSample>) -> Ack<'static> {
     let s = params().start_seq.0;
     Ack {
-        cum_ack: Seq(s.wrapping_add(cum)),
-        snd_nxt: Seq(s.wrapping_add(nxt)),
-        ece: EcnEcho::NotMarked,
-        telemetry: &[],
-        rtt_ns: None,
-        nic: None,
         pint,
+        ..Ack::new(Seq(s.wrapping_add(cum)), Seq(s.wrapping_add(nxt)))
     }
 }
 

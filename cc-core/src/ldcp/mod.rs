@@ -28,7 +28,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Decision, FlowParams, Request, TimerRequest};
-use crate::params::{Gate, Network, TelemetryKind};
+use crate::params::{Gate, Network};
 use crate::units::{Fraction, Instant, Mtu, Packets};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -225,13 +225,7 @@ impl crate::controller::AlgorithmConfig for LdcpConfig {
     /// The window variant's: a window, ticked by the timer below one
     /// packet (draft-dai §2.2); the draft gives no marking thresholds, so
     /// none is stated here.
-    const NETWORK: Network = Network {
-        gate: Gate::WindowOrTicks,
-        marking: None,
-        control_priority: false,
-        telemetry: TelemetryKind::None,
-        marks_on_dequeue: false,
-    };
+    const NETWORK: Network = Network::new(Gate::WindowOrTicks);
 
     const DEFAULT: Self = Self::draft_default();
 

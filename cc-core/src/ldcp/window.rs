@@ -738,13 +738,8 @@ mod tests {
 
     fn ack(cum: u32, ece: EcnEcho) -> Ack<'static> {
         Ack {
-            cum_ack: Seq(cum),
-            snd_nxt: Seq(cum),
             ece,
-            telemetry: &[],
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(Seq(cum), Seq(cum))
         }
     }
 
@@ -1058,13 +1053,8 @@ mod tests {
             l.srtt = BaseRtt::from_nanos(5 * base).unwrap();
             let now = Instant::from_nanos(1_000_000);
             let ack = Ack {
-                cum_ack: l.snd_una.add(1000),
-                snd_nxt: l.snd_una.add(1000),
-                ece: EcnEcho::NotMarked,
-                telemetry: &[],
                 rtt_ns: Some(base),
-                pint: None,
-                nic: None,
+                ..Ack::new(l.snd_una.add(1000), l.snd_una.add(1000))
             };
             let d = l.ack(&cfg, now, &ack).unwrap();
             let srtt = l.srtt().as_nanos() as f64 / base as f64;
@@ -1099,13 +1089,8 @@ mod tests {
         let (cfg, mut l) = stable(10 << 16);
         for i in 1..=100u32 {
             let ack = Ack {
-                cum_ack: Seq(1_000_000 + i),
-                snd_nxt: Seq(1_000_000 + i),
-                ece: EcnEcho::NotMarked,
-                telemetry: &[],
                 rtt_ns: Some(1),
-                pint: None,
-                nic: None,
+                ..Ack::new(Seq(1_000_000 + i), Seq(1_000_000 + i))
             };
             l.ack(&cfg, Instant::ZERO, &ack).unwrap();
         }
@@ -1119,13 +1104,9 @@ mod tests {
         let (cfg, mut l) = stable(1 << 15); // 0.5
         for i in 1..=40u32 {
             let ack = Ack {
-                cum_ack: Seq(1_000_000 + i),
-                snd_nxt: Seq(1_000_000 + i),
                 ece: EcnEcho::Marked,
-                telemetry: &[],
                 rtt_ns: Some(32_000),
-                pint: None,
-                nic: None,
+                ..Ack::new(Seq(1_000_000 + i), Seq(1_000_000 + i))
             };
             l.ack(&cfg, Instant::ZERO, &ack).unwrap();
         }
@@ -1201,15 +1182,7 @@ mod tests {
         l.cw = Packets::from_int(cw);
         let start = l.snd_una();
         for k in 1..=cw {
-            let a = Ack {
-                cum_ack: start.add(k * cfg.mtu.bytes()),
-                snd_nxt: start,
-                ece: EcnEcho::NotMarked,
-                telemetry: &[],
-                rtt_ns: None,
-                pint: None,
-                nic: None,
-            };
+            let a = Ack::new(start.add(k * cfg.mtu.bytes()), start);
             l.ack(cfg, Instant::ZERO, &a).unwrap();
         }
         (l.cw().to_bits() as f64 - (cw as f64 * 65_536.0)) / 65_536.0
@@ -1250,13 +1223,8 @@ mod tests {
         assert_eq!(d.timer, TimerRequest::Arm(Instant::from_nanos(1_008 + 2 * T_NS as u64)));
         // Halved by a mark to 1/4: the pending tick stays.
         let a = Ack {
-            cum_ack: l.snd_una().add(1000),
-            snd_nxt: l.snd_una(),
             ece: EcnEcho::Marked,
-            telemetry: &[],
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(l.snd_una().add(1000), l.snd_una())
         };
         let d = l.ack(&cfg, Instant::from_nanos(3_000), &a).unwrap();
         assert_eq!(d.timer, TimerRequest::Keep);

@@ -293,11 +293,8 @@ impl crate::controller::AlgorithmConfig for PowerTcpConfig {
     /// A window from in-band telemetry: the data collects it, the ACK
     /// echoes it; no ECN.
     const NETWORK: Network = Network {
-        gate: Gate::Window,
-        marking: None,
-        control_priority: false,
         telemetry: TelemetryKind::Stack,
-        marks_on_dequeue: false,
+        ..Network::new(Gate::Window)
     };
 
     /// Five hops of telemetry on ACKs 4.1 µs apart (`bench_ack` in this module).
@@ -426,13 +423,8 @@ pub fn bench_ack(n: u32, hops: &mut [HopSample; 5]) -> Ack<'_> {
         };
     }
     Ack {
-        cum_ack: Seq(n.wrapping_mul(1000)),
-        snd_nxt: Seq(n.wrapping_mul(1000).wrapping_add(500)),
-        ece: crate::event::EcnEcho::NotMarked,
         telemetry: hops,
-        rtt_ns: None,
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(n.wrapping_mul(1000)), Seq(n.wrapping_mul(1000).wrapping_add(500)))
     }
 }
 
@@ -895,7 +887,6 @@ impl<const H: usize> Controller for PowerTcp<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::EcnEcho;
 
     /// 100 Gb/s, τ = 10 µs: a BDP of 125 000 bytes.
     fn flow(cfg: &PowerTcpConfig) -> PowerTcp<5> {
@@ -922,13 +913,8 @@ mod tests {
 
     fn ack(cum: u32, hops: &[HopSample]) -> Ack<'_> {
         Ack {
-            cum_ack: Seq(cum),
-            snd_nxt: Seq(cum + 100_000),
-            ece: EcnEcho::NotMarked,
             telemetry: hops,
-            rtt_ns: None,
-            pint: None,
-            nic: None,
+            ..Ack::new(Seq(cum), Seq(cum + 100_000))
         }
     }
 

@@ -73,7 +73,7 @@ use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -298,13 +298,7 @@ impl crate::controller::AlgorithmConfig for ThetaPowerTcpConfig {
 
     /// A window from RTT samples: no ECN, ACKs queued with data (the RTT
     /// it measures is the data's).
-    const NETWORK: Network = Network {
-        gate: Gate::Window,
-        marking: None,
-        control_priority: false,
-        telemetry: TelemetryKind::None,
-        marks_on_dequeue: false,
-    };
+    const NETWORK: Network = Network::new(Gate::Window);
 
     /// Updating ACKs an RTT apart ([`bench_ack`]).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
@@ -389,13 +383,8 @@ impl crate::controller::AlgorithmConfig for ThetaPowerTcpConfig {
 pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'static> {
     const RTTS: [u32; 8] = [9_000, 12_000, 15_000, 11_000, 8_500, 30_000, 10_000, 9_500];
     Ack {
-        cum_ack: Seq(n.wrapping_mul(1000)),
-        snd_nxt: Seq(n.wrapping_mul(1000).wrapping_add(500)),
-        ece: crate::event::EcnEcho::NotMarked,
-        telemetry: &[],
         rtt_ns: Some(RTTS[(n % 8) as usize]),
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(n.wrapping_mul(1000)), Seq(n.wrapping_mul(1000).wrapping_add(500)))
     }
 }
 

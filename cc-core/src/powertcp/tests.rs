@@ -16,13 +16,8 @@ fn params() -> FlowParams {
 
 fn ack(cum: u32, nxt: u32, rtt: Option<u32>) -> Ack<'static> {
     Ack {
-        cum_ack: Seq(cum),
-        snd_nxt: Seq(nxt),
-        ece: crate::event::EcnEcho::NotMarked,
-        telemetry: &[],
         rtt_ns: rtt,
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(cum), Seq(nxt))
     }
 }
 

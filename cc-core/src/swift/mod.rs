@@ -44,7 +44,7 @@ use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, NicSample, Request, TimerRequest};
 use crate::fixmath::{div_u64, fraction_q24, leading_zeros_even};
-use crate::params::{param, AckBench, Gate, Network, Param, TelemetryKind, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -332,13 +332,7 @@ impl crate::controller::AlgorithmConfig for SwiftConfig {
     /// A window from NIC timestamps: no ECN marking; ACKs share the data's
     /// queues (Swift's fabric delay takes the ACK path's queueing in, as
     /// it is measured).
-    const NETWORK: Network = Network {
-        gate: Gate::Window,
-        marking: None,
-        control_priority: false,
-        telemetry: TelemetryKind::None,
-        marks_on_dequeue: false,
-    };
+    const NETWORK: Network = Network::new(Gate::Window);
 
     /// ACKs a microsecond apart through every branch ([`bench_ack`]).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
@@ -475,12 +469,7 @@ pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'s
     let fabric = FABRIC[(n % 8) as usize];
     let t1 = n.wrapping_mul(1_000);
     Ack {
-        cum_ack: Seq(n.wrapping_mul(1000)),
-        snd_nxt: Seq(n.wrapping_mul(1000).wrapping_add(64_000)),
-        ece: crate::event::EcnEcho::NotMarked,
-        telemetry: &[],
         rtt_ns: Some(fabric + 2_000),
-        pint: None,
         nic: Some(NicSample {
             t1,
             t2: 500_000,
@@ -489,6 +478,10 @@ pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'s
             forward_hops: 5,
             rx_buffer_level: 10,
         }),
+        ..Ack::new(
+            Seq(n.wrapping_mul(1000)),
+            Seq(n.wrapping_mul(1000).wrapping_add(64_000)),
+        )
     }
 }
 

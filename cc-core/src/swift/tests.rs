@@ -2,7 +2,6 @@
 //! against its `f64` model.
 
 use super::*;
-use crate::event::EcnEcho;
 use crate::units::LinkSpeed;
 
 fn params() -> FlowParams {
@@ -18,12 +17,6 @@ fn params() -> FlowParams {
 /// receiver), `hops` forward hops and Rx level `level`, sent at `t1`.
 fn ack(cum: u32, t1: u32, fabric: u32, hops: u8, level: u8) -> Ack<'static> {
     Ack {
-        cum_ack: Seq(cum),
-        snd_nxt: Seq(cum + 100_000),
-        ece: EcnEcho::NotMarked,
-        telemetry: &[],
-        rtt_ns: None,
-        pint: None,
         nic: Some(NicSample {
             t1,
             t2: 7_000_000,
@@ -32,6 +25,7 @@ fn ack(cum: u32, t1: u32, fabric: u32, hops: u8, level: u8) -> Ack<'static> {
             forward_hops: hops,
             rx_buffer_level: level,
         }),
+        ..Ack::new(Seq(cum), Seq(cum + 100_000))
     }
 }
 

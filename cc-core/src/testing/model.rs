@@ -264,8 +264,6 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
             rtt,
             pint,
         } => EventKind::Ack(Ack {
-            cum_ack: Seq(cum),
-            snd_nxt: Seq(nxt),
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: hops,
             rtt_ns: rtt,
@@ -277,7 +275,7 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
                 },
                 code,
             }),
-            nic: None,
+            ..Ack::new(Seq(cum), Seq(nxt))
         }),
         Op::Loss { seq } => EventKind::Loss { first_lost: Seq(seq) },
         Op::Cnp => EventKind::Cnp,

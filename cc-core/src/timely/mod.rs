@@ -58,7 +58,7 @@ use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, Ecn, FlowParams, Pacing, Request, TimerRequest};
 use crate::fixmath::{div_u64, fraction_q24};
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
+use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -268,13 +268,7 @@ impl crate::controller::AlgorithmConfig for TimelyConfig {
     /// `ACK_HIGH_PRIO 1` moves ACKs ahead of data only at the hosts' NICs,
     /// where every NIC, here too, sends them first: the switches'
     /// `AckHighPrio` is never set).
-    const NETWORK: Network = Network {
-        gate: Gate::Rate,
-        marking: None,
-        control_priority: false,
-        telemetry: TelemetryKind::None,
-        marks_on_dequeue: false,
-    };
+    const NETWORK: Network = Network::new(Gate::Rate);
 
     /// ACKs a microsecond apart, each passing the last update's `snd_nxt`
     /// ([`bench_ack`]).
@@ -384,13 +378,8 @@ impl crate::controller::AlgorithmConfig for TimelyConfig {
 pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'static> {
     const RTTS: [u32; 8] = [40_000, 60_000, 75_000, 70_000, 62_000, 520_000, 90_000, 55_000];
     Ack {
-        cum_ack: Seq(n.wrapping_mul(1000)),
-        snd_nxt: Seq(n.wrapping_mul(1000).wrapping_add(500)),
-        ece: crate::event::EcnEcho::NotMarked,
-        telemetry: &[],
         rtt_ns: Some(RTTS[(n % 8) as usize]),
-        pint: None,
-        nic: None,
+        ..Ack::new(Seq(n.wrapping_mul(1000)), Seq(n.wrapping_mul(1000).wrapping_add(500)))
     }
 }
 

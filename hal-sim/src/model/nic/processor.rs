@@ -502,13 +502,9 @@ mod tests {
             h.push(HopSample::default()).unwrap();
         }
         let ack = Ack {
-            cum_ack: Seq(cum as u32),
-            snd_nxt: Seq(cum as u32 + 1000),
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
-            telemetry: &[],
             rtt_ns: Some(cum as u32),
-            pint: None,
-            nic: None,
+            ..Ack::new(Seq(cum as u32), Seq(cum as u32 + 1000))
         };
         Work::Ack { ack, hops: h }
     }

@@ -340,8 +340,6 @@ impl Nic {
         let ece = if p.ece() { EcnEcho::Marked } else { EcnEcho::NotMarked };
         let rtt_ns = Some((cx.now - p.ts_ps).as_ns().min(u32::MAX as u64) as u32);
         let ack = Ack {
-            cum_ack: Seq(una as u32),
-            snd_nxt: Seq(nxt as u32),
             ece,
             telemetry: hops,
             rtt_ns,
@@ -354,6 +352,7 @@ impl Nic {
                 forward_hops: p.fwd_hops,
                 rx_buffer_level: p.rx_level,
             }),
+            ..Ack::new(Seq(una as u32), Seq(nxt as u32))
         };
         self.sender_to_engine(cx, flow, at, EventKind::Ack(ack));
         let Some(f) = self.sender(cx, flow) else { return };
