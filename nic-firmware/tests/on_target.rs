@@ -44,7 +44,10 @@ pub use cc_core::testing::hop;
 
 pub fn ack(i: u32, telemetry: &[HopSample]) -> Ack<'_> {
     let seq = Seq(i * 1000);
-    Ack { telemetry, ..Ack::new(seq, seq.add(W_INIT)) }
+    Ack {
+        telemetry,
+        ..Ack::new(seq, seq.add(W_INIT))
+    }
 }
 
 /// Feeds `n` ACKs, 1 µs apart, from a link sending `tx_per_us` bytes per
@@ -128,7 +131,10 @@ mod tests {
         for i in 0..1000u32 {
             let tel = t.next();
             let seq = Seq(i * 1000);
-            let a = Ack { telemetry: &tel[..1], ..Ack::new(seq, seq.add(150_000)) };
+            let a = Ack {
+                telemetry: &tel[..1],
+                ..Ack::new(seq, seq.add(150_000))
+            };
             let d = handle(&mut e, i as u64 * 1000, EventKind::Ack(a)).unwrap();
             r.new_ack(i as u64 * 1000, i * 1000, i * 1000 + 150_000, &tel[..1]);
             let w = d.window.to_bits() as f64 / 16.0;
@@ -193,7 +199,10 @@ mod tests {
         .unwrap();
         let (mut d, mut armed) = (None, None);
         for n in 1..=400u32 {
-            let a = Ack { ece: EcnEcho::Marked, ..Ack::new(Seq(n * 1000), Seq(n * 1000)) };
+            let a = Ack {
+                ece: EcnEcho::Marked,
+                ..Ack::new(Seq(n * 1000), Seq(n * 1000))
+            };
             let dn = e
                 .handle(
                     at(n as u64 * 100),
@@ -312,7 +321,12 @@ mod tests {
     #[test]
     fn codec_round_trips_and_rejects_a_flipped_bit() {
         let tel = Telemetry::new().next();
-        let a = Ack { ece: EcnEcho::Marked, telemetry: &tel, rtt_ns: Some(12_345), ..Ack::new(Seq(u32::MAX - 10), Seq(5)) };
+        let a = Ack {
+            ece: EcnEcho::Marked,
+            telemetry: &tel,
+            rtt_ns: Some(12_345),
+            ..Ack::new(Seq(u32::MAX - 10), Seq(5))
+        };
         let ev = Event {
             flow: FLOW,
             kind: EventKind::Ack(a),
