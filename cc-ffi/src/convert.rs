@@ -414,11 +414,15 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
     if flags & 0x00FE_FEFE != 0 || a.pint_width > 2 {
         return Err(cc_status::BadEnum);
     }
-    Ok(Ack { ece: if a.ece == 0 {
+    Ok(Ack {
+        ece: if a.ece == 0 {
             EcnEcho::NotMarked
         } else {
             EcnEcho::Marked
-        }, telemetry, rtt_ns: if a.has_rtt == 0 { None } else { Some(a.rtt_ns) }, pint: match a.pint_width {
+        },
+        telemetry,
+        rtt_ns: if a.has_rtt == 0 { None } else { Some(a.rtt_ns) },
+        pint: match a.pint_width {
             0 => None,
             1 => Some(PintSample {
                 width: PintWidth::One,
@@ -428,7 +432,8 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
                 width: PintWidth::Two,
                 code: a.pint_code,
             }),
-        }, nic: if a.has_nic == 0 {
+        },
+        nic: if a.has_nic == 0 {
             None
         } else {
             Some(NicSample {
@@ -439,7 +444,9 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
                 forward_hops: a.forward_hops,
                 rx_buffer_level: a.rx_buffer_level,
             })
-        }, ..Ack::new(Seq(a.cum_ack), Seq(a.snd_nxt)) })
+        },
+        ..Ack::new(Seq(a.cum_ack), Seq(a.snd_nxt))
+    })
 }
 
 /// Where `cc_ack`'s flag bytes start: `ece`, `has_rtt`, `has_nic` and
