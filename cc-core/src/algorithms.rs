@@ -21,12 +21,14 @@
 //! Codes are places in the list: a new algorithm goes at the end, so that
 //! recorded traces keep their meaning.
 
+#[cfg(feature = "bench")]
+use crate::bench::{AckBench, CnpBench};
 use crate::codec::{ConfigReader, ConfigWriter, FrameConfig};
 pub use crate::controller::{AlgorithmConfig, ConfigVisitor};
 use crate::controller::{Controller, Visit};
 use crate::error::Error;
 use crate::event::{Ack, Decision, FlowParams, MessageEnd, ProbeId};
-use crate::params::{AckBench, CnpBench, Network, ParamInfo};
+use crate::params::{Network, ParamInfo};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 use crate::wire::Result as WireResult;
@@ -129,6 +131,7 @@ macro_rules! registry {
 
             /// Its firmware benchmark's ACK row
             /// ([`AlgorithmConfig::ACK_BENCH`]).
+            #[cfg(feature = "bench")]
             pub const fn ack_bench(self) -> Option<AckBench> {
                 match self {
                     $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::ACK_BENCH,)+
@@ -137,6 +140,7 @@ macro_rules! registry {
 
             /// Its firmware benchmark's CNP row
             /// ([`AlgorithmConfig::CNP_BENCH`]).
+            #[cfg(feature = "bench")]
             pub const fn cnp_bench(self) -> Option<CnpBench> {
                 match self {
                     $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::CNP_BENCH,)+

@@ -10,12 +10,14 @@
 
 #[cfg(doc)]
 use crate::algorithms::{Algorithm, AnyConfig, AnyController};
+#[cfg(feature = "bench")]
+use crate::bench::{AckBench, CnpBench};
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::error::Error;
 #[cfg(doc)]
 use crate::event::EventKind;
 use crate::event::{Ack, Decision, FlowParams, MessageEnd, ProbeId};
-use crate::params::{AckBench, CnpBench, Network, Param};
+use crate::params::{Network, Param};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 use crate::wire::Result as WireResult;
@@ -169,10 +171,12 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
     /// The firmware benchmark's ACK row, for an algorithm whose front ends
     /// take it from the registry; `None` for one the benchmark drives by
     /// hand (HPCC++ and LDCP have rows of their own).
+    #[cfg(feature = "bench")]
     const ACK_BENCH: Option<AckBench> = None;
 
     /// The firmware benchmark's CNP row, for an algorithm whose flows
     /// answer congestion notification packets (DCQCN's reaction point).
+    #[cfg(feature = "bench")]
     const CNP_BENCH: Option<CnpBench> = None;
 
     /// The `f64` reference model's cost column of the benchmark's ACK
@@ -180,8 +184,8 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
     /// then the row's ACKs 1 ..= `events` each given to it inside
     /// `bracket`. Returns whether the algorithm has such a model (by
     /// default not: its property tests still hold it to its reference).
-    #[cfg(feature = "reference")]
-    fn reference_ack<B: crate::params::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
+    #[cfg(all(feature = "reference", feature = "bench"))]
+    fn reference_ack<B: crate::bench::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
         let _ = (p, events, bracket);
         false
     }
@@ -199,7 +203,7 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
     }
 
     /// The first field out of its range, by its name in the type (a
-    /// [`ParamInfo::field`] where a parameter sets it); `None` if every
+    /// [`crate::params::ParamInfo::field`] where a parameter sets it); `None` if every
     /// field is in range. By default the whole configuration is named.
     fn invalid_field(&self) -> Option<&'static str> {
         self.validate().err().map(|_| "configuration")

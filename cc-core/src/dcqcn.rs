@@ -32,12 +32,14 @@
 
 use core::num::NonZeroU64;
 
+#[cfg(feature = "bench")]
+use crate::bench::CnpBench;
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, Ecn, FlowParams, MessageEnd, Pacing, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{param, CnpBench, EcnMarking, Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{param, EcnMarking, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -301,6 +303,7 @@ impl crate::controller::AlgorithmConfig for DcqcnConfig {
         ),
     ];
 
+    #[cfg(feature = "bench")]
     /// A CNP every 10 µs: each brings alpha up over ten periods and waits
     /// for the next decrease check (the timer's events are not counted).
     const CNP_BENCH: Option<CnpBench> = Some(CnpBench {

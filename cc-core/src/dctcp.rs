@@ -22,12 +22,15 @@
 //! Units: windows in [`Window`] (2^-4 byte), alpha and g in [`Fraction`]
 //! (2^-24); every product fits 64 bits (stated at each).
 
+#[cfg(feature = "bench")]
+use crate::bench::AckBench;
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, EcnEcho, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::{div_u64, ratio_q24};
-use crate::params::{param, AckBench, EcnMarking, Gate, Network, Param, Unit};
+use crate::params::{param, EcnMarking, Gate, Network, Param, Unit};
+#[cfg(feature = "bench")]
 use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
@@ -137,6 +140,7 @@ impl crate::controller::AlgorithmConfig for DctcpConfig {
         ),
     ];
 
+    #[cfg(feature = "bench")]
     /// ACKs 100 ns apart, each a packet more than the last, every eighth
     /// ECE-marked ([`bench_ack`]).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
@@ -189,6 +193,7 @@ impl crate::controller::AlgorithmConfig for DctcpConfig {
     }
 }
 
+#[cfg(feature = "bench")]
 /// The benchmark's ACK `n` (from 1): it acknowledges n packets of 1000
 /// bytes with 100 packets more in flight, and every eighth is ECE-marked,
 /// so that windows end, alpha updates, the window is cut and grows.

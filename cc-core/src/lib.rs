@@ -50,6 +50,8 @@ extern crate std;
 
 #[macro_use]
 pub mod algorithms;
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod codec;
 pub mod controller;
 pub mod dcqcn;

@@ -6,8 +6,6 @@
 //! [`crate::controller::AlgorithmConfig::NETWORK`]); a front end reads
 //! them through [`crate::Algorithm`] instead of naming the algorithm.
 
-use crate::event::Ack;
-use crate::telemetry::HopSample;
 use crate::units::Fraction;
 
 /// How a table writes a parameter, and how its value becomes the engine's
@@ -208,53 +206,6 @@ pub enum TelemetryKind {
     Stack,
     /// HPCC-PINT's one- or two-byte utilization code.
     Pint,
-}
-
-/// The firmware benchmark's bracket around one call of an algorithm's
-/// `f64` reference model ([`crate::controller::AlgorithmConfig::reference_ack`]):
-/// `prep` is made before the counted region, `step` runs inside it.
-#[cfg(feature = "reference")]
-pub trait RefBracket {
-    /// Counts `step(&prep)`'s instructions.
-    fn around<P>(&mut self, prep: P, step: impl FnOnce(&P));
-}
-
-/// How the firmware benchmark drives an algorithm's ACK row: a flow of
-/// 100 Gb/s with T = 8 µs started at time 0 (cc-core's benchmark flow),
-/// then ACK n (from 1) at n · `interval_ns`. The hal-sim processor model
-/// charges the algorithm's ACKs what this row measured.
-#[derive(Clone, Copy, Debug)]
-pub struct AckBench {
-    /// The profiler's name of the path (`"timely-ack"`).
-    pub name: &'static str,
-    /// The benchmark table's row (`"TIMELY ACK"`).
-    pub row: &'static str,
-    /// ACK n; the ACKs should take every branch of the update.
-    /// ACK n, its telemetry (for an algorithm that reads any) written into
-    /// the buffer it borrows; filled before the counted region.
-    pub ack: for<'a> fn(u32, &'a mut [HopSample; 5]) -> Ack<'a>,
-    /// Time between ACKs, ns.
-    pub interval_ns: u32,
-    /// The engine path's instruction targets, mean and maximum: on
-    /// rv32imac (also shown for rv64imac), and on a core with Zbb.
-    pub targets: Option<(u32, u32)>,
-    /// The target for one flow's state, bytes (the benchmark's state table).
-    pub state_bytes: Option<u32>,
-}
-
-/// How the firmware benchmark drives the CNP row of an algorithm whose
-/// reaction point answers congestion notification packets: a flow as
-/// [`AckBench`]'s, then CNP n (from 1) at n · `interval_ns`. The hal-sim
-/// processor model charges the algorithm's CNPs, and its ACKs where it
-/// has no ACK row, what this row measured.
-#[derive(Clone, Copy, Debug)]
-pub struct CnpBench {
-    /// The profiler's name of the path (`"dcqcn-cnp"`).
-    pub name: &'static str,
-    /// The benchmark table's row (`"DCQCN CNP (baseline)"`).
-    pub row: &'static str,
-    /// Time between CNPs, ns.
-    pub interval_ns: u32,
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 //!
 //! Units: the windows are kept as fractions of the flow's BDP W_init in
 //! 2^-20 (W_init/2^20 is 0.1 byte at 100 KB), so that a flow's state is 16
-//! bytes; 1/U comes from the code's table ([`PintWidth::inverse`]), and
+//! bytes; 1/U comes from the code's table ([`crate::wire::pint::PintWidth::inverse`]), and
 //! U ≥ η is η/U ≤ 1: no division, no `pow`. W_ai and the floor are
 //! fractions of the line rate (and so of W_init), as the reference's rates
 //! are fractions of its line rate.
@@ -33,13 +33,19 @@ pub mod reference;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "bench")]
+use crate::bench::AckBench;
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
-use crate::event::{Ack, Algorithm, Decision, FlowParams, PintSample, TimerRequest};
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
+#[cfg(feature = "bench")]
+use crate::event::PintSample;
+use crate::event::{Ack, Algorithm, Decision, FlowParams, TimerRequest};
+use crate::params::{param, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
-use crate::wire::pint::{PintWidth, INVERSE_BITS};
+#[cfg(feature = "bench")]
+use crate::wire::pint::PintWidth;
+use crate::wire::pint::INVERSE_BITS;
 use crate::wire::Result as WireResult;
 
 /// Fractional bits of a window kept as a fraction of W_init.
@@ -179,6 +185,7 @@ impl crate::controller::AlgorithmConfig for HpccPintConfig {
         ..Network::new(Gate::Window)
     };
 
+    #[cfg(feature = "bench")]
     /// Every ACK carries a code and passes the last update's `snd_nxt`
     /// ([`bench_ack`]).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
@@ -243,6 +250,7 @@ fn bdp_bytes(p: &FlowParams) -> u32 {
     p.line_rate.bdp_bytes(p.base_rtt).min(Window::MAX_CONFIG_BYTES as u64) as u32
 }
 
+#[cfg(feature = "bench")]
 /// The firmware benchmark's ACK `n`: it passes the `snd_nxt` of ACK n − 1,
 /// so each one commits, with a two-byte code from a cycle of four, U from
 /// 0.2 to 1.65 (with maxStage 0, as the defaults, every update multiplies).

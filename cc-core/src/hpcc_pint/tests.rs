@@ -1,7 +1,9 @@
 //! HPCC-PINT's steps worked by hand.
 
 use super::*;
+use crate::event::PintSample;
 use crate::units::LinkSpeed;
+use crate::wire::pint::PintWidth;
 
 /// 100 Gb/s, T = 8 µs: W_init = 100 000 bytes.
 fn params() -> FlowParams {

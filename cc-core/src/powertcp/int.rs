@@ -40,6 +40,8 @@ use core::num::NonZeroU64;
 use bitfield_struct::bitfield;
 
 use super::{WindowLaw, MIN_POWER};
+#[cfg(feature = "bench")]
+use crate::bench::AckBench;
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
@@ -47,9 +49,13 @@ use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, Request, Ti
 use crate::fixmath::{div_u64, mul_frac_q32, mul_shr41, ratio_q24};
 use crate::hop_walk::{self, Flow, HopLoad, HopTerm, Interval, Link, Walk};
 use crate::hpcc::{per_rtt, Reciprocals};
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
-use crate::telemetry::{tx_bytes_between, CounterWidths, HopHistory, HopSample, SIGNATURE_MASK};
-use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Seq, Window};
+use crate::params::{param, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
+#[cfg(feature = "bench")]
+use crate::telemetry::CounterWidths;
+use crate::telemetry::{tx_bytes_between, HopHistory, HopSample, SIGNATURE_MASK};
+#[cfg(feature = "bench")]
+use crate::units::LinkSpeed;
+use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
 /// Γ's ceiling in 2^-28, exclusive: 256.
@@ -297,6 +303,7 @@ impl crate::controller::AlgorithmConfig for PowerTcpConfig {
         ..Network::new(Gate::Window)
     };
 
+    #[cfg(feature = "bench")]
     /// Five hops of telemetry on ACKs 4.1 µs apart (`bench_ack` in this module).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
         name: "powertcp-ack-5",
@@ -376,10 +383,13 @@ impl crate::controller::AlgorithmConfig for PowerTcpConfig {
     }
 }
 
+#[cfg(feature = "bench")]
 /// The benchmark's timestamps' interval, ns: the ACKs' spacing too.
 const BENCH_DTS: u32 = 4096;
+#[cfg(feature = "bench")]
 /// ACKs in the benchmark's cycle of queue lengths and loads.
 const BENCH_CYCLE: usize = 16;
+#[cfg(feature = "bench")]
 /// Bytes each hop sends in an interval, over the cycle (4096 ns at 100
 /// Gb/s is 51 200 bytes): the third hop near line rate while its queue
 /// builds, then below it while the queue drains; the fifth near line rate
@@ -397,11 +407,13 @@ const BENCH_SENT: [[u32; BENCH_CYCLE]; 5] = {
         [50_688; BENCH_CYCLE],
     ]
 };
+#[cfg(feature = "bench")]
 /// The third hop's queue over the cycle, bytes.
 const BENCH_QUEUE: [u32; BENCH_CYCLE] = [
     0, 3000, 9000, 18_000, 30_000, 45_000, 60_000, 72_000, 80_000, 70_000, 52_000, 36_000, 20_000, 9000, 2000, 0,
 ];
 
+#[cfg(feature = "bench")]
 /// The firmware benchmark's ACK `n` (from 1): five hops of 100 Gb/s
 /// telemetry with 32-bit byte counters and timestamps, 4096 ns after ACK
 /// n − 1's, written into `hops`; each ACK passes the last update's
@@ -887,6 +899,8 @@ impl<const H: usize> Controller for PowerTcp<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::telemetry::CounterWidths;
+    use crate::units::LinkSpeed;
 
     /// 100 Gb/s, τ = 10 µs: a BDP of 125 000 bytes.
     fn flow(cfg: &PowerTcpConfig) -> PowerTcp<5> {

@@ -68,12 +68,14 @@ use core::num::{NonZeroU32, NonZeroU64};
 
 pub use self::int::{Arrivals, PowerTcp, PowerTcpConfig, UpdateClock, POWER28_LIMIT};
 
+#[cfg(feature = "bench")]
+use crate::bench::AckBench;
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, Request, TimerRequest};
 use crate::fixmath::div_u64;
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{param, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -300,6 +302,7 @@ impl crate::controller::AlgorithmConfig for ThetaPowerTcpConfig {
     /// it measures is the data's).
     const NETWORK: Network = Network::new(Gate::Window);
 
+    #[cfg(feature = "bench")]
     /// Updating ACKs an RTT apart ([`bench_ack`]).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
         name: "theta-powertcp-ack",
@@ -375,6 +378,7 @@ impl crate::controller::AlgorithmConfig for ThetaPowerTcpConfig {
     }
 }
 
+#[cfg(feature = "bench")]
 /// The firmware benchmark's ACK `n`, 10 µs after ACK n − 1 on a flow
 /// with τ = 8 µs: it passes the `snd_nxt` of ACK n − 1, so each one
 /// updates, with an RTT from a cycle of eight that takes every branch: a

@@ -39,12 +39,14 @@ pub mod reference;
 
 use core::num::{NonZeroU32, NonZeroU64};
 
+#[cfg(feature = "bench")]
+use crate::bench::AckBench;
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, FlowParams, MessageEnd, NicSample, Request, TimerRequest};
 use crate::fixmath::{div_u64, fraction_q24, leading_zeros_even};
-use crate::params::{param, AckBench, Gate, Network, Param, Unit};
+use crate::params::{param, Gate, Network, Param, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
@@ -334,6 +336,7 @@ impl crate::controller::AlgorithmConfig for SwiftConfig {
     /// it is measured).
     const NETWORK: Network = Network::new(Gate::Window);
 
+    #[cfg(feature = "bench")]
     /// ACKs a microsecond apart through every branch ([`bench_ack`]).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
         name: "swift-ack",
@@ -345,8 +348,8 @@ impl crate::controller::AlgorithmConfig for SwiftConfig {
     });
 
     /// [`reference::SwiftRef`] on the same ACKs, a microsecond apart.
-    #[cfg(feature = "reference")]
-    fn reference_ack<B: crate::params::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
+    #[cfg(all(feature = "reference", feature = "bench"))]
+    fn reference_ack<B: crate::bench::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
         use reference::{SwiftRef, SwiftRefParams};
         let cfg = Self::DEFAULT;
         let Ok(s) = Swift::new(&cfg, p, Instant::ZERO) else {
@@ -458,6 +461,7 @@ impl crate::controller::AlgorithmConfig for SwiftConfig {
     }
 }
 
+#[cfg(feature = "bench")]
 /// The firmware benchmark's ACK `n`: one packet of 1000 bytes acknowledged,
 /// 5 hops, Rx level 10 (below the endpoint target), with fabric delays from
 /// a cycle of eight around the default target (about 30 µs plus the flow

@@ -53,12 +53,14 @@ pub mod reference;
 
 use core::num::{NonZeroU32, NonZeroU64};
 
+#[cfg(feature = "bench")]
+use crate::bench::AckBench;
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Algorithm, Decision, Ecn, FlowParams, Pacing, Request, TimerRequest};
 use crate::fixmath::{div_u64, fraction_q24};
-use crate::params::{param, AckBench, Gate, Network, Param, ParamInfo, Unit};
+use crate::params::{param, Gate, Network, Param, ParamInfo, Unit};
 use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
 use crate::wire::{Result as WireResult, WireError};
 
@@ -270,6 +272,7 @@ impl crate::controller::AlgorithmConfig for TimelyConfig {
     /// `AckHighPrio` is never set).
     const NETWORK: Network = Network::new(Gate::Rate);
 
+    #[cfg(feature = "bench")]
     /// ACKs a microsecond apart, each passing the last update's `snd_nxt`
     /// ([`bench_ack`]).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
@@ -282,8 +285,8 @@ impl crate::controller::AlgorithmConfig for TimelyConfig {
     });
 
     /// [`reference::TimelyRef`] on the same ACKs, per RTT as the row.
-    #[cfg(feature = "reference")]
-    fn reference_ack<B: crate::params::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
+    #[cfg(all(feature = "reference", feature = "bench"))]
+    fn reference_ack<B: crate::bench::RefBracket>(p: &FlowParams, events: u32, bracket: &mut B) -> bool {
         use reference::{TimelyRef, TimelyRefParams};
         let line = p.line_rate.to_rate().as_bps() as f64;
         let mut r = TimelyRef::new(TimelyRefParams::from_config(&Self::DEFAULT, line), p.start_seq.0 as f64);
@@ -370,6 +373,7 @@ impl crate::controller::AlgorithmConfig for TimelyConfig {
     }
 }
 
+#[cfg(feature = "bench")]
 /// The firmware benchmark's ACK `n`: it passes the `snd_nxt` of ACK
 /// n − 1, so each one updates the rate, with an RTT sample from a cycle of
 /// eight that takes every branch under the defaults: below T_low

@@ -123,7 +123,7 @@ impl Bracket for Counter {
 
 /// A reference model's call, as the controllers' are measured: through
 /// [`call`], never inlined.
-impl cc_core::params::RefBracket for Counter {
+impl cc_core::bench::RefBracket for Counter {
     fn around<P>(&mut self, prep: P, step: impl FnOnce(&P)) {
         Bracket::around(self, prep, |p| call(|| step(p)));
     }

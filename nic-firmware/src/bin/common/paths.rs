@@ -6,8 +6,8 @@
 use core::hint::black_box;
 
 use cc_core::algorithms::{AlgorithmConfig, ConfigVisitor};
+use cc_core::bench::AckBench;
 use cc_core::engine::FlowHandle;
-use cc_core::params::AckBench;
 use cc_core::prelude::*;
 
 use super::workload::{self, hpcc_ack, hpcc_config, hpcc_params, ldcp_ack, ldcp_setup, Telemetry};
