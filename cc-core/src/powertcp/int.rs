@@ -310,7 +310,7 @@ impl crate::controller::AlgorithmConfig for PowerTcpConfig {
         row: "PowerTCP ACK, 5 hops",
         ack: bench_ack,
         interval_ns: BENCH_DTS,
-        targets: Some((760, 560)),
+        targets: Some((1050, 820)),
         state_bytes: Some(96),
     });
 

