@@ -268,6 +268,20 @@ fn ack<'a>(cum: u32, nxt: u32, tel: &'a [HopSample]) -> Ack<'a> {
 
 /// (a) One NewAck from the same state and telemetry.
 fn one_step(c: &Case) -> Result<(), TestCaseError> {
+    one_step_with(c, Ties::MayDiffer)
+}
+
+/// Whether the engine may take another hop within its rounding of the
+/// busiest for it.
+#[derive(Clone, Copy, PartialEq)]
+enum Ties {
+    MayDiffer,
+    /// No: the busiest hop is the reference's own (hops at the cap tie
+    /// exactly, and the first on the path is the busiest).
+    Exact,
+}
+
+fn one_step_with(c: &Case, ties: Ties) -> Result<(), TestCaseError> {
     let cfg = config(c);
     let p = params(c);
     let Ok(mut s) = HpccSender::<5>::new(&cfg, &p) else {
@@ -304,7 +318,10 @@ fn one_step(c: &Case) -> Result<(), TestCaseError> {
     r.new_ack(0, cum, 5000, &next);
 
     let u_fix = s.core().utilization().to_bits() as f64 * LSB;
-    if !within(u_fix, r.u, 4.0 * LSB) {
+    if ties == Ties::Exact {
+        prop_assert_eq!(r.near_ties, 0, "a case of the exact rule has no near tie");
+    }
+    if ties == Ties::MayDiffer && !within(u_fix, r.u, 4.0 * LSB) {
         // Hops whose u' is within U's tolerance of the busiest's but whose
         // Δts differs: the engine may take any of them as the busiest.
         // Model the choice it made, if it is one of those.
@@ -470,6 +487,45 @@ fn line_9_with_tau_near_t() {
     one_step(&found(750_607, false, 3_158_339, &[(0, 749_968, 0.0, 0, 21, 16, 64)])).unwrap();
 }
 
+/// Stacks of 2 to 5 hops, two or more at the cap (a queue past 8192 BDPs) and
+/// the rest far below it (a tenth of a BDP, at most the line rate), each
+/// with its own Δts, on both of the engine's paths (Δts below T and at or
+/// above it), at 10 Gb/s, T from 1 to 20 µs: the hops at the cap must
+/// give the reference's U exactly (no near tie allowed), whatever their
+/// order and Δts.
+fn saturated_case() -> impl Strategy<Value = Case> {
+    (1_000u32..=20_000).prop_flat_map(|t_ns| {
+        let hop = (any::<bool>(), 1u32..=2 * t_ns, 0.0f64..=1.0);
+        (
+            Just(t_ns),
+            prop::collection::vec(hop, 2..=5),
+            any::<(prop::sample::Index, prop::sample::Index)>(),
+            0u64..(64u64 << 24),
+            any::<bool>(),
+        )
+            .prop_map(|(t_ns, hops, (i, j), u_raw, update)| {
+                // 10 Gb/s: a BDP of 1.25 bytes a ns of T.
+                let bdp = t_ns as u64 * 10 / 8;
+                // At least two hops at the cap, wherever they are.
+                let n = hops.len();
+                let first = i.index(n);
+                let second = (first + 1 + j.index(n - 1)) % n;
+                let hops: Vec<_> = hops
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &(at_cap, dts, dtx_frac))| {
+                        let at_cap = at_cap || k == first || k == second;
+                        let queue = if at_cap { (8200 * bdp) as u32 } else { (bdp / 10) as u32 };
+                        (queue, dts, dtx_frac, 0usize, 32u8, 32u8, 1u16)
+                    })
+                    .collect();
+                let mut c = found(t_ns, false, u_raw, &hops);
+                c.update = update;
+                c
+            })
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: std::env::var("HPCC_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -477,6 +533,13 @@ proptest! {
     #[test]
     fn one_step_matches_reference(c in case()) {
         one_step(&c)?;
+    }
+
+    /// (a) at the cap: of the hops whose u' reaches 8192, the first on the
+    /// path is the busiest, in the engine as in the reference.
+    #[test]
+    fn saturated_hops_keep_the_first_at_the_cap(c in saturated_case()) {
+        one_step_with(&c, Ties::Exact)?;
     }
 
     /// (b) A replayed trace of 10^4 ACKs over a bottleneck whose queue and

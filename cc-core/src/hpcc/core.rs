@@ -632,9 +632,8 @@ impl<const SOJOURN: bool> HopTerm for Term<'_, SOJOURN> {
             }
         }
         a += mul_shr41(bytes8, link.k, 22);
-        // u' saturates at 8192 = 2^41 units of 2^-28, so a at f·8192.
         HopLoad::Load {
-            a: a.min((f as u64) << U_HIGH_BITS),
+            a: a.min(saturated(flow, dts)),
             tau: dts,
         }
     }
@@ -680,15 +679,31 @@ impl<const SOJOURN: bool> Term<'_, SOJOURN> {
             }
         };
         let u = ((queue_term + rate_term) << U_EXTRA_BITS).min(U28_MAX);
-        if dts >= flow.t {
-            HopLoad::Load { a: u, tau: flow.t }
+        let tau = dts.min(flow.t);
+        let a = if u == U28_MAX {
+            saturated(flow, tau)
+        } else if dts >= flow.t {
+            u
         } else {
-            HopLoad::Load {
-                a: mul_frac_q32(u, flow.fraction(dts)),
-                tau: dts,
-            }
-        }
+            mul_frac_q32(u, flow.fraction(dts))
+        };
+        HopLoad::Load { a, tau }
     }
+}
+
+/// A hop at the cap, as the weighted term a = (tau/T)·8192 in 2^-28
+/// units: u' saturates at 8192 = 2^41 units (a queue of 8191 BDPs), each
+/// hop's before the busiest is chosen (the reference caps it there too).
+/// Taken as `tau · per_rtt · 2^3` (per_rtt = round(2^38/T)), exactly
+/// proportional to tau, so that hops at the cap tie exactly in the
+/// busiest hop's cross-multiplication and the first of them on the path
+/// stays: the rule the `f64` reference keeps. tau ≤ T ≤ 2^20 and
+/// per_rtt·T < 2^38 + 2^19: below 2^41 + 2^22, which the core's U
+/// saturates at once. The product is `Flow::fraction`'s, shared.
+#[inline(always)]
+fn saturated(flow: &Flow, tau: u32) -> u64 {
+    const SHIFT: u32 = U_HIGH_BITS + 32 - PER_RTT_SHIFT;
+    (tau as u64 * flow.per_rtt as u64) << SHIFT
 }
 
 /// What the history keeps of a sample (Figure 6, line 27: `L = ack.L`).

@@ -116,6 +116,9 @@ fn elapsed_ns(now_ns: u64, then_ns: u64) -> f64 {
     (units << 12) as f64
 }
 
+/// u' and U saturate here, as the engine's: a queue of 8191 BDPs.
+const SATURATED: f64 = 8192.0;
+
 impl HpccRef {
     /// A flow at W = Wc = W_init, U = 0.
     pub fn new(p: HpccRefParams) -> Self {
@@ -164,7 +167,8 @@ impl HpccRef {
     }
 
     /// MeasureInflight (Figure 4) at local time `now_ns`, `U` updated in
-    /// place.
+    /// place. Each hop's u' is capped at 8192 (the engine's range) before
+    /// the busiest hop is chosen; of the hops at the cap, the first.
     pub fn measure_inflight(&mut self, now_ns: u64, hops: &[HopSample], first_index: u8) -> RefOutcome {
         if self.n_last == 0 || !self.same_path(hops, first_index) {
             self.record(now_ns, hops, first_index);
@@ -213,10 +217,10 @@ impl HpccRef {
                 q / (b_bytes_per_ns * t) + tx_rate / b_bytes_per_ns
             };
             // The engine holds u' and U below 8192 (a queue of 8191 BDPs):
-            // each hop's u' is capped before the busiest is chosen. Hops
-            // at the cap tie (the first stays here; the engine's rounding
-            // of tau/T may keep another: `near_ties`).
-            let u_prime = u_prime.min(8192.0);
+            // each hop's u' is capped before the busiest is chosen, and of
+            // the hops at the cap the first on the path is the busiest
+            // (strict `>` below), in the engine as here.
+            let u_prime = u_prime.min(SATURATED);
             if let Some(slot) = seen.get_mut(n_seen) {
                 *slot = (u_prime, dts);
                 n_seen += 1;
@@ -238,9 +242,15 @@ impl HpccRef {
             tau = dts_max;
         }
         let (u_best, tau_best) = (u, tau);
-        let ties = seen[..n_seen]
-            .iter()
-            .filter(|&&(u_other, dts)| u_best > 0.0 && dts != tau_best && u_other >= u_best * (1.0 - 1e-3));
+        // Hops within the engine's rounding of the busiest may be taken
+        // for it, except two at the cap: those tie exactly, and the rule
+        // keeps the first.
+        let ties = seen[..n_seen].iter().filter(|&&(u_other, dts)| {
+            u_best > 0.0
+                && dts != tau_best
+                && u_other >= u_best * (1.0 - 1e-3)
+                && !(u_other >= SATURATED && u_best >= SATURATED)
+        });
         self.near_ties = ties.clone().count();
         if let Some(&(u_other, dts)) = ties.clone().nth(self.take_near_tie.wrapping_sub(1)) {
             u = u_other;

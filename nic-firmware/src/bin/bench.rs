@@ -531,7 +531,7 @@ fn main() -> ! {
         let mut eng = heapless::String::<16>::new();
         let mut refc = heapless::String::<16>::new();
         let mut ratio = heapless::String::<12>::new();
-        let mut target = heapless::String::<12>::new();
+        let mut target = heapless::String::<16>::new();
         use core::fmt::Write;
         let _ = write!(eng, "{} / {}", em, ex);
         let _ = if r.reference.is_some() {
