@@ -872,3 +872,34 @@ fn swift_rxbuffer_holds_the_receivers_level_near_its_target() {
         "a lower target keeps a lower level: {means:?}"
     );
 }
+
+/// The shipped ring all-reduce from an htsim connection matrix
+/// (`scenarios/allreduce-ring8.toml`): every step of every chunk starts at
+/// the instant the step before it finishes (its one-shot trigger), so each
+/// chunk's 15 steps run back to back, and the whole takes about 15 steps'
+/// time: each 1 MB step at least its ideal at 100 Gb/s, and the ring, whose
+/// links each carry one chunk a step, within 30 % of 15 ideal steps.
+#[test]
+fn a_triggered_ring_all_reduce_runs_its_steps_back_to_back() {
+    let (w, _) = run("allreduce-ring8");
+    assert_eq!(w.flows.len(), 120);
+    let finish = |i: usize| w.flows[i].finish_ps.unwrap_or_else(|| panic!("flow {i} finished"));
+    for chunk in 0..8 {
+        let first = chunk * 15;
+        assert_eq!(w.flows[first].start_ps.as_ns(), 0);
+        for step in 1..15 {
+            assert_eq!(
+                w.flows[first + step].start_ps,
+                finish(first + step - 1),
+                "chunk {chunk} step {step}"
+            );
+        }
+    }
+    let ideal_step_ns = w.flows[0].path_rtt_ns as u64 + 1_000_000 * 8 / 100;
+    let end_ns = (0..120).map(finish).max().unwrap().as_ns();
+    assert!(
+        end_ns >= 15 * ideal_step_ns && end_ns <= 15 * ideal_step_ns * 13 / 10,
+        "ends at {end_ns} ns; 15 ideal steps are {} ns",
+        15 * ideal_step_ns
+    );
+}

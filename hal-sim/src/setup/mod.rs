@@ -4,6 +4,7 @@
 //! Nothing here runs; [`crate::run::world::World::new`] builds a world
 //! from it.
 
+pub mod connection_matrix;
 pub mod scenario;
 pub mod topo;
 pub mod workload;

@@ -6,6 +6,7 @@ use std::path::Path;
 use rand_chacha::rand_core::Rng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::setup::connection_matrix::{self, Triggers};
 use crate::setup::scenario::{Distribution, FlowSpec, Flows, ScenarioError, Workload};
 
 const WEBSEARCH: &str = include_str!("../../data/websearch_flow_sizes.csv");
@@ -79,7 +80,9 @@ pub fn unit(rng: &mut ChaCha8Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// The flows of a workload on `hosts` hosts with links of `link_bps`.
+/// The flows of a workload on `hosts` hosts with links of `link_bps`,
+/// and the triggers that start some of them (a connection matrix's; none
+/// for the other kinds).
 pub fn flows(
     w: &Workload,
     hosts: u32,
@@ -87,7 +90,7 @@ pub fn flows(
     rng: &mut ChaCha8Rng,
     scenario_dir: &Path,
     file: &str,
-) -> Result<Vec<FlowSpec>, ScenarioError> {
+) -> Result<(Vec<FlowSpec>, Triggers), ScenarioError> {
     let err = |field: &str, message: String| ScenarioError {
         file: file.into(),
         line: None,
@@ -109,8 +112,23 @@ pub fn flows(
         }
         Ok(())
     };
+    let mut triggers = Triggers::default();
     let out = match w.flows {
         Flows::List(ref flows) => flows.clone(),
+        Flows::ConnectionMatrix { ref path } => {
+            let path = scenario_dir.join(path);
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(&path).map_err(|e| err("workload.path", format!("{name}: {e}")))?;
+            let m = connection_matrix::parse(&text, &name)?;
+            if m.nodes > hosts {
+                return Err(err(
+                    "workload.path",
+                    format!("{name} has {} nodes; the topology has {hosts} hosts", m.nodes),
+                ));
+            }
+            triggers = m.triggers;
+            m.flows
+        }
         Flows::Incast {
             receiver,
             bytes,
@@ -199,7 +217,7 @@ pub fn flows(
         }
     };
     out.iter().try_for_each(check)?;
-    Ok(out)
+    Ok((out, triggers))
 }
 
 /// Reads a flow file of the HPCC reference simulator: the flow count N on
@@ -300,7 +318,7 @@ mod tests {
             },
             on_off: None,
         };
-        let f = flows(&w, 16, 100_000_000_000, &mut rng, Path::new("."), "t").unwrap();
+        let (f, _) = flows(&w, 16, 100_000_000_000, &mut rng, Path::new("."), "t").unwrap();
         let bytes: u64 = f.iter().map(|x| x.bytes).sum();
         let span_ns = f.last().unwrap().start_ns as f64;
         let offered = bytes as f64 * 8.0 / span_ns / (16.0 * 100.0); // per host, Gb/s over 100

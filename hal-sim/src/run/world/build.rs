@@ -37,7 +37,7 @@ impl World {
         net.set_ecmp(s.switch.ecmp);
         let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
-        let specs = workload::flows(&s.workload, net.hosts.len() as u32, link_bps, &mut rng, dir, file)?;
+        let (specs, triggers) = workload::flows(&s.workload, net.hosts.len() as u32, link_bps, &mut rng, dir, file)?;
         let uniform = crate::setup::topo::uniform_speed(&net);
         let mut tel = Telemetry::new(
             s.nic.telemetry,
@@ -166,6 +166,7 @@ impl World {
             starts: Vec::new(),
             next_start: 0,
             start_seq: 0,
+            triggers: crate::setup::connection_matrix::Runtime::new(&triggers),
         };
         // The reference simulator numbers a host pair's flows' source
         // ports from 10 000 (`portNumder`).
@@ -199,7 +200,16 @@ impl World {
         // order of events is the same, and the queue holds the flows in
         // flight, not the 10^5 still to come.
         w.start_seq = w.q.reserve(w.flows.len() as u64);
-        let mut starts: Vec<u32> = (0..w.flows.len() as u32).collect();
+        // A flow that waits for a trigger starts when it fires (`NEVER`
+        // until then), never from `starts`.
+        for (i, f) in w.flows.iter_mut().enumerate() {
+            if triggers.waits(i) {
+                f.start_ps = Ps::NEVER;
+            }
+        }
+        let mut starts: Vec<u32> = (0..w.flows.len() as u32)
+            .filter(|&id| !triggers.waits(id as usize))
+            .collect();
         starts.sort_by_key(|&id| (w.flows[id as usize].start_ps, id));
         w.starts = starts;
         w.schedule_next_start();

@@ -28,6 +28,7 @@ use crate::model::packet::Slab;
 use crate::model::switch::Switch;
 use crate::output::metrics::Metrics;
 use crate::run::event::{Ev, EventQueue, Ps};
+use crate::setup::connection_matrix::Runtime;
 
 /// How far a run has come.
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +96,9 @@ pub struct World {
     start_seq: u64,
     /// Last fairness window end.
     last_window_ps: Ps,
+    /// The workload's triggers (a connection matrix's): the flows each
+    /// finish starts.
+    triggers: Runtime,
 }
 
 impl World {
@@ -175,7 +179,8 @@ impl World {
                     next = self.next_event();
                     continue;
                 }
-                Ev::FlowStart { .. } => self.schedule_next_start(),
+                // A flow a trigger started was never in `starts`.
+                Ev::FlowStart { flow } if !self.triggers.waits(flow) => self.schedule_next_start(),
                 _ => {}
             }
             next = self.run_components(ev, &mut n, progress);
@@ -229,12 +234,13 @@ impl World {
     #[inline(never)]
     fn run_components(&mut self, first: Ev, n: &mut u64, progress: &mut dyn FnMut(&Progress)) -> Option<(Ps, Ev)> {
         let mut unfinished = self.unfinished;
+        let mut triggers = std::mem::take(&mut self.triggers);
         let (mut cx, nics, switches, component) = self.parts();
         let mut ev = first;
         let next = loop {
             dispatch(&mut cx, nics, switches, component, ev);
             if !cx.finished.is_empty() {
-                unfinished -= close_finished(&mut cx, nics);
+                unfinished -= close_finished(&mut cx, nics, &mut triggers);
             }
             *n += 1;
             if n.is_multiple_of(PROGRESS_EVERY) {
@@ -262,6 +268,7 @@ impl World {
         };
         self.now = cx.now;
         self.unfinished = unfinished;
+        self.triggers = triggers;
         next
     }
 
@@ -416,12 +423,23 @@ fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], component: 
 }
 
 /// Closes the receiving side of each flow that finished while handling
-/// the last event; the answer is how many there were.
-fn close_finished(cx: &mut Ctx, nics: &mut [Nic]) -> usize {
+/// the last event, and starts now the flows their triggers start; the
+/// answer is how many finished.
+fn close_finished(cx: &mut Ctx, nics: &mut [Nic], triggers: &mut Runtime) -> usize {
     let done = std::mem::take(cx.finished);
     for &flow in &done {
         let dst = cx.flows[flow as usize].dst_host as usize;
         nics[dst].close_receiver(cx, flow);
+    }
+    if !triggers.is_empty() {
+        let mut start = Vec::new();
+        for &flow in &done {
+            triggers.finished(flow, &mut start);
+        }
+        for flow in start {
+            cx.flows[flow as usize].start_ps = cx.now;
+            cx.q.push(cx.now, Ev::FlowStart { flow });
+        }
     }
     done.len()
 }
@@ -429,6 +447,40 @@ fn close_finished(cx: &mut Ctx, nics: &mut [Nic]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A connection matrix's triggers start flows when the flows before
+    /// them finish: a chain (send_done one-shots), a barrier on two flows,
+    /// one of them timed at 5 µs; each triggered flow starts at exactly the
+    /// finish that fires it, and every flow finishes.
+    #[test]
+    fn triggered_flows_start_when_their_trigger_fires() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("t.cm"),
+            "Nodes 8\nConnections 5\nTriggers 2\n\
+             0->1 id 1 start 0 size 200000 send_done_trigger 1\n\
+             1->2 id 2 trigger 1 size 200000 send_done_trigger 2\n\
+             3->4 id 3 start 0 size 100000 send_done_trigger 2\n\
+             5->4 id 4 start 5 size 100000 recv_done_trigger 2\n\
+             6->7 id 5 trigger 2 size 50000\n\
+             trigger id 1 oneshot\ntrigger id 2 barrier count 3\n",
+        )
+        .unwrap();
+        let text = "name = \"t\"\nseed = 1\nstop_ms = 20.0\n\
+            [topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 4\n\
+            link_gbps = 100\nfabric_gbps = 100\nlink_delay_ns = 1000\n\
+            [nic]\ntelemetry = \"compact\"\n[cc]\nalgorithm = \"hpcc\"\n\
+            [workload]\nkind = \"connection_matrix\"\npath = \"t.cm\"\n";
+        let s = crate::setup::scenario::parse(text, "t.toml").unwrap();
+        let mut w = World::new(&s, dir.path(), "t.toml").unwrap();
+        w.run(|_| {});
+        let finish = |i: usize| w.flows[i].finish_ps.unwrap_or_else(|| panic!("flow {i} finished"));
+        assert_eq!(w.flows[3].start_ps, Ps::from_ns(5_000));
+        assert_eq!(w.flows[1].start_ps, finish(0), "the chain");
+        let last = finish(1).max(finish(2)).max(finish(3));
+        assert_eq!(w.flows[4].start_ps, last, "the barrier's third activation");
+        assert!(finish(4) > last);
+    }
 
     /// The fairness windows take their flows from `window_flows`: at
     /// every window the counts are those over every flow (the check in

@@ -104,6 +104,7 @@ enum WorkKind {
     Cdf,
     Csv,
     Ns3,
+    ConnectionMatrix,
 }
 
 #[derive(Deserialize)]
@@ -377,6 +378,7 @@ const WORKLOAD_KINDS: &[(&str, &[&str])] = &[
     ("cdf", &["distribution", "load", "count"]),
     ("csv", &["path"]),
     ("ns3", &["path"]),
+    ("connection_matrix", &["path"]),
 ];
 
 /// The fields `kind` takes, from one of the tables above.
@@ -818,6 +820,12 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
             only_in("kind", WORKLOAD_KINDS, "ns3", &given)?;
             Flows::Ns3 {
                 path: need(w.path, "path", "ns3")?,
+            }
+        }
+        WorkKind::ConnectionMatrix => {
+            only_in("kind", WORKLOAD_KINDS, "connection_matrix", &given)?;
+            Flows::ConnectionMatrix {
+                path: need(w.path, "path", "connection_matrix")?,
             }
         }
     };

@@ -651,6 +651,14 @@ pub enum Flows {
         /// The file (relative to the scenario).
         path: String,
     },
+    /// Flows, and the triggers that start them, from an htsim connection
+    /// matrix (uet-htsim's `.cm` files and generators:
+    /// [`crate::setup::connection_matrix`]); its `Nodes` are host indices
+    /// here.
+    ConnectionMatrix {
+        /// The file (relative to the scenario).
+        path: String,
+    },
 }
 
 /// Bursts with idle time between them: a flow's sender has `burst_bytes`
