@@ -5,6 +5,7 @@
 //! from it.
 
 pub mod connection_matrix;
+pub mod htsim_topo;
 pub mod scenario;
 pub mod topo;
 pub mod workload;

@@ -31,6 +31,24 @@ pub fn build(t: &Topology, dir: &Path) -> Result<Network, String> {
         n.compute_routes();
         return Ok(n);
     }
+    if let Shape::Htsim { path } = &t.shape {
+        let file = dir.join(path);
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let r = crate::setup::htsim_topo::resolve(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        if r.link_gbps != t.link_gbps {
+            return Err(format!(
+                "{}: the hosts' links run at {} Gb/s where link_gbps says {} (they must agree)",
+                file.display(),
+                r.link_gbps.0,
+                t.link_gbps.0
+            ));
+        }
+        return Ok(build_shape(&Topology {
+            shape: r.shape,
+            link_gbps: r.link_gbps,
+            link_delay_ns: r.link_delay_ns,
+        }));
+    }
     Ok(build_shape(t))
 }
 
@@ -245,7 +263,7 @@ fn build_shape(t: &Topology) -> Network {
             }
         }
         // Read from a file by `build`.
-        Shape::Ns3 { .. } => {}
+        Shape::Ns3 { .. } | Shape::Htsim { .. } => {}
     }
     n.compute_routes();
     n
@@ -281,6 +299,37 @@ mod tests {
 
     fn switches(n: &Network) -> usize {
         n.nodes.iter().filter(|x| x.kind == NodeKind::Switch).count()
+    }
+
+    /// uet-htsim's `leaf_spine_1024.topo` read from a file: 1024 hosts on
+    /// 32 ToRs, 32 spines, 1 µs links; a path between ToRs crosses 3
+    /// switches with 32 choices; host links must run at `link_gbps`.
+    #[test]
+    fn an_htsim_topology_file_builds_its_leaf_spine() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("ls.topo"),
+            "Nodes 1024\nTiers 2\nPodsize 1024\n\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 32\n\
+             Radix_Up 32\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n\nTier 1\nDownlink_speed_Gbps 100\n\
+             Radix_Down 32\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n",
+        )
+        .unwrap();
+        let t = |gbps| Topology {
+            shape: Shape::Htsim { path: "ls.topo".into() },
+            link_gbps: Gbps(gbps),
+            link_delay_ns: DelayNs(0),
+        };
+        let n = build(&t(100), dir.path()).unwrap();
+        assert_eq!((n.hosts.len(), switches(&n)), (1024, 64));
+        let (a, b) = (n.hosts[0], n.hosts[1000]);
+        let path = n.path(a, b, 0);
+        assert_eq!(path.len(), 1 + 3);
+        let link = &n.nodes[a as usize].ports[path[0].1 as usize];
+        assert_eq!(link.delay_ps.as_ns(), 1_000);
+        let spines: std::collections::HashSet<_> = (0..512).map(|f| n.path(a, b, flow_hash(f))[2].0).collect();
+        assert_eq!(spines.len(), 32);
+        let e = build(&t(400), dir.path()).unwrap_err();
+        assert!(e.contains("link_gbps"), "{e}");
     }
 
     /// The HPCC paper's fabric: 320 hosts on 20 ToRs in 5 pods, 4

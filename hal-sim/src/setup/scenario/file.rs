@@ -44,6 +44,7 @@ enum TopoKind {
     FatTree,
     KAryFatTree,
     Ns3,
+    Htsim,
 }
 
 #[derive(Deserialize)]
@@ -349,6 +350,7 @@ const TOPOLOGY_KINDS: &[(&str, &[&str])] = &[
     ),
     ("k_ary_fat_tree", &["k", "fabric_gbps"]),
     ("ns3", &["path"]),
+    ("htsim", &["path"]),
 ];
 
 /// The fields each `algorithm` of `[cc]` takes, beyond `algorithm` and
@@ -453,14 +455,17 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
     // Every shape's links take link_delay_ns but a file's, which gives
     // each link its own.
     let delay = match (t.kind, t.link_delay_ns) {
-        (TopoKind::Ns3, None) => DelayNs(0),
-        (TopoKind::Ns3, Some(_)) => {
+        (TopoKind::Ns3 | TopoKind::Htsim, None) => DelayNs(0),
+        (TopoKind::Ns3 | TopoKind::Htsim, Some(_)) => {
             return Err((
                 "link_delay_ns",
-                "does not apply to kind = \"ns3\" (the file gives each link's delay)".into(),
+                "does not apply to kind = \"ns3\" or \"htsim\" (the file gives the links' delays)".into(),
             ))
         }
-        (_, d) => d.ok_or(("link_delay_ns", "required for every kind but \"ns3\"".to_string()))?,
+        (_, d) => d.ok_or((
+            "link_delay_ns",
+            "required for every kind but \"ns3\" and \"htsim\"".to_string(),
+        ))?,
     };
     let shape = match t.kind {
         TopoKind::Star => {
@@ -507,6 +512,12 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
             only_in("kind", TOPOLOGY_KINDS, "ns3", &given)?;
             Shape::Ns3 {
                 path: need(t.path, "path", "ns3")?,
+            }
+        }
+        TopoKind::Htsim => {
+            only_in("kind", TOPOLOGY_KINDS, "htsim", &given)?;
+            Shape::Htsim {
+                path: need(t.path, "path", "htsim")?,
             }
         }
         TopoKind::KAryFatTree => {

@@ -147,8 +147,8 @@ pub struct Topology {
     pub shape: Shape,
     /// Host link speed.
     pub link_gbps: Gbps,
-    /// Per-link propagation delay (0 for [`Shape::Ns3`], whose file gives
-    /// each link's own).
+    /// Per-link propagation delay (0 for [`Shape::Ns3`] and
+    /// [`Shape::Htsim`], whose files give it).
     pub link_delay_ns: DelayNs,
 }
 
@@ -225,6 +225,14 @@ pub enum Shape {
     /// and every link with its own speed and delay
     /// ([`crate::setup::topo::ns3_topology`]). Relative to the scenario.
     Ns3 {
+        /// The file.
+        path: String,
+    },
+    /// An htsim fat-tree topology file (uet-htsim's `topologies/*.topo`):
+    /// the leaf-spine or three-tier fat-tree it describes, its host links'
+    /// speed and every link's delay from the file
+    /// ([`crate::setup::htsim_topo`]). Relative to the scenario.
+    Htsim {
         /// The file.
         path: String,
     },

@@ -472,9 +472,29 @@ fn an_ns3_topology_takes_a_path_and_no_delay() {
     assert_eq!(e.field, "topology.path", "{e}");
     let e = parse(&ns3("path = \"topo.txt\"\nlink_delay_ns = 1000"), "t.toml").unwrap_err();
     assert_eq!(e.field, "topology.link_delay_ns", "{e}");
-    assert!(e.message.contains("the file gives each link's delay"), "{e}");
+    assert!(e.message.contains("the file gives the links' delays"), "{e}");
     let e = parse(&ns3("path = \"topo.txt\"\nsenders = 2"), "t.toml").unwrap_err();
     assert_eq!(e.field, "topology.senders", "{e}");
     let e = parse(&GOOD.replace("link_delay_ns = 1000\n", ""), "t.toml").unwrap_err();
     assert_eq!(e.field, "topology.link_delay_ns", "{e}");
+}
+
+/// An htsim topology (uet-htsim's `.topo`) takes a path, and no delay
+/// (the file gives it) nor any shape's field.
+#[test]
+fn an_htsim_topology_takes_a_path_and_no_delay() {
+    let htsim = |body: &str| {
+        GOOD.replace(
+            "kind = \"incast\"\nsenders = 2\nlink_gbps = 100\nlink_delay_ns = 1000",
+            &format!("kind = \"htsim\"\nlink_gbps = 100\n{body}"),
+        )
+    };
+    let s = parse(&htsim("path = \"ls.topo\""), "t.toml").unwrap();
+    assert_eq!(s.topology.shape, Shape::Htsim { path: "ls.topo".into() });
+    let e = parse(&htsim(""), "t.toml").unwrap_err();
+    assert_eq!(e.field, "topology.path", "{e}");
+    let e = parse(&htsim("path = \"ls.topo\"\nlink_delay_ns = 1000"), "t.toml").unwrap_err();
+    assert_eq!(e.field, "topology.link_delay_ns", "{e}");
+    let e = parse(&htsim("path = \"ls.topo\"\nleaves = 2"), "t.toml").unwrap_err();
+    assert_eq!(e.field, "topology.leaves", "{e}");
 }
