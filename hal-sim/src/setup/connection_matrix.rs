@@ -419,6 +419,80 @@ mod tests {
         assert_eq!(m.flows[0].start_ns, 12_000);
     }
 
+    /// uet-htsim's own matrices (kept in `scenarios/reference/uet-htsim/`,
+    /// from its `connection_matrices/` at 40ccb05), as its validation
+    /// plans run them: nodes, connections, sizes and start times.
+    #[test]
+    fn uet_htsims_own_matrices_read() {
+        let read = |name: &str, text: &str| parse(text, name).unwrap_or_else(|e| panic!("{e}"));
+        let cases: [(&str, &str, u32, usize, u64); 6] = [
+            (
+                "one.cm",
+                include_str!("../../../scenarios/reference/uet-htsim/one.cm"),
+                16,
+                1,
+                2_000_000,
+            ),
+            (
+                "incast.cm",
+                include_str!("../../../scenarios/reference/uet-htsim/incast.cm"),
+                16,
+                15,
+                2_000_000,
+            ),
+            (
+                "incast_128.cm",
+                include_str!("../../../scenarios/reference/uet-htsim/incast_128.cm"),
+                128,
+                127,
+                2_000_000,
+            ),
+            (
+                "perm_16n_16c_2MB.cm",
+                include_str!("../../../scenarios/reference/uet-htsim/perm_16n_16c_2MB.cm"),
+                16,
+                16,
+                2_000_000,
+            ),
+            (
+                "outcast_incast.cm",
+                include_str!("../../../scenarios/reference/uet-htsim/outcast_incast.cm"),
+                128,
+                21,
+                2_000_000,
+            ),
+            (
+                "incast_3-1_overlapped.tm",
+                include_str!("../../../scenarios/reference/uet-htsim/incast_3-1_overlapped.tm"),
+                128,
+                3,
+                2_000_000,
+            ),
+        ];
+        for (name, text, nodes, conns, first_bytes) in cases {
+            let m = read(name, text);
+            assert_eq!(
+                (m.nodes, m.flows.len(), m.flows[0].bytes),
+                (nodes, conns, first_bytes),
+                "{name}"
+            );
+            assert!(m.triggers.per_flow.is_empty(), "{name} uses no trigger");
+        }
+        // The 3-to-1's two late flows start at 40 µs.
+        let m = read("incast_3-1_overlapped.tm", cases[5].1);
+        assert_eq!(
+            m.flows.iter().map(|f| (f.src, f.start_ns, f.bytes)).collect::<Vec<_>>(),
+            [(127, 0, 2_000_000), (95, 40_000, 250_000), (61, 40_000, 250_000)]
+        );
+        // A permutation: every host sends once and receives once.
+        let m = read("perm_16n_16c_2MB.cm", cases[3].1);
+        let mut srcs: Vec<u32> = m.flows.iter().map(|f| f.src).collect();
+        let mut dsts: Vec<u32> = m.flows.iter().map(|f| f.dst).collect();
+        srcs.sort_unstable();
+        dsts.sort_unstable();
+        assert_eq!((srcs.clone(), dsts), ((0..16).collect(), (0..16).collect::<Vec<u32>>()));
+    }
+
     /// A ring all-reduce of three hosts in the shape `gen_allreduce.py`
     /// writes (2·3 − 1 steps a host, each step's flow starting on the one
     /// before it sent its last byte), and the runtime firing it.

@@ -312,6 +312,69 @@ mod tests {
         assert_eq!(r.link_gbps, Gbps(200));
     }
 
+    /// uet-htsim's own files (kept in `scenarios/reference/uet-htsim/`,
+    /// from its `topologies/` at 40ccb05).
+    #[test]
+    fn uet_htsims_own_topology_files_resolve() {
+        let leaf_spine = |text: &str| match resolve(text).unwrap().shape {
+            Shape::LeafSpine {
+                leaves,
+                spines,
+                hosts_per_leaf,
+                ..
+            } => (leaves.0, spines.0, hosts_per_leaf.0),
+            s => panic!("{s:?}"),
+        };
+        assert_eq!(
+            leaf_spine(include_str!(
+                "../../../scenarios/reference/uet-htsim/leaf_spine_1024.topo"
+            )),
+            (32, 32, 32)
+        );
+        assert_eq!(
+            leaf_spine(include_str!(
+                "../../../scenarios/reference/uet-htsim/leaf_spine_1024_oversub.topo"
+            )),
+            (32, 8, 32)
+        );
+        assert_eq!(
+            leaf_spine(include_str!(
+                "../../../scenarios/reference/uet-htsim/leaf_spine_8192_400g.topo"
+            )),
+            (128, 64, 64)
+        );
+        let r = resolve(include_str!(
+            "../../../scenarios/reference/uet-htsim/fat_tree_1024_4os.topo"
+        ))
+        .unwrap();
+        assert!(matches!(
+            r.shape,
+            Shape::FatTree {
+                pods: Count(16),
+                aggs_per_pod: Count(2),
+                cores_per_agg: Count(8),
+                ..
+            }
+        ));
+        // The 128-host tree its default k = 8 fat-tree builds: 8 pods of 4
+        // ToRs of 4 hosts, 4 aggregation switches a pod, 16 cores.
+        let r = resolve(include_str!(
+            "../../../scenarios/reference/uet-htsim/fat_tree_128_1os.topo"
+        ))
+        .unwrap();
+        assert_eq!(
+            r.shape,
+            Shape::FatTree {
+                pods: Count(8),
+                tors_per_pod: Count(4),
+                hosts_per_tor: Count(4),
+                aggs_per_pod: Count(4),
+                cores_per_agg: Count(4),
+                fabric_gbps: Some(Gbps(100)),
+            }
+        );
+    }
+
     #[test]
     fn what_no_shape_holds_is_refused_with_its_reason() {
         let cases = [
