@@ -166,22 +166,39 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
     };
     let pods = divide("Nodes / Podsize", nodes, podsize)?;
     let tors_per_pod = divide("Podsize / tier 0's Radix_Down", podsize, t[0].radix_down)?;
-    let tor_uplinks = divide(
-        "ToR uplinks (Nodes · speed 0 / (speed 1 · Oversubscribed 0))",
-        nodes * t[0].speed_gbps,
-        t[1].speed_gbps * t[0].oversub,
+    // Tier k's uplinks, from the links below it: they carry what comes
+    // up at tier k's speed, over Oversubscribed(k), at tier k + 1's.
+    let uplinks = |k: usize, below: u64| {
+        divide(
+            &format!(
+                "tier {k}'s uplinks (links below · speed {k} / (speed {} · Oversubscribed {k}))",
+                k + 1
+            ),
+            below * t[k].speed_gbps,
+            t[k + 1].speed_gbps * t[k].oversub,
+        )
+    };
+    // Each switch of tier k must have Radix_Up(k) of them.
+    let radix_up = |k: usize, each: u64, of: &str| {
+        if each == t[k].radix_up {
+            Ok(each)
+        } else {
+            Err(format!(
+                "tier {k}'s Radix_Up {} does not match the {each} {of} the speeds and radices give",
+                t[k].radix_up
+            ))
+        }
+    };
+    let tor_uplinks = uplinks(0, nodes)?;
+    let aggs_per_pod = radix_up(
+        0,
+        divide(
+            "aggregation switches a pod (ToR uplinks / (pods · tier 1's Radix_Down))",
+            tor_uplinks,
+            pods * t[1].radix_down,
+        )?,
+        "aggregation switches a pod",
     )?;
-    let aggs_per_pod = divide(
-        "aggregation switches a pod (ToR uplinks / (pods · tier 1's Radix_Down))",
-        tor_uplinks,
-        pods * t[1].radix_down,
-    )?;
-    if aggs_per_pod != t[0].radix_up {
-        return Err(format!(
-            "tier 0's Radix_Up {} does not match the {aggs_per_pod} aggregation switches a pod the speeds and radices give",
-            t[0].radix_up
-        ));
-    }
     let count = |what: &str, v: u64| -> Result<Count, String> {
         u32::try_from(v)
             .ok()
@@ -203,23 +220,16 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
             fabric_gbps,
         }
     } else {
-        let agg_uplinks = divide(
-            "aggregation uplinks (ToR uplinks · speed 1 / (speed 2 · Oversubscribed 1))",
-            tor_uplinks * t[1].speed_gbps,
-            t[2].speed_gbps * t[1].oversub,
-        )?;
         let cores = divide(
             "cores (aggregation uplinks / tier 2's Radix_Down)",
-            agg_uplinks,
+            uplinks(1, tor_uplinks)?,
             t[2].radix_down,
         )?;
-        let cores_per_agg = divide("cores an aggregation switch reaches", cores, aggs_per_pod)?;
-        if cores_per_agg != t[1].radix_up {
-            return Err(format!(
-                "tier 1's Radix_Up {} does not match the {cores_per_agg} cores an aggregation switch reaches",
-                t[1].radix_up
-            ));
-        }
+        let cores_per_agg = radix_up(
+            1,
+            divide("cores an aggregation switch reaches", cores, aggs_per_pod)?,
+            "cores an aggregation switch reaches",
+        )?;
         Shape::FatTree {
             pods: count("pods", pods)?,
             tors_per_pod: count("ToRs a pod", tors_per_pod)?,
