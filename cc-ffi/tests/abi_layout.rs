@@ -4,7 +4,9 @@
 //! the header's own declarations is compiled with the host's C compiler
 //! and prints every struct's size and alignment, every field's offset,
 //! every enumeration value and constant, and every function's prototype
-//! (parameter names dropped). That listing is compared with the snapshot.
+//! (parameter names dropped); the same structs' layout on riscv32imac
+//! (4-byte pointers) comes from the RISC-V cross compiler. That listing is
+//! compared with the snapshot.
 //!
 //! docs/c-abi.md's rules, held here:
 //! - a change or removal of anything listed is a major change:
@@ -209,6 +211,91 @@ fn layout_program(d: &Declarations) -> String {
     c
 }
 
+/// The structs' layout on the 32-bit soft core (riscv32imac, ilp32),
+/// where pointers are 4 bytes: `rv32 struct …` and `rv32 field …` items.
+/// Read at compile time, without running anything: each value is the
+/// size of a char array of that many bytes (plus one), which the RISC-V
+/// cross compiler (Debian's gcc-riscv64-unknown-elf, with picolibc for
+/// `stdint.h`; the test command installs both) compiles to an object, and
+/// its `nm -S` lists.
+fn rv32_layout(d: &Declarations, work: &Path) -> Layout {
+    let mut c = String::from("#include <stddef.h>\n#include \"cc_engine.h\"\n");
+    let mut keys = Vec::new();
+    let mut value = |c: &mut String, key: String, expr: String| {
+        writeln!(c, "char v{}[({expr}) + 1];", keys.len()).unwrap();
+        keys.push(key);
+    };
+    for (name, fields) in &d.structs {
+        value(&mut c, format!("rv32 struct {name}\tsize"), format!("sizeof({name})"));
+        value(
+            &mut c,
+            format!("rv32 struct {name}\talign"),
+            format!("_Alignof({name})"),
+        );
+        for f in fields {
+            value(
+                &mut c,
+                format!("rv32 field {name}.{f}\toffset"),
+                format!("offsetof({name}, {f})"),
+            );
+            value(
+                &mut c,
+                format!("rv32 field {name}.{f}\tsize"),
+                format!("sizeof((({name} *)0)->{f})"),
+            );
+        }
+    }
+    let src = work.join("rv32.c");
+    let obj = work.join("rv32.o");
+    std::fs::write(&src, c).unwrap();
+    let gcc = "riscv64-unknown-elf-gcc";
+    let built = Command::new(gcc)
+        .args(["-march=rv32imac", "-mabi=ilp32", "-std=c11", "-fno-common", "-specs=picolibc.specs", "-c"])
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg("-o")
+        .arg(&obj)
+        .arg(&src)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("run {gcc} (Debian's gcc-riscv64-unknown-elf and picolibc-riscv64-unknown-elf; scripts/test.sh installs them): {e}")
+        });
+    assert!(
+        built.status.success(),
+        "the rv32 layout did not compile:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let nm = Command::new("riscv64-unknown-elf-nm")
+        .arg("-S")
+        .arg(&obj)
+        .output()
+        .expect("run riscv64-unknown-elf-nm");
+    assert!(nm.status.success(), "nm failed on the rv32 layout object");
+    let mut values = BTreeMap::new();
+    for line in String::from_utf8(nm.stdout).unwrap().lines() {
+        // address size type name
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if let [_, size, _, name] = w[..] {
+            if let Some(i) = name.strip_prefix('v').and_then(|i| i.parse::<usize>().ok()) {
+                values.insert(i, u64::from_str_radix(size, 16).expect("a hex size") - 1);
+            }
+        }
+    }
+    assert_eq!(values.len(), keys.len(), "every rv32 value listed");
+    // Pair each item's two values: "size S align A", "offset O size S".
+    let mut layout = Layout::new();
+    for (i, key) in keys.iter().enumerate() {
+        let (item, what) = key.split_once('\t').unwrap();
+        let v = values[&i];
+        let entry: &mut String = layout.entry(item.to_string()).or_default();
+        if !entry.is_empty() {
+            entry.push(' ');
+        }
+        write!(entry, "{what} {v}").unwrap();
+    }
+    layout
+}
+
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -256,12 +343,13 @@ fn compile_layout() -> Snapshot {
     );
     let run = Command::new(&exe).output().expect("run the layout program");
     assert!(run.status.success(), "the layout program failed");
-    std::fs::remove_dir_all(&work).ok();
     let mut layout = Layout::new();
     for line in String::from_utf8(run.stdout).unwrap().lines() {
         let (k, v) = line.split_once('\t').expect("a tab-separated line");
         layout.insert(k.to_string(), v.to_string());
     }
+    layout.extend(rv32_layout(&d, &work));
+    std::fs::remove_dir_all(&work).ok();
     for (name, proto) in d.functions {
         layout.insert(format!("fn {name}"), proto);
     }
@@ -278,7 +366,7 @@ fn snapshot_path() -> PathBuf {
 
 fn render(s: &Snapshot) -> String {
     let mut out = format!(
-        "# cc_engine.h's ABI on the host (x86_64): sizes, offsets, values, prototypes.\n\
+        "# cc_engine.h's ABI on the host (x86_64) and on riscv32imac (`rv32`): sizes, offsets, values, prototypes.\n\
          # Checked by cc-ffi/tests/abi_layout.rs; written by\n\
          # `CC_ABI_BLESS=1 cargo test --test abi_layout` (in cc-ffi/) only when the\n\
          # version allows the change (docs/c-abi.md). Do not edit.\n\
@@ -471,6 +559,9 @@ fn planted_changes_are_refused_unless_the_version_allows_them() {
         let p = l["fn cc_on_ack"].replace("uint64_t", "uint32_t");
         l.insert("fn cc_on_ack".into(), p);
     });
+    let rv32_only = with(&|l| {
+        l.insert("rv32 struct cc_decision".into(), "size 28 align 4".into());
+    });
     let removed = with(&|l| {
         l.remove("fn cc_abi_version");
     });
@@ -491,6 +582,7 @@ fn planted_changes_are_refused_unless_the_version_allows_them() {
         &grown,
         &renumbered,
         &retyped,
+        &rv32_only,
         &removed,
         &new_status,
         &new_request,
