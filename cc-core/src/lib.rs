@@ -94,9 +94,11 @@ pub use event::{
     TimerRequest,
 };
 
-/// Everything a NIC integration needs, in one import: the event API,
-/// every algorithm's configuration (from the registry, so a new one is
-/// here by its registry line) and controllers, units and telemetry.
+/// Everything a NIC integration needs, in one import: the event API, the
+/// engine and its mixed table, every algorithm's configuration (from the
+/// registry, so a new one is here by its registry line), units and
+/// telemetry. An algorithm's own controller type is in its module
+/// (`cc_core::swift::Swift`); the first ones' are here too.
 pub mod prelude {
     pub use crate::algorithms::{AnyConfig, AnyController};
     pub use crate::controller::{AlgorithmConfig, Controller};
@@ -106,12 +108,8 @@ pub mod prelude {
     pub use crate::event::*;
     pub use crate::hal::{pump, EventSource, SchedulerPort};
     pub use crate::hpcc::{AdditiveIncrease, HpccReceiver, HpccSender, QueueSignal, Reciprocals, TelemetrySource};
-    pub use crate::hpcc_pint::HpccPint;
     pub use crate::ldcp::{FastStart, Ldcp, LdcpRate, Phase};
-    pub use crate::powertcp::{PowerTcp, ThetaPowerTcp};
-    pub use crate::swift::Swift;
     pub use crate::telemetry::{CounterWidths, HopHistory, HopSample, TxUtilization};
-    pub use crate::timely::Timely;
     pub use crate::units::*;
 
     /// Each configuration type of the registry, by its own name.

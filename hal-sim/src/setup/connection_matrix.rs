@@ -326,14 +326,14 @@ struct Armed {
 /// the flows to start now.
 #[derive(Clone, Debug, Default)]
 pub struct Runtime {
-    per_flow: Vec<FlowTriggers>,
+    triggers: Triggers,
     armed: BTreeMap<u32, Armed>,
 }
 
 impl Runtime {
-    /// The run of `t`, its flows numbered as the workload's.
-    pub fn new(t: &Triggers) -> Runtime {
-        let mut armed: BTreeMap<u32, Armed> = t
+    /// The run of `triggers`, its flows numbered as the workload's.
+    pub fn new(triggers: Triggers) -> Runtime {
+        let mut armed: BTreeMap<u32, Armed> = triggers
             .kinds
             .iter()
             .map(|(&id, &kind)| {
@@ -347,31 +347,28 @@ impl Runtime {
                 )
             })
             .collect();
-        for (i, ft) in t.per_flow.iter().enumerate() {
+        for (i, ft) in triggers.per_flow.iter().enumerate() {
             if let Some(a) = ft.start_on.and_then(|id| armed.get_mut(&id)) {
                 a.targets.push(i as u32);
             }
         }
-        Runtime {
-            per_flow: t.per_flow.clone(),
-            armed,
-        }
+        Runtime { triggers, armed }
     }
 
     /// Whether any flow uses a trigger.
     pub fn is_empty(&self) -> bool {
-        self.per_flow.is_empty()
+        self.triggers.per_flow.is_empty()
     }
 
     /// Whether `flow` waits for a trigger to start.
     pub fn waits(&self, flow: u32) -> bool {
-        self.per_flow.get(flow as usize).is_some_and(|t| t.start_on.is_some())
+        self.triggers.waits(flow as usize)
     }
 
     /// `flow` finished: its done triggers activate; the flows they start
     /// now are appended to `start`.
     pub fn finished(&mut self, flow: u32, start: &mut Vec<u32>) {
-        let Some(&t) = self.per_flow.get(flow as usize) else {
+        let Some(&t) = self.triggers.per_flow.get(flow as usize) else {
             return;
         };
         for id in [t.send_done, t.recv_done].into_iter().flatten() {
@@ -507,7 +504,7 @@ mod tests {
         let m = parse(text, "ring.cm").unwrap();
         assert_eq!(m.flows.len(), 4);
         assert!(!m.triggers.waits(0) && m.triggers.waits(1) && m.triggers.waits(3));
-        let mut r = Runtime::new(&m.triggers);
+        let mut r = Runtime::new(m.triggers.clone());
         let mut start = Vec::new();
         for (flow, next) in [(0, 1), (1, 2), (2, 3)] {
             start.clear();
@@ -533,7 +530,7 @@ mod tests {
             trigger id 1 barrier count 2\ntrigger id 2 multishot\n";
         let m = parse(text, "t").unwrap();
         assert_eq!(m.triggers.kinds[&1], TriggerKind::Barrier { count: 2 });
-        let mut r = Runtime::new(&m.triggers);
+        let mut r = Runtime::new(m.triggers.clone());
         let mut start = Vec::new();
         r.finished(0, &mut start);
         assert!(start.is_empty(), "one of two activations");

@@ -166,7 +166,7 @@ impl World {
             starts: Vec::new(),
             next_start: 0,
             start_seq: 0,
-            triggers: crate::setup::connection_matrix::Runtime::new(&triggers),
+            triggers: crate::setup::connection_matrix::Runtime::new(triggers),
         };
         // The reference simulator numbers a host pair's flows' source
         // ports from 10 000 (`portNumder`).
@@ -203,13 +203,11 @@ impl World {
         // A flow that waits for a trigger starts when it fires (`NEVER`
         // until then), never from `starts`.
         for (i, f) in w.flows.iter_mut().enumerate() {
-            if triggers.waits(i) {
+            if w.triggers.waits(i as u32) {
                 f.start_ps = Ps::NEVER;
             }
         }
-        let mut starts: Vec<u32> = (0..w.flows.len() as u32)
-            .filter(|&id| !triggers.waits(id as usize))
-            .collect();
+        let mut starts: Vec<u32> = (0..w.flows.len() as u32).filter(|&id| !w.triggers.waits(id)).collect();
         starts.sort_by_key(|&id| (w.flows[id as usize].start_ps, id));
         w.starts = starts;
         w.schedule_next_start();
