@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 type Layout = BTreeMap<String, String>;
 
 /// The version and the layout, as the snapshot file holds them.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Snapshot {
     major: u32,
     minor: u32,
@@ -303,12 +303,7 @@ fn crate_dir() -> PathBuf {
 /// The header's layout, compiled and run on the host once for all tests.
 fn current() -> Snapshot {
     static ONCE: OnceLock<Snapshot> = OnceLock::new();
-    let s = ONCE.get_or_init(compile_layout);
-    Snapshot {
-        major: s.major,
-        minor: s.minor,
-        layout: s.layout.clone(),
-    }
+    ONCE.get_or_init(compile_layout).clone()
 }
 
 fn compile_layout() -> Snapshot {
