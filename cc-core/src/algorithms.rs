@@ -27,7 +27,7 @@ use crate::codec::{ConfigReader, ConfigWriter, FrameConfig};
 pub use crate::controller::{AlgorithmConfig, ConfigVisitor};
 use crate::controller::{Controller, Visit};
 use crate::error::Error;
-use crate::event::{Ack, Decision, FlowParams, MessageEnd, ProbeId};
+use crate::event::{Ack, Decision, FlowParams, MessageEnd, Nack, ProbeId};
 use crate::params::{Network, ParamInfo};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
@@ -427,6 +427,10 @@ impl<const H: usize> Controller for AnyController<H> {
 
     fn loss(&mut self, cfg: &AnyConfig, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
         each!(self, cfg, |s, c| s.loss(c, now, first_lost))
+    }
+
+    fn nack(&mut self, cfg: &AnyConfig, now: Instant, nack: &Nack) -> Result<Decision, Error> {
+        each!(self, cfg, |s, c| s.nack(c, now, nack))
     }
 
     fn cnp(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {

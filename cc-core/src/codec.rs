@@ -30,7 +30,7 @@ use crc::{Crc, CRC_32_ISCSI};
 
 use crate::error::Error;
 use crate::event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, NicSample, Pacing,
+    Ack, Algorithm, Decision, Ecn, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, Nack, NicSample, Pacing,
     PintSample, ProbeId, Request, TimerRequest,
 };
 use crate::telemetry::{CounterWidths, HopSample};
@@ -116,6 +116,7 @@ tags! {
         Feedback = 10,
         FlowCount = 11,
         Timer = 12,
+        Nack = 13,
     }
 }
 
@@ -408,6 +409,16 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.u8(EventTag::Loss as u8)?;
             w.u32(first_lost.0)?;
         }
+        EventKind::Nack(n) => {
+            w.u8(EventTag::Nack as u8)?;
+            w.u32(n.seq.0)?;
+            w.u32(n.len)?;
+            w.u32(n.cum_ack.0)?;
+            w.u32(n.snd_nxt.0)?;
+            w.opt_u32(n.rtt_ns)?;
+            w.u8(n.last_hop as u8)?;
+            w.u8((n.ece == EcnEcho::Marked) as u8)?;
+        }
         EventKind::Cnp => w.u8(EventTag::Cnp as u8)?,
         EventKind::RttResponse { probe, rtt_ns } => {
             w.u8(EventTag::RttResponse as u8)?;
@@ -543,6 +554,26 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
         EventTag::Loss => EventKind::Loss {
             first_lost: Seq(r.u32()?),
         },
+        EventTag::Nack => {
+            let seq = Seq(r.u32()?);
+            let len = r.u32()?;
+            let cum_ack = Seq(r.u32()?);
+            let snd_nxt = Seq(r.u32()?);
+            let rtt_ns = r.opt_u32()?;
+            let flag = |v: u8| match v {
+                0 => Ok(false),
+                1 => Ok(true),
+                _ => Err(WireError::UnknownType),
+            };
+            let last_hop = flag(r.u8()?)?;
+            let ece = if flag(r.u8()?)? { EcnEcho::Marked } else { EcnEcho::NotMarked };
+            EventKind::Nack(Nack {
+                rtt_ns,
+                last_hop,
+                ece,
+                ..Nack::new(seq, len, cum_ack, snd_nxt)
+            })
+        }
         EventTag::Cnp => EventKind::Cnp,
         EventTag::RttResponse => {
             let probe = ProbeId(r.u8()?);
@@ -805,7 +836,7 @@ mod tests {
         }
     }
 
-    fn events(hops: &[HopSample]) -> [EventKind<'_>; 14] {
+    fn events(hops: &[HopSample]) -> [EventKind<'_>; 16] {
         let params = FlowParams {
             algorithm: Algorithm::LdcpRate,
             base_rtt: BaseRtt::from_nanos(12_000).unwrap(),
@@ -847,6 +878,13 @@ mod tests {
                 ..Ack::new(Seq(6), Seq(9))
             }),
             EventKind::Loss { first_lost: Seq(3) },
+            EventKind::Nack(Nack::new(Seq(4_150), 4_150, Seq(2_000), Seq(9_000))),
+            EventKind::Nack(Nack {
+                rtt_ns: Some(12_345),
+                last_hop: true,
+                ece: EcnEcho::Marked,
+                ..Nack::new(Seq(u32::MAX), 64, Seq(1), Seq(u32::MAX))
+            }),
             EventKind::Cnp,
             EventKind::RttResponse {
                 probe: ProbeId(7),
@@ -1119,7 +1157,7 @@ mod tests {
         }
         assert_eq!(FrameKind::from_code(6), Err(WireError::UnknownType));
         assert_eq!(
-            EventTag::from_code(EventTag::Timer as u8 + 1),
+            EventTag::from_code(EventTag::Nack as u8 + 1),
             Err(WireError::UnknownType)
         );
         assert_eq!(

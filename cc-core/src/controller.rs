@@ -16,7 +16,7 @@ use crate::codec::{ConfigReader, ConfigWriter};
 use crate::error::Error;
 #[cfg(doc)]
 use crate::event::EventKind;
-use crate::event::{Ack, Decision, FlowParams, MessageEnd, ProbeId};
+use crate::event::{Ack, Decision, FlowParams, MessageEnd, Nack, ProbeId};
 use crate::params::{Network, Param};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
@@ -84,6 +84,13 @@ pub trait Controller: Sized {
     fn loss(&mut self, cfg: &Self::Config, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
         let _ = (cfg, now, first_lost);
         Err(Error::NotApplicable)
+    }
+
+    /// [`EventKind::Nack`]: by default the loss of the trimmed packet
+    /// ([`Controller::loss`] at its first byte), for an algorithm with no
+    /// rule of its own for a trimmed packet.
+    fn nack(&mut self, cfg: &Self::Config, now: Instant, nack: &Nack) -> Result<Decision, Error> {
+        self.loss(cfg, now, nack.seq)
     }
 
     /// [`EventKind::Cnp`].

@@ -21,7 +21,7 @@ use heapless::Vec;
 
 use crate::controller::Controller;
 use crate::error::Error;
-use crate::event::{Ack, Decision, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId};
+use crate::event::{Ack, Decision, Event, EventKind, FlowId, FlowParams, MessageEnd, Nack, ProbeId};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 
@@ -346,6 +346,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
             EventKind::Ack(ref ack) => self.ack(flow, now, ack),
             EventKind::Sent { seq, len, end } => self.sent(flow, now, seq, len, end),
             EventKind::Loss { first_lost } => self.loss(flow, now, first_lost),
+            EventKind::Nack(ref nack) => self.nack(flow, now, nack),
             EventKind::Cnp => self.cnp(flow, now),
             EventKind::RttResponse { probe, rtt_ns } => self.rtt_response(flow, now, probe, rtt_ns),
             EventKind::ProbeResponse {
@@ -420,6 +421,12 @@ impl<C: Controller, const N: usize> Engine<C, N> {
     #[inline(never)]
     pub fn loss(&mut self, flow: FlowHandle, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
         self.apply(flow, |c, cfg| c.loss(cfg, now, first_lost))
+    }
+
+    /// [`EventKind::Nack`] for the flow at `flow`.
+    #[inline(never)]
+    pub fn nack(&mut self, flow: FlowHandle, now: Instant, nack: &Nack) -> Result<Decision, Error> {
+        self.apply(flow, |c, cfg| c.nack(cfg, now, nack))
     }
 
     /// [`EventKind::Cnp`] for the flow at `flow`.

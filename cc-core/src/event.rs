@@ -7,7 +7,7 @@
 //!
 //! ```text
 //!  scheduler ──Sent──▶ ┐                         ┌──▶ window, rate, ECN codepoint
-//!  Rx pipeline ─Ack/Loss/Cnp/Probe/Feedback──▶ engine ──▶ timer: keep / arm / cancel
+//!  Rx pipeline ─Ack/Nack/Loss/Cnp/Probe/Feedback─▶ engine ──▶ timer: keep / arm / cancel
 //!  timer ──Timer──▶    ┘                         └──▶ request: probe, feedback, release, go-back-N
 //! ```
 
@@ -121,6 +121,48 @@ impl<'a> Ack<'a> {
     }
 }
 
+/// A NACK of one trimmed packet, as the Rx pipeline hands it to the
+/// engine ([`EventKind::Nack`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Nack {
+    /// First byte of the trimmed packet.
+    pub seq: Seq,
+    /// The packet's bytes, as the sender counts them in flight.
+    pub len: u32,
+    /// The flow's cumulative acknowledgement when the NACK arrived (a
+    /// byte-counting transport's received bytes, as on its ACKs).
+    pub cum_ack: Seq,
+    /// The sender's `snd_nxt` when the NACK arrived, this packet still
+    /// counted: `snd_nxt − cum_ack` bytes are in flight.
+    pub snd_nxt: Seq,
+    /// The time from the packet's sending to this NACK, ns; `None` where
+    /// the sender cannot tell (the packet was sent more than once).
+    pub rtt_ns: Option<u32>,
+    /// Whether the packet was trimmed at its last hop, the receiver's
+    /// link (the path itself was not the bottleneck).
+    pub last_hop: bool,
+    /// The ECN-Echo of the trimmed header.
+    pub ece: EcnEcho,
+}
+
+impl Nack {
+    /// A NACK of the `len` bytes at `seq`, with `cum_ack` and `snd_nxt`
+    /// as [`Ack::new`] takes them; no RTT, not at the last hop, not
+    /// marked.
+    pub const fn new(seq: Seq, len: u32, cum_ack: Seq, snd_nxt: Seq) -> Self {
+        Nack {
+            seq,
+            len,
+            cum_ack,
+            snd_nxt,
+            rtt_ns: None,
+            last_hop: false,
+            ece: EcnEcho::NotMarked,
+        }
+    }
+}
+
 /// HPCC-PINT's utilization code as an ACK echoes it: the largest code
 /// the data packet's switches wrote, in the width the fabric uses
 /// ([`crate::wire::pint`]). The engine decodes it by a table.
@@ -202,11 +244,18 @@ pub enum EventKind<'a> {
     },
     /// An ACK (with or without telemetry) arrived at the sender.
     Ack(Ack<'a>),
-    /// The transport detected a loss at `first_lost` (NACK or timeout).
+    /// The transport detected a loss at `first_lost` (a go-back-N NACK
+    /// or a timeout).
     Loss {
         /// First byte to retransmit (go-back-N).
         first_lost: Seq,
     },
+    /// The receiver NACKed one packet that a switch trimmed to its header
+    /// (a trimming fabric's transport, such as Ultra Ethernet's: the
+    /// packet alone is sent again). An algorithm without a NACK rule of
+    /// its own takes it as a [`EventKind::Loss`] at the packet's first
+    /// byte.
+    Nack(Nack),
     /// A congestion notification packet (LDCP commercial-NIC variant).
     Cnp,
     /// A response to an RTT probe (LDCP commercial-NIC variant, §3.2):

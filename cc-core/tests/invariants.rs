@@ -74,6 +74,7 @@ fn op() -> impl Strategy<Value = (u32, model::Op)> {
         4 => (flow.clone(), any::<u32>(), 0u32..9000, any::<bool>()).prop_map(|(flow, seq, len, last)| (flow, Op::Sent { seq, len, last })),
         8 => (flow.clone(), any::<u32>(), any::<u32>(), any::<bool>(), hops(), prop::option::of(any::<u32>()), prop::option::of((any::<bool>(), 0u16..1300))).prop_map(|(flow, cum, nxt, ece, hops, rtt, pint)| (flow, Op::Ack { cum, nxt, ece, hops, rtt, pint })),
         1 => (flow.clone(), any::<u32>()).prop_map(|(flow, seq)| (flow, Op::Loss { seq })),
+        1 => (flow.clone(), (any::<u32>(), 0u32..9000, any::<u32>(), any::<u32>()), prop::option::of(any::<u32>()), any::<bool>(), any::<bool>()).prop_map(|(flow, (seq, len, cum, nxt), rtt, last_hop, ece)| (flow, Op::Nack { seq, len, cum, nxt, rtt, last_hop, ece })),
         2 => flow.clone().prop_map(|flow| (flow, Op::Cnp)),
         2 => (flow.clone(), prop::option::of(any::<u32>()), prop::option::weighted(0.3, any::<u8>())).prop_map(|(flow, rtt, probe)| (flow, Op::RttResponse { rtt, probe })),
         1 => (flow.clone(), any::<u8>(), hop(), prop::option::weighted(0.3, any::<u8>())).prop_map(|(flow, idx, hop, probe)| (flow, Op::ProbeResponse { idx, hop, probe })),

@@ -19,7 +19,7 @@
 #define CC_ABI_VERSION_MAJOR 5
 
 // The minor part: functions or enumerated values added.
-#define CC_ABI_VERSION_MINOR 0
+#define CC_ABI_VERSION_MINOR 1
 
 // DCQCN.
 #define CC_ALGORITHM_DCQCN 5
@@ -205,6 +205,10 @@
 // The flow's timer.
 #define CC_EVENT_TIMER 12
 
+// A NACK of a trimmed packet: `seq`, `len`, `last` (trimmed at the last
+// hop), `has_rtt`, `rtt_ns`, and `ack.cum_ack`, `ack.snd_nxt`, `ack.ece`.
+#define CC_EVENT_NACK 13
+
 // What a call did. `CC_STATUS_OK` is 0; every other value says why
 // nothing changed.
 typedef enum {
@@ -358,6 +362,32 @@ typedef struct {
   uint32_t reserved2;
 } cc_decision;
 
+// A NACK of one packet a switch trimmed to its header (a trimming
+// fabric's transport, such as Ultra Ethernet's).
+typedef struct {
+  // First byte of the trimmed packet.
+  uint32_t seq;
+  // The packet's bytes, as the sender counts them in flight.
+  uint32_t len;
+  // The flow's cumulative acknowledgement when the NACK arrived (a
+  // byte-counting transport's received bytes, as on its ACKs).
+  uint32_t cum_ack;
+  // The sender's next sequence number when the NACK arrived, this
+  // packet still counted: `snd_nxt - cum_ack` bytes are in flight.
+  uint32_t snd_nxt;
+  // The time from the packet's sending to the NACK, ns, if `has_rtt`.
+  uint32_t rtt_ns;
+  // 1 if `rtt_ns` holds a time, else 0 (the packet was sent more than
+  // once).
+  uint8_t has_rtt;
+  // 1 if the packet was trimmed at its last hop, else 0.
+  uint8_t last_hop;
+  // 1 if the trimmed header was CE-marked, else 0.
+  uint8_t ece;
+  // Zero.
+  uint8_t reserved;
+} cc_nack;
+
 // LDCP (draft-dai).
 typedef struct {
   // The flows' MTU, bytes (64 ..= 65 535).
@@ -444,21 +474,24 @@ typedef struct {
   uint32_t flow_id;
   // One of `CC_EVENT_*`.
   uint8_t kind;
-  // `CC_EVENT_SENT`: 1 if the last packet of its message.
+  // `CC_EVENT_SENT`: 1 if the last packet of its message;
+  // `CC_EVENT_NACK`: 1 if trimmed at the last hop.
   uint8_t last;
   // `CC_EVENT_RTT_RESPONSE`, `CC_EVENT_PROBE_RESPONSE`: the request's number.
   uint8_t probe_id;
   // `CC_EVENT_PROBE_RESPONSE`: the hop's place on the path.
   uint8_t hop_index;
-  // `CC_EVENT_RTT_RESPONSE`: 1 if `rtt_ns` holds a measurement.
+  // `CC_EVENT_RTT_RESPONSE`, `CC_EVENT_NACK`: 1 if `rtt_ns` holds a
+  // measurement.
   uint8_t has_rtt;
   // Zero.
   uint8_t reserved[3];
-  // `CC_EVENT_RTT_RESPONSE`: the RTT, ns.
+  // `CC_EVENT_RTT_RESPONSE`, `CC_EVENT_NACK`: the RTT, ns.
   uint32_t rtt_ns;
-  // `CC_EVENT_SENT`: the first byte; `CC_EVENT_LOSS`: the first byte lost.
+  // `CC_EVENT_SENT`, `CC_EVENT_NACK`: the first byte; `CC_EVENT_LOSS`:
+  // the first byte lost.
   uint32_t seq;
-  // `CC_EVENT_SENT`: bytes.
+  // `CC_EVENT_SENT`, `CC_EVENT_NACK`: bytes.
   uint32_t len;
   // `CC_EVENT_FEEDBACK`: the window, 1/16 byte.
   uint32_t window_q4;
@@ -472,6 +505,7 @@ typedef struct {
   // host).
   uint32_t reserved3;
   // `CC_EVENT_ACK`: the ACK; its `hops` is the caller's array.
+  // `CC_EVENT_NACK`: its `cum_ack`, `snd_nxt` and `ece`.
   cc_ack ack;
   // `CC_EVENT_START`: the flow's parameters.
   cc_flow_params params;
@@ -540,7 +574,7 @@ cc_status cc_on_sent(cc_engine *e,
                      uint8_t last,
                      cc_decision *out);
 
-// A loss from `first_lost` (a NACK or a timeout).
+// A loss from `first_lost` (a go-back-N NACK or a timeout).
 //
 // # Safety
 // `e` was made by `cc_engine_init`; `out` is a valid pointer.
@@ -548,6 +582,19 @@ cc_status cc_on_loss(cc_engine *e,
                      uint32_t handle,
                      uint64_t now_ns,
                      uint32_t first_lost,
+                     cc_decision *out);
+
+// A NACK of one trimmed packet (NSCC's NACK rule; every other
+// algorithm takes it as a loss at the packet's first byte).
+// `CC_STATUS_BAD_ENUM` for a flag byte other than 0 or 1 or a nonzero
+// `reserved`.
+//
+// # Safety
+// `e` was made by `cc_engine_init`; `nack` and `out` are valid pointers.
+cc_status cc_on_nack(cc_engine *e,
+                     uint32_t handle,
+                     uint64_t now_ns,
+                     const cc_nack *nack,
                      cc_decision *out);
 
 // A congestion notification packet (DCQCN, LDCP's rate variant).

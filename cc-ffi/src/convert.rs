@@ -5,7 +5,7 @@
 //! taken as a Rust enum.
 
 use cc_core::event::{
-    Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, NicSample, PintSample, Request, TimerRequest,
+    Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, Nack, NicSample, PintSample, Request, TimerRequest,
 };
 use cc_core::telemetry::{CounterWidths, HopSample};
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Seq};
@@ -88,6 +88,34 @@ pub struct cc_ack {
     pub pint_width: u8,
     /// The PINT code when `pint_width` is 1 or 2 (0 ..= 255 or 0 ..= 1254).
     pub pint_code: u16,
+}
+
+/// A NACK of one packet a switch trimmed to its header (a trimming
+/// fabric's transport, such as Ultra Ethernet's).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cc_nack {
+    /// First byte of the trimmed packet.
+    pub seq: u32,
+    /// The packet's bytes, as the sender counts them in flight.
+    pub len: u32,
+    /// The flow's cumulative acknowledgement when the NACK arrived (a
+    /// byte-counting transport's received bytes, as on its ACKs).
+    pub cum_ack: u32,
+    /// The sender's next sequence number when the NACK arrived, this
+    /// packet still counted: `snd_nxt - cum_ack` bytes are in flight.
+    pub snd_nxt: u32,
+    /// The time from the packet's sending to the NACK, ns, if `has_rtt`.
+    pub rtt_ns: u32,
+    /// 1 if `rtt_ns` holds a time, else 0 (the packet was sent more than
+    /// once).
+    pub has_rtt: u8,
+    /// 1 if the packet was trimmed at its last hop, else 0.
+    pub last_hop: u8,
+    /// 1 if the trimmed header was CE-marked, else 0.
+    pub ece: u8,
+    /// Zero.
+    pub reserved: u8,
 }
 
 /// What a new flow is.
@@ -401,6 +429,25 @@ const _: () = {
 };
 #[cfg(not(target_endian = "little"))]
 compile_error!("cc_hop's counter widths are read as a little-endian word");
+
+/// The engine's NACK of a C NACK; its flag bytes are 0 or 1 and
+/// `reserved` is 0 (`BadEnum` otherwise).
+#[inline(always)]
+pub(crate) fn nack(n: &cc_nack) -> Result<Nack, cc_status> {
+    if (n.has_rtt | n.last_hop | n.ece) > 1 || n.reserved != 0 {
+        return Err(cc_status::BadEnum);
+    }
+    Ok(Nack {
+        rtt_ns: if n.has_rtt == 0 { None } else { Some(n.rtt_ns) },
+        last_hop: n.last_hop == 1,
+        ece: if n.ece == 0 {
+            EcnEcho::NotMarked
+        } else {
+            EcnEcho::Marked
+        },
+        ..Nack::new(Seq(n.seq), n.len, Seq(n.cum_ack), Seq(n.snd_nxt))
+    })
+}
 
 /// The engine's ACK of a C ACK, with `telemetry` its hops. Its flag bytes
 /// (`ece`, `has_rtt`, `has_nic`: 0 or 1; `pint_width`: 0, 1 or 2) are

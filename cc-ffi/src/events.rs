@@ -14,7 +14,7 @@ use cc_core::telemetry::HopSample;
 use cc_core::units::{Instant, Seq, Window};
 
 use crate::cc_status;
-use crate::convert::{self, cc_ack, cc_decision, cc_hop};
+use crate::convert::{self, cc_ack, cc_decision, cc_hop, cc_nack};
 use crate::table::{apply, cc_engine, Answer, Event};
 
 /// An event's hook and its arguments, as a struct whose `run` calls the
@@ -147,7 +147,7 @@ event!(LossEvent { first_lost: u32 }, |c, cfg, now, to| {
     to.give(c.loss(cfg, now, Seq(first_lost)))
 });
 
-/// A loss from `first_lost` (a NACK or a timeout).
+/// A loss from `first_lost` (a go-back-N NACK or a timeout).
 ///
 /// # Safety
 /// `e` was made by `cc_engine_init`; `out` is a valid pointer.
@@ -161,6 +161,37 @@ pub unsafe extern "C" fn cc_on_loss(
 ) -> cc_status {
     // SAFETY: the caller's promise.
     unsafe { apply(e, handle, out, LossEvent { now_ns, first_lost }) }
+}
+
+event!(NackEvent { nack: cc_core::event::Nack }, |c, cfg, now, to| {
+    to.give(c.nack(cfg, now, &nack))
+});
+
+/// A NACK of one trimmed packet (NSCC's NACK rule; every other
+/// algorithm takes it as a loss at the packet's first byte).
+/// `CC_STATUS_BAD_ENUM` for a flag byte other than 0 or 1 or a nonzero
+/// `reserved`.
+///
+/// # Safety
+/// `e` was made by `cc_engine_init`; `nack` and `out` are valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn cc_on_nack(
+    e: *mut cc_engine,
+    handle: u32,
+    now_ns: u64,
+    nack: *const cc_nack,
+    out: *mut cc_decision,
+) -> cc_status {
+    if nack.is_null() {
+        return cc_status::NullPointer;
+    }
+    // SAFETY: `nack` is valid (the caller's promise).
+    let nack = match convert::nack(unsafe { &*nack }) {
+        Ok(n) => n,
+        Err(s) => return s,
+    };
+    // SAFETY: the caller's promise.
+    unsafe { apply(e, handle, out, NackEvent { now_ns, nack }) }
 }
 
 event!(CnpEvent {}, |c, cfg, now, to| to.give(c.cnp(cfg, now)));

@@ -616,3 +616,42 @@ fn the_header_names_every_algorithm_by_its_code() {
     }
     assert_eq!(algorithm(Algorithm::COUNT as u8), Err(cc_status::BadEnum));
 }
+
+/// A NACK through C: an algorithm without a NACK rule takes it as the
+/// loss of the packet's first byte (DCTCP's window as `cc_on_loss` leaves
+/// it); a flag byte other than 0 or 1, or a nonzero `reserved`, is
+/// refused with nothing changed.
+#[test]
+fn a_nack_goes_through_c_and_bad_flags_are_refused() {
+    let mut mem = Mem::for_capacity(4);
+    let e = engine(&mut mem, 4);
+    let code = Algorithm::Dctcp.code();
+    let (a, _) = start(e, code).unwrap();
+    let (b, _) = start(e, code).unwrap();
+    let nack = cc_nack {
+        seq: 4_000,
+        len: 1_000,
+        cum_ack: 3_000,
+        snd_nxt: 9_000,
+        rtt_ns: 12_000,
+        has_rtt: 1,
+        last_hop: 0,
+        ece: 1,
+        reserved: 0,
+    };
+    let (mut da, mut db) = (cc_decision::default(), cc_decision::default());
+    assert_eq!(unsafe { cc_on_nack(e, a, 50_000, &nack, &mut da) }, cc_status::Ok);
+    assert_eq!(unsafe { cc_on_loss(e, b, 50_000, 4_000, &mut db) }, cc_status::Ok);
+    assert_eq!(da, db);
+    for bad in [
+        cc_nack { has_rtt: 2, ..nack },
+        cc_nack { last_hop: 7, ..nack },
+        cc_nack { ece: 2, ..nack },
+        cc_nack { reserved: 1, ..nack },
+    ] {
+        let mut d = cc_decision::default();
+        assert_eq!(unsafe { cc_on_nack(e, a, 60_000, &bad, &mut d) }, cc_status::BadEnum);
+    }
+    let mut d = cc_decision::default();
+    assert_eq!(unsafe { cc_on_nack(e, a, 60_000, ptr::null(), &mut d) }, cc_status::NullPointer);
+}

@@ -54,6 +54,9 @@ pub const CC_EVENT_FEEDBACK: u8 = 10;
 pub const CC_EVENT_FLOW_COUNT: u8 = 11;
 /// The flow's timer.
 pub const CC_EVENT_TIMER: u8 = 12;
+/// A NACK of a trimmed packet: `seq`, `len`, `last` (trimmed at the last
+/// hop), `has_rtt`, `rtt_ns`, and `ack.cum_ack`, `ack.snd_nxt`, `ack.ece`.
+pub const CC_EVENT_NACK: u8 = 13;
 
 /// One event of a trace. Which fields hold values depends on `kind`
 /// (`CC_EVENT_*`); the others are zero.
@@ -66,21 +69,24 @@ pub struct cc_trace_event {
     pub flow_id: u32,
     /// One of `CC_EVENT_*`.
     pub kind: u8,
-    /// `CC_EVENT_SENT`: 1 if the last packet of its message.
+    /// `CC_EVENT_SENT`: 1 if the last packet of its message;
+    /// `CC_EVENT_NACK`: 1 if trimmed at the last hop.
     pub last: u8,
     /// `CC_EVENT_RTT_RESPONSE`, `CC_EVENT_PROBE_RESPONSE`: the request's number.
     pub probe_id: u8,
     /// `CC_EVENT_PROBE_RESPONSE`: the hop's place on the path.
     pub hop_index: u8,
-    /// `CC_EVENT_RTT_RESPONSE`: 1 if `rtt_ns` holds a measurement.
+    /// `CC_EVENT_RTT_RESPONSE`, `CC_EVENT_NACK`: 1 if `rtt_ns` holds a
+    /// measurement.
     pub has_rtt: u8,
     /// Zero.
     pub reserved: [u8; 3],
-    /// `CC_EVENT_RTT_RESPONSE`: the RTT, ns.
+    /// `CC_EVENT_RTT_RESPONSE`, `CC_EVENT_NACK`: the RTT, ns.
     pub rtt_ns: u32,
-    /// `CC_EVENT_SENT`: the first byte; `CC_EVENT_LOSS`: the first byte lost.
+    /// `CC_EVENT_SENT`, `CC_EVENT_NACK`: the first byte; `CC_EVENT_LOSS`:
+    /// the first byte lost.
     pub seq: u32,
-    /// `CC_EVENT_SENT`: bytes.
+    /// `CC_EVENT_SENT`, `CC_EVENT_NACK`: bytes.
     pub len: u32,
     /// `CC_EVENT_FEEDBACK`: the window, 1/16 byte.
     pub window_q4: u32,
@@ -94,6 +100,7 @@ pub struct cc_trace_event {
     /// host).
     pub reserved3: u32,
     /// `CC_EVENT_ACK`: the ACK; its `hops` is the caller's array.
+    /// `CC_EVENT_NACK`: its `cum_ack`, `snd_nxt` and `ece`.
     pub ack: cc_ack,
     /// `CC_EVENT_START`: the flow's parameters.
     pub params: cc_flow_params,
@@ -291,6 +298,18 @@ pub unsafe extern "C" fn cc_trace_read_event(
         EventKind::Loss { first_lost } => {
             t.kind = CC_EVENT_LOSS;
             t.seq = first_lost.0;
+            Ok(0)
+        }
+        EventKind::Nack(n) => {
+            t.kind = CC_EVENT_NACK;
+            t.seq = n.seq.0;
+            t.len = n.len;
+            t.last = n.last_hop as u8;
+            t.has_rtt = n.rtt_ns.is_some() as u8;
+            t.rtt_ns = n.rtt_ns.unwrap_or(0);
+            t.ack.cum_ack = n.cum_ack.0;
+            t.ack.snd_nxt = n.snd_nxt.0;
+            t.ack.ece = (n.ece == EcnEcho::Marked) as u8;
             Ok(0)
         }
         EventKind::Cnp => {

@@ -89,6 +89,23 @@ pub enum Op {
         /// First byte lost.
         seq: u32,
     },
+    /// A NACK of a trimmed packet.
+    Nack {
+        /// Its first byte.
+        seq: u32,
+        /// Its bytes.
+        len: u32,
+        /// The cumulative ACK.
+        cum: u32,
+        /// `snd_nxt`.
+        nxt: u32,
+        /// RTT sample.
+        rtt: Option<u32>,
+        /// Trimmed at the last hop.
+        last_hop: bool,
+        /// ECN-Echo.
+        ece: bool,
+    },
     /// A CNP.
     Cnp,
     /// An RTT response; `probe: None` answers the flow's latest request.
@@ -278,6 +295,20 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
             ..Ack::new(Seq(cum), Seq(nxt))
         }),
         Op::Loss { seq } => EventKind::Loss { first_lost: Seq(seq) },
+        Op::Nack {
+            seq,
+            len,
+            cum,
+            nxt,
+            rtt,
+            last_hop,
+            ece,
+        } => EventKind::Nack(crate::event::Nack {
+            rtt_ns: rtt,
+            last_hop,
+            ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
+            ..crate::event::Nack::new(Seq(seq), len, Seq(cum), Seq(nxt))
+        }),
         Op::Cnp => EventKind::Cnp,
         Op::RttResponse { rtt, probe } => EventKind::RttResponse {
             probe: probe.map_or(latest, ProbeId),
@@ -353,7 +384,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Op {
             }
             Ok(v)
         }
-        Ok(match u.int_in_range(0u8..=13)? {
+        Ok(match u.int_in_range(0u8..=14)? {
             0 => Op::Start {
                 algo: u.arbitrary()?,
                 t_ns: u.arbitrary()?,
@@ -389,6 +420,15 @@ impl<'a> arbitrary::Arbitrary<'a> for Op {
             9 => Op::ProbeRequest { hops: hops(u)? },
             10 => Op::Feedback { window: u.arbitrary()? },
             11 => Op::FlowCount { n: u.arbitrary()? },
+            13 => Op::Nack {
+                seq: u.arbitrary()?,
+                len: u.arbitrary()?,
+                cum: u.arbitrary()?,
+                nxt: u.arbitrary()?,
+                rtt: u.arbitrary()?,
+                last_hop: u.arbitrary()?,
+                ece: u.arbitrary()?,
+            },
             _ => Op::Timer,
         })
     }

@@ -94,6 +94,11 @@ static cc_status handle_event(cc_engine *e, const cc_trace_event *ev, const cc_h
     case CC_EVENT_ACK: return cc_on_ack(e, h, now, &ev->ack, d);
     case CC_EVENT_SENT: return cc_on_sent(e, h, now, ev->seq, ev->len, ev->last, d);
     case CC_EVENT_LOSS: return cc_on_loss(e, h, now, ev->seq, d);
+    case CC_EVENT_NACK: {
+        cc_nack n = {ev->seq, ev->len, ev->ack.cum_ack, ev->ack.snd_nxt, ev->rtt_ns,
+                     ev->has_rtt, ev->last, ev->ack.ece, 0};
+        return cc_on_nack(e, h, now, &n, d);
+    }
     case CC_EVENT_CNP: return cc_on_cnp(e, h, now, d);
     case CC_EVENT_RTT_RESPONSE: return cc_on_rtt_response(e, h, now, ev->probe_id, ev->has_rtt, ev->rtt_ns, d);
     case CC_EVENT_PROBE_RESPONSE: return cc_on_probe_response(e, h, now, ev->probe_id, ev->hop_index, &hops[0], d);

@@ -155,6 +155,7 @@ impl Work {
                 return Some(Work::Ack { ack, hops });
             }
             EventKind::Loss { first_lost } => EventKind::Loss { first_lost },
+            EventKind::Nack(n) => EventKind::Nack(n),
             EventKind::Cnp => EventKind::Cnp,
             EventKind::RttResponse { probe, rtt_ns } => EventKind::RttResponse { probe, rtt_ns },
             EventKind::ProbeResponse { probe, hop_index, hop } => EventKind::ProbeResponse { probe, hop_index, hop },
