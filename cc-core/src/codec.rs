@@ -41,7 +41,7 @@ use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 /// Frame magic.
 pub const MAGIC: [u8; 2] = *b"CC";
 /// Codec version.
-pub const VERSION: u8 = 6;
+pub const VERSION: u8 = 7;
 /// Header bytes (magic, version, kind, length).
 pub const HEADER_LEN: usize = 6;
 /// Trailer bytes (CRC-32C).
@@ -759,9 +759,17 @@ impl ConfigWriter<'_, '_> {
     pub fn u16(&mut self, v: u16) -> Result<()> {
         self.0.u16(v)
     }
-    /// Four bytes.
+    /// A 32-bit value as 1 to 5 bytes, seven bits each, low first, the
+    /// top bit set on every byte but the last (LEB128, the shortest form):
+    /// the small values most parameters hold take fewer than four, so the
+    /// configuration frame of every algorithm fits the largest frame.
     pub fn u32(&mut self, v: u32) -> Result<()> {
-        self.0.u32(v)
+        let mut v = v;
+        while v >= 0x80 {
+            self.0.u8(v as u8 | 0x80)?;
+            v >>= 7;
+        }
+        self.0.u8(v as u8)
     }
     /// Eight bytes.
     pub fn u64(&mut self, v: u64) -> Result<()> {
@@ -787,9 +795,26 @@ impl ConfigReader<'_, '_> {
     pub fn u16(&mut self) -> Result<u16> {
         self.0.u16()
     }
-    /// Four bytes.
+    /// A 32-bit value as [`ConfigWriter::u32`] writes it. A form longer
+    /// than the shortest (a last byte of 0 after the first) or a value
+    /// past 32 bits is `BadLength`: each value has one encoding.
     pub fn u32(&mut self) -> Result<u32> {
-        self.0.u32()
+        let mut v = 0u32;
+        for i in 0..5u32 {
+            let b = self.0.u8()?;
+            let bits = (b & 0x7F) as u32;
+            if i == 4 && bits > 0x0F {
+                return Err(WireError::BadLength);
+            }
+            v |= bits << (7 * i);
+            if b & 0x80 == 0 {
+                if b == 0 && i > 0 {
+                    return Err(WireError::BadLength);
+                }
+                return Ok(v);
+            }
+        }
+        Err(WireError::BadLength)
     }
     /// Eight bytes.
     pub fn u64(&mut self) -> Result<u64> {
@@ -806,7 +831,7 @@ impl ConfigReader<'_, '_> {
     /// A [`Fraction`]'s bits; above one is `BadLength`, as every
     /// fraction of the codec.
     pub fn fraction(&mut self) -> Result<Fraction> {
-        Fraction::from_bits(self.0.u32()?).ok_or(WireError::BadLength)
+        Fraction::from_bits(self.u32()?).ok_or(WireError::BadLength)
     }
 }
 
@@ -903,6 +928,35 @@ mod tests {
             EventKind::FlowCount { flows: 17 },
             EventKind::Timer,
         ]
+    }
+
+    /// A configuration's 32-bit values go as their shortest LEB128 form:
+    /// every boundary value comes back; a longer form of a value, or one
+    /// past 32 bits, is `BadLength`.
+    #[test]
+    fn config_values_have_one_short_encoding() {
+        let read = |bytes: &[u8]| {
+            let mut r = Reader { b: bytes, at: 0 };
+            let v = ConfigReader(&mut r).u32();
+            v.and_then(|v| r.end().map(|_| v))
+        };
+        for v in [0u32, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 1 << 21, (1 << 28) - 1, 1 << 28, u32::MAX] {
+            let mut buf = [0u8; 32];
+            let mut w = Writer::new(&mut buf, FrameKind::Config).unwrap();
+            ConfigWriter(&mut w).u32(v).unwrap();
+            let n = w.finish().unwrap();
+            let f = read_frame(&buf[..n]).unwrap();
+            let want = 1 + (32 - v.leading_zeros()).saturating_sub(1) as usize / 7;
+            assert_eq!(f.payload.len(), want, "{v}");
+            assert_eq!(read(f.payload), Ok(v));
+        }
+        assert_eq!(read(&[0x80, 0x00]), Err(WireError::BadLength));
+        assert_eq!(read(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F]), Err(WireError::BadLength));
+        assert_eq!(read(&[0xFF, 0xFF, 0xFF, 0xFF, 0x8F, 0x01]), Err(WireError::BadLength));
+        assert_eq!(read(&[0x80]), Err(WireError::Truncated));
+        // Every algorithm's defaults fit one frame.
+        let mut buf = [0u8; MAX_FRAME];
+        assert!(encode_config(&AnyConfig::DEFAULT, &mut buf).is_ok());
     }
 
     #[test]
