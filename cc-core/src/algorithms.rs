@@ -391,6 +391,13 @@ registry! {
         /// two-byte utilization code the switches write.
         HpccPint(crate::hpcc_pint::HpccPint) = "hpcc_pint",
     }
+    /// NSCC parameters.
+    nscc: nscc::NsccConfig, "NSCC" {
+        /// NSCC (Ultra Ethernet 1.0), a window from ECN and delay
+        /// together, with quick adapt and NACKs of trimmed packets, as
+        /// uet-htsim codes it.
+        Nscc(crate::nscc::Nscc) = "nscc",
+    }
 }
 
 impl<const H: usize> AnyController<H> {

@@ -566,7 +566,11 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 _ => Err(WireError::UnknownType),
             };
             let last_hop = flag(r.u8()?)?;
-            let ece = if flag(r.u8()?)? { EcnEcho::Marked } else { EcnEcho::NotMarked };
+            let ece = if flag(r.u8()?)? {
+                EcnEcho::Marked
+            } else {
+                EcnEcho::NotMarked
+            };
             EventKind::Nack(Nack {
                 rtt_ns,
                 last_hop,
@@ -940,7 +944,18 @@ mod tests {
             let v = ConfigReader(&mut r).u32();
             v.and_then(|v| r.end().map(|_| v))
         };
-        for v in [0u32, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 1 << 21, (1 << 28) - 1, 1 << 28, u32::MAX] {
+        for v in [
+            0u32,
+            1,
+            0x7F,
+            0x80,
+            0x3FFF,
+            0x4000,
+            1 << 21,
+            (1 << 28) - 1,
+            1 << 28,
+            u32::MAX,
+        ] {
             let mut buf = [0u8; 32];
             let mut w = Writer::new(&mut buf, FrameKind::Config).unwrap();
             ConfigWriter(&mut w).u32(v).unwrap();

@@ -67,6 +67,7 @@ pub mod hpcc;
 pub mod hpcc_pint;
 pub mod ldcp;
 pub mod notification;
+pub mod nscc;
 pub mod params;
 mod per_rtt;
 pub mod powertcp;

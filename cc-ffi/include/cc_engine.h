@@ -19,7 +19,7 @@
 #define CC_ABI_VERSION_MAJOR 5
 
 // The minor part: functions or enumerated values added.
-#define CC_ABI_VERSION_MINOR 1
+#define CC_ABI_VERSION_MINOR 2
 
 // DCQCN.
 #define CC_ALGORITHM_DCQCN 5
@@ -66,6 +66,11 @@
 
 // LDCP, rate variant for NICs that keep ACKs in hardware (CNP, RTT probe).
 #define CC_ALGORITHM_LDCP_RATE 3
+
+// NSCC (Ultra Ethernet's sender congestion control: an ACK's ECN-Echo
+// and `rtt_ns`, `cc_on_nack` for trimmed packets, `cc_on_loss` for
+// timeouts).
+#define CC_ALGORITHM_NSCC 11
 
 // PowerTCP (a window from the power of in-band telemetry: an ACK's hops).
 #define CC_ALGORITHM_POWERTCP 9

@@ -9,7 +9,7 @@
 //! finds the flow and runs it on the flow's own algorithm.
 
 use cc_core::controller::Controller;
-use cc_core::event::{MessageEnd, ProbeId};
+use cc_core::event::{MessageEnd, Nack, ProbeId};
 use cc_core::telemetry::HopSample;
 use cc_core::units::{Instant, Seq, Window};
 
@@ -163,9 +163,8 @@ pub unsafe extern "C" fn cc_on_loss(
     unsafe { apply(e, handle, out, LossEvent { now_ns, first_lost }) }
 }
 
-event!(NackEvent { nack: cc_core::event::Nack }, |c, cfg, now, to| {
-    to.give(c.nack(cfg, now, &nack))
-});
+event!(NackEvent { nack: Nack }, |c, cfg, now, to| to
+    .give(c.nack(cfg, now, &nack)));
 
 /// A NACK of one trimmed packet (NSCC's NACK rule; every other
 /// algorithm takes it as a loss at the packet's first byte).

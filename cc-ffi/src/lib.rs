@@ -115,7 +115,7 @@ pub const CC_MAX_CAPACITY: u32 = 1 << 16;
 /// or a function's meaning changes (docs/c-abi.md).
 pub const CC_ABI_VERSION_MAJOR: u32 = 5;
 /// The minor part: functions or enumerated values added.
-pub const CC_ABI_VERSION_MINOR: u32 = 1;
+pub const CC_ABI_VERSION_MINOR: u32 = 2;
 
 /// `(major << 16) | minor` of the library linked, to compare with the
 /// header's `CC_ABI_VERSION_MAJOR` at start-up.

@@ -653,5 +653,8 @@ fn a_nack_goes_through_c_and_bad_flags_are_refused() {
         assert_eq!(unsafe { cc_on_nack(e, a, 60_000, &bad, &mut d) }, cc_status::BadEnum);
     }
     let mut d = cc_decision::default();
-    assert_eq!(unsafe { cc_on_nack(e, a, 60_000, ptr::null(), &mut d) }, cc_status::NullPointer);
+    assert_eq!(
+        unsafe { cc_on_nack(e, a, 60_000, ptr::null(), &mut d) },
+        cc_status::NullPointer
+    );
 }

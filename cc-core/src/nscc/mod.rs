@@ -1,0 +1,947 @@
+//! **NSCC**, the network-signal congestion control of the Ultra Ethernet
+//! transport (UEC 1.0, 2025), as its consortium's simulator uet-htsim
+//! codes it (`UecSrc::updateCwndOnAck_NSCC`, `updateCwndOnNack_NSCC`,
+//! `rtxTimerExpired`, `initNsccParams`, `htsim/sim/uec.cpp` at commit
+//! 40ccb05; docs/design-notes.md, "NSCC readings", says where the engine
+//! departs from it).
+//!
+//! A window in bytes, moved by ECN and delay together. On each ACK, with
+//! `acked` the bytes newly received and `delay` the RTT sample less the
+//! base RTT (or the delay average where the ACK has no sample):
+//!
+//! | ECN-Echo | delay ≥ target | delay < target |
+//! |---|---|---|
+//! | no | fair increase: `inc += fi·acked` | proportional increase: `inc += α·acked·(target − delay)`, or fast increase `cwnd += fi_scale·acked` once a window was acknowledged below 1 µs |
+//! | yes | multiplicative decrease, at most once a base RTT: `cwnd ·= max(1 − γ·(avg − target)/avg, 0.5)` | nothing |
+//!
+//! The increases gather in `inc` (bytes²) and are paid out by the
+//! *fulfil* step, `cwnd += inc/cwnd`, when more than `adjust_bytes` were
+//! received or a network RTT passed since the last (then with `eta` added
+//! once a period). *Quick adapt*: at the end of each window of
+//! `base_rtt + target`, if a NACK came, or the delay passed `qa_threshold`, and less
+//! than `maxwnd >> qa_gate` was delivered in it, the window becomes what
+//! was delivered, and marked ACKs and NACKs are ignored until the bytes
+//! then in flight are answered. A NACK (a packet trimmed) pulls the delay
+//! average toward a network RTT, asks for quick adapt and takes the
+//! packet's bytes off the window; a timeout ([`EventKind::Loss`]) takes one
+//! MTU off. The window stays within `[mtu, 1.5·BDP]`, BDP the base RTT at
+//! the line rate.
+//!
+//! Fixed point: bytes and ns in integers, as uet-htsim truncates them
+//! (its times are ps); the delay average in 2^-8 ns; gains: `fi` in
+//! bytes, α in 2^-16 bytes per ns, `fi_scale` in 2^-16, γ, the floor and
+//! the average's weight as 24-bit fractions. The increase accumulator is
+//! 64 bits: uet-htsim's is 32, and `fi` times one period's bytes passes
+//! 2^32 at 800 Gb/s (111 256 B × 49 800 B ≈ 5.5·10^9), where its
+//! accumulator wraps. One divide an ACK at most, and only on the ACKs
+//! that fulfil (64/32 bits, `divu` inline on both soft cores); a
+//! decrease divides by the delay average (three `divu` on rv32), at most
+//! once a base RTT.
+//!
+//! [`EventKind::Loss`]: crate::event::EventKind::Loss
+
+#[cfg(feature = "reference")]
+pub mod reference;
+
+use core::num::{NonZeroU32, NonZeroU64};
+
+#[cfg(feature = "bench")]
+use crate::bench::AckBench;
+use crate::codec::{ConfigReader, ConfigWriter};
+use crate::controller::Controller;
+use crate::error::Error;
+use crate::event::{Ack, Algorithm, Decision, EcnEcho, FlowParams, MessageEnd, Nack, Request, TimerRequest};
+use crate::fixmath::{div_u64, fraction_q24};
+use crate::params::{param, EcnMarking, Gate, Network, Param, Unit};
+use crate::units::{BaseRtt, Fraction, Instant, Seq, Window};
+use crate::wire::Result as WireResult;
+
+/// The largest window, bytes: the decision's window holds below 2^28.
+pub const MAX_WINDOW: u32 = (1 << 28) - 1;
+
+/// The largest RTT sample taken as it is, ns (16.8 ms); longer ones are
+/// taken as this.
+pub const MAX_RTT_NS: u32 = (1 << 24) - 1;
+
+/// NSCC's parameters shared by every flow of an engine, as
+/// [`NsccConfig::derive`] makes them from the link rate and the network's
+/// RTT. Times in ns, windows in bytes (a packet's header included, as
+/// uet-htsim counts them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NsccConfig {
+    /// Bytes of a full packet, header included (64 ..= 65 535): the
+    /// window's floor and a timeout's cut.
+    pub mtu: u32,
+    /// The link rate the window's ceiling follows, Mb/s, a multiple of
+    /// 125 (125 ..= 1 600 000): `maxwnd = 1.5 · base_rtt · rate`.
+    pub line_rate_mbps: u32,
+    /// The network's largest unloaded RTT, ns (1 ..= 2^20): the fulfil
+    /// period, and the delay a NACK stands for.
+    pub network_rtt_ns: u32,
+    /// The target queueing delay, ns (1 ..= 2^23).
+    pub target_delay_ns: u32,
+    /// The delay above which a window's end runs quick adapt, ns (≤ 2^24).
+    pub qa_threshold_ns: u32,
+    /// Quick adapt only if less than `maxwnd >> qa_gate` was delivered in
+    /// the window (0 ..= 31).
+    pub qa_gate: u8,
+    /// Fair increase: bytes² per byte acknowledged (≤ 2^26).
+    pub fi: u32,
+    /// Proportional increase α: bytes² per byte acknowledged per ns below
+    /// the target, 2^-16 (≤ 2^26).
+    pub alpha_q16: u32,
+    /// Fast increase: bytes of window per byte acknowledged, 2^-16 (≤ 2^20).
+    pub fi_scale_q16: u32,
+    /// Added once a fulfil period, bytes (≤ 2^20).
+    pub eta: u32,
+    /// γ of the multiplicative decrease (0 < γ ≤ 1).
+    pub gamma: Fraction,
+    /// The decrease's floor: the window keeps at least this part
+    /// (0 < floor ≤ 1; uet-htsim's 0.5).
+    pub md_floor: Fraction,
+    /// The delay average's weight (0 < w ≤ 1; 0.0125).
+    pub delay_ewma: Fraction,
+    /// Fulfil once more than this was received since the last, bytes (≥ 1).
+    pub adjust_bytes: u32,
+    /// Fast increase counts ACKs whose delay is below this, ns (≤ 2^24).
+    pub fast_increase_delay_ns: u32,
+    /// A new flow's window, bytes; 0: the window's ceiling (`-cwnd 0`).
+    pub initial_window: u32,
+    /// Whether a NACK's RTT lowers the base RTT (uet-htsim's default).
+    pub nack_updates_base_rtt: bool,
+    /// Whether quick adapt runs (uet-htsim's default; off is its
+    /// `disable_quick_adapt`).
+    pub quick_adapt: bool,
+}
+
+/// The reference link of the derivation: 100 Gb/s, 12 µs, so BDP 150 kB.
+const REF_RTT_PS: f64 = 12_000_000.0;
+const REF_BDP: f64 = 150_000.0;
+/// uet-htsim's ACK and header bytes.
+const HEADER: u32 = 64;
+
+impl NsccConfig {
+    /// uet-htsim's defaults: a 100 Gb/s host in its default three-tier
+    /// fat-tree of 1 µs links, network RTT 14 022 720 ps, MTU 4150,
+    /// trimming on.
+    pub const fn uet_htsim() -> Self {
+        Self::derive(100_000, 14_022_720, 4_150, true)
+    }
+
+    /// `initNsccParams`: the parameters for hosts of `line_rate_mbps` in a
+    /// network whose largest unloaded RTT is `network_rtt_ps` (ps, as
+    /// uet-htsim's `calculate_rtt`), packets of `mtu` bytes (64 of them
+    /// header), on a fabric that trims (`trimming`: the target is then
+    /// 0.75 RTT, else one RTT). With the reference BDP 150 kB (100 Gb/s ×
+    /// 12 µs), a = BDP/150 kB and b = target/12 µs:
+    /// α = 4·MSS·a·b/target, fi = 5·MSS·a, eta = 0.15·MSS·a, fi_scale =
+    /// 0.25·a, QA threshold 4·target, adjust bytes 8·MTU; γ 0.8, the
+    /// floor 0.5, the average's weight 0.0125, the fast-increase gate
+    /// 1 µs. Times are rounded to the ns, gains to their units; `eta` is
+    /// truncated, as uet-htsim adds it to an integer window.
+    pub const fn derive(line_rate_mbps: u32, network_rtt_ps: u64, mtu: u32, trimming: bool) -> Self {
+        let rtt = network_rtt_ps as f64;
+        let mss = mtu.saturating_sub(HEADER) as f64;
+        // network_rtt · rate / 8, bytes.
+        let bdp = rtt * 1e-12 * line_rate_mbps as f64 * 1e6 / 8.0;
+        let target_ps = if trimming {
+            (network_rtt_ps * 3) / 4
+        } else {
+            network_rtt_ps
+        };
+        let a = bdp / REF_BDP;
+        let b = target_ps as f64 / REF_RTT_PS;
+        // B/ps → B/ns, in 2^-16.
+        let alpha = 4.0 * mss * a * b / target_ps as f64 * 1000.0;
+        NsccConfig {
+            mtu,
+            line_rate_mbps,
+            network_rtt_ns: round_ns(network_rtt_ps),
+            target_delay_ns: round_ns(target_ps),
+            qa_threshold_ns: round_ns(4 * target_ps),
+            qa_gate: 3,
+            fi: round(5.0 * mss * a),
+            alpha_q16: round(alpha * 65_536.0),
+            fi_scale_q16: round(0.25 * a * 65_536.0),
+            eta: (0.15 * mss * a) as u32,
+            gamma: Fraction::preset(4, 5),
+            md_floor: Fraction::preset(1, 2),
+            delay_ewma: Fraction::preset(1, 80),
+            adjust_bytes: 8 * mtu,
+            fast_increase_delay_ns: 1_000,
+            initial_window: 0,
+            nack_updates_base_rtt: true,
+            quick_adapt: true,
+        }
+    }
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), Error> {
+        match self.invalid_field() {
+            None => Ok(()),
+            Some(_) => Err(Error::InvalidParams),
+        }
+    }
+
+    /// The first field out of its range, by its name here.
+    pub fn invalid_field(&self) -> Option<&'static str> {
+        let proper = |f: Fraction| f.to_bits() == 0 || f > Fraction::ONE;
+        [
+            (!(64..=65_535).contains(&self.mtu), "mtu"),
+            (
+                !(125..=1_600_000).contains(&self.line_rate_mbps) || !self.line_rate_mbps.is_multiple_of(125),
+                "line_rate_mbps",
+            ),
+            (!(1..=BaseRtt::MAX_NS).contains(&self.network_rtt_ns), "network_rtt_ns"),
+            (!(1..=1 << 23).contains(&self.target_delay_ns), "target_delay_ns"),
+            (self.qa_threshold_ns > 1 << 24, "qa_threshold_ns"),
+            (self.qa_gate > 31, "qa_gate"),
+            (self.fi > 1 << 26, "fi"),
+            (self.alpha_q16 > 1 << 26, "alpha_q16"),
+            (self.fi_scale_q16 > 1 << 20, "fi_scale_q16"),
+            (self.eta > 1 << 20, "eta"),
+            (proper(self.gamma), "gamma"),
+            (proper(self.md_floor), "md_floor"),
+            (proper(self.delay_ewma), "delay_ewma"),
+            (self.adjust_bytes == 0, "adjust_bytes"),
+            (self.fast_increase_delay_ns > 1 << 24, "fast_increase_delay_ns"),
+            (self.initial_window > MAX_WINDOW, "initial_window"),
+        ]
+        .into_iter()
+        .find_map(|(bad, name)| bad.then_some(name))
+    }
+
+    /// The window's ceiling at base RTT `base_ns`: 1.5 BDP, BDP =
+    /// ⌊base · rate / 8⌋ bytes (uet-htsim's `_maxwnd = 1.5·_bdp`, both
+    /// truncated), within [`MAX_WINDOW`]. The rate is a multiple of 125
+    /// Mb/s (validated), 1/64 byte a ns, so BDP = base·(rate/125) >> 6
+    /// exactly and with no 64-bit divide: base < 2^24 ns, rate/125 ≤
+    /// 12 800, the product < 2^38.
+    #[inline(always)]
+    pub fn max_window(&self, base_ns: u32) -> u32 {
+        let bdp = (base_ns as u64 * (self.line_rate_mbps / 125) as u64) >> 6;
+        (bdp + (bdp >> 1)).min(MAX_WINDOW as u64) as u32
+    }
+}
+
+/// ps to the nearest ns, saturating.
+const fn round_ns(ps: u64) -> u32 {
+    let ns = (ps + 500) / 1_000;
+    if ns > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        ns as u32
+    }
+}
+
+/// A non-negative `f64` to the nearest integer, saturating.
+const fn round(x: f64) -> u32 {
+    let r = x + 0.5;
+    if r >= u32::MAX as f64 {
+        u32::MAX
+    } else if r > 0.0 {
+        r as u32
+    } else {
+        0
+    }
+}
+
+impl Default for NsccConfig {
+    fn default() -> Self {
+        Self::uet_htsim()
+    }
+}
+
+impl crate::controller::AlgorithmConfig for NsccConfig {
+    type Sender<const H: usize> = Nscc;
+
+    const DEFAULT: Self = Self::uet_htsim();
+
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            NsccConfig,
+            "mtu_bytes",
+            mtu,
+            Unit::Bytes,
+            "64 ..= 65535",
+            "bytes of a full packet, header included: the window's floor"
+        ),
+        param!(
+            NsccConfig,
+            "line_rate_mbps",
+            line_rate_mbps,
+            Unit::Mbps,
+            "125 ..= 1600000, a multiple of 125",
+            "the link rate the window's ceiling (1.5 BDP) follows"
+        ),
+        param!(
+            NsccConfig,
+            "network_rtt_us",
+            network_rtt_ns,
+            Unit::Micros,
+            "0.001 ..= 1048.576",
+            "the network's largest unloaded RTT: the fulfil period"
+        ),
+        param!(
+            NsccConfig,
+            "target_delay_us",
+            target_delay_ns,
+            Unit::Micros,
+            "0.001 ..= 8388.608",
+            "the target queueing delay"
+        ),
+        param!(
+            NsccConfig,
+            "qa_threshold_us",
+            qa_threshold_ns,
+            Unit::Micros,
+            "at most 16777.216",
+            "the delay that runs quick adapt at a window's end"
+        ),
+        param!(
+            NsccConfig,
+            "qa_gate",
+            qa_gate,
+            Unit::Count,
+            "0 ..= 31",
+            "quick adapt only below maxwnd >> qa_gate delivered",
+            u8
+        ),
+        param!(
+            NsccConfig,
+            "fi_bytes",
+            fi,
+            Unit::Bytes,
+            "at most 67108864",
+            "fair increase, bytes² per byte acknowledged"
+        ),
+        param!(
+            NsccConfig,
+            "alpha_q16",
+            alpha_q16,
+            Unit::Count,
+            "at most 67108864",
+            "proportional increase α, bytes² per byte per ns below the target, 2^-16"
+        ),
+        param!(
+            NsccConfig,
+            "fi_scale_q16",
+            fi_scale_q16,
+            Unit::Count,
+            "at most 1048576",
+            "fast increase, window bytes per byte acknowledged, 2^-16"
+        ),
+        param!(
+            NsccConfig,
+            "eta_bytes",
+            eta,
+            Unit::Bytes,
+            "at most 1048576",
+            "added to the window once a fulfil period"
+        ),
+        param!(
+            NsccConfig,
+            "gamma",
+            gamma,
+            Unit::Fraction,
+            "(0, 1]",
+            "γ of the multiplicative decrease",
+            fraction
+        ),
+        param!(
+            NsccConfig,
+            "md_floor",
+            md_floor,
+            Unit::Fraction,
+            "(0, 1]",
+            "the part of the window a decrease keeps at least",
+            fraction
+        ),
+        param!(
+            NsccConfig,
+            "delay_ewma",
+            delay_ewma,
+            Unit::Fraction,
+            "(0, 1]",
+            "the delay average's weight",
+            fraction
+        ),
+        param!(
+            NsccConfig,
+            "adjust_bytes",
+            adjust_bytes,
+            Unit::Bytes,
+            "at least 1",
+            "fulfil once more than this was received"
+        ),
+        param!(
+            NsccConfig,
+            "fast_increase_delay_us",
+            fast_increase_delay_ns,
+            Unit::Micros,
+            "at most 16777.216",
+            "fast increase counts ACKs below this delay"
+        ),
+        param!(
+            NsccConfig,
+            "initial_window_bytes",
+            initial_window,
+            Unit::Bytes,
+            "0 (the ceiling) ..= 268435455",
+            "a new flow's window"
+        ),
+        param!(
+            NsccConfig,
+            "nack_updates_base_rtt",
+            nack_updates_base_rtt,
+            Unit::Flag,
+            "true or false",
+            "whether a NACK's RTT lowers the base RTT",
+            flag
+        ),
+        param!(
+            NsccConfig,
+            "quick_adapt",
+            quick_adapt,
+            Unit::Flag,
+            "true or false",
+            "whether quick adapt runs",
+            flag
+        ),
+    ];
+
+    /// A window: ECN marked at dequeue between 20 % and 80 % of a 100 Gb/s
+    /// port's BDP queue (uet-htsim's kmin and kmax, 37 350 and 145 250
+    /// bytes at 100 Gb/s: 373 and 1452 bytes per Gb/s), every packet past
+    /// kmax; ACKs and NACKs ahead of data.
+    const NETWORK: Network = Network {
+        marking: Some(EcnMarking {
+            kmin_bytes_per_gbps: 373,
+            kmax_bytes_per_gbps: 1_452,
+            pmax_percent: 100,
+        }),
+        control_priority: true,
+        marks_on_dequeue: true,
+        ..Network::new(Gate::Window)
+    };
+
+    #[cfg(feature = "bench")]
+    /// ACKs a microsecond apart through every quadrant ([`bench_ack`]).
+    const ACK_BENCH: Option<AckBench> = Some(AckBench {
+        name: "nscc-ack",
+        row: "NSCC ACK",
+        ack: bench_ack,
+        interval_ns: 1_000,
+        targets: Some((120, 100)),
+        state_bytes: Some(48),
+    });
+
+    fn validate(&self) -> Result<(), Error> {
+        NsccConfig::validate(self)
+    }
+
+    fn invalid_field(&self) -> Option<&'static str> {
+        NsccConfig::invalid_field(self)
+    }
+
+    /// Each field in declaration order: u32s, the gate a u8, fractions'
+    /// raw values, the two flags as u8s.
+    fn encode(&self, w: &mut ConfigWriter<'_, '_>) -> WireResult<()> {
+        for v in [
+            self.mtu,
+            self.line_rate_mbps,
+            self.network_rtt_ns,
+            self.target_delay_ns,
+            self.qa_threshold_ns,
+        ] {
+            w.u32(v)?;
+        }
+        w.u8(self.qa_gate)?;
+        for v in [
+            self.fi,
+            self.alpha_q16,
+            self.fi_scale_q16,
+            self.eta,
+            self.gamma.to_bits(),
+            self.md_floor.to_bits(),
+            self.delay_ewma.to_bits(),
+            self.adjust_bytes,
+            self.fast_increase_delay_ns,
+            self.initial_window,
+        ] {
+            w.u32(v)?;
+        }
+        w.bool(self.nack_updates_base_rtt)?;
+        w.bool(self.quick_adapt)
+    }
+
+    fn decode(r: &mut ConfigReader<'_, '_>) -> WireResult<Self> {
+        Ok(NsccConfig {
+            mtu: r.u32()?,
+            line_rate_mbps: r.u32()?,
+            network_rtt_ns: r.u32()?,
+            target_delay_ns: r.u32()?,
+            qa_threshold_ns: r.u32()?,
+            qa_gate: r.u8()?,
+            fi: r.u32()?,
+            alpha_q16: r.u32()?,
+            fi_scale_q16: r.u32()?,
+            eta: r.u32()?,
+            gamma: r.fraction()?,
+            md_floor: r.fraction()?,
+            delay_ewma: r.fraction()?,
+            adjust_bytes: r.u32()?,
+            fast_increase_delay_ns: r.u32()?,
+            initial_window: r.u32()?,
+            nack_updates_base_rtt: r.bool()?,
+            quick_adapt: r.bool()?,
+        })
+    }
+
+    /// The window at most the ceiling of the flow's first base RTT (or
+    /// its initial window) and, once above one MTU, never below it again
+    /// unless the ceiling is; paced one window per base RTT; no timer, no
+    /// request.
+    fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
+        let hi = self.max_window(p.base_rtt.as_nanos()).max(self.initial_window);
+        if d.window.bytes_floor() > hi {
+            return Err("NSCC window above its ceiling");
+        }
+        if d.pacing.bytes != d.window {
+            return Err("NSCC pacing is not one window per base RTT");
+        }
+        if d.timer != TimerRequest::Keep || d.request != Request::None {
+            return Err("NSCC asked for a timer or a request");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "bench")]
+/// The firmware benchmark's ACK `n`: 16 KiB newly received (uet-htsim's
+/// ACK every 16 KB, four 4150-byte packets), RTTs from a cycle of eight
+/// around the default target (10.5 µs above the 14 µs base): below 1 µs
+/// of delay (fast increase once a window is acknowledged), below the
+/// target (proportional), above it (fair), and ECN-marked above it
+/// (decrease, at most once a base RTT) and below (nothing); every third
+/// ACK or so fulfils.
+pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'static> {
+    const DELAY: [u32; 8] = [500, 4_000, 30_000, 200, 12_000, 6_000, 25_000, 9_000];
+    const MARKED: u8 = 0b0100_0100;
+    let i = (n % 8) as usize;
+    let cum = n.wrapping_mul(16_600);
+    Ack {
+        ece: if MARKED >> i & 1 == 1 {
+            EcnEcho::Marked
+        } else {
+            EcnEcho::NotMarked
+        },
+        rtt_ns: Some(14_023 + DELAY[i]),
+        ..Ack::new(Seq(cum), Seq(cum.wrapping_add(200_000)))
+    }
+}
+
+/// `flags`: fast increase is on.
+const INCREASE: u32 = 1 << 31;
+/// `flags`: a NACK asked for quick adapt at the window's end.
+const TRIGGER_QA: u32 = 1 << 30;
+/// `flags`: a quick-adapt window is open (uet-htsim's `_qa_endtime != 0`).
+const QA_OPEN: u32 = 1 << 29;
+/// `fi_count` saturates here: it is only compared with the window, which
+/// is below 2^28.
+const FI_COUNT_MAX: u32 = 1 << 28;
+
+/// One NSCC flow at its sender: 52 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Nscc {
+    /// The window, bytes.
+    cwnd: u32,
+    /// The base RTT, ns: the flow's, lowered by every shorter sample.
+    base_rtt: u32,
+    /// The queueing delay's average, 2^-8 ns.
+    avg_delay: u32,
+    /// Bytes delivered in the current quick-adapt window.
+    achieved: u32,
+    /// Bytes received since the last fulfil.
+    received: u32,
+    /// Bytes acknowledged with a delay below the fast-increase gate in a
+    /// row (saturating at 2^28), with the three flags in bits 29 ..= 31.
+    fi_count_flags: u32,
+    /// When the quick-adapt window ends, ns mod 2^32.
+    qa_end: u32,
+    /// Bytes still to answer before marked ACKs and NACKs count again.
+    ignore_left: u32,
+    /// The last fulfil that added eta, ns mod 2^32.
+    last_adjust: u32,
+    /// The last multiplicative decrease, ns mod 2^32.
+    last_dec: u32,
+    /// The cumulative acknowledgement seen last.
+    recvd: u32,
+    /// The increase gathered since the last fulfil, bytes², as two words
+    /// (low, high) so that the flow's state keeps a 4-byte alignment.
+    inc: [u32; 2],
+}
+
+impl Nscc {
+    /// A new flow: base RTT the flow's, window `initial_window` (or the
+    /// ceiling), within [mtu, ceiling]; the last fulfil and decrease at
+    /// time 0, as uet-htsim starts them.
+    pub fn new(cfg: &NsccConfig, p: &FlowParams) -> Result<Self, Error> {
+        cfg.validate()?;
+        let base = p.base_rtt.as_nanos();
+        let max = cfg.max_window(base);
+        let w = match cfg.initial_window {
+            0 => max,
+            w => w,
+        };
+        Ok(Nscc {
+            cwnd: w.max(cfg.mtu).min(max),
+            base_rtt: base,
+            avg_delay: 0,
+            achieved: 0,
+            received: 0,
+            fi_count_flags: 0,
+            qa_end: 0,
+            ignore_left: 0,
+            last_adjust: 0,
+            last_dec: 0,
+            recvd: p.start_seq.0,
+            inc: [0, 0],
+        })
+    }
+
+    /// The window, bytes.
+    pub fn window(&self) -> u32 {
+        self.cwnd
+    }
+
+    /// The base RTT, ns.
+    pub fn base_rtt_ns(&self) -> u32 {
+        self.base_rtt
+    }
+
+    /// The delay average, 2^-8 ns.
+    pub fn avg_delay_q8(&self) -> u32 {
+        self.avg_delay
+    }
+
+    /// The increase gathered since the last fulfil, bytes².
+    pub fn inc(&self) -> u64 {
+        self.inc[0] as u64 | (self.inc[1] as u64) << 32
+    }
+
+    fn set_inc(&mut self, v: u64) {
+        self.inc = [v as u32, (v >> 32) as u32];
+    }
+
+    fn fi_count(&self) -> u32 {
+        self.fi_count_flags & (INCREASE - 1 - TRIGGER_QA - QA_OPEN)
+    }
+
+    fn flag(&self, f: u32) -> bool {
+        self.fi_count_flags & f != 0
+    }
+
+    fn set_flag(&mut self, f: u32, on: bool) {
+        self.fi_count_flags = if on {
+            self.fi_count_flags | f
+        } else {
+            self.fi_count_flags & !f
+        };
+    }
+
+    /// The current decision: the window, paced one window per base RTT.
+    pub fn decision(&self) -> Decision {
+        let per =
+            BaseRtt::from_nanos(self.base_rtt.clamp(BaseRtt::MIN_NS, BaseRtt::MAX_NS)).unwrap_or(BaseRtt::SHORTEST);
+        Decision::window_paced(Window::from_bytes(self.cwnd), per)
+    }
+
+    /// `update_base_rtt`: a shorter sample lowers the base RTT (and with
+    /// it the ceiling).
+    #[inline(always)]
+    fn update_base(&mut self, rtt: u32) {
+        if rtt < self.base_rtt {
+            self.base_rtt = rtt;
+        }
+    }
+
+    /// `update_delay` with the average updated: the delay `d` (ns) into
+    /// the average, or base/4 for a delay above the target without ECN
+    /// (high delay no mark of this flow's path shows is taken as
+    /// congestion elsewhere). avg' = w·x + (1 − w)·avg, truncated.
+    #[inline(always)]
+    fn average(&mut self, cfg: &NsccConfig, d: u32, skip: bool) {
+        // x < 2^24 ns in 2^-8 (base/4 exactly): < 2^32; by w ≤ 2^24: < 2^56.
+        let x = if !skip && d > cfg.target_delay_ns {
+            (self.base_rtt.min(MAX_RTT_NS) as u64) << 6
+        } else {
+            (d.min(MAX_RTT_NS) as u64) << 8
+        };
+        let w = cfg.delay_ewma.to_bits() as u64;
+        let avg = (w * x + ((1 << 24) - w) * self.avg_delay as u64) >> 24;
+        self.avg_delay = avg as u32;
+    }
+
+    /// The window within [mtu, ceiling] (`set_cwnd_bounds`: the floor
+    /// first, so a ceiling below one MTU wins).
+    #[inline(always)]
+    fn bound(&mut self, cfg: &NsccConfig) {
+        self.cwnd = self.cwnd.max(cfg.mtu).min(cfg.max_window(self.base_rtt));
+    }
+
+    /// `quick_adapt`: whether it took the event (and then no other rule
+    /// runs). `in_flight` is what is in flight now.
+    #[inline(always)]
+    fn quick_adapt(
+        &mut self,
+        cfg: &NsccConfig,
+        now: u32,
+        is_loss: bool,
+        skip: bool,
+        delay: u32,
+        in_flight: u32,
+    ) -> bool {
+        if !cfg.quick_adapt {
+            return false;
+        }
+        let mut done = false;
+        if self.ignore_left > 0 && skip {
+            done = true;
+        } else if !self.flag(QA_OPEN) || (now.wrapping_sub(self.qa_end) as i32) > 0 {
+            if self.flag(QA_OPEN)
+                && (self.flag(TRIGGER_QA) || is_loss || delay > cfg.qa_threshold_ns)
+                && self.achieved < cfg.max_window(self.base_rtt) >> cfg.qa_gate
+            {
+                self.cwnd = self.achieved.max(cfg.mtu);
+                self.ignore_left = in_flight;
+                self.set_flag(TRIGGER_QA, false);
+                done = true;
+            }
+            self.achieved = 0;
+            self.qa_end = now.wrapping_add(self.base_rtt).wrapping_add(cfg.target_delay_ns);
+            self.set_flag(QA_OPEN, true);
+        }
+        if done {
+            self.set_inc(0);
+            self.received = 0;
+        }
+        done
+    }
+
+    /// `fast_increase`: whether it took the ACK.
+    #[inline(always)]
+    fn fast_increase(&mut self, cfg: &NsccConfig, acked: u32, delay: u32) -> bool {
+        if delay < cfg.fast_increase_delay_ns {
+            let fi = (self.fi_count() as u64 + acked as u64).min(FI_COUNT_MAX as u64) as u32;
+            self.fi_count_flags = (self.fi_count_flags & !(FI_COUNT_MAX * 2 - 1)) | fi;
+            if fi > self.cwnd || self.flag(INCREASE) {
+                // acked ≤ 2^28 (clamped by the caller) by ≤ 2^20: < 2^48.
+                let add = (acked as u64 * cfg.fi_scale_q16 as u64) >> 16;
+                self.cwnd = (self.cwnd as u64 + add).min(MAX_WINDOW as u64) as u32;
+                self.set_flag(INCREASE, true);
+                return true;
+            }
+        } else {
+            self.fi_count_flags &= !(FI_COUNT_MAX * 2 - 1);
+        }
+        self.set_flag(INCREASE, false);
+        false
+    }
+
+    /// `multiplicative_decrease`: at most once a base RTT, with the delay
+    /// average above the target, cwnd ·= max(1 − γ·(avg − target)/avg,
+    /// floor), truncated.
+    #[inline(always)]
+    fn decrease(&mut self, cfg: &NsccConfig, now: u32) {
+        self.fi_count_flags &= !(INCREASE | (FI_COUNT_MAX * 2 - 1));
+        let target = cfg.target_delay_ns << 8;
+        let avg = self.avg_delay;
+        if avg > target && now.wrapping_sub(self.last_dec) > self.base_rtt {
+            // (avg − target)/avg in 2^-24: a proper fraction (target ≥ 1),
+            // both shifted until avg < 2^24 (a delay of 65 µs in 2^-8 ns)
+            // for the division's envelope.
+            let s = (32 - avg.leading_zeros()).saturating_sub(24);
+            let f = NonZeroU32::new(avg >> s).map_or(0, |a| fraction_q24((avg - target) >> s, a)) as u64;
+            let cut = (f * cfg.gamma.to_bits() as u64) >> 24;
+            let keep = ((1u64 << 24) - cut.min(1 << 24)).max(cfg.md_floor.to_bits() as u64);
+            self.cwnd = ((self.cwnd as u64 * keep) >> 24) as u32;
+            self.cwnd = self.cwnd.max(cfg.mtu);
+            self.last_dec = now;
+        }
+    }
+
+    /// `fulfill_adjustment`: the gathered increase over the window, and
+    /// eta once a period.
+    #[inline(always)]
+    fn fulfil(&mut self, cfg: &NsccConfig, now: u32) {
+        // cwnd ≥ 1 here (bounded by mtu ≥ 64 before, unless the ceiling
+        // is 0 at a base RTT below 6 ns); a zero window adds nothing.
+        if let Some(w) = NonZeroU64::new(self.cwnd as u64) {
+            let add = div_u64(self.inc(), w);
+            self.cwnd = (self.cwnd as u64 + add).min(MAX_WINDOW as u64) as u32;
+        }
+        if now.wrapping_sub(self.last_adjust) >= cfg.network_rtt_ns {
+            self.cwnd = self.cwnd.saturating_add(cfg.eta).min(MAX_WINDOW);
+            self.last_adjust = now;
+        }
+        self.set_inc(0);
+        self.received = 0;
+    }
+
+    /// `updateCwndOnAck_NSCC` after the ACK's bytes and delay are taken.
+    #[inline(always)]
+    fn on_ack(&mut self, cfg: &NsccConfig, now: u32, skip: bool, delay: u32, acked: u32, in_flight: u32) {
+        if self.quick_adapt(cfg, now, false, skip, delay, in_flight) {
+            return;
+        }
+        let target = cfg.target_delay_ns;
+        if !skip && delay >= target {
+            // fi ≤ 2^26 by acked ≤ 2^28: < 2^54.
+            self.set_inc(self.inc().saturating_add(cfg.fi as u64 * acked as u64));
+        } else if !skip {
+            if !self.fast_increase(cfg, acked, delay) {
+                // α·(target − delay) ≤ 2^26·2^23 = 2^49 in 2^-16; by acked
+                // (≤ 2^28) it would pass 2^64, so in two parts, exactly
+                // ⌊p·acked/2^16⌋: the whole part (< 2^33) by acked (< 2^61),
+                // and the fraction's product (< 2^44) shifted.
+                let p = cfg.alpha_q16 as u64 * (target - delay) as u64;
+                let a = acked as u64;
+                let add = (p >> 16) * a + (((p & 0xFFFF) * a) >> 16);
+                self.set_inc(self.inc().saturating_add(add));
+            }
+        } else if delay >= target {
+            self.decrease(cfg, now);
+        }
+        self.bound(cfg);
+        if self.received > cfg.adjust_bytes || now.wrapping_sub(self.last_adjust) > cfg.network_rtt_ns {
+            self.fulfil(cfg, now);
+        }
+        self.bound(cfg);
+    }
+
+    /// The bytes `acked` newly received by an ACK or NACK of `cum_ack`
+    /// (0 for one that does not advance), counted into the windows' tallies.
+    #[inline(always)]
+    fn take(&mut self, cum_ack: Seq) -> u32 {
+        if !cum_ack.after(Seq(self.recvd)) {
+            return 0;
+        }
+        let acked = cum_ack.0.wrapping_sub(self.recvd).min(1 << 28);
+        self.recvd = cum_ack.0;
+        self.achieved = self.achieved.saturating_add(acked);
+        self.received = self.received.saturating_add(acked);
+        self.ignore_left = self.ignore_left.saturating_sub(acked);
+        acked
+    }
+}
+
+/// Bytes in flight from a `cum_ack` and `snd_nxt`: none where `snd_nxt`
+/// is not after it.
+fn in_flight(cum_ack: Seq, snd_nxt: Seq) -> u32 {
+    if snd_nxt.after(cum_ack) {
+        snd_nxt.0.wrapping_sub(cum_ack.0)
+    } else {
+        0
+    }
+}
+
+/// An RTT sample as NSCC takes it: `BadSample` for 0, at most
+/// [`MAX_RTT_NS`].
+fn sample(rtt_ns: Option<u32>) -> Result<Option<u32>, Error> {
+    match rtt_ns {
+        Some(0) => Err(Error::BadSample),
+        r => Ok(r.map(|r| r.min(MAX_RTT_NS))),
+    }
+}
+
+impl Controller for Nscc {
+    type Config = NsccConfig;
+
+    fn validate(cfg: &NsccConfig) -> Result<(), Error> {
+        cfg.validate()
+    }
+
+    fn start(cfg: &NsccConfig, _now: Instant, p: &FlowParams) -> Result<(Self, Decision), Error> {
+        if p.algorithm != Algorithm::Nscc {
+            return Err(Error::NotApplicable);
+        }
+        let s = Nscc::new(cfg, p)?;
+        Ok((s, s.decision()))
+    }
+
+    fn decision(&self, _cfg: &NsccConfig) -> Decision {
+        Nscc::decision(self)
+    }
+
+    /// Nothing to do when a packet leaves.
+    fn sent(
+        &mut self,
+        _cfg: &NsccConfig,
+        _now: Instant,
+        _seq: Seq,
+        _len: u32,
+        _end: MessageEnd,
+    ) -> Result<Decision, Error> {
+        Ok(self.decision())
+    }
+
+    /// An ACK (uet-htsim's `processAck`): `cum_ack` counts the bytes the
+    /// receiver has (its `recvd_bytes`), `snd_nxt − cum_ack` are in
+    /// flight, `rtt_ns` is the acknowledged packet's RTT where the sender
+    /// can tell it (`None`: the delay is the average), ECN-Echo the
+    /// packet's mark. An RTT of 0 is `BadSample`, the state unchanged.
+    #[inline(always)]
+    fn ack(&mut self, cfg: &NsccConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        let rtt = sample(ack.rtt_ns)?;
+        let acked = self.take(ack.cum_ack);
+        let skip = ack.ece == EcnEcho::Marked;
+        let delay = match rtt {
+            Some(rtt) => {
+                self.update_base(rtt);
+                let d = rtt - self.base_rtt;
+                self.average(cfg, d, skip);
+                d
+            }
+            None => self.avg_delay >> 8,
+        };
+        let now = now.as_nanos() as u32;
+        self.on_ack(cfg, now, skip, delay, acked, in_flight(ack.cum_ack, ack.snd_nxt));
+        Ok(self.decision())
+    }
+
+    /// A NACK of a trimmed packet (`processNack`, `updateCwndOnNack_NSCC`):
+    /// its RTT lowers the base RTT (if configured so); the delay average
+    /// moves toward a network RTT; quick adapt is asked for and, if it
+    /// does not run now, the packet's bytes come off the window. Marked
+    /// ACKs and NACKs being ignored after a quick adapt, this one counts
+    /// toward the bytes to answer.
+    fn nack(&mut self, cfg: &NsccConfig, now: Instant, nack: &Nack) -> Result<Decision, Error> {
+        let rtt = sample(nack.rtt_ns)?;
+        if let (Some(rtt), true) = (rtt, cfg.nack_updates_base_rtt) {
+            self.update_base(rtt);
+        }
+        let len = nack.len.min(MAX_WINDOW);
+        self.ignore_left = self.ignore_left.saturating_sub(len);
+        self.average(cfg, cfg.network_rtt_ns, true);
+        self.set_flag(TRIGGER_QA, true);
+        let now = now.as_nanos() as u32;
+        if !self.quick_adapt(cfg, now, true, true, 0, in_flight(nack.cum_ack, nack.snd_nxt)) {
+            self.cwnd = self.cwnd.saturating_sub(len);
+            self.bound(cfg);
+        }
+        Ok(self.decision())
+    }
+
+    /// A timeout (`rtxTimerExpired`): one MTU off the window, at least one
+    /// MTU kept. No quick adapt, no change to the delay average.
+    fn loss(&mut self, cfg: &NsccConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
+        self.cwnd = self.cwnd.saturating_sub(cfg.mtu).max(cfg.mtu);
+        Ok(self.decision())
+    }
+}
+
+#[cfg(test)]
+mod tests;
