@@ -22,7 +22,7 @@
 //! recorded traces keep their meaning.
 
 #[cfg(feature = "bench")]
-use crate::bench::{AckBench, CnpBench};
+use crate::bench::{AckBench, CnpBench, LossBench, NackBench};
 use crate::codec::{ConfigReader, ConfigWriter, FrameConfig};
 pub use crate::controller::{AlgorithmConfig, ConfigVisitor};
 use crate::controller::{Controller, Visit};
@@ -144,6 +144,24 @@ macro_rules! registry {
             pub const fn cnp_bench(self) -> Option<CnpBench> {
                 match self {
                     $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::CNP_BENCH,)+
+                }
+            }
+
+            /// Its firmware benchmark's NACK row
+            /// ([`AlgorithmConfig::NACK_BENCH`]).
+            #[cfg(feature = "bench")]
+            pub const fn nack_bench(self) -> Option<NackBench> {
+                match self {
+                    $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::NACK_BENCH,)+
+                }
+            }
+
+            /// Its firmware benchmark's timeout row
+            /// ([`AlgorithmConfig::LOSS_BENCH`]).
+            #[cfg(feature = "bench")]
+            pub const fn loss_bench(self) -> Option<LossBench> {
+                match self {
+                    $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::LOSS_BENCH,)+
                 }
             }
 

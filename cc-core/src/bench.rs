@@ -5,7 +5,7 @@
 //! charges its events. Feature `bench`, which the benchmark, the profiler
 //! and the simulator enable; firmware never needs it.
 
-use crate::event::Ack;
+use crate::event::{Ack, Nack};
 use crate::telemetry::HopSample;
 
 /// The firmware benchmark's bracket around one call of an algorithm's
@@ -52,5 +52,33 @@ pub struct CnpBench {
     /// The benchmark table's row (`"DCQCN CNP (baseline)"`).
     pub row: &'static str,
     /// Time between CNPs, ns.
+    pub interval_ns: u32,
+}
+
+/// How the firmware benchmark drives the NACK row of an algorithm with a
+/// rule of its own for a trimmed packet's NACK: a flow as [`AckBench`]'s,
+/// then NACK n (from 1) at n · `interval_ns`.
+#[derive(Clone, Copy, Debug)]
+pub struct NackBench {
+    /// The profiler's name of the path (`"nscc-nack"`).
+    pub name: &'static str,
+    /// The benchmark table's row (`"NSCC NACK"`).
+    pub row: &'static str,
+    /// NACK n, filled before the counted region.
+    pub nack: fn(u32) -> Nack,
+    /// Time between NACKs, ns.
+    pub interval_ns: u32,
+}
+
+/// How the firmware benchmark drives the timeout row of an algorithm with
+/// a rule of its own for a timeout (`Loss`): a flow as [`AckBench`]'s,
+/// then a loss at n · `interval_ns` for n from 1.
+#[derive(Clone, Copy, Debug)]
+pub struct LossBench {
+    /// The profiler's name of the path (`"nscc-timeout"`).
+    pub name: &'static str,
+    /// The benchmark table's row (`"NSCC timeout"`).
+    pub row: &'static str,
+    /// Time between losses, ns.
     pub interval_ns: u32,
 }

@@ -11,7 +11,7 @@
 #[cfg(doc)]
 use crate::algorithms::{Algorithm, AnyConfig, AnyController};
 #[cfg(feature = "bench")]
-use crate::bench::{AckBench, CnpBench};
+use crate::bench::{AckBench, CnpBench, LossBench, NackBench};
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::error::Error;
 #[cfg(doc)]
@@ -185,6 +185,16 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
     /// answer congestion notification packets (DCQCN's reaction point).
     #[cfg(feature = "bench")]
     const CNP_BENCH: Option<CnpBench> = None;
+
+    /// The firmware benchmark's NACK row, for an algorithm with a rule
+    /// of its own for a trimmed packet's NACK (NSCC's).
+    #[cfg(feature = "bench")]
+    const NACK_BENCH: Option<NackBench> = None;
+
+    /// The firmware benchmark's timeout row, for an algorithm with a rule
+    /// of its own for a timeout (NSCC's).
+    #[cfg(feature = "bench")]
+    const LOSS_BENCH: Option<LossBench> = None;
 
     /// The `f64` reference model's cost column of the benchmark's ACK
     /// row: the model made for a flow started with `p` and the defaults,

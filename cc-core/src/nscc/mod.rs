@@ -46,7 +46,7 @@ pub mod reference;
 use core::num::{NonZeroU32, NonZeroU64};
 
 #[cfg(feature = "bench")]
-use crate::bench::AckBench;
+use crate::bench::{AckBench, LossBench, NackBench};
 use crate::codec::{ConfigReader, ConfigWriter};
 use crate::controller::Controller;
 use crate::error::Error;
@@ -89,7 +89,7 @@ pub struct NsccConfig {
     /// Fair increase: bytes² per byte acknowledged (≤ 2^26).
     pub fi: u32,
     /// Proportional increase α: bytes² per byte acknowledged per ns below
-    /// the target, 2^-16 (≤ 2^26).
+    /// the target, 2^-16 (≤ 2^24).
     pub alpha_q16: u32,
     /// Fast increase: bytes of window per byte acknowledged, 2^-16 (≤ 2^20).
     pub fi_scale_q16: u32,
@@ -198,7 +198,7 @@ impl NsccConfig {
             (self.qa_threshold_ns > 1 << 24, "qa_threshold_ns"),
             (self.qa_gate > 31, "qa_gate"),
             (self.fi > 1 << 26, "fi"),
-            (self.alpha_q16 > 1 << 26, "alpha_q16"),
+            (self.alpha_q16 > 1 << 24, "alpha_q16"),
             (self.fi_scale_q16 > 1 << 20, "fi_scale_q16"),
             (self.eta > 1 << 20, "eta"),
             (proper(self.gamma), "gamma"),
@@ -321,7 +321,7 @@ impl crate::controller::AlgorithmConfig for NsccConfig {
             "alpha_q16",
             alpha_q16,
             Unit::Count,
-            "at most 67108864",
+            "at most 16777216",
             "proportional increase α, bytes² per byte per ns below the target, 2^-16"
         ),
         param!(
@@ -437,6 +437,23 @@ impl crate::controller::AlgorithmConfig for NsccConfig {
         state_bytes: Some(48),
     });
 
+    #[cfg(feature = "bench")]
+    /// NACKs 2 µs apart ([`bench_nack`]).
+    const NACK_BENCH: Option<NackBench> = Some(NackBench {
+        name: "nscc-nack",
+        row: "NSCC NACK",
+        nack: bench_nack,
+        interval_ns: 2_000,
+    });
+
+    #[cfg(feature = "bench")]
+    /// Timeouts 100 µs apart.
+    const LOSS_BENCH: Option<LossBench> = Some(LossBench {
+        name: "nscc-timeout",
+        row: "NSCC timeout",
+        interval_ns: 100_000,
+    });
+
     fn validate(&self) -> Result<(), Error> {
         NsccConfig::validate(self)
     }
@@ -500,16 +517,15 @@ impl crate::controller::AlgorithmConfig for NsccConfig {
     }
 
     /// The window at most the ceiling of the flow's first base RTT (or
-    /// its initial window) and, once above one MTU, never below it again
-    /// unless the ceiling is; paced one window per base RTT; no timer, no
-    /// request.
+    /// its initial window); paced the window every 100 ns (not at all, in
+    /// effect); no timer, no request.
     fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
         let hi = self.max_window(p.base_rtt.as_nanos()).max(self.initial_window);
         if d.window.bytes_floor() > hi {
             return Err("NSCC window above its ceiling");
         }
-        if d.pacing.bytes != d.window {
-            return Err("NSCC pacing is not one window per base RTT");
+        if d.pacing.bytes != d.window || d.pacing.per != BaseRtt::SHORTEST {
+            return Err("NSCC pacing is not the window every 100 ns");
         }
         if d.timer != TimerRequest::Keep || d.request != Request::None {
             return Err("NSCC asked for a timer or a request");
@@ -519,9 +535,25 @@ impl crate::controller::AlgorithmConfig for NsccConfig {
 }
 
 #[cfg(feature = "bench")]
+/// The firmware benchmark's NACK `n`: one 4150-byte packet trimmed, its
+/// RTT 20 µs (above the bench flow's 8 µs base), 200 kB in flight, trimmed
+/// at the last hop on every fourth; with NACKs 2 µs apart, every quick-
+/// adapt window's end meets one (the window set to what was delivered)
+/// and the others cut the window or are ignored.
+pub fn bench_nack(n: u32) -> Nack {
+    let cum = n.wrapping_mul(4_150);
+    Nack {
+        rtt_ns: Some(20_000),
+        last_hop: n.is_multiple_of(4),
+        ..Nack::new(Seq(cum), 4_150, Seq(cum), Seq(cum.wrapping_add(200_000)))
+    }
+}
+
+#[cfg(feature = "bench")]
 /// The firmware benchmark's ACK `n`: 16 KiB newly received (uet-htsim's
 /// ACK every 16 KB, four 4150-byte packets), RTTs from a cycle of eight
-/// around the default target (10.5 µs above the 14 µs base): below 1 µs
+/// around the default target (10.5 µs above the bench flow's 8 µs base
+/// RTT): below 1 µs
 /// of delay (fast increase once a window is acknowledged), below the
 /// target (proportional), above it (fair), and ECN-marked above it
 /// (decrease, at most once a base RTT) and below (nothing); every third
@@ -537,7 +569,7 @@ pub fn bench_ack(n: u32, _hops: &mut [crate::telemetry::HopSample; 5]) -> Ack<'s
         } else {
             EcnEcho::NotMarked
         },
-        rtt_ns: Some(14_023 + DELAY[i]),
+        rtt_ns: Some(8_000 + DELAY[i]),
         ..Ack::new(Seq(cum), Seq(cum.wrapping_add(200_000)))
     }
 }
@@ -548,9 +580,13 @@ const INCREASE: u32 = 1 << 31;
 const TRIGGER_QA: u32 = 1 << 30;
 /// `flags`: a quick-adapt window is open (uet-htsim's `_qa_endtime != 0`).
 const QA_OPEN: u32 = 1 << 29;
+/// `flags`: the window may be above its ceiling (a timeout's cut, quick
+/// adapt, or a lower base RTT with quick adapt taking the event leave it
+/// unbounded, as uet-htsim does until the next ACK).
+const UNBOUNDED: u32 = 1 << 28;
 /// `fi_count` saturates here: it is only compared with the window, which
-/// is below 2^28.
-const FI_COUNT_MAX: u32 = 1 << 28;
+/// is at most this.
+const FI_COUNT_MAX: u32 = (1 << 28) - 1;
 
 /// One NSCC flow at its sender: 52 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -567,7 +603,7 @@ pub struct Nscc {
     /// Bytes received since the last fulfil.
     received: u32,
     /// Bytes acknowledged with a delay below the fast-increase gate in a
-    /// row (saturating at 2^28), with the three flags in bits 29 ..= 31.
+    /// row (saturating at 2^28 − 1), with the four flags in bits 28 ..= 31.
     fi_count_flags: u32,
     /// When the quick-adapt window ends, ns mod 2^32.
     qa_end: u32,
@@ -637,7 +673,7 @@ impl Nscc {
     }
 
     fn fi_count(&self) -> u32 {
-        self.fi_count_flags & (INCREASE - 1 - TRIGGER_QA - QA_OPEN)
+        self.fi_count_flags & FI_COUNT_MAX
     }
 
     fn flag(&self, f: u32) -> bool {
@@ -652,11 +688,12 @@ impl Nscc {
         };
     }
 
-    /// The current decision: the window, paced one window per base RTT.
+    /// The current decision: the window, not paced (uet-htsim's NSCC
+    /// sends as the window allows): the window every 100 ns, above any
+    /// rate the window itself allows over a round trip.
     pub fn decision(&self) -> Decision {
-        let per =
-            BaseRtt::from_nanos(self.base_rtt.clamp(BaseRtt::MIN_NS, BaseRtt::MAX_NS)).unwrap_or(BaseRtt::SHORTEST);
-        Decision::window_paced(Window::from_bytes(self.cwnd), per)
+        // cwnd ≤ MAX_WINDOW: its 1/16 bytes fit 32 bits.
+        Decision::window_paced(Window::from_bits(self.cwnd << 4), BaseRtt::SHORTEST)
     }
 
     /// `update_base_rtt`: a shorter sample lowers the base RTT (and with
@@ -674,15 +711,23 @@ impl Nscc {
     /// congestion elsewhere). avg' = w·x + (1 − w)·avg, truncated.
     #[inline(always)]
     fn average(&mut self, cfg: &NsccConfig, d: u32, skip: bool) {
-        // x < 2^24 ns in 2^-8 (base/4 exactly): < 2^32; by w ≤ 2^24: < 2^56.
+        // x in 2^-8 ns (base/4 exactly): d ≤ MAX_RTT_NS < 2^24 (a sample
+        // is at most that, the base below it) and base ≤ 2^20, so x < 2^32.
         let x = if !skip && d > cfg.target_delay_ns {
-            (self.base_rtt.min(MAX_RTT_NS) as u64) << 6
+            self.base_rtt << 6
         } else {
-            (d.min(MAX_RTT_NS) as u64) << 8
+            d << 8
         };
+        // ⌊w·x + (1 − w)·avg⌋ = avg + ⌊w·(x − avg)⌋: one product of w
+        // (≤ 2^24) by the difference (< 2^32), rounded down either way,
+        // the result between avg and x.
         let w = cfg.delay_ewma.to_bits() as u64;
-        let avg = (w * x + ((1 << 24) - w) * self.avg_delay as u64) >> 24;
-        self.avg_delay = avg as u32;
+        let avg = self.avg_delay;
+        self.avg_delay = if x >= avg {
+            avg + ((w * (x - avg) as u64) >> 24) as u32
+        } else {
+            avg - ((w * (avg - x) as u64 + (1 << 24) - 1) >> 24) as u32
+        };
     }
 
     /// The window within [mtu, ceiling] (`set_cwnd_bounds`: the floor
@@ -690,6 +735,7 @@ impl Nscc {
     #[inline(always)]
     fn bound(&mut self, cfg: &NsccConfig) {
         self.cwnd = self.cwnd.max(cfg.mtu).min(cfg.max_window(self.base_rtt));
+        self.set_flag(UNBOUNDED, false);
     }
 
     /// `quick_adapt`: whether it took the event (and then no other rule
@@ -718,6 +764,9 @@ impl Nscc {
                 self.cwnd = self.achieved.max(cfg.mtu);
                 self.ignore_left = in_flight;
                 self.set_flag(TRIGGER_QA, false);
+                // Above a ceiling below one MTU: bounded at the next ACK,
+                // as uet-htsim does.
+                self.set_flag(UNBOUNDED, true);
                 done = true;
             }
             self.achieved = 0;
@@ -736,16 +785,16 @@ impl Nscc {
     fn fast_increase(&mut self, cfg: &NsccConfig, acked: u32, delay: u32) -> bool {
         if delay < cfg.fast_increase_delay_ns {
             let fi = (self.fi_count() as u64 + acked as u64).min(FI_COUNT_MAX as u64) as u32;
-            self.fi_count_flags = (self.fi_count_flags & !(FI_COUNT_MAX * 2 - 1)) | fi;
+            self.fi_count_flags = (self.fi_count_flags & !(FI_COUNT_MAX)) | fi;
             if fi > self.cwnd || self.flag(INCREASE) {
-                // acked ≤ 2^28 (clamped by the caller) by ≤ 2^20: < 2^48.
+                // acked < 2^31 by ≤ 2^20: < 2^51.
                 let add = (acked as u64 * cfg.fi_scale_q16 as u64) >> 16;
                 self.cwnd = (self.cwnd as u64 + add).min(MAX_WINDOW as u64) as u32;
                 self.set_flag(INCREASE, true);
                 return true;
             }
         } else {
-            self.fi_count_flags &= !(FI_COUNT_MAX * 2 - 1);
+            self.fi_count_flags &= !(FI_COUNT_MAX);
         }
         self.set_flag(INCREASE, false);
         false
@@ -756,7 +805,7 @@ impl Nscc {
     /// floor), truncated.
     #[inline(always)]
     fn decrease(&mut self, cfg: &NsccConfig, now: u32) {
-        self.fi_count_flags &= !(INCREASE | (FI_COUNT_MAX * 2 - 1));
+        self.fi_count_flags &= !(INCREASE | (FI_COUNT_MAX));
         let target = cfg.target_delay_ns << 8;
         let avg = self.avg_delay;
         if avg > target && now.wrapping_sub(self.last_dec) > self.base_rtt {
@@ -793,20 +842,25 @@ impl Nscc {
 
     /// `updateCwndOnAck_NSCC` after the ACK's bytes and delay are taken.
     #[inline(always)]
-    fn on_ack(&mut self, cfg: &NsccConfig, now: u32, skip: bool, delay: u32, acked: u32, in_flight: u32) {
+    fn on_ack(&mut self, cfg: &NsccConfig, now: u32, skip: bool, delay: u32, acked: u32, in_flight: u32, bound: bool) {
         if self.quick_adapt(cfg, now, false, skip, delay, in_flight) {
+            if bound {
+                // A lower ceiling the window meets at the next ACK.
+                self.set_flag(UNBOUNDED, true);
+            }
             return;
         }
+        let w0 = self.cwnd;
         let target = cfg.target_delay_ns;
         if !skip && delay >= target {
-            // fi ≤ 2^26 by acked ≤ 2^28: < 2^54.
+            // fi ≤ 2^26 by acked < 2^31: < 2^57.
             self.set_inc(self.inc().saturating_add(cfg.fi as u64 * acked as u64));
         } else if !skip {
             if !self.fast_increase(cfg, acked, delay) {
-                // α·(target − delay) ≤ 2^26·2^23 = 2^49 in 2^-16; by acked
-                // (≤ 2^28) it would pass 2^64, so in two parts, exactly
-                // ⌊p·acked/2^16⌋: the whole part (< 2^33) by acked (< 2^61),
-                // and the fraction's product (< 2^44) shifted.
+                // α·(target − delay) ≤ 2^24·2^23 = 2^47 in 2^-16; by acked
+                // (< 2^31) it would pass 2^64, so in two parts, exactly
+                // ⌊p·acked/2^16⌋: the whole part (< 2^31) by acked (< 2^62),
+                // and the fraction's product (< 2^47) shifted.
                 let p = cfg.alpha_q16 as u64 * (target - delay) as u64;
                 let a = acked as u64;
                 let add = (p >> 16) * a + (((p & 0xFFFF) * a) >> 16);
@@ -815,11 +869,16 @@ impl Nscc {
         } else if delay >= target {
             self.decrease(cfg, now);
         }
-        self.bound(cfg);
+        // Bounded after every event but a timeout: unchanged, with the
+        // ceiling where it was, the window needs no bound (the ceiling's
+        // product is paid on the ACKs that move either).
+        if bound || self.cwnd != w0 || self.flag(UNBOUNDED) {
+            self.bound(cfg);
+        }
         if self.received > cfg.adjust_bytes || now.wrapping_sub(self.last_adjust) > cfg.network_rtt_ns {
             self.fulfil(cfg, now);
+            self.bound(cfg);
         }
-        self.bound(cfg);
     }
 
     /// The bytes `acked` newly received by an ACK or NACK of `cum_ack`
@@ -829,10 +888,13 @@ impl Nscc {
         if !cum_ack.after(Seq(self.recvd)) {
             return 0;
         }
-        let acked = cum_ack.0.wrapping_sub(self.recvd).min(1 << 28);
+        // Below 2^31: the ACK is after the last.
+        let acked = cum_ack.0.wrapping_sub(self.recvd);
         self.recvd = cum_ack.0;
         self.achieved = self.achieved.saturating_add(acked);
-        self.received = self.received.saturating_add(acked);
+        // Below adjust_bytes + 2^28 < 2^32: every ACK past adjust_bytes
+        // fulfils, and the fulfil and quick adapt clear it.
+        self.received = self.received.wrapping_add(acked);
         self.ignore_left = self.ignore_left.saturating_sub(acked);
         acked
     }
@@ -898,17 +960,18 @@ impl Controller for Nscc {
         let rtt = sample(ack.rtt_ns)?;
         let acked = self.take(ack.cum_ack);
         let skip = ack.ece == EcnEcho::Marked;
-        let delay = match rtt {
+        let (delay, lower) = match rtt {
             Some(rtt) => {
+                let lower = rtt < self.base_rtt;
                 self.update_base(rtt);
                 let d = rtt - self.base_rtt;
                 self.average(cfg, d, skip);
-                d
+                (d, lower)
             }
-            None => self.avg_delay >> 8,
+            None => (self.avg_delay >> 8, false),
         };
         let now = now.as_nanos() as u32;
-        self.on_ack(cfg, now, skip, delay, acked, in_flight(ack.cum_ack, ack.snd_nxt));
+        self.on_ack(cfg, now, skip, delay, acked, in_flight(ack.cum_ack, ack.snd_nxt), lower);
         Ok(self.decision())
     }
 
@@ -921,6 +984,10 @@ impl Controller for Nscc {
     fn nack(&mut self, cfg: &NsccConfig, now: Instant, nack: &Nack) -> Result<Decision, Error> {
         let rtt = sample(nack.rtt_ns)?;
         if let (Some(rtt), true) = (rtt, cfg.nack_updates_base_rtt) {
+            if rtt < self.base_rtt {
+                // A lower ceiling: bounded below, or at the next ACK.
+                self.set_flag(UNBOUNDED, true);
+            }
             self.update_base(rtt);
         }
         let len = nack.len.min(MAX_WINDOW);
@@ -939,6 +1006,7 @@ impl Controller for Nscc {
     /// MTU kept. No quick adapt, no change to the delay average.
     fn loss(&mut self, cfg: &NsccConfig, _now: Instant, _first_lost: Seq) -> Result<Decision, Error> {
         self.cwnd = self.cwnd.saturating_sub(cfg.mtu).max(cfg.mtu);
+        self.set_flag(UNBOUNDED, true);
         Ok(self.decision())
     }
 }

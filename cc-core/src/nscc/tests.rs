@@ -338,9 +338,12 @@ fn sync(r: &mut reference::NsccRef, s: &Nscc) {
 /// 10^4 ACKs, NACKs and timeouts against the `f64` model from each of
 /// five seeds at each of 100 and 800 Gb/s (`NSCC_SEEDS` for more), the
 /// model set to the engine's state before each step: every window within
-/// max(2 bytes, 10^-5) of the model's, every count, flag and time equal.
+/// max(2 bytes, 10^-4) of the model's (a byte of a decrease's rounding
+/// moves the fulfil's inc/cwnd after it by inc/cwnd² bytes), every count, flag and time equal.
 /// Delays are kept 2 ns or more from the target and the fast-increase
-/// gate (where the average's 2^-8 ns could take the other branch).
+/// gate, and a step that leaves the average within 2^-6 ns of the target
+/// (where its 2^-8 ns could take the other branch) is not compared (fewer
+/// than ten a trace).
 #[cfg(feature = "reference")]
 #[test]
 fn fixed_point_follows_the_reference() {
@@ -363,6 +366,7 @@ fn fixed_point_follows_the_reference() {
             let (mut now, mut cum) = (0u32, 0u32);
             // Steps that decreased, quick-adapted, fast-increased, fulfilled.
             let mut seen = [0u32; 4];
+            let mut near = 0u32;
             for i in 0..10_000 {
                 sync(&mut r, &s);
                 let before = s;
@@ -417,9 +421,17 @@ fn fixed_point_follows_the_reference() {
                         r.ack(now, cum, in_flight, rtt, ecn);
                     }
                 }
+                // The average within 2^-6 ns of the target after the step:
+                // its rounding (2^-8 ns, the model's none) may decide the
+                // decrease either way; the next step starts again from the
+                // engine's state.
+                if (r.avg_delay - r.p.target).abs() < 1.0 / 64.0 {
+                    near += 1;
+                    continue;
+                }
                 let (got, want) = (s.cwnd as f64, r.cwnd);
                 assert!(
-                    (got - want).abs() <= (want * 1e-5).max(2.0),
+                    (got - want).abs() <= (want * 1e-4).max(2.0),
                     "{mbps} seed {seed} step {i}: {got} vs {want}; before {before:?} after {s:?}"
                 );
                 let ignoring = r.bytes_ignored < r.bytes_to_ignore;
@@ -469,6 +481,10 @@ fn fixed_point_follows_the_reference() {
             assert!(
                 seen.iter().all(|&n| n >= 20),
                 "{mbps} seed {seed}: every rule ran: {seen:?}"
+            );
+            assert!(
+                near < 10,
+                "{mbps} seed {seed}: {near} steps too near the target to compare"
             );
         }
     }

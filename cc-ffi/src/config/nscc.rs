@@ -29,7 +29,7 @@ pub struct cc_nscc_config {
     pub qa_threshold_ns: u32,
     /// Fair increase, bytes² per byte acknowledged (≤ 2^26).
     pub fi: u32,
-    /// Proportional increase, bytes² per byte per ns, 2^-16 (≤ 2^26).
+    /// Proportional increase, bytes² per byte per ns, 2^-16 (≤ 2^24).
     pub alpha_q16: u32,
     /// Fast increase, window bytes per byte acknowledged, 2^-16 (≤ 2^20).
     pub fi_scale_q16: u32,

@@ -365,6 +365,49 @@ fn bench_registered_cnp(o: u64, a: Algorithm) -> Row {
     }
 }
 
+/// A NACK or timeout row of an algorithm of the registry: the engine
+/// path, and the controller's hook alone on the same events.
+fn bench_registered_loss(o: u64, path: Path, a: Algorithm) -> Row {
+    struct Hook(u64, Algorithm, bool);
+    impl ConfigVisitor for Hook {
+        type Output = Cost;
+        fn visit<C: AlgorithmConfig>(self) -> Cost {
+            let cfg = C::DEFAULT;
+            let Ok((mut c, _)) = C::Sender::<5>::start(&cfg, Instant::ZERO, &hpcc_params(self.1)) else {
+                exit(3)
+            };
+            match (self.2, C::NACK_BENCH, C::LOSS_BENCH) {
+                (true, Some(bench), _) => measure(
+                    self.0,
+                    |i| {
+                        (
+                            Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64),
+                            (bench.nack)(i + 1),
+                        )
+                    },
+                    |(now, nack)| {
+                        let _ = black_box(call(|| black_box(&mut c).nack(black_box(&cfg), *now, nack)));
+                    },
+                ),
+                (false, _, Some(bench)) => measure(
+                    self.0,
+                    |i| Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64),
+                    |now| {
+                        let _ = black_box(call(|| black_box(&mut c).loss(black_box(&cfg), *now, Seq(0))));
+                    },
+                ),
+                _ => exit(3),
+            }
+        }
+    }
+    Row {
+        path,
+        engine: engine_path(o, path),
+        controller: a.with_config(Hook(o, a, matches!(path, Path::Nack(_)))),
+        reference: None,
+    }
+}
+
 /// The `f64` reference's cost of the same ACKs as [`bench_registered`]'s,
 /// for the algorithms of the registry that have one
 /// ([`AlgorithmConfig::reference_ack`]).
@@ -517,6 +560,7 @@ fn main() -> ! {
             Path::ProbeResponse => bench_probe_response(o),
             Path::Cnp(a) => bench_registered_cnp(o, a),
             Path::Ack(a) => bench_registered(o, a),
+            Path::Nack(a) | Path::Loss(a) => bench_registered_loss(o, path, a),
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => bench_c_api(o, path),
         };

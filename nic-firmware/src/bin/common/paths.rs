@@ -28,6 +28,12 @@ pub enum Path {
     /// The CNP row of an algorithm of the registry that names one
     /// (`AlgorithmConfig::CNP_BENCH`).
     Cnp(Algorithm),
+    /// The NACK row of an algorithm of the registry that names one
+    /// (`AlgorithmConfig::NACK_BENCH`).
+    Nack(Algorithm),
+    /// The timeout row of an algorithm of the registry that names one
+    /// (`AlgorithmConfig::LOSS_BENCH`).
+    Loss(Algorithm),
     #[cfg(feature = "c-api")]
     LdcpAckC,
     #[cfg(feature = "c-api")]
@@ -35,8 +41,8 @@ pub enum Path {
 }
 
 impl Path {
-    /// Every path: those below, then the registry's CNP and ACK rows, then
-    /// the C API's.
+    /// Every path: those below, then the registry's CNP, ACK, NACK and
+    /// timeout rows, then the C API's.
     pub fn all() -> impl Iterator<Item = Path> {
         let (own, c_api) = Path::BY_HAND.split_at(Path::BY_HAND.iter().take_while(|p| !p.is_c_api()).count());
         let cnp = Algorithm::ALL
@@ -47,7 +53,21 @@ impl Path {
             .into_iter()
             .filter(|a| a.ack_bench().is_some())
             .map(Path::Ack);
-        own.iter().copied().chain(cnp).chain(ack).chain(c_api.iter().copied())
+        let nack = Algorithm::ALL
+            .into_iter()
+            .filter(|a| a.nack_bench().is_some())
+            .map(Path::Nack);
+        let loss = Algorithm::ALL
+            .into_iter()
+            .filter(|a| a.loss_bench().is_some())
+            .map(Path::Loss);
+        own.iter()
+            .copied()
+            .chain(cnp)
+            .chain(ack)
+            .chain(nack)
+            .chain(loss)
+            .chain(c_api.iter().copied())
     }
 
     /// Whether the row runs through the C API (cc-ffi).
@@ -88,6 +108,14 @@ impl Path {
                 Some(b) => b.name,
                 None => "",
             },
+            Path::Nack(a) => match a.nack_bench() {
+                Some(b) => b.name,
+                None => "",
+            },
+            Path::Loss(a) => match a.loss_bench() {
+                Some(b) => b.name,
+                None => "",
+            },
             #[cfg(feature = "c-api")]
             Path::LdcpAckC => "ldcp-ack-c",
             #[cfg(feature = "c-api")]
@@ -110,6 +138,14 @@ impl Path {
                 None => "",
             },
             Path::Cnp(a) => match a.cnp_bench() {
+                Some(b) => b.row,
+                None => "",
+            },
+            Path::Nack(a) => match a.nack_bench() {
+                Some(b) => b.row,
+                None => "",
+            },
+            Path::Loss(a) => match a.loss_bench() {
                 Some(b) => b.row,
                 None => "",
             },
@@ -143,8 +179,9 @@ impl Path {
                 }) => Some(if dpa { zbb as u64 } else { rv32 as u64 }),
                 _ => None,
             },
-            // The baselines' CNP rows are measured for comparison.
-            Path::Cnp(_) => None,
+            // The baselines' CNP rows are measured for comparison; NACK
+            // and timeout rows have no target.
+            Path::Cnp(_) | Path::Nack(_) | Path::Loss(_) => None,
             // Held to their Rust rows instead (`Path::rust_row`).
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => None,
@@ -280,8 +317,10 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         Path::LdcpTimer => ldcp_timer_path(events, b),
         Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path(path, events, b),
         Path::RxHpcc5 => rx_hpcc_path(events, b),
-        Path::Cnp(a) => registered_path(a, true, events, b),
-        Path::Ack(a) => registered_path(a, false, events, b),
+        Path::Cnp(a) => registered_path(a, Kind::Cnp, events, b),
+        Path::Ack(a) => registered_path(a, Kind::Ack, events, b),
+        Path::Nack(a) => registered_path(a, Kind::Nack, events, b),
+        Path::Loss(a) => registered_path(a, Kind::Loss, events, b),
         #[cfg(feature = "c-api")]
         Path::LdcpAckC => ldcp_ack_c_path(events, b),
         #[cfg(feature = "c-api")]
@@ -349,14 +388,23 @@ fn rx_hpcc_path(events: u32, b: &mut impl Bracket) {
 /// An event path of an algorithm of the registry: its sender's controller
 /// with its defaults, driven by its module's `AckBench` (its ACKs) or
 /// `CnpBench` (a CNP every `interval_ns`).
-fn registered_path(a: Algorithm, cnp: bool, events: u32, b: &mut impl Bracket) {
-    a.with_config(RegisteredPath { a, cnp, events, b });
+fn registered_path(a: Algorithm, kind: Kind, events: u32, b: &mut impl Bracket) {
+    a.with_config(RegisteredPath { a, kind, events, b });
+}
+
+/// Which of an algorithm's registered rows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Ack,
+    Cnp,
+    Nack,
+    Loss,
 }
 
 /// [`registered_path`] for configuration type `C`.
 struct RegisteredPath<'b, B> {
     a: Algorithm,
-    cnp: bool,
+    kind: Kind,
     events: u32,
     b: &'b mut B,
 }
@@ -369,26 +417,52 @@ impl<B: Bracket> ConfigVisitor for RegisteredPath<'_, B> {
         // Five hops of history, as the HPCC++ rows (an algorithm that keeps
         // none has the same controller for any H).
         let (mut eng, h) = started::<C::Sender<5>>(C::DEFAULT, hpcc_params(self.a));
-        if self.cnp {
-            let Some(bench) = C::CNP_BENCH else {
-                nic_firmware::exit(3)
-            };
-            for i in 0..self.events {
-                let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
-                self.b.around(now, |now| {
-                    let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
-                });
+        let at = |i: u32, interval: u32| Instant::from_nanos((i as u64 + 1) * interval as u64);
+        match self.kind {
+            Kind::Cnp => {
+                let Some(bench) = C::CNP_BENCH else {
+                    nic_firmware::exit(3)
+                };
+                for i in 0..self.events {
+                    self.b.around(at(i, bench.interval_ns), |now| {
+                        let _ = black_box(black_box(&mut eng).cnp(black_box(h), *now));
+                    });
+                }
             }
-        } else {
-            let Some(bench) = C::ACK_BENCH else {
-                nic_firmware::exit(3)
-            };
-            let mut hops = [HopSample::default(); 5];
-            for i in 0..self.events {
-                let now = Instant::from_nanos((i as u64 + 1) * bench.interval_ns as u64);
-                self.b.around((now, (bench.ack)(i + 1, &mut hops)), |(now, ack)| {
-                    let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
-                });
+            Kind::Ack => {
+                let Some(bench) = C::ACK_BENCH else {
+                    nic_firmware::exit(3)
+                };
+                let mut hops = [HopSample::default(); 5];
+                for i in 0..self.events {
+                    self.b.around(
+                        (at(i, bench.interval_ns), (bench.ack)(i + 1, &mut hops)),
+                        |(now, ack)| {
+                            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+                        },
+                    );
+                }
+            }
+            Kind::Nack => {
+                let Some(bench) = C::NACK_BENCH else {
+                    nic_firmware::exit(3)
+                };
+                for i in 0..self.events {
+                    self.b
+                        .around((at(i, bench.interval_ns), (bench.nack)(i + 1)), |(now, nack)| {
+                            let _ = black_box(black_box(&mut eng).nack(black_box(h), *now, nack));
+                        });
+                }
+            }
+            Kind::Loss => {
+                let Some(bench) = C::LOSS_BENCH else {
+                    nic_firmware::exit(3)
+                };
+                for i in 0..self.events {
+                    self.b.around(at(i, bench.interval_ns), |now| {
+                        let _ = black_box(black_box(&mut eng).loss(black_box(h), *now, Seq(i)));
+                    });
+                }
             }
         }
     }
