@@ -603,9 +603,14 @@ fn theta_powertcp_2to1_replays_bit_for_bit() {
 /// bit for bit; more than 1000 of its windows below three quarters of the
 /// largest, and more than 50 rises.
 fn replays_with_windows_moving(name: &str, what: &str) {
+    replays_with_windows_moving_for(name, what, 1.5)
+}
+
+/// [`replays_with_windows_moving`], the trace cut to `ms`.
+fn replays_with_windows_moving_for(name: &str, what: &str, ms: f64) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../scenarios/{name}.toml"));
     let mut s = scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    s.stop_ms = TimeMs(1.5);
+    s.stop_ms = TimeMs(ms);
     let a = equivalent(what, &record(&s, Side::Sender));
     let windows: Vec<u32> = a
         .iter()
@@ -631,6 +636,17 @@ fn replays_with_windows_moving(name: &str, what: &str) {
 #[test]
 fn powertcp_2to1_replays_bit_for_bit() {
     replays_with_windows_moving("powertcp-2to1", "PowerTCP 2-to-1");
+}
+
+/// NSCC 8-to-1 (`scenarios/nscc-incast8.toml`, cut to 4 ms): the first
+/// sender's trace, ACKs with RTT samples and ECN echoes, replays bit for
+/// bit on every core and through the C API; its window, cut from the
+/// ceiling it starts at toward an eighth of the path's BDP and target
+/// queue, moves both ways (the increases come at the fulfils, every 8 MTU
+/// received: cut to 1.5 ms, fewer than 50).
+#[test]
+fn nscc_incast8_replays_bit_for_bit() {
+    replays_with_windows_moving_for("nscc-incast8", "NSCC 8-to-1", 4.0);
 }
 
 /// HPCC-PINT 2-to-1 with two-byte codes: the sender's ACKs, each with the

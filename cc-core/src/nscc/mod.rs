@@ -265,7 +265,7 @@ impl crate::controller::AlgorithmConfig for NsccConfig {
             mtu,
             Unit::Bytes,
             "64 ..= 65535",
-            "bytes of a full packet, header included: the window's floor"
+            "bytes of a full packet as the ACKs count them: the window's floor"; payload
         ),
         param!(
             NsccConfig,
