@@ -69,6 +69,7 @@ pub mod ldcp;
 pub mod notification;
 pub mod nscc;
 pub mod params;
+pub mod path;
 mod per_rtt;
 pub mod powertcp;
 mod reciprocals;

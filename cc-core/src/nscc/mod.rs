@@ -842,7 +842,14 @@ impl Nscc {
 
     /// `updateCwndOnAck_NSCC` after the ACK's bytes and delay are taken.
     #[inline(always)]
-    fn on_ack(&mut self, cfg: &NsccConfig, now: u32, skip: bool, delay: u32, acked: u32, in_flight: u32, bound: bool) {
+    fn on_ack(&mut self, cfg: &NsccConfig, now: u32, a: Taken) {
+        let Taken {
+            skip,
+            delay,
+            acked,
+            in_flight,
+            lower: bound,
+        } = a;
         if self.quick_adapt(cfg, now, false, skip, delay, in_flight) {
             if bound {
                 // A lower ceiling the window meets at the next ACK.
@@ -898,6 +905,18 @@ impl Nscc {
         self.ignore_left = self.ignore_left.saturating_sub(acked);
         acked
     }
+}
+
+/// What an ACK brought, for the rules: its ECN-Echo (`skip`), the delay
+/// (ns), the bytes newly received, the bytes in flight, and whether its
+/// RTT lowered the base RTT (and with it the window's ceiling).
+#[derive(Clone, Copy)]
+struct Taken {
+    skip: bool,
+    delay: u32,
+    acked: u32,
+    in_flight: u32,
+    lower: bool,
 }
 
 /// Bytes in flight from a `cum_ack` and `snd_nxt`: none where `snd_nxt`
@@ -971,7 +990,14 @@ impl Controller for Nscc {
             None => (self.avg_delay >> 8, false),
         };
         let now = now.as_nanos() as u32;
-        self.on_ack(cfg, now, skip, delay, acked, in_flight(ack.cum_ack, ack.snd_nxt), lower);
+        let taken = Taken {
+            skip,
+            delay,
+            acked,
+            in_flight: in_flight(ack.cum_ack, ack.snd_nxt),
+            lower,
+        };
+        self.on_ack(cfg, now, taken);
         Ok(self.decision())
     }
 
