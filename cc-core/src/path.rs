@@ -412,20 +412,9 @@ impl Mixed {
 mod tests {
     extern crate std;
     use super::*;
+    use crate::testing::Lcg;
     use std::vec::Vec;
 
-    /// A small deterministic generator for the random numbers.
-    struct Lcg(u64);
-
-    impl Lcg {
-        fn next(&mut self) -> u32 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (self.0 >> 33) as u32
-        }
-    }
 
     fn p(n: u16) -> Paths {
         Paths::new(n).unwrap()

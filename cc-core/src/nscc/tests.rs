@@ -2,6 +2,8 @@
 //! uet-htsim printed, and the fixed point against its `f64` model.
 
 use super::*;
+#[cfg(feature = "reference")]
+use crate::testing::Lcg;
 use crate::units::LinkSpeed;
 
 const T0: u32 = 14_023;
@@ -299,20 +301,6 @@ fn the_accumulator_holds_800_gbps() {
     assert_eq!(s.window() as u64, w as u64 + inc / w as u64);
 }
 
-/// A small deterministic generator for the traces.
-#[cfg(feature = "reference")]
-struct Lcg(u64);
-
-#[cfg(feature = "reference")]
-impl Lcg {
-    fn next(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) as u32
-    }
-}
 
 /// The model's state set to the engine's.
 #[cfg(feature = "reference")]

@@ -2,6 +2,8 @@
 //! against its `f64` model.
 
 use super::*;
+#[cfg(feature = "reference")]
+use crate::testing::Lcg;
 use crate::units::LinkSpeed;
 
 fn params() -> FlowParams {
@@ -164,18 +166,6 @@ fn losses_cut_then_floor() {
     assert_eq!(d.window.to_bits() >> 4, ((cfg.min_window as u64 * 1000) >> 16) as u32);
 }
 
-/// A small deterministic generator for the traces.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) as u32
-    }
-}
 
 /// 10^4 ACKs and losses against the `f64` model from each of five seeds
 /// (`SWIFT_SEEDS` for more),

@@ -6,6 +6,21 @@ use crate::event::{Algorithm, FlowParams};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{BaseRtt, LinkSpeed, Seq};
 
+/// A small deterministic generator for test traces (Knuth's MMIX
+/// constants), the high 31 bits of its 64-bit state per draw.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next draw.
+    pub fn next(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) as u32
+    }
+}
+
 /// The base RTT the fixtures use: 12 µs (a few hops of 1 µs links at
 /// 100 Gb/s; BDP 150 kB).
 pub const T_NS: u32 = 12_000;
