@@ -415,7 +415,6 @@ mod tests {
     use crate::testing::Lcg;
     use std::vec::Vec;
 
-
     fn p(n: u16) -> Paths {
         Paths::new(n).unwrap()
     }
@@ -452,11 +451,11 @@ mod tests {
         let mut g = Lcg(3);
         for n in [2u16, 8, 128, 256] {
             let paths = p(n);
-            let mut o = Oblivious::new(paths, 0xABCD_0000 | g.next() & 0xFFFF);
+            let mut o = Oblivious::new(paths, 0xABCD_0000 | g.draw() & 0xFFFF);
             let upper = 0xABCD & !(n - 1);
             let mut orders = Vec::new();
             for _ in 0..6 {
-                let evs: Vec<u16> = (0..n).map(|_| o.next(paths, g.next())).collect();
+                let evs: Vec<u16> = (0..n).map(|_| o.next(paths, g.draw())).collect();
                 assert!(evs.iter().all(|e| e & !(n - 1) == upper), "{n}: upper bits");
                 let mut places: Vec<u16> = evs.iter().map(|e| e & (n - 1)).collect();
                 orders.push(places.clone());
@@ -583,7 +582,7 @@ mod tests {
         let mut g = Lcg(11);
         for n in [2u16, 64, 256] {
             let paths = p(n);
-            let seed = g.next();
+            let seed = g.draw();
             let upper = ((seed >> 16) as u16) & !(n - 1);
             let (mut o, mut b, mut r, mut m) = (
                 Oblivious::new(paths, seed),
@@ -593,20 +592,20 @@ mod tests {
             );
             let mut now = 0u64;
             for _ in 0..20_000 {
-                now += (g.next() % 100_000) as u64;
-                let f = [Feedback::Good, Feedback::Ecn, Feedback::Nack, Feedback::Timeout][(g.next() % 4) as usize];
-                let ev = (g.next() as u16 & (n - 1)) | upper;
+                now += (g.draw() % 100_000) as u64;
+                let f = [Feedback::Good, Feedback::Ecn, Feedback::Nack, Feedback::Timeout][(g.draw() % 4) as usize];
+                let ev = (g.draw() as u16 & (n - 1)) | upper;
                 b.feedback(paths, ev, f);
                 r.feedback(ev & (n - 1), f, Instant::from_nanos(now));
                 m.feedback(paths, ev, f);
                 for e in [
-                    o.next(paths, g.next()),
-                    b.next(paths, g.next()),
-                    m.next(paths, g.next()),
+                    o.next(paths, g.draw()),
+                    b.next(paths, g.draw()),
+                    m.next(paths, g.draw()),
                 ] {
                     assert_eq!(e & !(n - 1), upper);
                 }
-                assert!(r.next(paths, g.next()) < n);
+                assert!(r.next(paths, g.draw()) < n);
                 assert!(r.fresh as usize <= RING && r.count as usize <= RING);
             }
         }

@@ -301,7 +301,6 @@ fn the_accumulator_holds_800_gbps() {
     assert_eq!(s.window() as u64, w as u64 + inc / w as u64);
 }
 
-
 /// The model's state set to the engine's.
 #[cfg(feature = "reference")]
 fn sync(r: &mut reference::NsccRef, s: &Nscc) {
@@ -344,7 +343,7 @@ fn fixed_point_follows_the_reference() {
         let rp = reference::NsccRefParams::from_config(&cfg);
         for seed in 1..=seeds {
             let mut g = Lcg(seed);
-            let base = cfg.network_rtt_ns + g.next() % 3_000;
+            let base = cfg.network_rtt_ns + g.draw() % 3_000;
             let p = FlowParams {
                 line_rate: LinkSpeed::from_mbps(mbps),
                 ..params(base)
@@ -362,14 +361,14 @@ fn fixed_point_follows_the_reference() {
                 // increase's gate, or sparse ACKs (quick adapt's case).
                 let phase = (i / 500 + seed as u32) % 3;
                 now = now.wrapping_add(match phase {
-                    2 => 2_000 + g.next() % 20_000,
-                    _ => 50 + g.next() % 3_000,
+                    2 => 2_000 + g.draw() % 20_000,
+                    _ => 50 + g.draw() % 3_000,
                 });
-                let in_flight = g.next() % 400_000;
+                let in_flight = g.draw() % 400_000;
                 let rtt = {
                     let mut d = match phase {
-                        1 => g.next() % 1_200,
-                        _ => g.next() % 60_000,
+                        1 => g.draw() % 1_200,
+                        _ => g.draw() % 60_000,
                     };
                     for gate in [cfg.target_delay_ns, cfg.fast_increase_delay_ns] {
                         if d.abs_diff(gate) < 2 {
@@ -377,20 +376,20 @@ fn fixed_point_follows_the_reference() {
                         }
                     }
                     let rtt = s.base_rtt + d;
-                    match g.next() % 20 {
+                    match g.draw() % 20 {
                         0 => None,
-                        1 => Some(s.base_rtt.saturating_sub(g.next() % 50).max(1)),
+                        1 => Some(s.base_rtt.saturating_sub(g.draw() % 50).max(1)),
                         _ => Some(rtt),
                     }
                 };
                 let t = at(now);
-                match g.next() % if phase == 2 { 8 } else { 40 } {
+                match g.draw() % if phase == 2 { 8 } else { 40 } {
                     0 => {
                         s.loss(&cfg, t, Seq(cum)).unwrap();
                         r.timeout();
                     }
                     1..=3 => {
-                        let len = [4_150, 2_000, 64][(g.next() % 3) as usize];
+                        let len = [4_150, 2_000, 64][(g.draw() % 3) as usize];
                         let n = Nack {
                             rtt_ns: rtt,
                             ..Nack::new(Seq(cum), len, Seq(cum), Seq(cum.wrapping_add(in_flight)))
@@ -403,8 +402,8 @@ fn fixed_point_follows_the_reference() {
                             2 => [0, 0, 4_150, 2_000],
                             _ => [0, 4_150, 16_600, 33_200],
                         };
-                        cum = cum.wrapping_add(step[(g.next() % 4) as usize]);
-                        let ecn = g.next().is_multiple_of(4);
+                        cum = cum.wrapping_add(step[(g.draw() % 4) as usize]);
+                        let ecn = g.draw().is_multiple_of(4);
                         s.ack(&cfg, t, &ack(cum, in_flight, rtt, ecn)).unwrap();
                         r.ack(now, cum, in_flight, rtt, ecn);
                     }

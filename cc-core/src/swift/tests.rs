@@ -166,7 +166,6 @@ fn losses_cut_then_floor() {
     assert_eq!(d.window.to_bits() >> 4, ((cfg.min_window as u64 * 1000) >> 16) as u32);
 }
 
-
 /// 10^4 ACKs and losses against the `f64` model from each of five seeds
 /// (`SWIFT_SEEDS` for more),
 /// each delay kept 2 µs or more from the target (where the table's
@@ -195,16 +194,16 @@ fn fixed_point_follows_the_reference() {
         );
         let (mut now, mut cum) = (0u32, 0u32);
         for i in 0..10_000 {
-            now = now.wrapping_add(500 + g.next() % 20_000);
-            if g.next().is_multiple_of(50) {
+            now = now.wrapping_add(500 + g.draw() % 20_000);
+            if g.draw().is_multiple_of(50) {
                 s.loss(&cfg, Instant::from_nanos(now as u64), Seq(cum)).unwrap();
                 r.loss(now);
             } else {
-                cum = cum.wrapping_add(g.next() % 4 * 1000);
-                let hops = (g.next() % 6) as u8;
-                let level = (g.next() % 32) as u8;
+                cum = cum.wrapping_add(g.draw() % 4 * 1000);
+                let hops = (g.draw() % 6) as u8;
+                let level = (g.draw() % 32) as u8;
                 let target = r.target(hops);
-                let mut fabric = 1_000 + g.next() % 120_000;
+                let mut fabric = 1_000 + g.draw() % 120_000;
                 if (fabric as f64 - target).abs() < 2_000.0 {
                     fabric += 4_000;
                 }

@@ -12,7 +12,7 @@ pub struct Lcg(pub u64);
 
 impl Lcg {
     /// The next draw.
-    pub fn next(&mut self) -> u32 {
+    pub fn draw(&mut self) -> u32 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
