@@ -284,7 +284,10 @@ fn run(a: RunArgs) -> ExitCode {
     };
     let selection = Selection { host, flows };
     if record.is_some() {
-        w.record(selection.clone());
+        if let Err(e) = w.record(selection.clone()) {
+            eprintln!("error: --record: {e}");
+            return ExitCode::FAILURE;
+        }
     }
     if let Some(elf) = &cosim {
         if let Err(e) = w.cosimulate(&runner, elf, selection) {

@@ -143,7 +143,8 @@ fn latest_loses_no_acknowledged_byte() {
     w.record(Selection {
         host: Some(src),
         flows: Some(vec![flow as u32]),
-    });
+    })
+    .unwrap();
     w.run(|_| {});
     assert!(w.flows[flow].finish_ps.is_some());
     let trace = w.tap.trace.take().expect("recorded").finish();

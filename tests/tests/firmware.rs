@@ -285,7 +285,7 @@ fn record(s: &Scenario, side: Side) -> Vec<u8> {
         Side::Receiver => Some(w.flows[0].dst_host),
         Side::AllSenders => None,
     };
-    w.record(Selection { host, flows: None });
+    w.record(Selection { host, flows: None }).unwrap();
     w.run(|_| {});
     w.tap.trace.take().unwrap().finish()
 }

@@ -41,15 +41,19 @@ pub struct TraceRecorder {
 }
 
 impl TraceRecorder {
-    /// Records the selected events of engines configured with `cfg`.
-    pub fn new(cfg: &AnyConfig, selection: Selection) -> Self {
+    /// Records the selected events of engines configured with `cfg`;
+    /// `Err` if the configuration does not fit the codec's one frame (its
+    /// values go in 1 to 5 bytes each, every algorithm's block in one
+    /// frame of at most `MAX_FRAME` bytes: the defaults take 243).
+    pub fn new(cfg: &AnyConfig, selection: Selection) -> Result<Self, String> {
         let mut buf = [0u8; MAX_FRAME];
-        let n = codec::encode_config(cfg, &mut buf).expect("a configuration fits one frame");
-        TraceRecorder {
+        let n = codec::encode_config(cfg, &mut buf)
+            .map_err(|e| format!("the engine configuration does not fit one trace frame of {MAX_FRAME} bytes ({e})"))?;
+        Ok(TraceRecorder {
             selection,
             bytes: buf[..n].to_vec(),
             events: 0,
-        }
+        })
     }
 
     /// Appends one event.
@@ -74,5 +78,39 @@ impl TraceRecorder {
         let n = codec::encode_halt(&mut buf).expect("a halt frame fits");
         self.bytes.extend_from_slice(&buf[..n]);
         self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scenario sets the engine's configuration through the algorithms'
+    /// tables alone, each checked against its ranges: with the defaults,
+    /// and with every table parameter at the largest of a ladder of values
+    /// (u32::MAX down to 1) that it keeps and its algorithm accepts, the
+    /// configuration fits a trace's frame.
+    #[test]
+    fn every_configuration_a_scenario_can_set_fits_a_frame() {
+        let all = || Selection {
+            host: None,
+            flows: None,
+        };
+        assert!(TraceRecorder::new(&AnyConfig::DEFAULT, all()).is_ok());
+        let mut big = AnyConfig::DEFAULT;
+        for a in Algorithm::ALL {
+            for i in 0..a.params().count() {
+                for v in [u32::MAX, 1 << 30, 1 << 28, 1 << 24, 1 << 20, 65_535, 255, 1] {
+                    let mut c = big;
+                    if c.set_param(a, i, v) && c.get_param(a, i) == Some(v) && c.invalid_field(a).is_none() {
+                        big = c;
+                        break;
+                    }
+                }
+            }
+        }
+        assert_ne!(big, AnyConfig::DEFAULT);
+        let t = TraceRecorder::new(&big, all()).expect("fits one frame");
+        assert!(t.bytes.len() <= MAX_FRAME);
     }
 }

@@ -135,10 +135,12 @@ impl World {
     }
 
     /// Records the selected engine events from now on; take the trace with
-    /// `world.tap.trace.take().map(TraceRecorder::finish)`.
-    pub fn record(&mut self, selection: crate::output::trace::Selection) {
+    /// `world.tap.trace.take().map(TraceRecorder::finish)`. `Err` if the
+    /// engine configuration does not fit a trace's configuration frame.
+    pub fn record(&mut self, selection: crate::output::trace::Selection) -> Result<(), String> {
         let cfg = self.engine_config();
-        self.tap.trace = Some(crate::output::trace::TraceRecorder::new(&cfg, selection));
+        self.tap.trace = Some(crate::output::trace::TraceRecorder::new(&cfg, selection)?);
+        Ok(())
     }
 
     /// Runs the selected flows' congestion control in the firmware image
