@@ -935,27 +935,37 @@ fn nscc_incast8_holds_the_queue_at_its_target_delay() {
     );
 }
 
-/// uet-htsim's one.cm (`scenarios/uet-one.toml`): one 2 MB flow across its
-/// default k = 4 fat-tree under NSCC, with its packet and ACK sizes and
+/// uet-htsim's one.cm and bidir.cm (`scenarios/uet-one.toml`,
+/// `uet-bidir.toml`): one 2 MB flow across its default k = 4 fat-tree,
+/// and two, one each way, under NSCC, with its packet and ACK sizes and
 /// ACKs every 16 KB. uet-htsim (40ccb05, `validate_uec_sender.out`)
-/// finishes it at 176.2 µs with 490 data packets, no retransmission and
-/// 124 ACKs. Measured: 176.1995 µs, 490, 0, 123. The bounds: the FCT within 2 %
-/// (the issue's), the packets and retransmissions exact, the ACKs within
-/// 10 % (hal-sim ACKs every four packets; uet-htsim every 16 384 bytes
-/// received, and at once on its first packet).
+/// finishes one.cm at 176.2 µs with 490 data packets, no retransmission
+/// and 124 ACKs; bidir.cm at 176.804 µs with 980, none and 248. Measured:
+/// 176.1995 µs, 490, 0, 123; 176.7986 µs, 980, 0, 246. The bounds: the
+/// tail FCT within 2 % (the issue's), the packets and retransmissions
+/// exact, the ACKs within 10 % (hal-sim ACKs every four packets;
+/// uet-htsim every 16 384 bytes received, and at once on a flow's first
+/// packet).
 #[test]
-fn uet_one_finishes_as_uet_htsim() {
-    let (w, s) = run("uet-one");
-    assert_eq!(s.flows_finished, 1);
-    let fct_us = w.flows[0].finish_ps.unwrap().as_ns() as f64 / 1000.0 - w.flows[0].start_ps.as_ns() as f64 / 1000.0;
-    assert!(
-        (fct_us / 176.2 - 1.0).abs() <= 0.02,
-        "FCT {fct_us:.3} µs against uet-htsim's 176.2"
-    );
-    assert_eq!((s.data_packets, w.flows[0].retransmits), (490, 0));
-    let acks = s.counters.ctrl_packets as f64;
-    assert!(
-        (acks / 124.0 - 1.0).abs() <= 0.10,
-        "{acks} ACKs against uet-htsim's 124"
-    );
+fn uet_one_and_bidir_finish_as_uet_htsim() {
+    for (name, tail_us, packets, acks) in [("uet-one", 176.2, 490, 124.0), ("uet-bidir", 176.804, 980, 248.0)] {
+        let (w, s) = run(name);
+        assert_eq!(s.flows_finished as usize, w.flows.len(), "{name}");
+        let tail = w
+            .flows
+            .iter()
+            .map(|f| (f.finish_ps.unwrap().as_ns() - f.start_ps.as_ns()) as f64 / 1000.0)
+            .fold(0.0, f64::max);
+        assert!(
+            (tail / tail_us - 1.0).abs() <= 0.02,
+            "{name}: tail FCT {tail:.3} µs against uet-htsim's {tail_us}"
+        );
+        let rtx: u64 = w.flows.iter().map(|f| f.retransmits).sum();
+        assert_eq!((s.data_packets, rtx), (packets, 0), "{name}");
+        let got = s.counters.ctrl_packets as f64;
+        assert!(
+            (got / acks - 1.0).abs() <= 0.10,
+            "{name}: {got} ACKs against uet-htsim's {acks}"
+        );
+    }
 }
