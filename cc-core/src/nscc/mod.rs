@@ -25,7 +25,10 @@
 //! average toward a network RTT, asks for quick adapt and takes the
 //! packet's bytes off the window; a timeout ([`EventKind::Loss`]) takes one
 //! MTU off. The window stays within `[mtu, 1.5·BDP]`, BDP the base RTT at
-//! the line rate.
+//! the line rate, and is not paced: uet-htsim's NSCC sends while the
+//! window allows. The transport hands the receiver's cumulative received
+//! bytes as an ACK's `cum_ack` and the bytes in flight as `snd_nxt −
+//! cum_ack`.
 //!
 //! Fixed point: bytes and ns in integers, as uet-htsim truncates them
 //! (its times are ps); the delay average in 2^-8 ns; gains: `fi` in
