@@ -958,7 +958,7 @@ fn uet_htsim_runs_without_trimming_finish_as_uet_htsim() {
         ("uet-outcast-incast", 1638.08, 10_290, 2629.0),
     ] {
         let (w, s) = run(name);
-        assert_eq!(s.flows_finished as usize, w.flows.len(), "{name}");
+        assert_eq!(s.flows_finished, w.flows.len(), "{name}");
         let tail = w
             .flows
             .iter()
