@@ -118,11 +118,13 @@ pub struct NsccConfig {
     pub quick_adapt: bool,
 }
 
-/// The reference link of the derivation: 100 Gb/s, 12 µs, so BDP 150 kB.
-const REF_RTT_PS: f64 = 12_000_000.0;
-const REF_BDP: f64 = 150_000.0;
 /// uet-htsim's ACK and header bytes.
 const HEADER: u32 = 64;
+
+/// The derivation's `a = BDP/150 kB` has this denominator over
+/// `rtt_ps · rate_mbps`: BDP = rtt_ps·rate_mbps/8·10^6 bytes, and the
+/// reference BDP (100 Gb/s × 12 µs) 150 000 bytes.
+const A_DEN: u128 = 1_200_000_000_000;
 
 impl NsccConfig {
     /// uet-htsim's defaults: a 100 Gb/s host in its default three-tier
@@ -136,42 +138,40 @@ impl NsccConfig {
     /// network whose largest unloaded RTT is `network_rtt_ps` (ps, as
     /// uet-htsim's `calculate_rtt`), packets of `mtu` bytes (64 of them
     /// header), on a fabric that trims (`trimming`: the target is then
-    /// 0.75 RTT, else one RTT). With the reference BDP 150 kB (100 Gb/s ×
-    /// 12 µs), a = BDP/150 kB and b = target/12 µs:
-    /// α = 4·MSS·a·b/target, fi = 5·MSS·a, eta = 0.15·MSS·a, fi_scale =
-    /// 0.25·a, QA threshold 4·target, adjust bytes 8·MTU; γ 0.8, the
-    /// floor 0.5, the average's weight 0.0125, the fast-increase gate
-    /// 1 µs. Times are rounded to the ns, gains to their units; `eta` is
-    /// truncated, as uet-htsim adds it to an integer window.
+    /// 0.75 RTT, truncated to the ps, else one RTT). With the reference
+    /// BDP 150 kB (100 Gb/s × 12 µs), a = BDP/150 kB and b = target/12 µs:
+    /// α = 4·MSS·a·b/target (= 4·MSS·a/12 µs), fi = 5·MSS·a, eta =
+    /// 0.15·MSS·a, fi_scale = 0.25·a, QA threshold 4·target, adjust bytes
+    /// 8·MTU; γ 0.8, the floor 0.5, the average's weight 0.0125, the
+    /// fast-increase gate 1 µs. In exact integer arithmetic (uet-htsim's is
+    /// `double`): times rounded to the ns, gains to their units; `eta`
+    /// truncated, as uet-htsim adds it to an integer window. Products
+    /// saturate, so absurd inputs give values `validate` refuses.
     pub const fn derive(line_rate_mbps: u32, network_rtt_ps: u64, mtu: u32, trimming: bool) -> Self {
-        let rtt = network_rtt_ps as f64;
-        let mss = mtu.saturating_sub(HEADER) as f64;
-        // network_rtt · rate / 8, bytes.
-        let bdp = rtt * 1e-12 * line_rate_mbps as f64 * 1e6 / 8.0;
         let target_ps = if trimming {
-            (network_rtt_ps * 3) / 4
+            network_rtt_ps.saturating_mul(3) / 4
         } else {
             network_rtt_ps
         };
-        let a = bdp / REF_BDP;
-        let b = target_ps as f64 / REF_RTT_PS;
-        // B/ps → B/ns, in 2^-16.
-        let alpha = 4.0 * mss * a * b / target_ps as f64 * 1000.0;
+        // a = r / A_DEN; every gain is r·k / (A_DEN·d) for its own k, d.
+        let r = (network_rtt_ps as u128).saturating_mul(line_rate_mbps as u128);
+        let mss = mtu.saturating_sub(HEADER) as u128;
         NsccConfig {
             mtu,
             line_rate_mbps,
             network_rtt_ns: round_ns(network_rtt_ps),
             target_delay_ns: round_ns(target_ps),
-            qa_threshold_ns: round_ns(4 * target_ps),
+            qa_threshold_ns: round_ns(target_ps.saturating_mul(4)),
             qa_gate: 3,
-            fi: round(5.0 * mss * a),
-            alpha_q16: round(alpha * 65_536.0),
-            fi_scale_q16: round(0.25 * a * 65_536.0),
-            eta: (0.15 * mss * a) as u32,
+            fi: ratio(r.saturating_mul(5 * mss), A_DEN, true),
+            // 4·MSS·a / 12 000 ns, in 2^-16 bytes per ns.
+            alpha_q16: ratio(r.saturating_mul(4 * 65_536 * mss), A_DEN * 12_000, true),
+            fi_scale_q16: ratio(r.saturating_mul(65_536), A_DEN * 4, true),
+            eta: ratio(r.saturating_mul(15 * mss), A_DEN * 100, false),
             gamma: Fraction::preset(4, 5),
             md_floor: Fraction::preset(1, 2),
             delay_ewma: Fraction::preset(1, 80),
-            adjust_bytes: 8 * mtu,
+            adjust_bytes: mtu.saturating_mul(8),
             fast_increase_delay_ns: 1_000,
             initial_window: 0,
             nack_updates_base_rtt: true,
@@ -230,23 +230,21 @@ impl NsccConfig {
 
 /// ps to the nearest ns, saturating.
 const fn round_ns(ps: u64) -> u32 {
-    let ns = (ps + 500) / 1_000;
-    if ns > u32::MAX as u64 {
-        u32::MAX
-    } else {
-        ns as u32
-    }
+    ratio(ps as u128, 1_000, true)
 }
 
-/// A non-negative `f64` to the nearest integer, saturating.
-const fn round(x: f64) -> u32 {
-    let r = x + 0.5;
-    if r >= u32::MAX as f64 {
-        u32::MAX
-    } else if r > 0.0 {
-        r as u32
+/// n/d (d > 0) rounded to the nearest (`nearest`) or down, saturating at
+/// `u32::MAX`.
+const fn ratio(n: u128, d: u128, nearest: bool) -> u32 {
+    let q = if nearest {
+        n.saturating_add(d / 2) / d
     } else {
-        0
+        n / d
+    };
+    if q > u32::MAX as u128 {
+        u32::MAX
+    } else {
+        q as u32
     }
 }
 
