@@ -236,11 +236,7 @@ const fn round_ns(ps: u64) -> u32 {
 /// n/d (d > 0) rounded to the nearest (`nearest`) or down, saturating at
 /// `u32::MAX`.
 const fn ratio(n: u128, d: u128, nearest: bool) -> u32 {
-    let q = if nearest {
-        n.saturating_add(d / 2) / d
-    } else {
-        n / d
-    };
+    let q = if nearest { n.saturating_add(d / 2) / d } else { n / d };
     if q > u32::MAX as u128 {
         u32::MAX
     } else {
@@ -698,12 +694,14 @@ impl Nscc {
     }
 
     /// `update_base_rtt`: a shorter sample lowers the base RTT (and with
-    /// it the ceiling).
+    /// it the ceiling); whether it did.
     #[inline(always)]
-    fn update_base(&mut self, rtt: u32) {
-        if rtt < self.base_rtt {
+    fn update_base(&mut self, rtt: u32) -> bool {
+        let lower = rtt < self.base_rtt;
+        if lower {
             self.base_rtt = rtt;
         }
+        lower
     }
 
     /// `update_delay` with the average updated: the delay `d` (ns) into
@@ -740,7 +738,8 @@ impl Nscc {
     }
 
     /// `quick_adapt`: whether it took the event (and then no other rule
-    /// runs). `in_flight` is what is in flight now.
+    /// runs). `flight` is the event's `(cum_ack, snd_nxt)`: the bytes in
+    /// flight are taken from it only when quick adapt runs.
     #[inline(always)]
     fn quick_adapt(
         &mut self,
@@ -749,7 +748,7 @@ impl Nscc {
         is_loss: bool,
         skip: bool,
         delay: u32,
-        in_flight: u32,
+        flight: (Seq, Seq),
     ) -> bool {
         if !cfg.quick_adapt {
             return false;
@@ -763,7 +762,7 @@ impl Nscc {
                 && self.achieved < cfg.max_window(self.base_rtt) >> cfg.qa_gate
             {
                 self.cwnd = self.achieved.max(cfg.mtu);
-                self.ignore_left = in_flight;
+                self.ignore_left = in_flight(flight.0, flight.1);
                 self.set_flag(TRIGGER_QA, false);
                 // Above a ceiling below one MTU: bounded at the next ACK,
                 // as uet-htsim does.
@@ -848,10 +847,10 @@ impl Nscc {
             skip,
             delay,
             acked,
-            in_flight,
+            flight,
             lower: bound,
         } = a;
-        if self.quick_adapt(cfg, now, false, skip, delay, in_flight) {
+        if self.quick_adapt(cfg, now, false, skip, delay, flight) {
             if bound {
                 // A lower ceiling the window meets at the next ACK.
                 self.set_flag(UNBOUNDED, true);
@@ -909,14 +908,15 @@ impl Nscc {
 }
 
 /// What an ACK brought, for the rules: its ECN-Echo (`skip`), the delay
-/// (ns), the bytes newly received, the bytes in flight, and whether its
+/// (ns), the bytes newly received, its `(cum_ack, snd_nxt)` (the bytes
+/// in flight, read only by quick adapt), and whether its
 /// RTT lowered the base RTT (and with it the window's ceiling).
 #[derive(Clone, Copy)]
 struct Taken {
     skip: bool,
     delay: u32,
     acked: u32,
-    in_flight: u32,
+    flight: (Seq, Seq),
     lower: bool,
 }
 
@@ -982,8 +982,7 @@ impl Controller for Nscc {
         let skip = ack.ece == EcnEcho::Marked;
         let (delay, lower) = match rtt {
             Some(rtt) => {
-                let lower = rtt < self.base_rtt;
-                self.update_base(rtt);
+                let lower = self.update_base(rtt);
                 let d = rtt - self.base_rtt;
                 self.average(cfg, d, skip);
                 (d, lower)
@@ -995,7 +994,7 @@ impl Controller for Nscc {
             skip,
             delay,
             acked,
-            in_flight: in_flight(ack.cum_ack, ack.snd_nxt),
+            flight: (ack.cum_ack, ack.snd_nxt),
             lower,
         };
         self.on_ack(cfg, now, taken);
@@ -1011,18 +1010,17 @@ impl Controller for Nscc {
     fn nack(&mut self, cfg: &NsccConfig, now: Instant, nack: &Nack) -> Result<Decision, Error> {
         let rtt = sample(nack.rtt_ns)?;
         if let (Some(rtt), true) = (rtt, cfg.nack_updates_base_rtt) {
-            if rtt < self.base_rtt {
+            if self.update_base(rtt) {
                 // A lower ceiling: bounded below, or at the next ACK.
                 self.set_flag(UNBOUNDED, true);
             }
-            self.update_base(rtt);
         }
         let len = nack.len.min(MAX_WINDOW);
         self.ignore_left = self.ignore_left.saturating_sub(len);
         self.average(cfg, cfg.network_rtt_ns, true);
         self.set_flag(TRIGGER_QA, true);
         let now = now.as_nanos() as u32;
-        if !self.quick_adapt(cfg, now, true, true, 0, in_flight(nack.cum_ack, nack.snd_nxt)) {
+        if !self.quick_adapt(cfg, now, true, true, 0, (nack.cum_ack, nack.snd_nxt)) {
             self.cwnd = self.cwnd.saturating_sub(len);
             self.bound(cfg);
         }
