@@ -513,11 +513,16 @@ impl crate::controller::AlgorithmConfig for NsccConfig {
         })
     }
 
-    /// The window at most the ceiling of the flow's first base RTT (or
-    /// its initial window); paced the window every 100 ns (not at all, in
+    /// The window at most the ceiling of the flow's first base RTT, its
+    /// initial window or one MTU, whichever is largest; paced the window every 100 ns (not at all, in
     /// effect); no timer, no request.
     fn check_decision(&self, p: &FlowParams, d: &Decision) -> Result<(), &'static str> {
-        let hi = self.max_window(p.base_rtt.as_nanos()).max(self.initial_window);
+        // One MTU is the window's floor even above a ceiling below it
+        // (uet-htsim's timeout and quick adapt keep `min_cwnd`).
+        let hi = self
+            .max_window(p.base_rtt.as_nanos())
+            .max(self.initial_window)
+            .max(self.mtu);
         if d.window.bytes_floor() > hi {
             return Err("NSCC window above its ceiling");
         }

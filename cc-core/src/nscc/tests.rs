@@ -503,3 +503,23 @@ fn the_reference_derives_the_same_parameters() {
         }
     }
 }
+
+/// A base RTT so short that the ceiling (1.5 BDP) is below one MTU: the
+/// flow starts at the ceiling; a timeout keeps one MTU (uet-htsim's
+/// `min_cwnd`), above it, which the decision's bounds allow; the next
+/// ACK bounds it again.
+#[test]
+fn a_ceiling_below_one_mtu_keeps_the_mtu_after_a_timeout() {
+    use crate::controller::AlgorithmConfig;
+    let cfg = NsccConfig::uet_htsim();
+    let p = params(100);
+    let max = cfg.max_window(100);
+    assert!(max < cfg.mtu);
+    let mut s = Nscc::new(&cfg, &p).unwrap();
+    assert_eq!(s.window(), max);
+    let d = s.loss(&cfg, at(1_000), Seq(0)).unwrap();
+    assert_eq!(s.window(), cfg.mtu);
+    assert_eq!(cfg.check_decision(&p, &d), Ok(()));
+    s.ack(&cfg, at(2_000), &ack(4_150, 0, Some(150), false)).unwrap();
+    assert_eq!(s.window(), max);
+}
