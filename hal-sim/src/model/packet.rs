@@ -14,7 +14,8 @@ pub enum PktKind {
     Data,
     /// Cumulative acknowledgement (echoes telemetry and ECE).
     Ack,
-    /// Go-back-N request: the receiver saw a gap at `seq`.
+    /// Go-back-N request: the receiver saw a gap at `seq`; or, with the
+    /// SACK transport, a trimmed packet's NACK (`seq` its first byte).
     Nack,
     /// HPCC++ telemetry probe (collects telemetry like data).
     Probe,
@@ -178,13 +179,16 @@ pub struct Packet {
     /// IP TTL: [`TTL`] from a host, less one at each switch.
     pub ttl: u8,
     /// Acks: switches the acknowledged data crossed (`TTL` − its TTL).
+    /// Trimmed data: its TTL when it was cut.
     pub fwd_hops: u8,
     /// Acks: the receiver NIC's Rx buffer level when the ack was made, in
     /// 32 steps of its size (0 empty ..= 31 full; Falcon's 5-bit level).
     pub rx_level: u8,
-    /// The ECN codepoint (bits 0-1), ECN-Echo (bit 2) and the CNP flag
-    /// (bit 3): read and written through [`Packet::ecn`], [`Packet::ece`]
-    /// and [`Packet::cnp`].
+    /// The ECN codepoint (bits 0-1), ECN-Echo (bit 2), the CNP flag
+    /// (bit 3), and the SACK transport's ack request (bit 4), trimmed
+    /// (bit 5) and last-hop (bit 6) flags: read and written through
+    /// [`Packet::ecn`], [`Packet::ece`], [`Packet::cnp`], [`Packet::ar`],
+    /// [`Packet::trimmed`] and [`Packet::last_hop`].
     flags: u8,
 }
 
@@ -196,6 +200,12 @@ const ECN_MASK: u8 = 0b11;
 const ECE_BIT: u8 = 1 << 2;
 /// The CNP flag's bit.
 const CNP_BIT: u8 = 1 << 3;
+/// The ack-request flag's bit.
+const AR_BIT: u8 = 1 << 4;
+/// The trimmed flag's bit.
+const TRIMMED_BIT: u8 = 1 << 5;
+/// The last-hop flag's bit.
+const LAST_HOP_BIT: u8 = 1 << 6;
 
 /// The TTL every host sends with.
 pub const TTL: u8 = 64;
@@ -282,6 +292,42 @@ impl Packet {
         self.set_flag(CNP_BIT, on);
     }
 
+    /// Data (SACK transport): the sender asks for an ACK at once (UEC's
+    /// AR flag: its last packet, a full window, a retransmission).
+    #[inline(always)]
+    pub fn ar(&self) -> bool {
+        self.flags & AR_BIT != 0
+    }
+
+    /// Sets the ack-request flag.
+    pub fn set_ar(&mut self, on: bool) {
+        self.set_flag(AR_BIT, on);
+    }
+
+    /// Data: a switch cut it to its header (its `len` is still the
+    /// payload it carried; `fwd_hops` keeps its TTL at the cut).
+    #[inline(always)]
+    pub fn trimmed(&self) -> bool {
+        self.flags & TRIMMED_BIT != 0
+    }
+
+    /// Sets the trimmed flag.
+    pub fn set_trimmed(&mut self, on: bool) {
+        self.set_flag(TRIMMED_BIT, on);
+    }
+
+    /// A trimmed packet's NACK: the cut was at the last switch, before the
+    /// receiver's own link.
+    #[inline(always)]
+    pub fn last_hop(&self) -> bool {
+        self.flags & LAST_HOP_BIT != 0
+    }
+
+    /// Sets the last-hop flag.
+    pub fn set_last_hop(&mut self, on: bool) {
+        self.set_flag(LAST_HOP_BIT, on);
+    }
+
     fn set_flag(&mut self, bit: u8, on: bool) {
         if on {
             self.flags |= bit;
@@ -296,6 +342,18 @@ impl Packet {
 /// every packet that much longer to copy and to load.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Aux {
+    /// A SACK transport's ACK (UEC's ACK: `seq` is the cumulative ACK in
+    /// packets, the next one expected).
+    Sack {
+        /// Wire bytes of every distinct data packet received so far.
+        recvd: u64,
+        /// The packet whose arrival sent this ACK.
+        acked: u32,
+        /// The packet of the bitmap's bit 0.
+        base: u32,
+        /// Bit i: packet `base + i` was received.
+        bitmap: u64,
+    },
     /// A probe reply's hop: its index on the path, and its sample.
     Hop(u8, HopSample),
     /// Rx-HPCC feedback: the window the receiver asks for, and the tag

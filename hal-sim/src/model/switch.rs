@@ -52,6 +52,11 @@ pub struct Aqm {
     /// it leaves behind (the HPCC reference simulator's switch), rather
     /// than as it joins it, from the queue ahead of it.
     pub mark_at_dequeue: bool,
+    /// Trimming: data that does not fit its port's queue is cut to this
+    /// many bytes instead of dropped, and waits as a header in the
+    /// control queue, which then holds at most twice `port_buffer`
+    /// ([`Switch::trim`]). Needs `control_priority` and no PFC.
+    pub trim: Option<u16>,
 }
 
 /// PFC's thresholds (see `scenario::PfcCfg`).
@@ -99,6 +104,8 @@ pub struct EgressPort {
     pub queued_bytes: u64,
     /// Control packets waiting ahead of `queue` ([`Aqm::control_priority`]).
     pub urgent: VecDeque<u32>,
+    /// Bytes waiting in `urgent`.
+    pub urgent_bytes: u64,
     /// Paused by the port downstream (PFC XOFF): data waits.
     pub paused: bool,
     /// Since when it is paused.
@@ -130,6 +137,7 @@ impl EgressPort {
             queue: VecDeque::new(),
             queued_bytes: 0,
             urgent: VecDeque::new(),
+            urgent_bytes: 0,
             paused: false,
             paused_since: Ps::ZERO,
             busy_until: Ps::ZERO,
@@ -204,15 +212,29 @@ impl Switch {
     fn enqueue(&mut self, cx: &mut Ctx, port: u16, pkt: u32, ingress: u16) {
         let aqm = self.aqm;
         let q = self.ports[port as usize].queued_bytes;
-        let (wire, ecn, kind) = {
+        let (mut wire, ecn, kind, mut trimmed) = {
             let x = cx.pkts.get(pkt);
-            (x.wire as u64, x.ecn(), x.kind)
+            (x.wire as u64, x.ecn(), x.kind, x.trimmed())
         };
         // With PFC the upstream is paused before a port overflows; only the
         // shared buffer (the headroom included) can.
-        let port_full = aqm.pfc.is_none() && q + wire > aqm.port_buffer;
+        let mut port_full = aqm.pfc.is_none() && q + wire > aqm.port_buffer;
+        if let (Some(size), true) = (aqm.trim, port_full && kind == PktKind::Data && !trimmed) {
+            if !self.trim(cx, port, size) {
+                cut(cx, pkt, size);
+                (wire, trimmed) = (size as u64, true);
+            }
+            port_full = false;
+        }
+        // Data waits in the data queue; headers, cut data and every control
+        // packet in the control queue, when there is one.
+        let header = kind != PktKind::Data || trimmed;
+        if aqm.trim.is_some() && header {
+            // Headers see only the control queue's room.
+            port_full = self.ports[port as usize].urgent_bytes + wire > 2 * aqm.port_buffer;
+        }
         let full = port_full || self.buffered + wire > aqm.buffer;
-        let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && q >= aqm.drop_k;
+        let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && !trimmed && q >= aqm.drop_k;
         if full || threshold_drop {
             let c = &mut cx.metrics.counters;
             c.drops += 1;
@@ -224,7 +246,7 @@ impl Switch {
             cx.pkts.remove(pkt);
             return;
         }
-        if ecn == EcnBits::Ect && !aqm.mark_at_dequeue {
+        if ecn == EcnBits::Ect && !aqm.mark_at_dequeue && !trimmed {
             self.wred(cx, port, pkt, q);
         }
         let p = &mut self.ports[port as usize];
@@ -232,12 +254,13 @@ impl Switch {
             let s = &mut cx.metrics.ports[m];
             s.max_queue = s.max_queue.max(q + wire);
         }
-        let urgent = aqm.control_priority && kind != PktKind::Data;
+        let urgent = aqm.control_priority && header;
         if cx.now < p.busy_until || !p.queue.is_empty() || !p.urgent.is_empty() || (p.paused && !urgent) {
             if urgent {
                 // Counted in the shared buffer, not in the data queue whose
                 // length the marking and the telemetry report.
                 p.urgent.push_back(pkt);
+                p.urgent_bytes += wire;
             } else {
                 p.queue.push_back(pkt);
                 p.queued_bytes += wire;
@@ -259,7 +282,10 @@ impl Switch {
         p.free_pending = false;
         let mut left = None;
         let next = match p.urgent.pop_front() {
-            Some(pkt) => Some(pkt),
+            Some(pkt) => {
+                p.urgent_bytes -= cx.pkts.get(pkt).wire as u64;
+                Some(pkt)
+            }
             None if p.paused => None,
             None => {
                 let pkt = p.queue.pop_front();
@@ -291,6 +317,38 @@ impl Switch {
                 self.check_pause(cx, ingress);
             }
         }
+    }
+
+    /// Trimming (uet-htsim's `CompositeQueue::receivePacket`): data that
+    /// does not fit port `port`'s queue. By a coin, the newest data packet
+    /// queued there is cut to `size` bytes and joins the control queue
+    /// (the answer is then true, and the arrival takes its place in the
+    /// data queue, even if it still does not fit), or, the answer false,
+    /// the arrival is cut instead. A header the control queue has no room
+    /// for (twice the data queue) is dropped.
+    #[inline(never)]
+    fn trim(&mut self, cx: &mut Ctx, port: u16, size: u16) -> bool {
+        if crate::setup::workload::unit(&mut cx.rng.trim) >= 0.5 {
+            return false;
+        }
+        let cap = 2 * self.aqm.port_buffer;
+        let p = &mut self.ports[port as usize];
+        let Some(victim) = p.queue.pop_back() else {
+            return false;
+        };
+        let wire = cx.pkts.get(victim).wire as u64;
+        p.queued_bytes -= wire;
+        self.buffered -= wire;
+        cut(cx, victim, size);
+        if p.urgent_bytes + size as u64 > cap {
+            cx.metrics.counters.drops += 1;
+            cx.pkts.remove(victim);
+        } else {
+            p.urgent.push_back(victim);
+            p.urgent_bytes += size as u64;
+            self.buffered += size as u64;
+        }
+        true
     }
 
     /// WRED/ECN on packet `pkt` of port `port` at queue `q` bytes: marked
@@ -439,6 +497,16 @@ impl Switch {
     }
 }
 
+/// Cuts data packet `pkt` to its first `size` bytes (a header that still
+/// names its flow, sequence and length), keeping its TTL at the cut.
+fn cut(cx: &mut Ctx, pkt: u32, size: u16) {
+    cx.metrics.counters.trims += 1;
+    let p = cx.pkts.get_mut(pkt);
+    p.wire = size;
+    p.set_trimmed(true);
+    p.fwd_hops = p.ttl;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,6 +523,7 @@ mod tests {
             control_priority: false,
             pfc: None,
             mark_at_dequeue: false,
+            trim: None,
         }
     }
 

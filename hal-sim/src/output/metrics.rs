@@ -56,6 +56,12 @@ pub struct Counters {
     pub rx_level_acks: u64,
     /// See `rx_level_acks`.
     pub rx_level_sum: u64,
+    /// Data packets trimming switches cut to their header.
+    pub trims: u64,
+    /// NACKs of trimmed packets the senders received (SACK transport).
+    pub nacks: u64,
+    /// ACKs the senders received (SACK transport).
+    pub acks: u64,
 }
 
 /// One flow's outcome.

@@ -57,6 +57,10 @@ pub struct RunCfg {
     /// The hosts' Rx buffers: the drain rate, Gb/s, and the size, bytes
     /// (`nic.rx_drain_gbps`); none: data goes to the host as it arrives.
     pub rx_buffer: Option<(u32, u64)>,
+    /// The SACK transport (`nic.transport = "sack"`): the receiver ACKs
+    /// once this many wire bytes arrived since its last ACK; none:
+    /// go-back-N.
+    pub sack_bytes: Option<u64>,
 }
 
 /// The run's random streams, one per use, so that turning one use on
@@ -70,6 +74,8 @@ pub struct Rngs {
     pub loss: ChaCha8Rng,
     /// HPCC-PINT's randomized rounding at the switches and ACK sampling.
     pub pint: ChaCha8Rng,
+    /// Trimming switches' coin: the arrival or the newest queued packet.
+    pub trim: ChaCha8Rng,
 }
 
 /// Where engine events can be copied to: a trace being recorded (see

@@ -61,6 +61,9 @@ pub struct Sender {
     /// The flow's handle in the NIC's engine (none if the engine refused
     /// it or the firmware runs it).
     pub engine: Option<FlowHandle>,
+    /// The SACK transport's state (`nic.transport = "sack"`); none:
+    /// go-back-N.
+    pub sack: Option<Box<super::sack::SackTx>>,
 }
 
 impl Sender {
@@ -84,6 +87,7 @@ impl Sender {
             app_waiting: false,
             feedback_guard: ReplayGuard::default(),
             engine: None,
+            sack: None,
         }
     }
 }
@@ -108,6 +112,9 @@ pub struct Receiver {
     pub np: cc_core::notification::NotificationPoint,
     /// The flow's handle in the receiver engine, if it runs one.
     pub engine: Option<FlowHandle>,
+    /// The SACK transport: the flow's place in the NIC's `sack_rx`
+    /// ([`NOWHERE`](crate::model::flow::NOWHERE) under go-back-N).
+    pub sack_at: u32,
 }
 
 impl Receiver {
@@ -122,6 +129,7 @@ impl Receiver {
             feedback_seq: 0,
             np: cc_core::notification::NotificationPoint::default(),
             engine: None,
+            sack_at: crate::model::flow::NOWHERE,
         }
     }
 

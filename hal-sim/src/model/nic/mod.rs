@@ -19,6 +19,7 @@ pub mod flows;
 pub mod processor;
 pub mod profile;
 pub mod rx;
+pub mod sack;
 pub mod scheduler;
 
 use std::collections::VecDeque;
@@ -89,6 +90,9 @@ pub struct Nic {
     /// (`nic.rx_drain_gbps`): the buffer is a FIFO emptied at a constant
     /// rate, so this instant is its whole state.
     pub rx_free_at: Ps,
+    /// The SACK transport's receiving state of the flows it receives, each
+    /// at its receiver's `sack_at`.
+    pub sack_rx: PerFlow<sack::SackRx>,
 }
 
 impl Nic {
@@ -121,6 +125,7 @@ impl Nic {
             verifier,
             ccp: None,
             rx_free_at: Ps::ZERO,
+            sack_rx: PerFlow::default(),
         }
     }
 
@@ -254,6 +259,9 @@ impl Nic {
     #[inline(never)]
     pub fn open_receiver(&mut self, cx: &mut Ctx, flow: u32) {
         let mut r = Receiver::new();
+        if cx.cfg.sack_bytes.is_some() {
+            r.sack_at = self.sack_open_rx(flow);
+        }
         if let Some(algorithm) = self.profile.receiver {
             let p = self.params(cx, flow, algorithm);
             r.engine = self.engine_start(cx, flow, p).0;
@@ -267,6 +275,9 @@ impl Nic {
         let rec = &mut cx.flows[flow as usize];
         let r = self.receivers.close(rec.rx_at, flow);
         rec.rx_at = NOWHERE;
+        if let Some(r) = &r {
+            self.sack_close_rx(r.sack_at, flow);
+        }
         if self.profile.receiver.is_some() {
             self.engine(cx, flow, r.and_then(|r| r.engine), EventKind::End);
         }
@@ -282,6 +293,9 @@ impl Nic {
         };
         let p = self.params(cx, flow, self.profile.sender);
         let mut s = Sender::new(app_limit);
+        if cx.cfg.sack_bytes.is_some() {
+            s.sack = Some(Box::default());
+        }
         let (at, d) = self.engine_start(cx, flow, p);
         s.engine = at;
         cx.flows[flow as usize].tx_at = self.senders.open(flow, s);

@@ -172,6 +172,9 @@ impl Nic {
             None if rec.finish_ps.is_some() => Receiver::finished(rec.size),
             None => return,
         };
+        if cx.cfg.sack_bytes.is_some() {
+            return self.sack_data(cx, pkt, p, r);
+        }
         let (src, size) = (rec.src_host, rec.size);
         let ce = p.ecn() == EcnBits::Ce;
         // A CNP for every CE-marked packet rides on its answer.
@@ -211,14 +214,14 @@ impl Nic {
         let done = r.rcv_nxt >= size;
         if !in_order || done || cc_core::ldcp::ack_now(r.ce_pending, r.unacked, cx.cfg.ack_every) {
             // It keeps the state before the ACK goes.
-            self.send_ack(cx, flow, pkt, p, &mut r, cnp_flag);
+            self.send_ack(cx, flow, pkt, p, &mut r, cnp_flag, None);
         } else {
             self.store(cx, flow, r);
         }
     }
 
     /// Keeps a receiver's state if its side is still open.
-    fn store(&mut self, cx: &Ctx, flow: u32, r: Receiver) {
+    pub(super) fn store(&mut self, cx: &Ctx, flow: u32, r: Receiver) {
         if let Some(x) = self.receiver_mut(cx, flow) {
             *x = r;
         }
@@ -252,9 +255,20 @@ impl Nic {
         }
     }
 
-    /// Acknowledges up to the receiver's `rcv_nxt` (data packet `pkt`); an
-    /// echo takes over the data's telemetry buffer.
-    fn send_ack(&mut self, cx: &mut Ctx, flow: u32, pkt: u32, data: &Packet, r: &mut Receiver, cnp: bool) {
+    /// Acknowledges up to the receiver's `rcv_nxt` (data packet `pkt`),
+    /// with the SACK transport's fields if given; an echo takes over the
+    /// data's telemetry buffer.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn send_ack(
+        &mut self,
+        cx: &mut Ctx,
+        flow: u32,
+        pkt: u32,
+        data: &Packet,
+        r: &mut Receiver,
+        cnp: bool,
+        sack: Option<Aux>,
+    ) {
         let echo = self.profile.echo_telemetry && data.tel != NO_TEL;
         let (cum, ece, src) = (r.rcv_nxt, r.ce_pending, cx.flows[flow as usize].src_host);
         r.unacked = 0;
@@ -271,6 +285,9 @@ impl Nic {
             q.seq = cum as u32;
             q.set_ece(ece);
             q.set_cnp(cnp);
+            if let Some(a) = sack {
+                q.aux = cx.pkts.put_aux(a);
+            }
             if echo {
                 q.tel = cx.pkts.take_tel(pkt);
                 let t = cx.pkts.tel(q);
@@ -331,14 +348,29 @@ impl Nic {
     fn ack_to_engine(&mut self, cx: &mut Ctx, p: &Packet, hops: &[HopSample], pint: Option<PintSample>) {
         let flow = p.flow;
         let size = cx.flows[flow as usize].size;
+        let ns = |t: Ps| t.as_ns().min(u32::MAX as u64) as u32;
+        // The SACK transport hands the engine the bytes received and in
+        // flight (module `sack`); go-back-N its cumulative ACK and snd_nxt.
+        let sack = match cx.cfg.sack_bytes {
+            Some(_) => match self.sack_ack(cx, p) {
+                Some(v) => Some(v),
+                None => return,
+            },
+            None => None,
+        };
         let Some(f) = self.sender_mut(cx, flow) else { return };
-        if p.seq as u64 > f.snd_una {
-            f.snd_una = (p.seq as u64).min(size);
-            f.snd_nxt = f.snd_nxt.max(f.snd_una);
-        }
-        let (una, nxt, at) = (f.snd_una, f.snd_nxt, f.engine);
+        let (una, nxt, rtt_ns) = match sack {
+            Some(v) => (v.recvd, v.recvd.wrapping_add(v.in_flight), v.rtt.map(ns)),
+            None => {
+                if p.seq as u64 > f.snd_una {
+                    f.snd_una = (p.seq as u64).min(size);
+                    f.snd_nxt = f.snd_nxt.max(f.snd_una);
+                }
+                (f.snd_una, f.snd_nxt, Some(ns(cx.now - p.ts_ps)))
+            }
+        };
+        let at = f.engine;
         let ece = if p.ece() { EcnEcho::Marked } else { EcnEcho::NotMarked };
-        let rtt_ns = Some((cx.now - p.ts_ps).as_ns().min(u32::MAX as u64) as u32);
         let ack = Ack {
             ece,
             telemetry: hops,
@@ -372,8 +404,12 @@ impl Nic {
         self.try_send(cx);
     }
 
-    /// A NACK: go back to its sequence number.
+    /// A NACK: go back to its sequence number (go-back-N), or send the
+    /// trimmed packet again (SACK).
     fn on_nack(&mut self, cx: &mut Ctx, p: &Packet) {
+        if cx.cfg.sack_bytes.is_some() {
+            return self.sack_nack(cx, p);
+        }
         let Some(f) = self.sender_mut(cx, p.flow) else { return };
         let from = (p.seq as u64).max(f.snd_una);
         f.snd_una = from;

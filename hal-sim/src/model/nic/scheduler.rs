@@ -32,6 +32,21 @@ impl Nic {
     /// would use a timer credit to send.
     fn window_allows(&self, cx: &Ctx, flow: u32) -> Option<(Ps, bool)> {
         let f = self.sender(cx, flow)?;
+        if let Some(tx) = f.sack.as_deref() {
+            // The SACK transport: a resend first, else new data; the
+            // window bounds the wire bytes in flight with it (uet-htsim's
+            // `can_send_NSCC`).
+            let wire = match tx.next_rtx() {
+                Some((_, w)) => w as u64,
+                None if f.snd_nxt < f.app_limit => {
+                    cx.cfg.header as u64 + (f.app_limit - f.snd_nxt).min(cx.cfg.payload as u64)
+                }
+                None => return None,
+            };
+            let ok = self.profile.gate == Gate::Rate
+                || Window::from_bytes(u32::try_from(tx.in_flight() + wire).unwrap_or(u32::MAX)) <= f.window;
+            return ok.then_some((f.pacer.next_send_ps, false));
+        }
         if f.snd_nxt >= f.app_limit {
             return None;
         }
@@ -201,17 +216,25 @@ impl Nic {
 
     /// The Tx pipeline for the next data packet of `flow`.
     fn send_data(&mut self, cx: &mut Ctx, flow: u32, sub_packet: bool) {
-        let (seq, len, last, dst, at) = {
+        let (seq, len, last, dst, at, resend) = {
             let Some(f) = self.sender(cx, flow) else { return };
+            // The SACK transport resends what was NACKed or timed out
+            // first, lowest number first.
+            let resend = f.sack.as_deref().and_then(|t| t.next_rtx()).is_some();
+            let seq = match f.sack.as_deref().and_then(|t| t.next_rtx()) {
+                Some((n, _)) => n as u64 * cx.cfg.payload as u64,
+                None => f.snd_nxt,
+            };
             // A message ends where the application's bytes end (the flow,
             // or an on/off burst).
-            let len = (f.app_limit - f.snd_nxt).min(cx.cfg.payload as u64) as u32;
+            let len = (f.app_limit - seq).min(cx.cfg.payload as u64) as u32;
             (
-                f.snd_nxt,
+                seq,
                 len,
-                f.snd_nxt + len as u64 == f.app_limit,
+                seq + len as u64 == f.app_limit,
                 cx.flows[flow as usize].dst_host,
                 f.engine,
+                resend,
             )
         };
         let end = if last { MessageEnd::Last } else { MessageEnd::More };
@@ -242,6 +265,12 @@ impl Nic {
             attach_telemetry(cx, &mut p);
         }
         let wire = u32::from(p.wire);
+        if let Some((f, tx)) = self.sender(cx, flow).and_then(|f| Some((f, f.sack.as_deref()?))) {
+            // The ack request (uet-htsim's AR): on a resend, on the last
+            // packet, and when this packet fills the window.
+            let after = tx.in_flight() + 2 * wire as u64;
+            p.set_ar(resend || last || Window::from_bytes(u32::try_from(after).unwrap_or(u32::MAX)) >= f.window);
+        }
         let id = cx.pkts.insert(p);
         let rec = &mut cx.flows[flow as usize];
         let Some(f) = self.senders.get_mut(rec.tx_at, flow) else {
@@ -251,8 +280,12 @@ impl Nic {
             rec.retransmits += 1;
             cx.metrics.counters.retransmits += 1;
         }
-        f.snd_nxt = seq + len as u64;
+        // Go-back-N sends at snd_nxt; a SACK resend lies below it.
+        f.snd_nxt = f.snd_nxt.max(seq + len as u64);
         f.max_sent = f.max_sent.max(f.snd_nxt);
+        if let Some(tx) = f.sack.as_deref_mut() {
+            tx.send((seq / cx.cfg.payload as u64) as u32, wire, cx.now);
+        }
         if sub_packet {
             f.credits = f.credits.saturating_sub(1);
             cx.metrics.counters.timer_releases += 1;
@@ -277,6 +310,9 @@ impl Nic {
     /// itself at the deadline.
     #[inline(always)]
     pub(crate) fn arm_rto(&mut self, cx: &mut Ctx, flow: u32) {
+        if self.sender(cx, flow).is_some_and(|f| f.sack.is_some()) {
+            return self.sack_arm(cx, flow);
+        }
         let Some(f) = self.sender_mut(cx, flow) else { return };
         f.rto_deadline = cx.now + cx.cfg.rto_ps;
         if !f.rto_pending {
@@ -288,6 +324,9 @@ impl Nic {
     /// The go-back-N timer of `flow` may have expired.
     #[inline(never)]
     pub fn rto(&mut self, cx: &mut Ctx, flow: u32) {
+        if self.sender(cx, flow).is_some_and(|f| f.sack.is_some()) {
+            return self.sack_rto(cx, flow);
+        }
         let Some(f) = self.sender_mut(cx, flow) else { return };
         f.rto_pending = false;
         if f.rto_deadline == Ps::NEVER || f.snd_una >= f.snd_nxt {

@@ -21,7 +21,7 @@ use crate::model::switch::{Aqm, Switch};
 use crate::model::telemetry::Telemetry;
 use crate::output::metrics::{Metrics, PortSeries};
 use crate::run::event::{ser_ps, Ev, EventQueue, Ps};
-use crate::setup::scenario::{Scenario, ScenarioError};
+use crate::setup::scenario::{Scenario, ScenarioError, Transport};
 use crate::setup::workload;
 
 impl World {
@@ -60,11 +60,14 @@ impl World {
             header: s.nic.header_bytes.0,
             ack_bytes: s.nic.ack_bytes.0,
             ack_every: s.nic.ack_every.0,
-            rto_ps: Ps::from_ns(
-                s.nic
-                    .rto_us_for(s.switch.port_buffer_bytes.0, s.topology.link_gbps.0)
-                    .saturating_mul(1_000),
-            ),
+            rto_ps: match s.nic.transport {
+                Transport::GoBackN => Ps::from_ns(
+                    s.nic
+                        .rto_us_for(s.switch.port_buffer_bytes.0, s.topology.link_gbps.0)
+                        .saturating_mul(1_000),
+                ),
+                Transport::Sack => Ps::from_ps(s.nic.sack_rto_ps(s.switch.port_buffer_bytes.0, s.topology.link_gbps.0)),
+            },
             tel,
             port_speeds: crate::model::telemetry::port_speeds(&net),
             integrity: s.nic.integrity,
@@ -80,7 +83,33 @@ impl World {
             probe_loss: s.nic.probe_loss.0,
             on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, Ps::from_ns(o.idle_ns.0))),
             rx_buffer: s.nic.rx_drain_gbps.map(|g| (g.0, s.nic.rx_buffer_bytes.0)),
+            sack_bytes: (s.nic.transport == Transport::Sack).then(|| s.nic.sack_bytes.map_or(16_384, |b| b.0)),
         };
+        if s.nic.sack_bytes.is_some() && s.nic.transport != Transport::Sack {
+            return Err(err("nic.sack_bytes", "applies to transport = \"sack\" only".into()));
+        }
+        if let Some(t) = s.switch.trim_bytes {
+            let why = if s.nic.transport != Transport::Sack {
+                Some("needs nic.transport = \"sack\" (its receivers NACK the headers)")
+            } else if !control_priority {
+                Some("needs switch.control_priority = true (headers go ahead of data)")
+            } else if s.switch.pfc.is_some() {
+                Some("and PFC exclude each other (a paused queue never overflows)")
+            } else if (t.0 as u32) < s.nic.header_bytes.0 as u32 || t.0 < 64 {
+                Some("must keep the data's header and at least 64 bytes")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(err("switch.trim_bytes", why.into()));
+            }
+        }
+        if cfg.sack_bytes.is_some() && cfg.rx_buffer.is_some() {
+            return Err(err(
+                "nic.transport",
+                "\"sack\" and a draining Rx buffer (nic.rx_drain_gbps) are not modelled together".into(),
+            ));
+        }
         if cfg.rx_buffer.is_some() && s.nic.rx_buffer_bytes.0 < cfg.payload as u64 {
             return Err(err(
                 "nic.rx_buffer_bytes",
@@ -105,9 +134,32 @@ impl World {
             }),
             mark_at_dequeue: s.switch.ecn_at.unwrap_or_else(|| s.cc.algorithm.ecn_at_default())
                 == crate::setup::scenario::EcnAt::Dequeue,
+            trim: s.switch.trim_bytes.map(|t| t.0),
         };
-        let engine_cfg = crate::setup::scenario::engine_config(&s.cc, cfg.payload).map_err(|m| err("cc", m))?;
+        // The SACK transport counts bytes in flight as they go on the wire,
+        // headers and all, as uet-htsim does: a window's packet is a whole
+        // one.
+        let mtu = match s.nic.transport {
+            Transport::GoBackN => cfg.payload,
+            Transport::Sack => cfg.payload + cfg.header as u32,
+        };
+        let engine_cfg = crate::setup::scenario::engine_config(&s.cc, mtu).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
+        let sack_misfit = if profile.gate == cc_core::params::Gate::WindowOrTicks {
+            Some("sub-packet windows released by the engine's timer (LDCP's)")
+        } else if profile.cnp_on_ce.is_some() {
+            Some("CNPs")
+        } else if profile.receiver.is_some() {
+            Some("a receiver engine (Rx-HPCC, probes)")
+        } else {
+            None
+        };
+        if let (Some(what), true) = (sack_misfit, cfg.sack_bytes.is_some()) {
+            return Err(err(
+                "nic.transport",
+                format!("\"sack\" carries ACKs and NACKs only, not {what}: the algorithm needs go-back-N"),
+            ));
+        }
         let key = FeedbackKey::from_bytes(s.seed.to_le_bytes().repeat(2).try_into().unwrap_or([0; 16]));
         let processor = match &s.nic.cc_processor {
             Some(p) => {
@@ -149,6 +201,7 @@ impl World {
                 jitter: ChaCha8Rng::seed_from_u64(s.seed ^ 0x6a09_e667_f3bc_c908),
                 loss: ChaCha8Rng::seed_from_u64(s.seed ^ 0xbb67_ae85_84ca_a73b),
                 pint: ChaCha8Rng::seed_from_u64(s.seed ^ 0x3c6e_f372_fe94_f82b),
+                trim: ChaCha8Rng::seed_from_u64(s.seed ^ 0xa54f_f53a_5f1d_36f1),
             },
             metrics: Metrics::default(),
             key,

@@ -276,6 +276,12 @@ pub struct SwitchCfg {
     /// hash, or the HPCC reference simulator's hash of addresses and ports
     /// (to replay its runs on the same paths).
     pub ecmp: crate::model::net::Ecmp,
+    /// Trimming (Ultra Ethernet's packet trimming, as uet-htsim's switches
+    /// do it): data that does not fit a port's queue (`port_buffer_bytes`)
+    /// is cut to this many bytes, a header that goes ahead of data, rather
+    /// than dropped. Needs the control queue (`control_priority`), no PFC,
+    /// and the SACK transport, whose receivers NACK the headers.
+    pub trim_bytes: Option<HeaderBytes>,
 }
 
 /// `switch.ecn_at`.
@@ -410,6 +416,7 @@ impl Default for SwitchCfg {
             pfc: None,
             ecn_at: None,
             ecmp: crate::model::net::Ecmp::FlowHash,
+            trim_bytes: None,
         }
     }
 }
@@ -426,8 +433,10 @@ pub struct NicCfg {
     pub ack_bytes: HeaderBytes,
     /// Acknowledge every n packets (a CE mark is acknowledged at once).
     pub ack_every: Count,
-    /// Retransmission timeout (go-back-N), µs; by default
-    /// [`NicCfg::rto_us_for`] of the switches' port buffer.
+    /// Retransmission timeout, µs: go-back-N's, by default
+    /// [`NicCfg::rto_us_for`] of the switches' port buffer; the SACK
+    /// transport's least timeout of each packet, by default
+    /// [`NicCfg::sack_rto_ps`].
     pub rto_us: Option<TimeNs>,
     /// Telemetry header the Tx pipeline requests.
     pub telemetry: TelFormat,
@@ -458,6 +467,29 @@ pub struct NicCfg {
     pub rx_drain_gbps: Option<Gbps>,
     /// The Rx buffer's size, bytes of payload (default 256 KiB).
     pub rx_buffer_bytes: Bytes,
+    /// How lost data is recovered (default go-back-N).
+    pub transport: Transport,
+    /// `transport = "sack"`: the receiver ACKs once this many wire bytes
+    /// arrived since its last ACK (default 16 KiB, uet-htsim's
+    /// `-sack_threshold`); `ack_every` is go-back-N's.
+    pub sack_bytes: Option<Bytes>,
+}
+
+/// `nic.transport`: how the NICs recover what the network lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// The receiver takes data in order only and NACKs the first gap;
+    /// the sender goes back to it, or to its oldest unacknowledged byte
+    /// on a timeout (RoCE's).
+    #[default]
+    GoBackN,
+    /// Ultra Ethernet's, as uet-htsim models it: the receiver keeps data
+    /// out of order, ACKs with a SACK bitmap and the bytes it has, and
+    /// NACKs a trimmed header at once; the sender resends only what was
+    /// NACKed or timed out, each packet with its own timer
+    /// (`model::nic::sack`).
+    Sack,
 }
 
 /// A NIC's congestion-control processor (`[nic.cc_processor]`): its
@@ -574,11 +606,23 @@ impl Default for NicCfg {
             cc_processor: None,
             rx_drain_gbps: None,
             rx_buffer_bytes: Bytes(256 * 1024),
+            transport: Transport::GoBackN,
+            sack_bytes: None,
         }
     }
 }
 
 impl NicCfg {
+    /// The SACK transport's least timeout, ps: the one given, or
+    /// uet-htsim's (`main_uec.cpp`): 15 µs and six times the time a full
+    /// port queue takes to drain at the host link speed `gbps`.
+    pub fn sack_rto_ps(&self, port_buffer_bytes: u64, gbps: u32) -> u64 {
+        match self.rto_us {
+            Some(t) => t.0.saturating_mul(1_000_000),
+            None => 15_000_000 + port_buffer_bytes.saturating_mul(48_000) / gbps.max(1) as u64,
+        }
+    }
+
     /// The RTO in µs: the one given, or twice the longest a full port
     /// queue (`port_buffer_bytes`) takes to drain at the host link speed
     /// `gbps`, and at least 1 ms. A timeout shorter than the queueing
