@@ -119,7 +119,11 @@ fn trimmed_packets_are_nacked_and_resent() {
     assert!(c.timeouts > 10 * timeouts, "{c:?}");
     assert_eq!(s.data_packets - c.retransmits, 8 * 490);
     // The receiver's link sets the tail either way (8 × 2 MB at 100 Gb/s).
-    assert!(tail(&w).abs_diff(trimmed) < 20_000, "dropped: {} ns, trimmed: {trimmed} ns", tail(&w));
+    assert!(
+        tail(&w).abs_diff(trimmed) < 20_000,
+        "dropped: {} ns, trimmed: {trimmed} ns",
+        tail(&w)
+    );
 }
 
 /// What trimming and the SACK transport need is refused by name.
