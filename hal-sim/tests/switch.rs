@@ -164,4 +164,61 @@ fn trimming_and_sack_refuse_what_they_do_not_model() {
         }
     });
     assert!(e.contains("nic.transport") && e.contains("go-back-N"), "{e}");
+    let e = refused(&|s| s.nic.paths = Count(3));
+    assert!(e.contains("nic.paths") && e.contains("power of two"), "{e}");
+    let e = refused(&|s| {
+        s.nic.transport = Transport::GoBackN;
+        s.nic.paths = Count(64);
+    });
+    assert!(e.contains("nic.paths") && e.contains("sack"), "{e}");
+}
+
+/// One NSCC flow of 2 MB from host 0 to host 15 of a k = 4 fat-tree
+/// (four cores between the pods), over `paths` entropy values.
+fn across_the_cores(paths: u32) -> World {
+    let text = format!(
+        "name = \"t\"\nstop_ms = 2.0\n[topology]\nkind = \"k_ary_fat_tree\"\nk = 4\nlink_gbps = 100\nlink_delay_ns = 1000\n\
+         [switch]\nport_buffer_bytes = 178450\ntrim_bytes = 64\n\
+         [nic]\ntelemetry = \"none\"\npayload_bytes = 4086\nheader_bytes = 64\ntransport = \"sack\"\npaths = {paths}\n\
+         [cc]\nalgorithm = \"nscc\"\n[workload]\nkind = \"list\"\nflows = [{{ src = 0, dst = 15, bytes = 2000000 }}]\n"
+    );
+    let s = hal_sim::setup::scenario::parse(&text, "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    let (w, sum) = common::run(&s);
+    assert_eq!(sum.flows_finished, 1);
+    w
+}
+
+/// The data bytes each core switch sent on, in order.
+fn core_bytes(w: &World) -> Vec<u64> {
+    let hosts = w.net.hosts.len();
+    // A k = 4 fat-tree's cores are its last four nodes.
+    let first_core = w.net.nodes.len() - 4;
+    let mut out: Vec<u64> = w
+        .switches
+        .iter()
+        .filter(|s| s.node as usize >= first_core)
+        .map(|s| s.ports.iter().map(|p| p.tx_bytes).sum())
+        .collect();
+    assert_eq!((out.len(), hosts), (4, 16));
+    out.sort_unstable();
+    out
+}
+
+/// A sprayed flow's packets cross every core, in near-equal shares (each
+/// switch hashes the flow and each packet's entropy value); on one path
+/// they all cross one core (and their ACKs one core, from the other side).
+#[test]
+fn sprayed_packets_take_every_path() {
+    let one = core_bytes(&across_the_cores(1));
+    // The data on one core; its ACKs, hashed the other way, on another.
+    assert_eq!(one.iter().filter(|&&b| b > 100_000).count(), 1, "{one:?}");
+    let many = core_bytes(&across_the_cores(128));
+    let total: u64 = many.iter().sum();
+    assert_eq!(total, one.iter().sum::<u64>(), "the same packets, no resend");
+    for b in &many {
+        assert!(
+            *b * 8 > total && *b * 3 < total,
+            "each core's share of {total}: {many:?}"
+        );
+    }
 }

@@ -354,6 +354,17 @@ fn switch_hash(hash: u32, node: u32) -> u32 {
     x ^ (x >> 13)
 }
 
+/// The ECMP hash of a packet of a flow hashing to `hash` that carries
+/// entropy value `ev` (a sprayed flow's packets: each switch then hashes
+/// (flow, EV) with its own seed, as uet-htsim's switches hash flow id, EV
+/// and their salt).
+pub fn ev_hash(hash: u32, ev: u16) -> u32 {
+    let mut x = hash ^ (ev as u32 + 1).wrapping_mul(0x2C1B_3C6D);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x297A_2D39);
+    x ^ (x >> 12)
+}
+
 /// A flow's ECMP hash (fixed per flow).
 pub fn flow_hash(flow: u32) -> u32 {
     let mut x = flow.wrapping_mul(0x9E37_79B9) ^ 0x85EB_CA6B;

@@ -162,7 +162,8 @@ pub struct Packet {
     /// Acks: the same for the acknowledged data (t2), and when the ack
     /// left (t3), ns modulo 2^32 ([`nic_clock`]).
     pub t2: u32,
-    /// t3 (see `t2`).
+    /// t3 (see `t2`). Sprayed data and NACKs: their entropy value
+    /// ([`Packet::ev`]).
     pub t3: u32,
     /// Payload bytes (at most 9000, the scenario's bound).
     pub len: u16,
@@ -292,6 +293,18 @@ impl Packet {
         self.set_flag(CNP_BIT, on);
     }
 
+    /// Sprayed data, and the NACK that answers it: the entropy value the
+    /// sender chose (kept in `t3`, which only ACKs use otherwise).
+    #[inline(always)]
+    pub fn ev(&self) -> u16 {
+        self.t3 as u16
+    }
+
+    /// Sets the entropy value.
+    pub fn set_ev(&mut self, ev: u16) {
+        self.t3 = ev as u32;
+    }
+
     /// Data (SACK transport): the sender asks for an ACK at once (UEC's
     /// AR flag: its last packet, a full window, a retransmission).
     #[inline(always)]
@@ -353,6 +366,8 @@ pub enum Aux {
         base: u32,
         /// Bit i: packet `base + i` was received.
         bitmap: u64,
+        /// The entropy value of the packet that sent it (0 unsprayed).
+        ev: u16,
     },
     /// A probe reply's hop: its index on the path, and its sample.
     Hop(u8, HopSample),

@@ -61,6 +61,8 @@ pub struct RunCfg {
     /// once this many wire bytes arrived since its last ACK; none:
     /// go-back-N.
     pub sack_bytes: Option<u64>,
+    /// Sprayed flows (`nic.paths` above 1): the paths and the chooser.
+    pub spray: Option<(cc_core::path::Paths, crate::setup::scenario::LoadBalancing)>,
 }
 
 /// The run's random streams, one per use, so that turning one use on
@@ -76,6 +78,8 @@ pub struct Rngs {
     pub pint: ChaCha8Rng,
     /// Trimming switches' coin: the arrival or the newest queued packet.
     pub trim: ChaCha8Rng,
+    /// The senders' path choosers (sprayed flows' entropy values).
+    pub ev: ChaCha8Rng,
 }
 
 /// Where engine events can be copied to: a trace being recorded (see

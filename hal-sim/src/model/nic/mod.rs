@@ -294,7 +294,12 @@ impl Nic {
         let p = self.params(cx, flow, self.profile.sender);
         let mut s = Sender::new(app_limit);
         if cx.cfg.sack_bytes.is_some() {
-            s.sack = Some(Box::default());
+            let mut tx = Box::<sack::SackTx>::default();
+            if let Some((paths, lb)) = cx.cfg.spray {
+                let rand = rand_chacha::rand_core::Rng::next_u32(&mut cx.rng.ev);
+                tx.spray = Some((paths, sack::Chooser::new(lb, paths, rand)));
+            }
+            s.sack = Some(tx);
         }
         let (at, d) = self.engine_start(cx, flow, p);
         s.engine = at;

@@ -286,6 +286,10 @@ impl Nic {
             q.set_ece(ece);
             q.set_cnp(cnp);
             if let Some(a) = sack {
+                if let (Aux::Sack { ev, .. }, Some(_)) = (a, cx.cfg.spray) {
+                    // Back on the data's entropy value, as uet-htsim's ACKs.
+                    q.hash = crate::model::net::ev_hash(q.hash, ev);
+                }
                 q.aux = cx.pkts.put_aux(a);
             }
             if echo {

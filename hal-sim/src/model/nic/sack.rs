@@ -30,13 +30,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use cc_core::path::{Bitmap, Feedback, Mixed, Oblivious, Paths, Reps};
 use cc_core::prelude::*;
+use rand_chacha::rand_core::Rng;
 
 use super::Nic;
 use crate::model::flow::NOWHERE;
+use crate::model::net::ev_hash;
 use crate::model::packet::{Aux, EcnBits, Packet, PktKind};
 use crate::run::ctx::Ctx;
 use crate::run::event::{Ev, Ps};
+use crate::setup::scenario::LoadBalancing;
 
 /// A packet sent and not yet answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +49,54 @@ pub struct Sent {
     pub at: Ps,
     /// Its wire bytes.
     pub wire: u32,
+    /// The entropy value it took (0 unsprayed): a timeout blames its own
+    /// path.
+    pub ev: u16,
+}
+
+/// A sprayed flow's path chooser (cc-core's [`cc_core::path`]).
+#[derive(Clone, Debug)]
+pub enum Chooser {
+    /// Oblivious spraying.
+    Oblivious(Oblivious),
+    /// Bitmap penalties.
+    Bitmap(Box<Bitmap>),
+    /// Recycled entropy (REPS).
+    Reps(Reps),
+    /// uet-htsim's default: recycled, else bitmap.
+    Mixed(Box<Mixed>),
+}
+
+impl Chooser {
+    /// A flow's chooser of kind `lb` over `paths`, seeded by `rand`.
+    pub fn new(lb: LoadBalancing, paths: Paths, rand: u32) -> Self {
+        match lb {
+            LoadBalancing::Oblivious => Chooser::Oblivious(Oblivious::new(paths, rand)),
+            LoadBalancing::Bitmap => Chooser::Bitmap(Box::new(Bitmap::new(paths, rand))),
+            LoadBalancing::Reps => Chooser::Reps(Reps::new()),
+            LoadBalancing::Mixed => Chooser::Mixed(Box::new(Mixed::new(paths, rand))),
+        }
+    }
+
+    /// The next packet's entropy value.
+    pub fn next(&mut self, paths: Paths, rand: u32) -> u16 {
+        match self {
+            Chooser::Oblivious(c) => c.next(paths, rand),
+            Chooser::Bitmap(c) => c.next(paths, rand),
+            Chooser::Reps(c) => c.next(paths, rand),
+            Chooser::Mixed(c) => c.next(paths, rand),
+        }
+    }
+
+    /// What an answer said of the path of `ev`.
+    pub fn feedback(&mut self, paths: Paths, ev: u16, f: Feedback, now: Ps) {
+        match self {
+            Chooser::Oblivious(_) => {}
+            Chooser::Bitmap(c) => c.feedback(paths, ev, f),
+            Chooser::Reps(c) => c.feedback(ev, f, Instant::from_nanos(now.as_ns())),
+            Chooser::Mixed(c) => c.feedback(paths, ev, f),
+        }
+    }
 }
 
 /// The sender's side of a flow.
@@ -62,6 +114,8 @@ pub struct SackTx {
     in_flight: i64,
     /// The receiver's count of wire bytes, as its latest ACK gave it.
     recvd: u64,
+    /// A sprayed flow's paths and chooser.
+    pub spray: Option<(Paths, Chooser)>,
 }
 
 /// What an ACK carries, as the sender reads it.
@@ -111,10 +165,11 @@ impl SackTx {
         self.recvd
     }
 
-    /// Packet `n` of `wire` bytes goes now (a resend leaves the queue).
-    pub fn send(&mut self, n: u32, wire: u32, now: Ps) {
+    /// Packet `n` of `wire` bytes goes now on entropy value `ev` (a
+    /// resend leaves the queue).
+    pub fn send(&mut self, n: u32, wire: u32, now: Ps, ev: u16) {
         self.rtx.remove(&n);
-        if let Some(old) = self.sent.insert(n, Sent { at: now, wire }) {
+        if let Some(old) = self.sent.insert(n, Sent { at: now, wire, ev }) {
             // Sent again before it was answered: one record, the latest.
             self.by_time.remove(&(old.at, n));
             self.in_flight -= old.wire as i64;
@@ -206,10 +261,19 @@ impl SackTx {
         }
     }
 
-    /// The oldest packet in flight, if it has waited `rto`: its number.
-    pub fn expired(&self, now: Ps, rto: Ps) -> Option<u32> {
+    /// The oldest packet in flight, if it has waited `rto`: its number
+    /// and entropy value.
+    pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16)> {
         let &(at, n) = self.by_time.first()?;
-        (at + rto <= now).then_some(n)
+        let ev = self.sent.get(&n).map_or(0, |s| s.ev);
+        (at + rto <= now).then_some((n, ev))
+    }
+
+    /// The path chooser's answer for `ev`, if the flow sprays.
+    fn feedback(&mut self, ev: u16, f: Feedback, now: Ps) {
+        if let Some((paths, c)) = self.spray.as_mut() {
+            c.feedback(*paths, ev, f, now);
+        }
     }
 }
 
@@ -340,12 +404,18 @@ impl Nic {
             RxAnswer::Nack => {
                 self.store(cx, flow, r);
                 let (last_hop, ts, seq, len) = (p.ttl == p.fwd_hops, p.ts_ps, p.seq, p.len);
+                let (ev, spray) = (p.ev(), cx.cfg.spray.is_some());
                 self.send_ctrl(cx, src, flow, PktKind::Nack, |_, q| {
                     q.seq = seq;
                     q.len = len;
                     q.ts_ps = ts;
                     q.set_last_hop(last_hop);
                     q.set_ece(ce);
+                    if spray {
+                        // Back on the data's entropy value.
+                        q.set_ev(ev);
+                        q.hash = ev_hash(q.hash, ev);
+                    }
                 });
             }
             RxAnswer::Ack { base } => {
@@ -359,10 +429,21 @@ impl Nic {
                     acked: n,
                     base,
                     bitmap,
+                    ev: p.ev(),
                 };
                 self.send_ack(cx, flow, pkt, p, &mut r, false, Some(sack));
             }
         }
+    }
+
+    /// A sprayed flow's next entropy value, drawn from its chooser; none
+    /// if the flow does not spray.
+    pub(super) fn sack_choose(&mut self, cx: &mut Ctx, flow: u32) -> Option<u16> {
+        cx.cfg.spray?;
+        let rand = cx.rng.ev.next_u32();
+        let f = self.sender_mut(cx, flow)?;
+        let (paths, c) = f.sack.as_deref_mut()?.spray.as_mut()?;
+        Some(c.next(*paths, rand))
     }
 
     /// Opens the SACK receiving state of `flow`: its place.
@@ -386,6 +467,7 @@ impl Nic {
             acked,
             base,
             bitmap,
+            ev,
         }) = cx.pkts.aux(p)
         else {
             return None;
@@ -403,7 +485,11 @@ impl Nic {
             base,
             bitmap,
         };
-        let view = f.sack.as_deref_mut()?.ack(now, &a);
+        let tx = f.sack.as_deref_mut()?;
+        let view = tx.ack(now, &a);
+        // uet-htsim's `processEv` of the ACK's EV.
+        let good = if p.ece() { Feedback::Ecn } else { Feedback::Good };
+        tx.feedback(ev, good, now);
         f.snd_una = f.snd_una.max((cum as u64 * payload).min(size));
         cx.metrics.counters.acks += 1;
         Some(view)
@@ -431,6 +517,14 @@ impl Nic {
             )
         };
         tx.resend(n);
+        // A cut before the last hop blames the path; at the last hop, the
+        // receiver's link, and the path's ECN (uet-htsim's `processNack`).
+        let f_ev = match (p.last_hop(), p.ece()) {
+            (false, _) => Feedback::Nack,
+            (true, true) => Feedback::Ecn,
+            (true, false) => Feedback::Good,
+        };
+        tx.feedback(p.ev(), f_ev, now);
         let at = f.engine;
         self.sender_to_engine(cx, p.flow, at, EventKind::Nack(nack));
         self.arm_rto(cx, p.flow);
@@ -446,8 +540,10 @@ impl Nic {
         let Some(f) = self.sender_mut(cx, flow) else { return };
         f.rto_pending = false;
         let Some(tx) = f.sack.as_deref_mut() else { return };
-        if let Some(n) = tx.expired(now, rto) {
+        if let Some((n, ev)) = tx.expired(now, rto) {
             tx.resend(n);
+            // The timed-out packet's own path (uet-htsim blames EV 0).
+            tx.feedback(ev, Feedback::Timeout, now);
             cx.metrics.counters.timeouts += 1;
             let at = f.engine;
             let kind = EventKind::Loss {
@@ -531,12 +627,19 @@ mod tests {
         let mut tx = SackTx::default();
         let (w, ns) = (4150u32, |n: u64| Ps::from_ns(n));
         for n in 0..4 {
-            tx.send(n, w, ns(n as u64));
+            tx.send(n, w, ns(n as u64), 0);
         }
         assert_eq!(tx.in_flight(), 4 * w as u64);
         assert_eq!(tx.deadline(ns(100)), Some(ns(100)));
         // Packet 1 is trimmed: NACKed, off the flight, queued.
-        assert_eq!(tx.nacked(1), Some(Sent { at: ns(1), wire: w }));
+        assert_eq!(
+            tx.nacked(1),
+            Some(Sent {
+                at: ns(1),
+                wire: w,
+                ev: 0
+            })
+        );
         tx.resend(1);
         assert_eq!((tx.in_flight(), tx.next_rtx()), (3 * w as u64, Some((1, w))));
         // An ACK of packet 0 and, by the bitmap, 2 and 3: 3 packets counted.
@@ -553,15 +656,15 @@ mod tests {
         assert_eq!(v.rtt, Some(ns(17)));
         assert_eq!(tx.deadline(ns(100)), None);
         // The resend, then an ACK of everything.
-        tx.send(1, w, ns(30));
+        tx.send(1, w, ns(30), 0);
         assert_eq!(tx.next_rtx(), None);
         let v = tx.ack(ns(40), &ack(4, 4, 1, 30, 5, 0));
         assert_eq!((v.in_flight, v.rtt), (0, Some(ns(10))));
         // A timeout of a packet that did arrive: off the flight, queued;
         // the ACK that counts it puts it back and unqueues it.
-        tx.send(4, w, ns(50));
+        tx.send(4, w, ns(50), 0);
         assert_eq!(tx.expired(ns(149), ns(100)), None);
-        assert_eq!(tx.expired(ns(150), ns(100)), Some(4));
+        assert_eq!(tx.expired(ns(150), ns(100)), Some((4, 0)));
         tx.resend(4);
         assert_eq!(tx.in_flight(), 0);
         let v = tx.ack(ns(160), &ack(4, 5, 4, 50, 4, 1));

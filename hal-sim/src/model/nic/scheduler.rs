@@ -252,8 +252,15 @@ impl Nic {
             Some(Ecn::NotEct) => EcnBits::NotEct,
             _ => EcnBits::Ect,
         };
-        let hash = cx.flows[flow as usize].hash;
+        let mut hash = cx.flows[flow as usize].hash;
+        let ev = self.sack_choose(cx, flow);
+        if let Some(ev) = ev {
+            hash = crate::model::net::ev_hash(hash, ev);
+        }
         let mut p = Packet::new(PktKind::Data, flow, hash, self.node, cx.net.hosts[dst as usize]);
+        if let Some(ev) = ev {
+            p.set_ev(ev);
+        }
         // A flow is shorter than 2^31 bytes (the workload's bound) and a
         // payload at most 9000 (the scenario's).
         p.seq = seq as u32;
@@ -284,7 +291,7 @@ impl Nic {
         f.snd_nxt = f.snd_nxt.max(seq + len as u64);
         f.max_sent = f.max_sent.max(f.snd_nxt);
         if let Some(tx) = f.sack.as_deref_mut() {
-            tx.send((seq / cx.cfg.payload as u64) as u32, wire, cx.now);
+            tx.send((seq / cx.cfg.payload as u64) as u32, wire, cx.now, ev.unwrap_or(0));
         }
         if sub_packet {
             f.credits = f.credits.saturating_sub(1);

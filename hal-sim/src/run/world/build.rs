@@ -84,7 +84,31 @@ impl World {
             on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, Ps::from_ns(o.idle_ns.0))),
             rx_buffer: s.nic.rx_drain_gbps.map(|g| (g.0, s.nic.rx_buffer_bytes.0)),
             sack_bytes: (s.nic.transport == Transport::Sack).then(|| s.nic.sack_bytes.map_or(16_384, |b| b.0)),
+            spray: match s.nic.paths.0 {
+                1 => None,
+                n => Some((
+                    u16::try_from(n)
+                        .ok()
+                        .and_then(cc_core::path::Paths::new)
+                        .ok_or_else(|| {
+                            err(
+                                "nic.paths",
+                                format!(
+                                    "must be 1 or a power of two up to {} (got {n})",
+                                    cc_core::path::MAX_PATHS
+                                ),
+                            )
+                        })?,
+                    s.nic.load_balancing,
+                )),
+            },
         };
+        if cfg.spray.is_some() && cfg.sack_bytes.is_none() {
+            return Err(err(
+                "nic.paths",
+                "spraying needs transport = \"sack\" (go-back-N would resend every reordered packet)".into(),
+            ));
+        }
         if s.nic.sack_bytes.is_some() && s.nic.transport != Transport::Sack {
             return Err(err("nic.sack_bytes", "applies to transport = \"sack\" only".into()));
         }
@@ -202,6 +226,7 @@ impl World {
                 loss: ChaCha8Rng::seed_from_u64(s.seed ^ 0xbb67_ae85_84ca_a73b),
                 pint: ChaCha8Rng::seed_from_u64(s.seed ^ 0x3c6e_f372_fe94_f82b),
                 trim: ChaCha8Rng::seed_from_u64(s.seed ^ 0xa54f_f53a_5f1d_36f1),
+                ev: ChaCha8Rng::seed_from_u64(s.seed ^ 0x510e_527f_ade6_82d1),
             },
             metrics: Metrics::default(),
             key,

@@ -473,6 +473,32 @@ pub struct NicCfg {
     /// arrived since its last ACK (default 16 KiB, uet-htsim's
     /// `-sack_threshold`); `ack_every` is go-back-N's.
     pub sack_bytes: Option<Bytes>,
+    /// Entropy values a flow sprays its packets over (a power of two up
+    /// to 256; uet-htsim's `-paths`); 1 (the default): every packet of a
+    /// flow hashes alike, per-flow ECMP. More needs `transport = "sack"`.
+    pub paths: Count,
+    /// How a sprayed flow picks each packet's entropy value (default
+    /// `mixed`, uet-htsim's).
+    pub load_balancing: LoadBalancing,
+}
+
+/// `nic.load_balancing`: cc-core's path choosers (`cc_core::path`),
+/// uet-htsim's `-load_balancing_algo`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadBalancing {
+    /// Every entropy value once a round, in a random order; feedback
+    /// ignored.
+    Oblivious,
+    /// The same round, skipping values penalised by ECN, NACKs and
+    /// timeouts.
+    Bitmap,
+    /// Recycled entropy: values of unmarked ACKs reused; a timeout
+    /// freezes the ring.
+    Reps,
+    /// A recycled value while any is kept, else the bitmap's.
+    #[default]
+    Mixed,
 }
 
 /// `nic.transport`: how the NICs recover what the network lost.
@@ -608,6 +634,8 @@ impl Default for NicCfg {
             rx_buffer_bytes: Bytes(256 * 1024),
             transport: Transport::GoBackN,
             sack_bytes: None,
+            paths: Count(1),
+            load_balancing: LoadBalancing::Mixed,
         }
     }
 }
