@@ -26,6 +26,7 @@ fn acks_through_a_queue(priority: bool) -> f64 {
             shape: Shape::Star { hosts: Count(3) },
             link_gbps: Gbps(100),
             link_delay_ns: DelayNs(1000),
+            failed_links: 0,
         },
         CcCfg {
             algorithm: Cc::registered(cc_core::Algorithm::Dctcp).unwrap(),

@@ -72,6 +72,7 @@ fn int_md_and_ioam_run_on_mixed_link_speeds() {
             },
             link_gbps: Gbps(400),
             link_delay_ns: DelayNs(1000),
+            failed_links: 0,
         };
         s.workload.flows = Flows::List(
             (0..2)

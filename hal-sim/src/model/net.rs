@@ -55,6 +55,9 @@ pub struct Network {
     pub dist: Vec<Vec<u32>>,
     /// How a switch picks among equal-cost next hops.
     pub ecmp: Ecmp,
+    /// Switch ports degraded to a quarter of their rate and buffer
+    /// (`topology.failed_links`): (node, port).
+    pub degraded: Vec<(u32, u16)>,
 }
 
 /// How a switch picks among the equal-cost next hops towards a host

@@ -127,12 +127,16 @@ pub struct EgressPort {
     pub monitor: Option<usize>,
     /// WRED/ECN thresholds of this port (K_min, K_max).
     pub ecn_k: (u64, u64),
+    /// buf_max of this port ([`Aqm::port_buffer`], a quarter of it on a
+    /// degraded link).
+    pub port_buffer: u64,
 }
 
 impl EgressPort {
     fn new(link: Link, aqm: &Aqm) -> Self {
         EgressPort {
             ecn_k: aqm.thresholds(link.bps),
+            port_buffer: aqm.port_buffer,
             link,
             queue: VecDeque::new(),
             queued_bytes: 0,
@@ -172,11 +176,18 @@ pub struct Switch {
 }
 
 impl Switch {
-    /// A switch at `node` with a port on each of `links`.
-    pub fn new(node: u32, links: &[Link], aqm: Aqm) -> Self {
+    /// A switch at `node` with a port on each of `links`; `degraded` ports
+    /// keep a quarter of the port buffer.
+    pub fn new(node: u32, links: &[Link], aqm: Aqm, degraded: &[u16]) -> Self {
+        let mut ports: Vec<EgressPort> = links.iter().map(|&l| EgressPort::new(l, &aqm)).collect();
+        for &d in degraded {
+            if let Some(p) = ports.get_mut(d as usize) {
+                p.port_buffer /= 4;
+            }
+        }
         Switch {
             node,
-            ports: links.iter().map(|&l| EgressPort::new(l, &aqm)).collect(),
+            ports,
             buffered: 0,
             aqm,
             ingress_bytes: vec![0; links.len()],
@@ -211,14 +222,17 @@ impl Switch {
     /// shared buffer is full.
     fn enqueue(&mut self, cx: &mut Ctx, port: u16, pkt: u32, ingress: u16) {
         let aqm = self.aqm;
-        let q = self.ports[port as usize].queued_bytes;
+        let (q, port_buffer) = (
+            self.ports[port as usize].queued_bytes,
+            self.ports[port as usize].port_buffer,
+        );
         let (mut wire, ecn, kind, mut trimmed) = {
             let x = cx.pkts.get(pkt);
             (x.wire as u64, x.ecn(), x.kind, x.trimmed())
         };
         // With PFC the upstream is paused before a port overflows; only the
         // shared buffer (the headroom included) can.
-        let mut port_full = aqm.pfc.is_none() && q + wire > aqm.port_buffer;
+        let mut port_full = aqm.pfc.is_none() && q + wire > port_buffer;
         if let (Some(size), true) = (aqm.trim, port_full && kind == PktKind::Data && !trimmed) {
             if !self.trim(cx, port, size) {
                 cut(cx, pkt, size);
@@ -231,7 +245,7 @@ impl Switch {
         let header = kind != PktKind::Data || trimmed;
         if aqm.trim.is_some() && header {
             // Headers see only the control queue's room.
-            port_full = self.ports[port as usize].urgent_bytes + wire > 2 * aqm.port_buffer;
+            port_full = self.ports[port as usize].urgent_bytes + wire > 2 * port_buffer;
         }
         let full = port_full || self.buffered + wire > aqm.buffer;
         let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && !trimmed && q >= aqm.drop_k;
@@ -331,8 +345,8 @@ impl Switch {
         if crate::setup::workload::unit(&mut cx.rng.trim) >= 0.5 {
             return false;
         }
-        let cap = 2 * self.aqm.port_buffer;
         let p = &mut self.ports[port as usize];
+        let cap = 2 * p.port_buffer;
         let Some(victim) = p.queue.pop_back() else {
             return false;
         };

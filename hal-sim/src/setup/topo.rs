@@ -12,6 +12,9 @@ use crate::setup::scenario::{Count, Gbps, Shape, Topology};
 /// resolves a topology file's path; a file that cannot be read or is not
 /// a topology is an error that names its line.
 pub fn build(t: &Topology, dir: &Path) -> Result<Network, String> {
+    if let (Shape::Ns3 { .. }, 1..) = (&t.shape, t.failed_links) {
+        return Err("failed_links: applies to fat-trees and leaf-spines (an ns-3 file sets its own rates)".into());
+    }
     if let Shape::Ns3 { path } = &t.shape {
         let file = dir.join(path);
         let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -43,13 +46,18 @@ pub fn build(t: &Topology, dir: &Path) -> Result<Network, String> {
                 t.link_gbps.0
             ));
         }
-        return Ok(build_shape(&Topology {
-            shape: r.shape,
-            link_gbps: r.link_gbps,
-            link_delay_ns: r.link_delay_ns,
-        }));
+        return fail_links(
+            build_shape(&Topology {
+                shape: r.shape.clone(),
+                link_gbps: r.link_gbps,
+                link_delay_ns: r.link_delay_ns,
+                failed_links: 0,
+            }),
+            &r.shape,
+            t.failed_links,
+        );
     }
-    Ok(build_shape(t))
+    fail_links(build_shape(t), &t.shape, t.failed_links)
 }
 
 /// The network of a topology file of the HPCC reference simulator
@@ -269,6 +277,73 @@ fn build_shape(t: &Topology) -> Network {
     n
 }
 
+/// Degrades `failed` links of network `n` of `shape` to a quarter of their
+/// rate, as uet-htsim's `-failed N` does (`FatTreeTopology`,
+/// `_failed_link_ratio` 0.25; the switch's port buffer follows, and its
+/// ECN thresholds with the port's speed). In a three-tier fat-tree, the
+/// first `failed` core-to-aggregation downlinks, aggregation switch by
+/// aggregation switch (pod 0's first, its core links in order): one
+/// direction only. In a leaf-spine, every leaf's links to the first
+/// `failed` spines, both ways. Each degraded port is listed in the
+/// network's `degraded`.
+fn fail_links(mut n: Network, shape: &Shape, failed: u32) -> Result<Network, String> {
+    if failed == 0 {
+        return Ok(n);
+    }
+    let switches: Vec<u32> = (0..n.nodes.len() as u32)
+        .filter(|&i| n.nodes[i as usize].kind == NodeKind::Switch)
+        .collect();
+    let mut pairs = Vec::new();
+    match *shape {
+        Shape::FatTree {
+            pods,
+            tors_per_pod,
+            aggs_per_pod,
+            cores_per_agg,
+            ..
+        } => {
+            // Nodes as `build_shape` made them: ToRs, aggregation switches,
+            // cores; aggregation switch j of each pod reaches core group j.
+            let (aggs, cpa) = (aggs_per_pod.0, cores_per_agg.0);
+            let (agg0, core0) = (pods.0 * tors_per_pod.0, pods.0 * (tors_per_pod.0 + aggs));
+            let all = pods.0 * aggs * cpa;
+            if failed > all {
+                return Err(format!("failed_links: {failed}, but the fat-tree has {all} core links"));
+            }
+            for i in 0..failed {
+                let (a, c) = (i / cpa, i % cpa);
+                let agg = switches[(agg0 + a) as usize];
+                let core = switches[(core0 + (a % aggs) * cpa + c) as usize];
+                pairs.push((core, agg));
+            }
+        }
+        Shape::LeafSpine { leaves, spines, .. } => {
+            if failed > spines.0 {
+                return Err(format!(
+                    "failed_links: {failed}, but the leaf-spine has {} spines",
+                    spines.0
+                ));
+            }
+            for l in 0..leaves.0 {
+                for sp in 0..failed {
+                    let (leaf, spine) = (switches[l as usize], switches[(leaves.0 + sp) as usize]);
+                    pairs.push((spine, leaf));
+                    pairs.push((leaf, spine));
+                }
+            }
+        }
+        _ => return Err("failed_links: applies to fat-trees and leaf-spines".into()),
+    }
+    for (from, to) in pairs {
+        let node = &mut n.nodes[from as usize];
+        if let Some(port) = node.ports.iter().position(|l| l.peer.0 == to) {
+            node.ports[port].bps /= 4;
+            n.degraded.push((from, port as u16));
+        }
+    }
+    Ok(n)
+}
+
 /// The speed of every link if they are all equal.
 pub fn uniform_speed(n: &Network) -> Option<u64> {
     let mut speeds = n.nodes.iter().flat_map(|x| x.ports.iter().map(|p| p.bps));
@@ -294,7 +369,67 @@ mod tests {
             },
             link_gbps: Gbps(100),
             link_delay_ns: DelayNs(1000),
+            failed_links: 0,
         })
+    }
+
+    /// uet-htsim's `-failed N`: on a k = 4 fat-tree the first core links
+    /// of pod 0's first aggregation switch, core to aggregation only; on
+    /// a leaf-spine every leaf's links to the first spines, both ways; a
+    /// quarter of the rate each.
+    #[test]
+    fn failed_links_run_at_a_quarter_of_their_rate() {
+        let k4 = |failed| Topology {
+            shape: Shape::FatTree {
+                pods: Count(4),
+                tors_per_pod: Count(2),
+                hosts_per_tor: Count(2),
+                aggs_per_pod: Count(2),
+                cores_per_agg: Count(2),
+                fabric_gbps: None,
+            },
+            link_gbps: Gbps(100),
+            link_delay_ns: DelayNs(1000),
+            failed_links: failed,
+        };
+        let slow = |n: &Network| -> Vec<(u32, u32)> {
+            let mut v = Vec::new();
+            for (i, node) in n.nodes.iter().enumerate() {
+                for l in node.ports.iter().filter(|l| l.bps == 25_000_000_000) {
+                    v.push((i as u32, l.peer.0));
+                }
+            }
+            v
+        };
+        let dir = Path::new(".");
+        // Hosts 0-15, ToRs 16-23, aggregation switches 24-31, cores 32-35;
+        // aggregation switch 24 reaches cores 32 and 33.
+        let n = build(&k4(1), dir).unwrap();
+        assert_eq!((slow(&n), n.degraded.len()), (vec![(32, 24)], 1));
+        let n = build(&k4(3), dir).unwrap();
+        assert_eq!(slow(&n), vec![(32, 24), (33, 24), (34, 25)]);
+        assert!(build(&k4(17), dir)
+            .unwrap_err()
+            .starts_with("failed_links: 17, but the fat-tree has 16 core links"));
+        let ls = Topology {
+            shape: Shape::LeafSpine {
+                leaves: Count(3),
+                spines: Count(2),
+                hosts_per_leaf: Count(2),
+                fabric_gbps: None,
+            },
+            failed_links: 1,
+            ..k4(0)
+        };
+        // Hosts 0-5, leaves 6-8, spines 9-10.
+        let n = build(&ls, dir).unwrap();
+        assert_eq!(slow(&n), vec![(6, 9), (7, 9), (8, 9), (9, 6), (9, 7), (9, 8)]);
+        let star = Topology {
+            shape: Shape::Star { hosts: Count(2) },
+            failed_links: 1,
+            ..k4(0)
+        };
+        assert!(build(&star, dir).unwrap_err().contains("fat-trees and leaf-spines"));
     }
 
     fn switches(n: &Network) -> usize {
@@ -318,6 +453,7 @@ mod tests {
             shape: Shape::Htsim { path: "ls.topo".into() },
             link_gbps: Gbps(gbps),
             link_delay_ns: DelayNs(0),
+            failed_links: 0,
         };
         let n = build(&t(100), dir.path()).unwrap();
         assert_eq!((n.hosts.len(), switches(&n)), (1024, 64));
@@ -373,6 +509,7 @@ mod tests {
             shape: Shape::Incast { senders: Count(2) },
             link_gbps: Gbps(100),
             link_delay_ns: DelayNs(1000),
+            failed_links: 0,
         });
         assert_eq!(file.hosts, shape.hosts);
         for (a, b) in file.nodes.iter().zip(&shape.nodes) {

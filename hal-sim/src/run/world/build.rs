@@ -33,7 +33,11 @@ impl World {
             field: field.into(),
             message,
         };
-        let mut net = crate::setup::topo::build(&s.topology, dir).map_err(|m| err("topology.path", m))?;
+        let mut net =
+            crate::setup::topo::build(&s.topology, dir).map_err(|m| match m.strip_prefix("failed_links: ") {
+                Some(why) => err("topology.failed_links", why.into()),
+                None => err("topology.path", m),
+            })?;
         net.set_ecmp(s.switch.ecmp);
         let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
@@ -205,7 +209,13 @@ impl World {
             component.push(match n.kind {
                 NodeKind::Host => Component::Nic(net.host_index[node]),
                 NodeKind::Switch => {
-                    switches.push(Switch::new(node as u32, &n.ports, aqm));
+                    let degraded: Vec<u16> = net
+                        .degraded
+                        .iter()
+                        .filter(|d| d.0 == node as u32)
+                        .map(|d| d.1)
+                        .collect();
+                    switches.push(Switch::new(node as u32, &n.ports, aqm, &degraded));
                     Component::Switch(switches.len() as u32 - 1)
                 }
             });

@@ -69,6 +69,7 @@ struct RawTopology {
     fabric_gbps: Option<Gbps>,
     link_delay_ns: Option<DelayNs>,
     path: Option<String>,
+    failed_links: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -541,6 +542,7 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
         shape,
         link_gbps: t.link_gbps,
         link_delay_ns: delay,
+        failed_links: t.failed_links.unwrap_or(0),
     })
 }
 

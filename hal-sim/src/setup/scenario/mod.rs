@@ -150,6 +150,10 @@ pub struct Topology {
     /// Per-link propagation delay (0 for [`Shape::Ns3`] and
     /// [`Shape::Htsim`], whose files give it).
     pub link_delay_ns: DelayNs,
+    /// Links degraded to a quarter of their rate and buffer, as
+    /// uet-htsim's `-failed N` (fat-trees and leaf-spines only; see
+    /// `setup::topo`). 0: none.
+    pub failed_links: u32,
 }
 
 impl Topology {
@@ -162,6 +166,7 @@ impl Topology {
             },
             link_gbps: Gbps(link_gbps),
             link_delay_ns: DelayNs(link_delay_ns),
+            failed_links: 0,
         }
     }
 }
