@@ -55,7 +55,7 @@ pub struct Aqm {
     /// Trimming: data that does not fit its port's queue is cut to this
     /// many bytes instead of dropped, and waits as a header in the
     /// control queue, which then holds at most twice `port_buffer`
-    /// ([`Switch::trim`]). Needs `control_priority` and no PFC.
+    /// (`Switch::trim`). Needs `control_priority` and no PFC.
     pub trim: Option<u16>,
 }
 
