@@ -288,3 +288,86 @@ fn a_sweep_runs_its_grid_and_its_shards() {
         "the panels' titles"
     );
 }
+
+/// What uet-htsim's `validate.py` reads of an output, by its own rules:
+/// each line with `finished` is a flow, its FCT the ninth word and, if
+/// it says `total messages`, its count of connections the twelfth; the
+/// last line with `New:` and `Rtx:` is the summary. The FCTs in order,
+/// the connections, the summary.
+fn as_validate_reads(out: &str) -> (Vec<f64>, u32, String) {
+    let (mut fcts, mut conns, mut summary) = (Vec::new(), 0, String::new());
+    for line in out.lines() {
+        if line.contains("finished") {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            fcts.push(w[8].parse::<f64>().unwrap());
+            if line.contains("total messages") {
+                assert_eq!((w[9], w[10]), ("total", "messages"), "{line}");
+                conns += w[11].parse::<u32>().unwrap();
+            } else {
+                conns += 1;
+            }
+        } else if line.contains("New:") && line.contains("Rtx:") {
+            summary = line.to_string();
+        }
+    }
+    (fcts, conns, summary)
+}
+
+/// uet-htsim's own command lines, from its validation plan, run as they
+/// are in the folder of its matrices: what its `validate.py` reads gives
+/// uet-htsim's figures (one.cm: 176.2 µs, `New: 490 Rtx: 0 … ACKs: 124
+/// NACKs: 0`; incast.cm: 2478.53 µs, 15 connections, 811 NACKs).
+#[test]
+fn uet_htsim_command_lines_print_what_validate_reads() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/reference/uet-htsim");
+    let run = |flags: &str| {
+        let out = bin()
+            .current_dir(dir)
+            .arg("uet-htsim")
+            .args(flags.split_whitespace())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        as_validate_reads(&String::from_utf8_lossy(&out.stdout))
+    };
+    let (fcts, conns, summary) = run("-tm one.cm -end 1000 -sender_cc_only");
+    assert_eq!((fcts, conns), (vec![176.2], 1));
+    assert_eq!(
+        summary,
+        "New: 490 Rtx: 0 RTS: 0 Bounced: 0 ACKs: 124 NACKs: 0 Pulls: 0 sleek_pkts: 0"
+    );
+    let (fcts, conns, summary) = run("-tm incast.cm -sender_cc_only -end 3000");
+    assert_eq!((fcts.len(), conns), (15, 15));
+    assert!(fcts.windows(2).all(|w| w[0] <= w[1]), "in finishing order: {fcts:?}");
+    let tail = fcts[14];
+    assert!((tail / 2478.53 - 1.0).abs() < 0.10, "{tail}");
+    let w: Vec<&str> = summary.split_whitespace().collect();
+    assert_eq!((w[0], w[1]), ("New:", "7350"), "{summary}");
+    let nacks: f64 = w[11].parse().unwrap();
+    assert!((nacks / 811.0 - 1.0).abs() < 0.30, "{summary}");
+
+    // What hal-sim does not model is refused by name.
+    for (flags, named) in [
+        ("-tm one.cm -sender_cc_only -disable_trim", "-disable_trim"),
+        ("-tm one.cm -sender_cc_only -cwnd 50", "-cwnd"),
+        ("-tm one.cm", "-sender_cc_only"),
+        (
+            "-tm one.cm -sender_cc_only -load_balancing_algo reps_legacy",
+            "reps_legacy",
+        ),
+        (
+            "-tm incast_3-1_overlapped.tm -sender_cc_only -linkspeed 100",
+            "-linkspeed",
+        ),
+    ] {
+        let out = bin()
+            .current_dir(dir)
+            .arg("uet-htsim")
+            .args(flags.split_whitespace())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flags}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(named), "{flags}: {err}");
+    }
+}

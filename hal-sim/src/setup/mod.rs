@@ -8,4 +8,5 @@ pub mod connection_matrix;
 pub mod htsim_topo;
 pub mod scenario;
 pub mod topo;
+pub mod uet_htsim;
 pub mod workload;
