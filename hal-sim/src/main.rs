@@ -1,5 +1,5 @@
 //! `hal-sim run SCENARIO.toml [--json FILE] [--out DIR] [--fct FILE] [--record FILE] [--cosim ELF]`
-//! `hal-sim sweep SCENARIO.toml… --vary FIELD=V1,V2,… [--baseline FILE [--baseline-name NAME]] [--plot all|short-long] [--shard I/N] [--jobs N] --out DIR`
+//! `hal-sim sweep SCENARIO.toml… --vary FIELD=V1,V2,… [--baseline FILE [--baseline-name NAME]] [--plot all|short-long|tail] [--shard I/N] [--jobs N] --out DIR`
 //! `hal-sim uet-htsim -tm FILE -sender_cc_only [uet-htsim's flags…]`
 
 use std::path::PathBuf;
@@ -107,8 +107,9 @@ struct SweepArgs {
     /// Where the point files and the plot go.
     #[arg(long)]
     out: PathBuf,
-    /// What the plot shows: `all` (slowdown p50 and p99 over all flows)
-    /// or `short-long` (p99 of flows ≤ 30 kB and of flows > 1 MB).
+    /// What the plot shows: `all` (slowdown p50 and p99 over all flows),
+    /// `short-long` (p99 of flows ≤ 30 kB and of flows > 1 MB) or `tail`
+    /// (the last flow's and p99).
     #[arg(long, value_enum, default_value = "all")]
     plot: PlotArg,
     /// A reference scenario, run once (per seed if `seed` is varied) and
@@ -127,6 +128,7 @@ struct SweepArgs {
 enum PlotArg {
     All,
     ShortLong,
+    Tail,
 }
 
 /// `println!` that ends the program quietly when standard output is
@@ -192,6 +194,7 @@ fn sweep(a: SweepArgs) -> ExitCode {
     let plot = match plot {
         PlotArg::All => sweep::Plot::All,
         PlotArg::ShortLong => sweep::Plot::ShortLong,
+        PlotArg::Tail => sweep::Plot::Tail,
     };
     let (shard, out) = (shard.as_deref(), out.as_path());
     let axes = match vary

@@ -420,6 +420,9 @@ pub enum Plot {
     /// FCT slowdown p99 of the short flows (≤ 30 kB) and of the long
     /// ones (> 1 MB).
     ShortLong,
+    /// FCT slowdown of the last flow to finish and p99: the tail (of a
+    /// permutation's equal flows, the tail FCT over a lone flow's).
+    Tail,
 }
 
 impl Plot {
@@ -428,6 +431,7 @@ impl Plot {
         match self {
             Plot::All => [("p50", s.fct_slowdown.p50), ("p99", s.fct_slowdown.p99)],
             Plot::ShortLong => [("short p99", s.slowdown_short.p99), ("long p99", s.slowdown_long.p99)],
+            Plot::Tail => [("max", s.fct_slowdown.max), ("p99", s.fct_slowdown.p99)],
         }
     }
 
@@ -436,6 +440,7 @@ impl Plot {
         match self {
             Plot::All => ["p50 over all flows", "p99 over all flows"],
             Plot::ShortLong => ["short flows (≤ 30 kB), p99", "long flows (> 1 MB), p99"],
+            Plot::Tail => ["the last flow", "p99 over all flows"],
         }
     }
 
@@ -444,6 +449,7 @@ impl Plot {
         match self {
             Plot::All => "FCT slowdown over all flows",
             Plot::ShortLong => "FCT slowdown of short and long flows",
+            Plot::Tail => "FCT slowdown of the tail",
         }
     }
 }

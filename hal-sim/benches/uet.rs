@@ -1,0 +1,103 @@
+//! uet-htsim's 1024-host permutation, held to uet-htsim's own runs and
+//! timed:
+//!
+//! ```text
+//! cargo bench -p hal-sim --bench uet
+//! ```
+//!
+//! `perm_1024n_1024c_0u_2000000b.cm` (each of 1024 hosts sends 2 MB to
+//! another) on uet-htsim's default k = 16 fat-tree at 100 Gb/s, NSCC,
+//! sprayed over 128 entropy values, as `hal-sim uet-htsim` runs uet-htsim's
+//! command lines from its `validate_load_balancing_snd.txt` plan: the
+//! oblivious and REPS choosers, with no failure (`-end 1000`) and with
+//! eight core links at a quarter of their rate (`-failed 8 -end 3000`).
+//! Each row prints the tail FCT beside uet-htsim's
+//! (`scenarios/reference/uet-htsim/validate_load_balancing_snd.out`) and
+//! whether it is within 10 %, its resends beside uet-htsim's, and the
+//! run's CPU time beside a tenth of uet-htsim's on the same work (13.7 s
+//! of CPU for its run of this matrix on this machine class; its build and
+//! run commands are in docs/reference-runs.md). Then the peak resident
+//! memory. About 30 s of CPU in all.
+
+use std::path::Path;
+
+use hal_sim::run::cpu::Stopwatch;
+use hal_sim::run::world::World;
+use hal_sim::setup::uet_htsim;
+
+/// uet-htsim's CPU seconds for one run of the matrix (docs/reference-runs.md).
+const UET_HTSIM_CPU_S: f64 = 13.7;
+
+/// Peak resident set of this process, from /proc (Linux), in MiB.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+    let rows = [
+        ("oblivious", "-end 1000", 212.794, 628),
+        ("oblivious", "-end 3000 -failed 8", 280.775, 2958),
+        ("reps", "-end 1000", 208.239, 44),
+        ("reps", "-end 3000 -failed 8", 245.821, 1696),
+    ];
+    println!(
+        "uet-htsim's perm_1024n_1024c_0u_2000000b.cm, -sender_cc_only -paths 128 ({} build)",
+        hal_sim::run::cpu::BUILD
+    );
+    println!();
+    println!(
+        "{:<38} {:>10} {:>10} {:>7} {:>13} {:>8} {:>12}",
+        "", "tail µs", "uet-htsim", "", "resends (its)", "CPU s", "target CPU s"
+    );
+    let mut missed = 0;
+    for (lb, flags, tail_us, rtx) in rows {
+        let line =
+            format!("-tm perm_1024n_1024c_0u_2000000b.cm -sender_cc_only -paths 128 -load_balancing_algo {lb} {flags}");
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let s = uet_htsim::parse_args(&args)
+            .and_then(|c| uet_htsim::scenario(&c, &dir))
+            .expect("the command line reads");
+        let t0 = Stopwatch::start();
+        let mut w = World::new(&s, &dir, "uet-htsim").expect("the world builds");
+        w.run(|_| {});
+        let cpu = t0.cpu_s();
+        let all = w.flows.iter().all(|f| f.finish_ps.is_some());
+        let tail = w
+            .flows
+            .iter()
+            .filter_map(|f| f.finish_ps)
+            .max()
+            .map_or(f64::NAN, |t| t.as_ps() as f64 / 1e6);
+        let close = all && (tail / tail_us - 1.0).abs() <= 0.10;
+        let fast = cpu <= UET_HTSIM_CPU_S / 10.0;
+        missed += usize::from(!close) + usize::from(!fast);
+        println!(
+            "{:<38} {:>10.3} {:>10.3} {:>7} {:>6} ({:>4}) {:>8.2} {:>9.2} {}",
+            format!("{lb} {flags}"),
+            tail,
+            tail_us,
+            if close { "ok" } else { "NOT met" },
+            w.metrics.counters.retransmits,
+            rtx,
+            cpu,
+            UET_HTSIM_CPU_S / 10.0,
+            if fast { "ok" } else { "NOT met" },
+        );
+    }
+    if let Some(mib) = peak_rss_mib() {
+        println!();
+        println!("peak resident memory: {mib:.0} MiB");
+    }
+    println!();
+    println!("({missed} target(s) not met)");
+}
