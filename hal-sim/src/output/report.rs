@@ -808,6 +808,16 @@ pub fn panel_plot(
     let all = panels.iter().flat_map(|(_, l)| l.iter().flat_map(|(_, p)| p.iter()));
     let (x0, x1) = all.fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+    // x spanning 32 times or more (paths 1 to 128) goes on a log2 axis:
+    // drawn at log2(x), labelled with x.
+    let log = x0 > 0.0 && x1 / x0 >= 32.0;
+    let at = |x: f64| if log { x.log2() } else { x };
+    let (x0, x1) = (at(x0), at(x1));
+    let x_desc = if log {
+        format!("{x_label} (log scale)")
+    } else {
+        x_label.to_string()
+    };
     let legend_width = 40 + 8 * names.iter().map(|n| n.chars().count()).max().unwrap_or(0) as u32;
     let width = 440 * panels.len().max(1) as u32 + legend_width;
     let root = SVGBackend::new(path, (width, 460)).into_drawing_area();
@@ -834,21 +844,23 @@ pub fn panel_plot(
         // prints as one ("4", not "4.0").
         let whole = lines.iter().flat_map(|(_, p)| p.iter()).all(|p| p.0.fract() == 0.0);
         let x_fmt = |x: &f64| {
-            if x.fract() == 0.0 {
+            let x = if log { 2f64.powf(*x) } else { *x };
+            if (x - x.round()).abs() < 1e-6 {
                 format!("{x:.0}")
             } else {
                 format!("{x:.1}")
             }
         };
         let mut mesh = chart.configure_mesh();
-        mesh.x_desc(x_label).y_desc(y_label);
-        if whole {
+        mesh.x_desc(x_desc.as_str()).y_desc(y_label);
+        if whole || log {
             mesh.x_label_formatter(&x_fmt);
         }
         mesh.draw()?;
         for (n, pts) in lines {
             let i = names.iter().position(|m| m == n).unwrap_or(0);
             let style = colour(i).stroke_width(2);
+            let pts: Vec<(f64, f64)> = pts.iter().map(|p| (at(p.0), p.1)).collect();
             if dashed.contains(n) {
                 chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style))?;
             } else {
