@@ -22,12 +22,18 @@ const WORDS: usize = BUCKETS / 64;
 const PER_SUMMARY_WORD: usize = 64 * 64;
 
 /// The pending entries: a calendar of 512 ps buckets for the near future
-/// (a two-level bitmap finds the first occupied bucket, a walk of its few
-/// entries the earliest) and a binary heap for the entries past its reach
+/// (a two-level bitmap finds the first occupied bucket, whose first entry
+/// is the earliest) and a binary heap for the entries past its reach
 /// (retransmission timers, samples, flow starts).
 ///
-/// A bucket is a list threaded through the event slots: `head[b]` is its
-/// first slot, `next[slot]` the one after, `keys[slot]` the slot's key.
+/// A bucket is a list threaded through the event slots, in key order:
+/// `head[b]` is its first slot, `tail[b]` its last, `next[slot]` the one
+/// after, `keys[slot]` the slot's key. An entry filed later than the last
+/// goes at the end at once, as most do (a later time, or the same time and
+/// a later sequence number); an earlier one walks the list to its place.
+/// Kept in order, a bucket crowded by a fabric's hosts sending in lockstep
+/// (1024 of them, the same instants) gives its first entry at once, where
+/// a search of the whole list on every take cost a fifth of the run.
 ///
 /// While few entries are near (from when fewer than [`TO_RING_BELOW`] are
 /// left in the buckets until the ring's room is used up), they are in a
@@ -45,6 +51,8 @@ const PER_SUMMARY_WORD: usize = 64 * 64;
 pub(super) struct Calendar {
     /// First slot of each bucket's list, or `NONE`.
     head: Vec<u32>,
+    /// Last slot of each bucket's list (meaningless when it is empty).
+    tail: Vec<u32>,
     /// The slot after each slot in its bucket's list, or `NONE`.
     next: Vec<u32>,
     /// Each filed slot's key.
@@ -95,6 +103,7 @@ impl Default for Calendar {
     fn default() -> Self {
         Calendar {
             head: vec![NONE; BUCKETS],
+            tail: vec![NONE; BUCKETS],
             next: Vec::new(),
             keys: Vec::new(),
             occupied: [0; WORDS],
@@ -110,14 +119,13 @@ impl Default for Calendar {
     }
 }
 
-/// Where the earliest entry is: its bucket, its slot, the slot before it
-/// in the bucket's list (`NONE` if first), and its key.
+/// Where the earliest entry is (the first of its bucket's list): its
+/// bucket, its slot and its key.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Found {
     bucket: usize,
     /// The entry's event slot.
     pub(super) slot: u32,
-    prev: u32,
     /// The entry.
     pub(super) key: Key,
 }
@@ -147,7 +155,7 @@ impl Calendar {
         self.file_in_bucket(n, k);
     }
 
-    /// Puts `k` at the head of the bucket numbered `n` (within reach;
+    /// Puts `k` in its place in the bucket numbered `n` (within reach;
     /// [`Calendar::file`] counts it).
     fn file_in_bucket(&mut self, n: u64, k: Key) {
         let b = n as usize % BUCKETS;
@@ -156,24 +164,47 @@ impl Calendar {
             self.grow(slot + 1);
         }
         self.keys[slot] = k;
-        self.next[slot] = self.head[b];
-        self.head[b] = slot as u32;
+        let (head, tail) = (self.head[b], self.tail[b]);
+        if head == NONE {
+            self.next[slot] = NONE;
+            self.head[b] = slot as u32;
+            self.tail[b] = slot as u32;
+        } else if self.keys[tail as usize] <= k {
+            self.next[slot] = NONE;
+            self.next[tail as usize] = slot as u32;
+            self.tail[b] = slot as u32;
+        } else {
+            self.insert_before_tail(b, slot as u32, k);
+        }
         if let Some(p) = &mut self.peeked {
-            // `k` goes first in its bucket: before the peeked entry in
-            // its list if they share the bucket, the earliest if earlier.
+            // The earliest entry is the first of its bucket: `k` takes its
+            // place if earlier (the first of its own bucket then too).
             if k < p.key {
                 *p = Found {
                     bucket: b,
                     slot: slot as u32,
-                    prev: NONE,
                     key: k,
                 };
-            } else if p.bucket == b && p.prev == NONE {
-                p.prev = slot as u32;
             }
         }
         self.occupied[b / 64] |= 1 << (b % 64);
         self.summary[b / PER_SUMMARY_WORD] |= 1 << (b / 64 % 64);
+    }
+
+    /// Files `slot` (key `k`, earlier than bucket `b`'s last) at its place
+    /// in the bucket's list: after every entry not later than it (out of
+    /// line: an entry filed behind a later one in its 512 ps is rare).
+    #[inline(never)]
+    fn insert_before_tail(&mut self, b: usize, slot: u32, k: Key) {
+        let (mut prev, mut at) = (NONE, self.head[b]);
+        while at != NONE && self.keys[at as usize] <= k {
+            (prev, at) = (at, self.next[at as usize]);
+        }
+        self.next[slot as usize] = at;
+        match prev {
+            NONE => self.head[b] = slot,
+            p => self.next[p as usize] = slot,
+        }
     }
 
     /// Room for `slots` slots' keys and links (out of line: it happens
@@ -196,7 +227,6 @@ impl Calendar {
             return Some(Found {
                 bucket: 0,
                 slot: slot_of(key),
-                prev: NONE,
                 key,
             });
         }
@@ -206,29 +236,15 @@ impl Calendar {
         self.first_in_buckets()
     }
 
-    /// The earliest entry in the buckets (`near > 0`, not in the ring).
+    /// The earliest entry in the buckets (`near > 0`, not in the ring):
+    /// the first of the first occupied bucket.
     fn first_in_buckets(&self) -> Option<Found> {
         let b = self.first_bucket();
-        let mut best = Found {
+        Some(Found {
             bucket: b,
             slot: self.head[b],
-            prev: NONE,
             key: *self.keys.get(self.head[b] as usize)?,
-        };
-        let (mut prev, mut at) = (best.slot, self.next[best.slot as usize]);
-        while let Some(&k) = self.keys.get(at as usize) {
-            if k < best.key {
-                best = Found {
-                    bucket: b,
-                    slot: at,
-                    prev,
-                    key: k,
-                };
-            }
-            prev = at;
-            at = self.next[at as usize];
-        }
-        Some(best)
+        })
     }
 
     /// The first occupied bucket at or after `base`, round the calendar
@@ -291,11 +307,8 @@ impl Calendar {
         }
         self.peeked = None;
         let b = f.bucket;
-        let after = self.next[f.slot as usize];
-        match f.prev {
-            NONE => self.head[b] = after,
-            p => self.next[p as usize] = after,
-        }
+        // The earliest entry is its bucket's first.
+        self.head[b] = self.next[f.slot as usize];
         if self.head[b] == NONE {
             self.occupied[b / 64] &= !(1 << (b % 64));
             if self.occupied[b / 64] == 0 {
@@ -345,6 +358,7 @@ impl Calendar {
                 let b = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let mut at = std::mem::replace(&mut self.head[b], NONE);
+                self.tail[b] = NONE;
                 while let Some(&k) = self.keys.get(at as usize) {
                     keys.push(k);
                     at = self.next[at as usize];
