@@ -407,8 +407,13 @@ fn run(a: RunArgs) -> ExitCode {
             .and_then(|_| report::write_plots(&w, &s.name, &o).map_err(|e| e.to_string()));
         match result {
             Ok(()) => say!(
-                "wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg",
-                o.display()
+                "wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg{}",
+                o.display(),
+                if report::signal_rates(&w.metrics.signals).is_some() {
+                    ", signals.svg"
+                } else {
+                    ""
+                }
             ),
             Err(e) => {
                 eprintln!("error: {}: {e}", o.display());

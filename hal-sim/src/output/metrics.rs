@@ -123,6 +123,36 @@ pub struct FlowTrace {
     pub rate_gbps: Vec<f64>,
 }
 
+/// The network's losses and signals over time: the run's counters at
+/// each port sample.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SignalSeries {
+    /// Sample times, ns.
+    pub t_ns: Vec<f64>,
+    /// Packets trimmed so far.
+    pub trims: Vec<u64>,
+    /// NACKs received so far.
+    pub nacks: Vec<u64>,
+    /// Packets dropped so far.
+    pub drops: Vec<u64>,
+    /// Timeouts so far.
+    pub timeouts: Vec<u64>,
+    /// ECN marks so far.
+    pub ecn_marks: Vec<u64>,
+}
+
+impl SignalSeries {
+    /// Records `c` at `t_ns`.
+    pub fn push(&mut self, t_ns: f64, c: &Counters) {
+        self.t_ns.push(t_ns);
+        self.trims.push(c.trims);
+        self.nacks.push(c.nacks);
+        self.drops.push(c.drops);
+        self.timeouts.push(c.timeouts);
+        self.ecn_marks.push(c.ecn_marks);
+    }
+}
+
 /// Port samples kept over all monitored ports: about 100 MB. Past it,
 /// every second sample of every port is dropped and the ports are sampled
 /// half as often from then on, so a long run on a large fabric keeps a
@@ -137,6 +167,8 @@ pub struct Metrics {
     pub counters: Counters,
     /// Monitored ports.
     pub ports: Vec<PortSeries>,
+    /// Losses and signals, sampled with the ports.
+    pub signals: SignalSeries,
     /// Port samples are taken every `port_stride`-th sampling tick (1
     /// until [`PORT_SAMPLE_BUDGET`] is reached).
     pub port_stride: u64,
@@ -168,6 +200,13 @@ impl Metrics {
                 halve(&mut p.queue);
                 halve(&mut p.tx_bytes);
             }
+            let g = &mut self.signals;
+            halve(&mut g.t_ns);
+            halve(&mut g.trims);
+            halve(&mut g.nacks);
+            halve(&mut g.drops);
+            halve(&mut g.timeouts);
+            halve(&mut g.ecn_marks);
             self.port_stride = stride * 2;
             // This tick is on the new stride only if it is even.
             return (self.ticks - 1).is_multiple_of(self.port_stride);

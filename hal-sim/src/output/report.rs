@@ -945,7 +945,8 @@ fn log_x_plot(path: &Path, title: &str, x_label: &str, y_label: &str, y_from: f6
     Ok(())
 }
 
-/// Writes queue.svg, window_rate.svg, window.svg and fct_slowdown.svg into
+/// Writes queue.svg, window_rate.svg, window.svg and fct_slowdown.svg
+/// (and signals.svg, if a packet was trimmed, dropped or timed out) into
 /// `dir`, their titles naming the scenario `name` and the algorithm.
 pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
     let of = format!("{name}, {}", w.cfg.algorithm);
@@ -1028,12 +1029,79 @@ pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
         1.0,
         &lines,
     )?;
+    if let Some(series) = signal_rates(&w.metrics.signals) {
+        line_plot(
+            &dir.join("signals.svg"),
+            &format!("Trims, NACKs, drops, timeouts and ECN marks ({of})"),
+            "per µs, between samples",
+            &series,
+        )?;
+    }
     Ok(())
+}
+
+/// The losses and signals of a run as rates (per µs between samples),
+/// against ms: a line for each that happened; none if nothing did.
+pub fn signal_rates(g: &crate::output::metrics::SignalSeries) -> Option<Vec<Series>> {
+    let line = |name: &str, v: &[u64]| -> Option<Series> {
+        (v.last().copied().unwrap_or(0) > 0).then(|| {
+            let pts = g
+                .t_ns
+                .windows(2)
+                .zip(v.windows(2))
+                .map(|(t, c)| (t[1] / 1e6, (c[1] - c[0]) as f64 * 1e3 / (t[1] - t[0]).max(1e-9)))
+                .collect();
+            (name.to_string(), pts)
+        })
+    };
+    let lines: Vec<Series> = [
+        line("trims", &g.trims),
+        line("NACKs", &g.nacks),
+        line("drops", &g.drops),
+        line("timeouts", &g.timeouts),
+        line("ECN marks", &g.ecn_marks),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    lines.iter().any(|(n, _)| n != "ECN marks").then_some(lines)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Signals as rates between samples, a line for each that happened;
+    /// no plot when nothing was trimmed, dropped or timed out (ECN marks
+    /// alone are every marking run's).
+    #[test]
+    fn signal_rates_are_per_microsecond_and_only_what_happened() {
+        let mut g = crate::output::metrics::SignalSeries::default();
+        let mut c = Counters::default();
+        g.push(0.0, &c);
+        c.trims = 30;
+        c.nacks = 20;
+        c.ecn_marks = 100;
+        g.push(10_000.0, &c);
+        c.trims = 40;
+        c.nacks = 40;
+        g.push(20_000.0, &c);
+        let lines = signal_rates(&g).unwrap();
+        let names: Vec<&str> = lines.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["trims", "NACKs", "ECN marks"]);
+        assert_eq!(lines[0].1, [(0.01, 3.0), (0.02, 1.0)]);
+        assert_eq!(lines[1].1, [(0.01, 2.0), (0.02, 2.0)]);
+        let mut marks = crate::output::metrics::SignalSeries::default();
+        marks.push(0.0, &Counters::default());
+        marks.push(
+            1000.0,
+            &Counters {
+                ecn_marks: 5,
+                ..Counters::default()
+            },
+        );
+        assert!(signal_rates(&marks).is_none());
+    }
 
     fn flow(bytes: u64, slowdown: f64) -> FlowResult {
         FlowResult {

@@ -291,6 +291,10 @@ impl World {
         let now = self.now;
         let t = crate::output::metrics::ns(now);
         let ports = self.metrics.port_tick();
+        if ports {
+            let c = self.metrics.counters;
+            self.metrics.signals.push(t, &c);
+        }
         for s in self.switches.iter().filter(|_| ports) {
             for p in &s.ports {
                 if let Some(m) = p.monitor {
