@@ -17,7 +17,13 @@
 //! run's CPU time beside a tenth of uet-htsim's on the same work (19.3 s
 //! of CPU for its oblivious run of this matrix on the 2-core CI machine; its build and
 //! run commands are in docs/reference-runs.md). Then the peak resident
-//! memory. About 30 s of CPU in all.
+//! memory. About 20 s of CPU in all.
+//!
+//! `cargo bench -p hal-sim --bench uet -- 8192` also runs uet-htsim's
+//! 8192-host permutation on its 400 Gb/s leaf-spine
+//! (`perm_8192n_8192c_2MB.cm`, `leaf_spine_8192_400g.topo`, `-linkspeed
+//! 400000 -paths 128 -end 1000`) to the end and prints its tail, CPU
+//! time and the peak memory (about 190 s and 3.7 GB here).
 
 use std::path::Path;
 
@@ -97,6 +103,33 @@ fn main() {
     if let Some(mib) = peak_rss_mib() {
         println!();
         println!("peak resident memory: {mib:.0} MiB");
+    }
+    if std::env::args().any(|a| a == "8192") {
+        let line = "-tm perm_8192n_8192c_2MB.cm -topo leaf_spine_8192_400g.topo -linkspeed 400000 -sender_cc_only -paths 128 -end 1000";
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let s = uet_htsim::parse_args(&args)
+            .and_then(|c| uet_htsim::scenario(&c, &dir))
+            .expect("the command line reads");
+        let t0 = Stopwatch::start();
+        let mut w = World::new(&s, &dir, "uet-htsim").expect("the world builds");
+        w.run(|_| {});
+        let done = w.flows.iter().filter(|f| f.finish_ps.is_some()).count();
+        let tail = w
+            .flows
+            .iter()
+            .filter_map(|f| f.finish_ps)
+            .max()
+            .map_or(f64::NAN, |t| t.as_ps() as f64 / 1e6);
+        let ran = done == w.flows.len();
+        missed += usize::from(!ran);
+        println!();
+        println!(
+            "8192 hosts at 400 Gb/s ({line}): {done} / {} flows finished ({}), tail {tail:.3} µs, {:.1} s CPU, peak resident memory {:.0} MiB",
+            w.flows.len(),
+            if ran { "ok" } else { "NOT met" },
+            t0.cpu_s(),
+            peak_rss_mib().unwrap_or(f64::NAN),
+        );
     }
     println!();
     println!("({missed} target(s) not met)");
