@@ -62,20 +62,6 @@ fn measure_with(file: &str, runs: u32, change: impl FnOnce(&mut hal_sim::setup::
     }
 }
 
-/// Peak resident set of this process, from /proc (Linux), in MiB.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024.0)
-}
-
 fn main() {
     use hal_sim::setup::scenario::{FlowCount, Flows, TimeMs};
     let rows = [
@@ -121,7 +107,7 @@ fn main() {
             f.packets
         );
     }
-    if let Some(mib) = peak_rss_mib() {
+    if let Some(mib) = hal_sim::run::cpu::peak_rss_mib() {
         // 340 MB (the reference simulator's peak on the 99 k-flow run).
         let ok = mib * 1.048_576 < 340.0;
         missed += usize::from(!ok);

@@ -34,18 +34,26 @@ use hal_sim::setup::uet_htsim;
 /// uet-htsim's CPU seconds for one run of the matrix (docs/reference-runs.md).
 const UET_HTSIM_CPU_S: f64 = 19.3;
 
-/// Peak resident set of this process, from /proc (Linux), in MiB.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024.0)
+/// Runs uet-htsim's command line `line` from `dir`: the world at its end
+/// and the loop's CPU seconds.
+fn run_line(line: &str, dir: &Path) -> (World, f64) {
+    let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+    let s = uet_htsim::parse_args(&args)
+        .and_then(|c| uet_htsim::scenario(&c, dir))
+        .expect("the command line reads");
+    let mut w = World::new(&s, dir, "uet-htsim").expect("the world builds");
+    let t0 = Stopwatch::start();
+    w.run(|_| {});
+    (w, t0.cpu_s())
+}
+
+/// The last flow's finish, µs.
+fn last_finish_us(w: &World) -> f64 {
+    w.flows
+        .iter()
+        .filter_map(|f| f.finish_ps)
+        .max()
+        .map_or(f64::NAN, |t| t.as_ps() as f64 / 1e6)
 }
 
 fn main() {
@@ -69,21 +77,9 @@ fn main() {
     for (lb, flags, tail_us, rtx) in rows {
         let line =
             format!("-tm perm_1024n_1024c_0u_2000000b.cm -sender_cc_only -paths 128 -load_balancing_algo {lb} {flags}");
-        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-        let s = uet_htsim::parse_args(&args)
-            .and_then(|c| uet_htsim::scenario(&c, &dir))
-            .expect("the command line reads");
-        let t0 = Stopwatch::start();
-        let mut w = World::new(&s, &dir, "uet-htsim").expect("the world builds");
-        w.run(|_| {});
-        let cpu = t0.cpu_s();
+        let (w, cpu) = run_line(&line, &dir);
         let all = w.flows.iter().all(|f| f.finish_ps.is_some());
-        let tail = w
-            .flows
-            .iter()
-            .filter_map(|f| f.finish_ps)
-            .max()
-            .map_or(f64::NAN, |t| t.as_ps() as f64 / 1e6);
+        let tail = last_finish_us(&w);
         let close = all && (tail / tail_us - 1.0).abs() <= 0.10;
         let fast = cpu <= UET_HTSIM_CPU_S / 10.0;
         missed += usize::from(!close) + usize::from(!fast);
@@ -100,26 +96,15 @@ fn main() {
             if fast { "ok" } else { "NOT met" },
         );
     }
-    if let Some(mib) = peak_rss_mib() {
+    if let Some(mib) = hal_sim::run::cpu::peak_rss_mib() {
         println!();
         println!("peak resident memory: {mib:.0} MiB");
     }
     if std::env::args().any(|a| a == "8192") {
         let line = "-tm perm_8192n_8192c_2MB.cm -topo leaf_spine_8192_400g.topo -linkspeed 400000 -sender_cc_only -paths 128 -end 1000";
-        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-        let s = uet_htsim::parse_args(&args)
-            .and_then(|c| uet_htsim::scenario(&c, &dir))
-            .expect("the command line reads");
-        let t0 = Stopwatch::start();
-        let mut w = World::new(&s, &dir, "uet-htsim").expect("the world builds");
-        w.run(|_| {});
+        let (w, cpu) = run_line(line, &dir);
         let done = w.flows.iter().filter(|f| f.finish_ps.is_some()).count();
-        let tail = w
-            .flows
-            .iter()
-            .filter_map(|f| f.finish_ps)
-            .max()
-            .map_or(f64::NAN, |t| t.as_ps() as f64 / 1e6);
+        let tail = last_finish_us(&w);
         let ran = done == w.flows.len();
         missed += usize::from(!ran);
         println!();
@@ -127,8 +112,8 @@ fn main() {
             "8192 hosts at 400 Gb/s ({line}): {done} / {} flows finished ({}), tail {tail:.3} µs, {:.1} s CPU, peak resident memory {:.0} MiB",
             w.flows.len(),
             if ran { "ok" } else { "NOT met" },
-            t0.cpu_s(),
-            peak_rss_mib().unwrap_or(f64::NAN),
+            cpu,
+            hal_sim::run::cpu::peak_rss_mib().unwrap_or(f64::NAN),
         );
     }
     println!();

@@ -320,13 +320,16 @@ fn as_validate_reads(out: &str) -> (Vec<f64>, u32, String) {
 #[test]
 fn uet_htsim_command_lines_print_what_validate_reads() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/reference/uet-htsim");
-    let run = |flags: &str| {
-        let out = bin()
+    let uet = |flags: &str| {
+        bin()
             .current_dir(dir)
             .arg("uet-htsim")
             .args(flags.split_whitespace())
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    let run = |flags: &str| {
+        let out = uet(flags);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         as_validate_reads(&String::from_utf8_lossy(&out.stdout))
     };
@@ -360,12 +363,7 @@ fn uet_htsim_command_lines_print_what_validate_reads() {
             "-linkspeed",
         ),
     ] {
-        let out = bin()
-            .current_dir(dir)
-            .arg("uet-htsim")
-            .args(flags.split_whitespace())
-            .output()
-            .unwrap();
+        let out = uet(flags);
         assert_eq!(out.status.code(), Some(2), "{flags}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(named), "{flags}: {err}");

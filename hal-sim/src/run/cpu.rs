@@ -41,6 +41,21 @@ impl Stopwatch {
     }
 }
 
+/// This process's peak resident memory, MiB, from Linux's
+/// /proc/self/status (`VmHWM`); `None` where that file is not.
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}
+
 /// How this crate was built, for the speed figures: `"plain"`,
 /// `"profile-guided"` (`scripts/pgo.sh`) or `"instrumented"` (its
 /// training build). From the rustc flags, by `build.rs`.
