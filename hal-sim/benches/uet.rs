@@ -23,7 +23,7 @@
 //! 8192-host permutation on its 400 Gb/s leaf-spine
 //! (`perm_8192n_8192c_2MB.cm`, `leaf_spine_8192_400g.topo`, `-linkspeed
 //! 400000 -paths 128 -end 1000`) to the end and prints its tail, CPU
-//! time and the peak memory (about 190 s and 3.7 GB here).
+//! time and the peak memory.
 
 use std::path::Path;
 

@@ -195,9 +195,19 @@ impl World {
             }
             None => None,
         };
+        // Each host's flows in all: what its engine table may have to hold.
+        let mut per_host = vec![0usize; net.hosts.len()];
+        for f in &specs {
+            if let Some(n) = per_host.get_mut(f.src as usize) {
+                *n += 1;
+            }
+            if let (Some(n), Some(_)) = (per_host.get_mut(f.dst as usize), profile.receiver) {
+                *n += 1;
+            }
+        }
         let mut nics = Vec::new();
         for (host, &node) in net.hosts.iter().enumerate() {
-            let engine = Box::new(NicEngine::new(engine_cfg).map_err(|e| err("cc", e.to_string()))?);
+            let engine = NicEngine::new(engine_cfg, per_host[host]).map_err(|e| err("cc", e.to_string()))?;
             let uplink = net.nodes[node as usize].ports[0];
             let mut nic = Nic::new(host as u32, node, uplink, engine, profile, Verifier::new(key));
             nic.ccp = processor.map(|p| Box::new(Processor::new(p)));
