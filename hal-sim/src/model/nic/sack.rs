@@ -265,8 +265,7 @@ impl SackTx {
     /// and entropy value.
     pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16)> {
         let &(at, n) = self.by_time.first()?;
-        let ev = self.sent.get(&n).map_or(0, |s| s.ev);
-        (at + rto <= now).then_some((n, ev))
+        (at + rto <= now).then(|| (n, self.sent.get(&n).map_or(0, |s| s.ev)))
     }
 
     /// The path chooser's answer for `ev`, if the flow sprays.
@@ -382,7 +381,8 @@ impl Nic {
         let (src, size) = (cx.flows[flow as usize].src_host, cx.flows[flow as usize].size);
         let n = p.seq / payload;
         let ce = p.ecn() == EcnBits::Ce;
-        let answer = match self.sack_rx.get_mut(r.sack_at, flow) {
+        // The answer, and an ACK's byte count and bitmap.
+        let (answer, recvd, bitmap) = match self.sack_rx.get_mut(r.sack_at, flow) {
             Some(rx) => {
                 let a = rx.data(
                     n,
@@ -394,10 +394,13 @@ impl Nic {
                 );
                 r.rcv_nxt = (rx.expected as u64 * payload as u64).min(size);
                 r.delivered = r.rcv_nxt;
-                a
+                match a {
+                    RxAnswer::Ack { base } => (a, rx.recvd, rx.bitmap(base)),
+                    _ => (a, 0, 0),
+                }
             }
             // A late copy of a finished flow's data: a duplicate.
-            None => RxAnswer::Ack { base: n },
+            None => (RxAnswer::Ack { base: n }, 0, 0),
         };
         match answer {
             RxAnswer::Hold => self.store(cx, flow, r),
@@ -419,10 +422,6 @@ impl Nic {
                 });
             }
             RxAnswer::Ack { base } => {
-                let (recvd, bitmap) = match self.sack_rx.get(r.sack_at, flow) {
-                    Some(rx) => (rx.recvd, rx.bitmap(base)),
-                    None => (0, 0),
-                };
                 r.ce_pending = ce && !p.trimmed();
                 let sack = Aux::Sack {
                     recvd,

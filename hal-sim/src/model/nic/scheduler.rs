@@ -17,6 +17,12 @@ use crate::model::packet::{nic_clock, EcnBits, Packet, PktKind};
 use crate::run::ctx::Ctx;
 use crate::run::event::{ser_ps, Ev, Ps};
 
+/// A window of `bytes` (in flight, or to be), saturating far above any
+/// window.
+fn window_of(bytes: u64) -> Window {
+    Window::from_bytes(u32::try_from(bytes).unwrap_or(u32::MAX))
+}
+
 /// Gives a packet being built an empty telemetry header of the run's
 /// format, counted in its wire bytes.
 #[inline(always)]
@@ -43,8 +49,7 @@ impl Nic {
                 }
                 None => return None,
             };
-            let ok = self.profile.gate == Gate::Rate
-                || Window::from_bytes(u32::try_from(tx.in_flight() + wire).unwrap_or(u32::MAX)) <= f.window;
+            let ok = self.profile.gate == Gate::Rate || window_of(tx.in_flight() + wire) <= f.window;
             return ok.then_some((f.pacer.next_send_ps, false));
         }
         if f.snd_nxt >= f.app_limit {
@@ -54,9 +59,8 @@ impl Nic {
         let ok = match self.profile.gate {
             Gate::Rate => true,
             _ if sub_packet => f.credits > 0,
-            // Bytes in flight under the window (which has 1/16-byte steps);
-            // from_bytes saturates far above any window.
-            _ => Window::from_bytes(u32::try_from(f.snd_nxt - f.snd_una).unwrap_or(u32::MAX)) < f.window,
+            // Bytes in flight under the window (which has 1/16-byte steps).
+            _ => window_of(f.snd_nxt - f.snd_una) < f.window,
         };
         ok.then_some((f.pacer.next_send_ps, sub_packet))
     }
@@ -220,8 +224,8 @@ impl Nic {
             let Some(f) = self.sender(cx, flow) else { return };
             // The SACK transport resends what was NACKed or timed out
             // first, lowest number first.
-            let resend = f.sack.as_deref().and_then(|t| t.next_rtx()).is_some();
-            let seq = match f.sack.as_deref().and_then(|t| t.next_rtx()) {
+            let rtx = f.sack.as_deref().and_then(|t| t.next_rtx());
+            let seq = match rtx {
                 Some((n, _)) => n as u64 * cx.cfg.payload as u64,
                 None => f.snd_nxt,
             };
@@ -234,7 +238,7 @@ impl Nic {
                 seq + len as u64 == f.app_limit,
                 cx.flows[flow as usize].dst_host,
                 f.engine,
-                resend,
+                rtx.is_some(),
             )
         };
         let end = if last { MessageEnd::Last } else { MessageEnd::More };
@@ -272,12 +276,6 @@ impl Nic {
             attach_telemetry(cx, &mut p);
         }
         let wire = u32::from(p.wire);
-        if let Some((f, tx)) = self.sender(cx, flow).and_then(|f| Some((f, f.sack.as_deref()?))) {
-            // The ack request (uet-htsim's AR): on a resend, on the last
-            // packet, and when this packet fills the window.
-            let after = tx.in_flight() + 2 * wire as u64;
-            p.set_ar(resend || last || Window::from_bytes(u32::try_from(after).unwrap_or(u32::MAX)) >= f.window);
-        }
         let id = cx.pkts.insert(p);
         let rec = &mut cx.flows[flow as usize];
         let Some(f) = self.senders.get_mut(rec.tx_at, flow) else {
@@ -292,6 +290,10 @@ impl Nic {
         f.max_sent = f.max_sent.max(f.snd_nxt);
         if let Some(tx) = f.sack.as_deref_mut() {
             tx.send((seq / cx.cfg.payload as u64) as u32, wire, cx.now, ev.unwrap_or(0));
+            // The ack request (uet-htsim's AR): on a resend, on the last
+            // packet, and when this packet, now in flight, fills the window.
+            let full = window_of(tx.in_flight() + wire as u64) >= f.window;
+            cx.pkts.get_mut(id).set_ar(resend || last || full);
         }
         if sub_packet {
             f.credits = f.credits.saturating_sub(1);
@@ -317,7 +319,7 @@ impl Nic {
     /// itself at the deadline.
     #[inline(always)]
     pub(crate) fn arm_rto(&mut self, cx: &mut Ctx, flow: u32) {
-        if self.sender(cx, flow).is_some_and(|f| f.sack.is_some()) {
+        if cx.cfg.sack_bytes.is_some() {
             return self.sack_arm(cx, flow);
         }
         let Some(f) = self.sender_mut(cx, flow) else { return };
@@ -331,7 +333,7 @@ impl Nic {
     /// The go-back-N timer of `flow` may have expired.
     #[inline(never)]
     pub fn rto(&mut self, cx: &mut Ctx, flow: u32) {
-        if self.sender(cx, flow).is_some_and(|f| f.sack.is_some()) {
+        if cx.cfg.sack_bytes.is_some() {
             return self.sack_rto(cx, flow);
         }
         let Some(f) = self.sender_mut(cx, flow) else { return };
