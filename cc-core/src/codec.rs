@@ -33,6 +33,7 @@ use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, Nack, NicSample, Pacing,
     PintSample, ProbeId, Request, TimerRequest,
 };
+use crate::path::{Balancer, Paths, Spray};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Seq, Window};
 use crate::wire::pint::PintWidth;
@@ -41,7 +42,7 @@ use crate::wire::{be, Hops, Result, WireError, MAX_HOPS};
 /// Frame magic.
 pub const MAGIC: [u8; 2] = *b"CC";
 /// Codec version.
-pub const VERSION: u8 = 7;
+pub const VERSION: u8 = 8;
 /// Header bytes (magic, version, kind, length).
 pub const HEADER_LEN: usize = 6;
 /// Trailer bytes (CRC-32C).
@@ -117,6 +118,7 @@ tags! {
         FlowCount = 11,
         Timer = 12,
         Nack = 13,
+        Spray = 14,
     }
 }
 
@@ -242,6 +244,16 @@ impl<'a> Writer<'a> {
         self.u32(util.map_or(0, |f| f.to_bits()))?;
         self.u8(0)
     }
+    fn opt_u16(&mut self, v: Option<u16>) -> Result<()> {
+        match v {
+            None => self.u8(0),
+            Some(x) => {
+                self.u8(1)?;
+                self.u16(x)
+            }
+        }
+    }
+
     fn opt_u32(&mut self, v: Option<u32>) -> Result<()> {
         self.u8(v.is_some() as u8)?;
         self.u32(v.unwrap_or(0))
@@ -319,6 +331,14 @@ impl<'a> Reader<'a> {
             tx_utilization: tx_utilization.into(),
         })
     }
+    fn opt_u16(&mut self) -> Result<Option<u16>> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => Ok(Some(self.u16()?)),
+            _ => Err(WireError::UnknownType),
+        }
+    }
+
     fn opt_u32(&mut self) -> Result<Option<u32>> {
         let flag = self.u8()?;
         let v = self.u32()?;
@@ -404,10 +424,12 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
                 }
             }
             w.hops(a.telemetry)?;
+            w.opt_u16(a.ev)?;
         }
-        EventKind::Loss { first_lost } => {
+        EventKind::Loss { first_lost, ev } => {
             w.u8(EventTag::Loss as u8)?;
             w.u32(first_lost.0)?;
+            w.opt_u16(ev)?;
         }
         EventKind::Nack(n) => {
             w.u8(EventTag::Nack as u8)?;
@@ -418,6 +440,7 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.opt_u32(n.rtt_ns)?;
             w.u8(n.last_hop as u8)?;
             w.u8((n.ece == EcnEcho::Marked) as u8)?;
+            w.opt_u16(n.ev)?;
         }
         EventKind::Cnp => w.u8(EventTag::Cnp as u8)?,
         EventKind::RttResponse { probe, rtt_ns } => {
@@ -448,6 +471,12 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.u16(flows)?;
         }
         EventKind::Timer => w.u8(EventTag::Timer as u8)?,
+        EventKind::Spray(s) => {
+            w.u8(EventTag::Spray as u8)?;
+            w.u16(s.paths.get())?;
+            w.u8(s.balancer as u8)?;
+            w.u32(s.seed)?;
+        }
     }
     w.finish()
 }
@@ -548,11 +577,13 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 rtt_ns,
                 nic,
                 pint,
+                ev: r.opt_u16()?,
                 ..Ack::new(cum_ack, snd_nxt)
             })
         }
         EventTag::Loss => EventKind::Loss {
             first_lost: Seq(r.u32()?),
+            ev: r.opt_u16()?,
         },
         EventTag::Nack => {
             let seq = Seq(r.u32()?);
@@ -575,6 +606,7 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 rtt_ns,
                 last_hop,
                 ece,
+                ev: r.opt_u16()?,
                 ..Nack::new(seq, len, cum_ack, snd_nxt)
             })
         }
@@ -608,6 +640,15 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
         },
         EventTag::FlowCount => EventKind::FlowCount { flows: r.u16()? },
         EventTag::Timer => EventKind::Timer,
+        EventTag::Spray => {
+            let paths = Paths::new(r.u16()?).ok_or(WireError::BadLength)?;
+            let balancer = Balancer::from_code(r.u8()?).ok_or(WireError::UnknownType)?;
+            EventKind::Spray(Spray {
+                paths,
+                balancer,
+                seed: r.u32()?,
+            })
+        }
     };
     r.end()?;
     Ok(EventBuf { now, flow, kind, hops })
@@ -658,6 +699,7 @@ pub fn encode_answer(flow: FlowId, answer: &core::result::Result<Decision, Error
             w.u32(from.0)?;
         }
     }
+    w.opt_u16(d.ev)?;
     w.finish()
 }
 
@@ -702,6 +744,7 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
                 ecn,
                 timer,
                 request,
+                ev: r.opt_u16()?,
             })
         }
         FrameKind::Event | FrameKind::Config | FrameKind::Halt => return Err(WireError::UnknownType),
@@ -865,7 +908,7 @@ mod tests {
         }
     }
 
-    fn events(hops: &[HopSample]) -> [EventKind<'_>; 16] {
+    fn events(hops: &[HopSample]) -> [EventKind<'_>; 19] {
         let params = FlowParams {
             algorithm: Algorithm::LdcpRate,
             base_rtt: BaseRtt::from_nanos(12_000).unwrap(),
@@ -904,14 +947,33 @@ mod tests {
                     forward_hops: 3,
                     rx_buffer_level: 31,
                 }),
+                ev: Some(0xFFFF),
                 ..Ack::new(Seq(6), Seq(9))
             }),
-            EventKind::Loss { first_lost: Seq(3) },
+            EventKind::Loss {
+                first_lost: Seq(3),
+                ev: None,
+            },
+            EventKind::Loss {
+                first_lost: Seq(4),
+                ev: Some(0),
+            },
+            EventKind::Spray(Spray {
+                paths: Paths::new(256).unwrap(),
+                balancer: Balancer::Mixed,
+                seed: u32::MAX,
+            }),
+            EventKind::Spray(Spray {
+                paths: Paths::new(2).unwrap(),
+                balancer: Balancer::Oblivious,
+                seed: 0,
+            }),
             EventKind::Nack(Nack::new(Seq(4_150), 4_150, Seq(2_000), Seq(9_000))),
             EventKind::Nack(Nack {
                 rtt_ns: Some(12_345),
                 last_hop: true,
                 ece: EcnEcho::Marked,
+                ev: Some(77),
                 ..Nack::new(Seq(u32::MAX), 64, Seq(1), Seq(u32::MAX))
             }),
             EventKind::Cnp,
@@ -1089,6 +1151,10 @@ mod tests {
             (TimerRequest::Keep, Request::ReleaseOne),
             (TimerRequest::Keep, Request::GoBackN { from: Seq(8) }),
         ] {
+            let ev = match request {
+                Request::None => Some(0x1234),
+                _ => None,
+            };
             let d = Decision {
                 window: Window::from_bytes(1500),
                 pacing: Pacing {
@@ -1098,6 +1164,7 @@ mod tests {
                 ecn: Ecn::NotEct,
                 timer,
                 request,
+                ev,
             };
             answers.push(Ok(d)).unwrap();
         }
@@ -1226,7 +1293,7 @@ mod tests {
         }
         assert_eq!(FrameKind::from_code(6), Err(WireError::UnknownType));
         assert_eq!(
-            EventTag::from_code(EventTag::Nack as u8 + 1),
+            EventTag::from_code(EventTag::Spray as u8 + 1),
             Err(WireError::UnknownType)
         );
         assert_eq!(

@@ -495,6 +495,7 @@ impl Dcqcn {
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,
+            ev: None,
         }
     }
 

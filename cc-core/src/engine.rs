@@ -21,7 +21,8 @@ use heapless::Vec;
 
 use crate::controller::Controller;
 use crate::error::Error;
-use crate::event::{Ack, Decision, Event, EventKind, FlowId, FlowParams, MessageEnd, Nack, ProbeId};
+use crate::event::{Ack, Decision, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, Nack, ProbeId};
+use crate::path::{Feedback, NoPaths, PathState, Spray};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 
@@ -113,15 +114,17 @@ const NEXT_GENERATION: u32 = 1 << 16;
 
 /// One slot of the table.
 #[derive(Clone, Copy)]
-struct Slot<C> {
+struct Slot<C, P> {
     /// The handle of the slot's flow (of its last flow, or of its next
     /// when it holds none): the generation, bumped when the flow ends, in
     /// the high half; the slot's index, set when a flow starts, in the low.
     handle: u32,
     state: Option<C>,
+    /// The flow's path choice (nothing for [`NoPaths`]).
+    path: P,
 }
 
-impl<C> Slot<C> {
+impl<C, P> Slot<C, P> {
     /// The slot's flow, if `flow` names it (the slot holds a flow and
     /// `flow` has the slot's current generation).
     fn live(&self, flow: FlowHandle) -> Option<&C> {
@@ -139,12 +142,24 @@ impl<C> Slot<C> {
             _ => None,
         }
     }
+
+    /// [`Slot::live_mut`] with the flow's path state.
+    #[inline(always)]
+    fn live_path(&mut self, flow: FlowHandle) -> Option<(&mut C, &mut P)> {
+        match self.state {
+            Some(ref mut c) if self.handle == flow.0 => Some((c, &mut self.path)),
+            _ => None,
+        }
+    }
 }
 
-/// The congestion-control engine: a config and a table of flows.
-pub struct Engine<C: Controller, const N: usize> {
+/// The congestion-control engine: a config and a table of flows, each
+/// with its path state `P`: [`NoPaths`] (the default, of no size) for
+/// flows that take one path, [`crate::path::Sprayer`] for an engine whose
+/// flows may spray ([`EventKind::Spray`]).
+pub struct Engine<C: Controller, const N: usize, P: PathState = NoPaths> {
     cfg: C::Config,
-    slots: [Slot<C>; N],
+    slots: [Slot<C, P>; N],
     /// The id each slot's flow was started with (to remove it from `ids`
     /// when it ends), apart from the slots so that an event's slot is the
     /// state and its handle alone.
@@ -157,8 +172,12 @@ pub struct Engine<C: Controller, const N: usize> {
     stats: Stats,
 }
 
-impl<C: Controller, const N: usize> Engine<C, N> {
-    const EMPTY: Slot<C> = Slot { handle: 0, state: None };
+impl<C: Controller, const N: usize, P: PathState> Engine<C, N, P> {
+    const EMPTY: Slot<C, P> = Slot {
+        handle: 0,
+        state: None,
+        path: P::OFF,
+    };
 
     /// An empty engine; `InvalidParams` if the config is out of range.
     /// `N` must be a power of two (the index map's rule) of at most 65536.
@@ -272,6 +291,12 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         self.slots.get_mut(Self::slot_of(flow))?.live_mut(flow)
     }
 
+    /// A flow's path state by handle (a NIC's view of its sprayer).
+    pub fn path(&self, flow: FlowHandle) -> Option<&P> {
+        let s = self.slots.get(Self::slot_of(flow))?;
+        s.live(flow).map(|_| &s.path)
+    }
+
     /// A flow's current decision: what stands after a refused event.
     pub fn decision(&self, id: FlowId) -> Option<Decision> {
         self.flow(id).map(|c| c.decision(&self.cfg))
@@ -308,6 +333,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
             self.fresh += 1;
         }
         slot.state = Some(state);
+        slot.path = P::OFF;
         slot.handle = (slot.handle & !0xFFFF) | index as u32;
         let handle = FlowHandle(slot.handle);
         Ok((handle, d))
@@ -345,7 +371,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
             EventKind::End => self.end(flow),
             EventKind::Ack(ref ack) => self.ack(flow, now, ack),
             EventKind::Sent { seq, len, end } => self.sent(flow, now, seq, len, end),
-            EventKind::Loss { first_lost } => self.loss(flow, now, first_lost),
+            EventKind::Loss { first_lost, ev } => self.loss(flow, now, first_lost, ev),
             EventKind::Nack(ref nack) => self.nack(flow, now, nack),
             EventKind::Cnp => self.cnp(flow, now),
             EventKind::RttResponse { probe, rtt_ns } => self.rtt_response(flow, now, probe, rtt_ns),
@@ -359,6 +385,7 @@ impl<C: Controller, const N: usize> Engine<C, N> {
             EventKind::Feedback { window } => self.feedback(flow, now, window),
             EventKind::FlowCount { flows } => self.flow_count(flow, now, flows),
             EventKind::Timer => self.timer(flow, now),
+            EventKind::Spray(ref spray) => self.spray(flow, now, spray),
         }
     }
 
@@ -381,9 +408,46 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         self.count(r)
     }
 
+    /// [`Engine::apply`] for an event that tells the flow's path state
+    /// something (a `Sent` where flows can spray, or an answer that
+    /// echoes an EV): the controller's hook, told whether the flow
+    /// sprays, then the path's `step` with the decision, unless the
+    /// controller refused (a refused answer tells the path nothing).
+    #[cold]
+    #[inline(never)]
+    fn apply_path(
+        &mut self,
+        flow: FlowHandle,
+        hook: impl FnOnce(&mut C, &C::Config, bool) -> Result<Decision, Error>,
+        step: impl FnOnce(&mut P, &mut Decision),
+    ) -> Result<Decision, Error> {
+        let r = match self.slots.get_mut(Self::slot_of(flow)).and_then(|s| s.live_path(flow)) {
+            Some((state, path)) => hook(state, &self.cfg, path.on()).map(|mut d| {
+                step(path, &mut d);
+                d
+            }),
+            None => Err(Error::UnknownFlow),
+        };
+        self.count(r)
+    }
+
+    /// Whether an event that names `ev` goes by [`Engine::apply_path`]:
+    /// only where flows can spray and it names a path.
+    #[inline(always)]
+    fn names_path(ev: Option<u16>) -> bool {
+        P::CAN_SPRAY && ev.is_some()
+    }
+
     /// [`EventKind::Ack`] for the flow at `flow`.
     #[inline(never)]
     pub fn ack(&mut self, flow: FlowHandle, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
+        if let (true, Some(ev)) = (Self::names_path(ack.ev), ack.ev) {
+            let f = match ack.ece {
+                EcnEcho::NotMarked => Feedback::Good,
+                EcnEcho::Marked => Feedback::Ecn,
+            };
+            return self.apply_path(flow, |c, cfg, _| c.ack(cfg, now, ack), |p, _| p.feedback(ev, f, now));
+        }
         if C::SHORT_ACK {
             // The controller's short path first; every other case (an
             // unknown flow included) out of line, where the general path's
@@ -414,19 +478,73 @@ impl<C: Controller, const N: usize> Engine<C, N> {
         len: u32,
         end: MessageEnd,
     ) -> Result<Decision, Error> {
+        if P::CAN_SPRAY {
+            // A sprayed flow's packet needs its EV whatever its algorithm
+            // makes of a `Sent`: one that takes none answers its decision.
+            return self.apply_path(
+                flow,
+                |c, cfg, sprays| match c.sent(cfg, now, seq, len, end) {
+                    Err(Error::NotApplicable) if sprays => Ok(c.decision(cfg)),
+                    r => r,
+                },
+                |p, d| d.ev = p.next(),
+            );
+        }
         self.apply(flow, |c, cfg| c.sent(cfg, now, seq, len, end))
     }
 
-    /// [`EventKind::Loss`] for the flow at `flow`.
+    /// [`EventKind::Loss`] for the flow at `flow`; `ev`, the timed-out
+    /// packet's EV, is penalised with a timeout's weight.
     #[inline(never)]
-    pub fn loss(&mut self, flow: FlowHandle, now: Instant, first_lost: Seq) -> Result<Decision, Error> {
+    pub fn loss(
+        &mut self,
+        flow: FlowHandle,
+        now: Instant,
+        first_lost: Seq,
+        ev: Option<u16>,
+    ) -> Result<Decision, Error> {
+        if let (true, Some(ev)) = (Self::names_path(ev), ev) {
+            return self.apply_path(
+                flow,
+                |c, cfg, _| c.loss(cfg, now, first_lost),
+                |p, _| p.feedback(ev, Feedback::Timeout, now),
+            );
+        }
         self.apply(flow, |c, cfg| c.loss(cfg, now, first_lost))
     }
 
-    /// [`EventKind::Nack`] for the flow at `flow`.
+    /// [`EventKind::Nack`] for the flow at `flow`. A trim before the last
+    /// hop penalises the packet's path as a NACK; at the last hop (the
+    /// receiver's link was full, not the path), the path answered as the
+    /// header's ECN-Echo says.
     #[inline(never)]
     pub fn nack(&mut self, flow: FlowHandle, now: Instant, nack: &Nack) -> Result<Decision, Error> {
+        if let (true, Some(ev)) = (Self::names_path(nack.ev), nack.ev) {
+            let f = match (nack.last_hop, nack.ece) {
+                (false, _) => Feedback::Nack,
+                (true, EcnEcho::Marked) => Feedback::Ecn,
+                (true, EcnEcho::NotMarked) => Feedback::Good,
+            };
+            return self.apply_path(flow, |c, cfg, _| c.nack(cfg, now, nack), |p, _| p.feedback(ev, f, now));
+        }
         self.apply(flow, |c, cfg| c.nack(cfg, now, nack))
+    }
+
+    /// [`EventKind::Spray`] for the flow at `flow`: its path choice from
+    /// now on (a new chooser); the answer is the flow's decision.
+    /// `NotApplicable` where the engine keeps no path state.
+    #[inline(never)]
+    pub fn spray(&mut self, flow: FlowHandle, now: Instant, spray: &Spray) -> Result<Decision, Error> {
+        let _ = now;
+        let r = match self.slots.get_mut(Self::slot_of(flow)).and_then(|s| s.live_path(flow)) {
+            Some(_) if !P::CAN_SPRAY => Err(Error::NotApplicable),
+            Some((state, path)) => {
+                path.spray(spray);
+                Ok(state.decision(&self.cfg))
+            }
+            None => Err(Error::UnknownFlow),
+        };
+        self.count(r)
     }
 
     /// [`EventKind::Cnp`] for the flow at `flow`.
@@ -628,5 +746,151 @@ mod tests {
         // The flow itself takes the same ACK.
         assert!(e.ack(h, Instant::ZERO, &ack).is_ok());
         assert_ne!(*e.get(h).unwrap(), before);
+    }
+
+    /// Path choice in the engine: each `Sent` of a sprayed flow carries
+    /// the EV its chooser gives, and every ACK, NACK and timeout that
+    /// echoes an EV steers it as the chooser's own feedback would, for
+    /// every balancer, over random answers (held against a chooser driven
+    /// by hand).
+    #[test]
+    fn a_sprayed_flows_evs_are_its_choosers_steered_by_its_answers() {
+        use crate::algorithms::{AnyConfig, AnyController};
+        use crate::event::{EcnEcho, Nack};
+        use crate::path::{Balancer, Feedback, PathState, Paths, Spray, Sprayer};
+        use crate::testing::Lcg;
+        let mut g = Lcg(11);
+        for b in Balancer::ALL {
+            for n in [2u16, 8, 128] {
+                let mut e: Engine<AnyController<8>, 4, Sprayer> = Engine::new(AnyConfig::DEFAULT).unwrap();
+                let p = FlowParams {
+                    algorithm: Algorithm::Nscc,
+                    ..params()
+                };
+                let (h, _) = e.start(Instant::ZERO, FlowId(1), &p).unwrap();
+                let spray = Spray {
+                    paths: Paths::new(n).unwrap(),
+                    balancer: b,
+                    seed: g.draw(),
+                };
+                assert!(e.spray(h, Instant::ZERO, &spray).is_ok());
+                let mut hand = Sprayer::new(&spray);
+                let (mut sent, mut cum) = (0u32, 0u32);
+                for step in 0..3_000u64 {
+                    // Time runs past REPS' 10 ms freeze now and then.
+                    let now = Instant::from_nanos(step * 20_000);
+                    let ev = (g.draw() % n as u32) as u16 | (g.draw() as u16 & 0xFF00);
+                    let marked = g.draw().is_multiple_of(4);
+                    let ece = if marked { EcnEcho::Marked } else { EcnEcho::NotMarked };
+                    match g.draw() % 5 {
+                        0 | 1 => {
+                            let d = e.sent(h, now, Seq(sent), 4096, MessageEnd::More).unwrap();
+                            assert_eq!(d.ev, hand.next(), "{b:?} {n} step {step}");
+                            sent = sent.wrapping_add(4096);
+                        }
+                        2 => {
+                            cum = cum.wrapping_add(4096).min(sent);
+                            let ack = Ack {
+                                ece,
+                                rtt_ns: Some(10_000 + g.draw() % 50_000),
+                                ev: Some(ev),
+                                ..Ack::new(Seq(cum), Seq(sent))
+                            };
+                            let d = e.ack(h, now, &ack).unwrap();
+                            assert_eq!(d.ev, None);
+                            let f = if marked { Feedback::Ecn } else { Feedback::Good };
+                            hand.feedback(ev, f, now);
+                        }
+                        3 => {
+                            let last_hop = g.draw().is_multiple_of(2);
+                            let nack = Nack {
+                                last_hop,
+                                ece,
+                                ev: Some(ev),
+                                ..Nack::new(Seq(cum), 4096, Seq(cum), Seq(sent))
+                            };
+                            assert!(e.nack(h, now, &nack).is_ok());
+                            let f = match (last_hop, marked) {
+                                (false, _) => Feedback::Nack,
+                                (true, true) => Feedback::Ecn,
+                                (true, false) => Feedback::Good,
+                            };
+                            hand.feedback(ev, f, now);
+                        }
+                        _ => {
+                            assert!(e.loss(h, now, Seq(cum), Some(ev)).is_ok());
+                            hand.feedback(ev, Feedback::Timeout, now);
+                        }
+                    }
+                    assert_eq!(e.path(h), Some(&hand), "{b:?} {n} step {step}");
+                }
+            }
+        }
+    }
+
+    /// Where path choice is off: an engine without path state refuses a
+    /// spray and names no EV; a flow that was not sprayed names none;
+    /// an answer the algorithm refuses tells the path nothing; a sprayed
+    /// flow whose algorithm takes no `Sent` still gets its packet's EV;
+    /// a flow started in a reused slot does not spray.
+    #[test]
+    fn path_choice_applies_only_to_sprayed_flows_and_taken_answers() {
+        use crate::algorithms::{AnyConfig, AnyController};
+        use crate::path::{Balancer, PathState, Paths, Spray, Sprayer};
+        let spray = Spray {
+            paths: Paths::new(16).unwrap(),
+            balancer: Balancer::Bitmap,
+            seed: 3,
+        };
+        let nscc = FlowParams {
+            algorithm: Algorithm::Nscc,
+            ..params()
+        };
+        let mut plain: Engine<AnyController<8>, 4> = Engine::new(AnyConfig::DEFAULT).unwrap();
+        let (h, _) = plain.start(Instant::ZERO, FlowId(1), &nscc).unwrap();
+        assert_eq!(plain.spray(h, Instant::ZERO, &spray), Err(Error::NotApplicable));
+        assert_eq!(
+            plain.sent(h, Instant::ZERO, Seq(0), 100, MessageEnd::More).unwrap().ev,
+            None
+        );
+
+        let mut e: Engine<AnyController<8>, 4, Sprayer> = Engine::new(AnyConfig::DEFAULT).unwrap();
+        let (h, _) = e.start(Instant::ZERO, FlowId(1), &nscc).unwrap();
+        assert_eq!(
+            e.sent(h, Instant::ZERO, Seq(0), 100, MessageEnd::More).unwrap().ev,
+            None
+        );
+        assert!(!e.path(h).unwrap().on());
+        e.spray(h, Instant::ZERO, &spray).unwrap();
+        let before = *e.path(h).unwrap();
+        // NSCC refuses an RTT of 0: the path hears nothing of it.
+        let bad = Ack {
+            rtt_ns: Some(0),
+            ev: Some(4),
+            ..Ack::new(Seq(0), Seq(100))
+        };
+        assert_eq!(e.ack(h, Instant::ZERO, &bad), Err(Error::BadSample));
+        assert_eq!(e.path(h), Some(&before));
+        assert_eq!(e.path(FlowHandle::from_bits(h.to_bits() + 1)), None);
+        // A slot reused by a new flow starts without path choice.
+        e.end(h).unwrap();
+        let (h2, _) = e.start(Instant::ZERO, FlowId(2), &nscc).unwrap();
+        assert_eq!(h2.index(), h.index());
+        assert!(!e.path(h2).unwrap().on());
+        // TIMELY takes no `Sent`: refused unsprayed, answered sprayed.
+        let timely = FlowParams {
+            algorithm: Algorithm::Timely,
+            ..params()
+        };
+        let (t, _) = e.start(Instant::ZERO, FlowId(3), &timely).unwrap();
+        assert_eq!(
+            e.sent(t, Instant::ZERO, Seq(0), 100, MessageEnd::More),
+            Err(Error::NotApplicable)
+        );
+        let d0 = e.spray(t, Instant::ZERO, &spray).unwrap();
+        let d = e.sent(t, Instant::ZERO, Seq(0), 100, MessageEnd::More).unwrap();
+        assert_eq!(d.ev, Sprayer::new(&spray).next());
+        assert_eq!(Decision { ev: None, ..d }, d0);
+        assert_eq!(e.stats().not_applicable, 1);
     }
 }

@@ -11,6 +11,7 @@
 //!  timer ──Timer──▶    ┘                         └──▶ request: probe, feedback, release, go-back-N
 //! ```
 
+use crate::path::Spray;
 use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Instant, LinkSpeed, Rate, Seq, Window};
 use crate::wire::pint::PintWidth;
@@ -100,6 +101,11 @@ pub struct Ack<'a> {
     /// `None` where the ACK carries none (the receiver or the NIC samples
     /// which ACKs carry it).
     pub pint: Option<PintSample>,
+    /// The entropy value of the packet that sent this ACK, echoed: its
+    /// path's answer for a sprayed flow ([`EventKind::Spray`]; ECN-Echo
+    /// says whether the path was marked). `None` where the ACK names no
+    /// path.
+    pub ev: Option<u16>,
 }
 
 impl<'a> Ack<'a> {
@@ -117,6 +123,7 @@ impl<'a> Ack<'a> {
             rtt_ns: None,
             nic: None,
             pint: None,
+            ev: None,
         }
     }
 }
@@ -144,12 +151,16 @@ pub struct Nack {
     pub last_hop: bool,
     /// The ECN-Echo of the trimmed header.
     pub ece: EcnEcho,
+    /// The trimmed packet's entropy value, echoed: for a sprayed flow, a
+    /// cut before the last hop penalises its path; at the last hop, the
+    /// path answered as its ECN-Echo says. `None` where it names no path.
+    pub ev: Option<u16>,
 }
 
 impl Nack {
     /// A NACK of the `len` bytes at `seq`, with `cum_ack` and `snd_nxt`
     /// as [`Ack::new`] takes them; no RTT, not at the last hop, not
-    /// marked.
+    /// marked, no EV.
     pub const fn new(seq: Seq, len: u32, cum_ack: Seq, snd_nxt: Seq) -> Self {
         Nack {
             seq,
@@ -159,6 +170,7 @@ impl Nack {
             rtt_ns: None,
             last_hop: false,
             ece: EcnEcho::NotMarked,
+            ev: None,
         }
     }
 }
@@ -249,6 +261,10 @@ pub enum EventKind<'a> {
     Loss {
         /// First byte to retransmit (go-back-N).
         first_lost: Seq,
+        /// The entropy value the timed-out packet took, for a sprayed
+        /// flow: its own path is penalised. `None` for a loss that names
+        /// no path (a go-back-N NACK).
+        ev: Option<u16>,
     },
     /// The receiver NACKed one packet that a switch trimmed to its header
     /// (a trimming fabric's transport, such as Ultra Ethernet's: the
@@ -301,6 +317,12 @@ pub enum EventKind<'a> {
     },
     /// The flow's timer fired.
     Timer,
+    /// The flow sprays its packets over many paths from now on: each
+    /// `Sent`'s decision names the packet's entropy value, and the EVs
+    /// echoed on ACKs, NACKs and timeouts steer the choice
+    /// ([`crate::path`]). Refused by an engine whose slots keep no path
+    /// state ([`crate::path::NoPaths`]).
+    Spray(Spray),
 }
 
 /// One event for one flow at one instant's worth of input.
@@ -429,6 +451,10 @@ pub struct Decision {
     pub timer: TimerRequest,
     /// An action to take now.
     pub request: Request,
+    /// The entropy value for the packet of a `Sent` event, for a flow
+    /// that sprays ([`EventKind::Spray`]); `None` for every other event
+    /// and for a flow that does not.
+    pub ev: Option<u16>,
 }
 
 impl Decision {
@@ -442,6 +468,7 @@ impl Decision {
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,
+            ev: None,
         }
     }
 

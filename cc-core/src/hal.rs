@@ -18,6 +18,7 @@ use crate::controller::Controller;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::event::{Decision, Event, FlowId};
+use crate::path::PathState;
 use crate::units::Instant;
 
 /// Where events come from: the sender's Rx pipeline (ACKs, NACKs, CNPs,
@@ -44,13 +45,14 @@ pub trait SchedulerPort {
 
 /// Drains `source` through `engine` into `port`; returns how many events
 /// were taken. A firmware's event loop.
-pub fn pump<C, const N: usize>(
-    engine: &mut Engine<C, N>,
+pub fn pump<C, const N: usize, P>(
+    engine: &mut Engine<C, N, P>,
     source: &mut impl EventSource,
     port: &mut impl SchedulerPort,
 ) -> usize
 where
     C: Controller,
+    P: PathState,
 {
     let mut n = 0;
     while let Some((now, event)) = source.next_event() {

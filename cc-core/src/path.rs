@@ -408,6 +408,199 @@ impl Mixed {
     }
 }
 
+/// Which chooser a sprayed flow uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
+pub enum Balancer {
+    /// [`Oblivious`].
+    Oblivious = 0,
+    /// [`Bitmap`].
+    Bitmap = 1,
+    /// [`Reps`].
+    Reps = 2,
+    /// [`Mixed`].
+    Mixed = 3,
+}
+
+impl Balancer {
+    /// Every balancer, by code.
+    pub const ALL: [Balancer; 4] = [Balancer::Oblivious, Balancer::Bitmap, Balancer::Reps, Balancer::Mixed];
+
+    /// The balancer of code `c` (its discriminant).
+    pub const fn from_code(c: u8) -> Option<Balancer> {
+        match c {
+            0 => Some(Balancer::Oblivious),
+            1 => Some(Balancer::Bitmap),
+            2 => Some(Balancer::Reps),
+            3 => Some(Balancer::Mixed),
+            _ => None,
+        }
+    }
+}
+
+/// How a flow sprays ([`crate::event::EventKind::Spray`]): over how many
+/// paths, with which chooser, and the seed of the flow's own random
+/// numbers (a flow's choices depend on nothing else, so a trace replays
+/// them on any core).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Spray {
+    /// The paths' count.
+    pub paths: Paths,
+    /// The chooser.
+    pub balancer: Balancer,
+    /// The seed of the flow's random numbers (any value; 0 is taken as 1).
+    pub seed: u32,
+}
+
+/// A flow's random numbers: Marsaglia's xorshift32 (13, 17, 5), period
+/// 2^32 − 1 over the non-zero states. Four bytes, three shifts and three
+/// XORs a number, the same on every core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct XorShift32(u32);
+
+impl XorShift32 {
+    const fn new(seed: u32) -> XorShift32 {
+        XorShift32(if seed == 0 { 1 } else { seed })
+    }
+
+    fn next(&mut self) -> u32 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.0 = x;
+        x
+    }
+}
+
+/// The engine's path state of one flow: none, or a flow's chooser and
+/// its random numbers. An engine holds one in each slot
+/// ([`crate::engine::Engine`]'s third parameter): [`NoPaths`], of no
+/// size, where no flow sprays; [`Sprayer`] where flows may.
+pub trait PathState: Copy {
+    /// A flow that does not spray.
+    const OFF: Self;
+    /// Whether a flow can spray at all ([`NoPaths`] cannot): an engine
+    /// whose flows never spray compiles the path choice away.
+    const CAN_SPRAY: bool;
+
+    /// The flow sprays from now on, as `spray` says (a new chooser).
+    fn spray(&mut self, spray: &Spray);
+
+    /// Whether the flow sprays.
+    fn on(&self) -> bool;
+
+    /// The EV of the flow's next packet, if it sprays.
+    fn next(&mut self) -> Option<u16>;
+
+    /// What an answer said of the path of `ev`, at `now`.
+    fn feedback(&mut self, ev: u16, f: Feedback, now: Instant);
+}
+
+/// No path choice: every packet of a flow takes the flow's one path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoPaths;
+
+impl PathState for NoPaths {
+    const OFF: Self = NoPaths;
+    const CAN_SPRAY: bool = false;
+
+    fn spray(&mut self, _: &Spray) {}
+
+    fn on(&self) -> bool {
+        false
+    }
+
+    fn next(&mut self) -> Option<u16> {
+        None
+    }
+
+    fn feedback(&mut self, _: u16, _: Feedback, _: Instant) {}
+}
+
+/// A chooser of any kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Chooser {
+    Off,
+    Oblivious(Oblivious),
+    Bitmap(Bitmap),
+    Reps(Reps),
+    Mixed(Mixed),
+}
+
+/// A flow's path choice: its paths, its chooser and its random numbers,
+/// 160 bytes (the largest chooser, [`Mixed`], and 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Sprayer {
+    paths: Paths,
+    rng: XorShift32,
+    chooser: Chooser,
+}
+
+impl Sprayer {
+    /// A flow's path choice as `spray` says: its first random number seeds
+    /// the chooser's first round.
+    pub fn new(spray: &Spray) -> Sprayer {
+        let mut rng = XorShift32::new(spray.seed);
+        let paths = spray.paths;
+        let chooser = match spray.balancer {
+            Balancer::Oblivious => Chooser::Oblivious(Oblivious::new(paths, rng.next())),
+            Balancer::Bitmap => Chooser::Bitmap(Bitmap::new(paths, rng.next())),
+            Balancer::Reps => Chooser::Reps(Reps::new()),
+            Balancer::Mixed => Chooser::Mixed(Mixed::new(paths, rng.next())),
+        };
+        Sprayer { paths, rng, chooser }
+    }
+
+    /// The paths' count, if the flow sprays.
+    pub fn paths(&self) -> Option<Paths> {
+        self.on().then_some(self.paths)
+    }
+}
+
+impl PathState for Sprayer {
+    const OFF: Self = Sprayer {
+        paths: Paths(2),
+        rng: XorShift32(1),
+        chooser: Chooser::Off,
+    };
+    const CAN_SPRAY: bool = true;
+
+    fn spray(&mut self, spray: &Spray) {
+        *self = Sprayer::new(spray);
+    }
+
+    fn on(&self) -> bool {
+        !matches!(self.chooser, Chooser::Off)
+    }
+
+    fn next(&mut self) -> Option<u16> {
+        let (paths, rand) = (self.paths, self.rng.next());
+        Some(match self.chooser {
+            Chooser::Off => return None,
+            Chooser::Oblivious(ref mut c) => c.next(paths, rand),
+            Chooser::Bitmap(ref mut c) => c.next(paths, rand),
+            Chooser::Reps(ref mut c) => c.next(paths, rand),
+            Chooser::Mixed(ref mut c) => c.next(paths, rand),
+        })
+    }
+
+    fn feedback(&mut self, ev: u16, f: Feedback, now: Instant) {
+        let paths = self.paths;
+        match self.chooser {
+            Chooser::Off | Chooser::Oblivious(_) => {}
+            Chooser::Bitmap(ref mut c) => c.feedback(paths, ev, f),
+            Chooser::Reps(ref mut c) => c.feedback(ev, f, now),
+            Chooser::Mixed(ref mut c) => c.feedback(paths, ev, f),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;

@@ -16,10 +16,10 @@
 
 // The library's ABI version: the major part changes when a type's layout
 // or a function's meaning changes (docs/c-abi.md).
-#define CC_ABI_VERSION_MAJOR 5
+#define CC_ABI_VERSION_MAJOR 6
 
 // The minor part: functions or enumerated values added.
-#define CC_ABI_VERSION_MINOR 2
+#define CC_ABI_VERSION_MINOR 0
 
 // DCQCN.
 #define CC_ALGORITHM_DCQCN 5
@@ -114,6 +114,22 @@
 // `cc_timely_config::clock`: one update per RTT sample, scaled by the
 // time since the last (eRPC's).
 #define CC_TIMELY_PER_SAMPLE 1
+
+// `cc_spray::balancer`: every EV once a round, in a random order;
+// answers ignored.
+#define CC_BALANCER_OBLIVIOUS 0
+
+// `cc_spray::balancer`: the same round, skipping EVs that ECN (+1),
+// NACKs (+4) and timeouts (+15) penalised.
+#define CC_BALANCER_BITMAP 1
+
+// `cc_spray::balancer`: REPS, the EVs of unmarked ACKs reused; a
+// timeout freezes them.
+#define CC_BALANCER_REPS 2
+
+// `cc_spray::balancer`: a recycled EV while one is kept, else the
+// bitmap's (Ultra Ethernet's simulator's default).
+#define CC_BALANCER_MIXED 3
 
 // `cc_decision::ecn`: the next packets are not ECN-capable.
 #define CC_ECN_NOT_ECT 0
@@ -211,8 +227,12 @@
 #define CC_EVENT_TIMER 12
 
 // A NACK of a trimmed packet: `seq`, `len`, `last` (trimmed at the last
-// hop), `has_rtt`, `rtt_ns`, and `ack.cum_ack`, `ack.snd_nxt`, `ack.ece`.
+// hop), `has_rtt`, `rtt_ns`, and `ack.cum_ack`, `ack.snd_nxt`, `ack.ece`,
+// `ack.has_ev`, `ack.ev`.
 #define CC_EVENT_NACK 13
+
+// The flow sprays: `spray`.
+#define CC_EVENT_SPRAY 14
 
 // What a call did. `CC_STATUS_OK` is 0; every other value says why
 // nothing changed.
@@ -334,6 +354,13 @@ typedef struct {
   uint8_t pint_width;
   // The PINT code when `pint_width` is 1 or 2 (0 ..= 255 or 0 ..= 1254).
   uint16_t pint_code;
+  // The entropy value of the packet that sent the ACK, echoed, when
+  // `has_ev` is 1: its path's answer for a sprayed flow (`cc_on_spray`).
+  uint16_t ev;
+  // 1 if `ev` holds the packet's entropy value, else 0.
+  uint8_t has_ev;
+  // Zero (checked).
+  uint8_t reserved;
 } cc_ack;
 
 // What the flow may do now: its window, its pace, the ECN codepoint of
@@ -351,8 +378,9 @@ typedef struct {
   uint8_t timer;
   // One of `CC_REQUEST_*`.
   uint8_t request;
-  // Zero.
-  uint8_t reserved;
+  // 1 if `ev` holds the entropy value for the packet of a
+  // `cc_on_sent` (a sprayed flow's), else 0.
+  uint8_t has_ev;
   // One of `CC_ECN_*`. (Last of the four bytes: the fields after it
   // are zero in most decisions, and a run of zeros that starts on a
   // word is written a word at a time.)
@@ -363,8 +391,10 @@ typedef struct {
   // number, the window to feed back, the hop to reply with or the
   // first byte to send again; 0 for the others.
   uint32_t request_arg;
+  // The packet's entropy value when `has_ev` is 1, else 0.
+  uint16_t ev;
   // Zero.
-  uint32_t reserved2;
+  uint16_t reserved;
 } cc_decision;
 
 // A NACK of one packet a switch trimmed to its header (a trimming
@@ -389,9 +419,25 @@ typedef struct {
   uint8_t last_hop;
   // 1 if the trimmed header was CE-marked, else 0.
   uint8_t ece;
-  // Zero.
-  uint8_t reserved;
+  // 1 if `ev` holds the trimmed packet's entropy value, else 0.
+  uint8_t has_ev;
+  // The trimmed packet's entropy value, echoed, when `has_ev` is 1.
+  uint16_t ev;
+  // Zero (checked).
+  uint16_t reserved;
 } cc_nack;
+
+// How a flow sprays its packets over many paths (`cc_on_spray`).
+typedef struct {
+  // The paths' count: a power of two, 2 ..= 256.
+  uint16_t paths;
+  // One of `CC_BALANCER_*`.
+  uint8_t balancer;
+  // Zero (checked).
+  uint8_t reserved;
+  // The seed of the flow's own random numbers (any value).
+  uint32_t seed;
+} cc_spray;
 
 // LDCP (draft-dai).
 typedef struct {
@@ -510,10 +556,14 @@ typedef struct {
   // host).
   uint32_t reserved3;
   // `CC_EVENT_ACK`: the ACK; its `hops` is the caller's array.
-  // `CC_EVENT_NACK`: its `cum_ack`, `snd_nxt` and `ece`.
+  // `CC_EVENT_NACK`: its `cum_ack`, `snd_nxt`, `ece`, `has_ev` and
+  // `ev`. `CC_EVENT_LOSS`: its `has_ev` and `ev` (a timed-out
+  // packet's path).
   cc_ack ack;
   // `CC_EVENT_START`: the flow's parameters.
   cc_flow_params params;
+  // `CC_EVENT_SPRAY`: how the flow sprays.
+  cc_spray spray;
 } cc_trace_event;
 
 #ifdef __cplusplus
@@ -579,7 +629,10 @@ cc_status cc_on_sent(cc_engine *e,
                      uint8_t last,
                      cc_decision *out);
 
-// A loss from `first_lost` (a go-back-N NACK or a timeout).
+// A loss from `first_lost` (a go-back-N NACK or a timeout). For a
+// sprayed flow's timeout, `has_ev` is 1 and `ev` the entropy value the
+// timed-out packet took: its path is penalised as a timeout's. 0 and 0
+// otherwise; `CC_STATUS_BAD_ENUM` for a `has_ev` other than 0 or 1.
 //
 // # Safety
 // `e` was made by `cc_engine_init`; `out` is a valid pointer.
@@ -587,12 +640,16 @@ cc_status cc_on_loss(cc_engine *e,
                      uint32_t handle,
                      uint64_t now_ns,
                      uint32_t first_lost,
+                     uint8_t has_ev,
+                     uint16_t ev,
                      cc_decision *out);
 
 // A NACK of one trimmed packet (NSCC's NACK rule; every other
 // algorithm takes it as a loss at the packet's first byte).
 // `CC_STATUS_BAD_ENUM` for a flag byte other than 0 or 1 or a nonzero
-// `reserved`.
+// `reserved`. With `has_ev`, a sprayed flow's path is penalised as a
+// NACK's if the cut was before the last hop; at the last hop it
+// answered as `ece` says.
 //
 // # Safety
 // `e` was made by `cc_engine_init`; `nack` and `out` are valid pointers.
@@ -601,6 +658,24 @@ cc_status cc_on_nack(cc_engine *e,
                      uint64_t now_ns,
                      const cc_nack *nack,
                      cc_decision *out);
+
+// The flow sprays its packets over many paths from now on, as `*spray`
+// says (a new chooser): each `cc_on_sent` decision names the packet's
+// entropy value (`has_ev`, `ev`), and the EVs echoed on ACKs, NACKs and
+// timeouts steer the choice. The decision is the flow's. Needs the
+// engine's path memory (`cc_engine_attach_paths`):
+// `CC_STATUS_NOT_APPLICABLE` without it. `CC_STATUS_INVALID_PARAMS` for
+// a count of paths that is not a power of two in 2 ..= 256,
+// `CC_STATUS_BAD_ENUM` for a balancer code or reserved byte.
+//
+// # Safety
+// `e` was made by `cc_engine_init`; `spray` and `out` are valid
+// pointers.
+cc_status cc_on_spray(cc_engine *e,
+                      uint32_t handle,
+                      uint64_t now_ns,
+                      const cc_spray *spray,
+                      cc_decision *out);
 
 // A congestion notification packet (DCQCN, LDCP's rate variant).
 //
@@ -769,6 +844,27 @@ cc_status cc_engine_configure(cc_engine *e, uint8_t algorithm_code, const void *
 // `e` was made by `cc_engine_init`; `out` is NULL or points to `size`
 // writable bytes.
 cc_status cc_engine_config(const cc_engine *e, uint8_t algorithm_code, void *out, size_t size);
+
+// Bytes of memory the path state of `capacity` flows needs
+// (`cc_engine_attach_paths`); 0 if the capacity is 0 or above
+// `CC_MAX_CAPACITY`.
+size_t cc_paths_size(uint32_t capacity);
+
+// The alignment, in bytes, the path state's memory needs.
+size_t cc_paths_align(void);
+
+// Gives the engine memory for its flows' path choice (`len` bytes, at
+// least `cc_paths_size` of its capacity, aligned to `cc_paths_align()`),
+// so that its flows may spray (`cc_on_spray`); NULL with `len` 0 takes
+// it back. Without it the engine keeps no path state and refuses
+// `cc_on_spray` with `CC_STATUS_NOT_APPLICABLE`. Only while the engine
+// has no live flow (`CC_STATUS_FLOWS_LIVE` otherwise); the memory stays
+// in use until it is taken back or the engine is no longer used.
+//
+// # Safety
+// `e` was made by `cc_engine_init`; `mem` is NULL or `len` writable
+// bytes no one else uses.
+cc_status cc_engine_attach_paths(cc_engine *e, void *mem, size_t len);
 
 // Ends every flow and zeroes the counters, keeping the configuration;
 // handles given out before are refused afterwards.

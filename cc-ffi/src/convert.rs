@@ -7,6 +7,7 @@
 use cc_core::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, Nack, NicSample, PintSample, Request, TimerRequest,
 };
+use cc_core::path::{Balancer, Paths, Spray};
 use cc_core::telemetry::{CounterWidths, HopSample};
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Seq};
 use cc_core::wire::pint::PintWidth;
@@ -88,6 +89,13 @@ pub struct cc_ack {
     pub pint_width: u8,
     /// The PINT code when `pint_width` is 1 or 2 (0 ..= 255 or 0 ..= 1254).
     pub pint_code: u16,
+    /// The entropy value of the packet that sent the ACK, echoed, when
+    /// `has_ev` is 1: its path's answer for a sprayed flow (`cc_on_spray`).
+    pub ev: u16,
+    /// 1 if `ev` holds the packet's entropy value, else 0.
+    pub has_ev: u8,
+    /// Zero (checked).
+    pub reserved: u8,
 }
 
 /// A NACK of one packet a switch trimmed to its header (a trimming
@@ -114,8 +122,64 @@ pub struct cc_nack {
     pub last_hop: u8,
     /// 1 if the trimmed header was CE-marked, else 0.
     pub ece: u8,
-    /// Zero.
+    /// 1 if `ev` holds the trimmed packet's entropy value, else 0.
+    pub has_ev: u8,
+    /// The trimmed packet's entropy value, echoed, when `has_ev` is 1.
+    pub ev: u16,
+    /// Zero (checked).
+    pub reserved: u16,
+}
+
+/// How a flow sprays its packets over many paths (`cc_on_spray`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct cc_spray {
+    /// The paths' count: a power of two, 2 ..= 256.
+    pub paths: u16,
+    /// One of `CC_BALANCER_*`.
+    pub balancer: u8,
+    /// Zero (checked).
     pub reserved: u8,
+    /// The seed of the flow's own random numbers (any value).
+    pub seed: u32,
+}
+
+/// `cc_spray::balancer`: every EV once a round, in a random order;
+/// answers ignored.
+pub const CC_BALANCER_OBLIVIOUS: u8 = 0;
+/// `cc_spray::balancer`: the same round, skipping EVs that ECN (+1),
+/// NACKs (+4) and timeouts (+15) penalised.
+pub const CC_BALANCER_BITMAP: u8 = 1;
+/// `cc_spray::balancer`: REPS, the EVs of unmarked ACKs reused; a
+/// timeout freezes them.
+pub const CC_BALANCER_REPS: u8 = 2;
+/// `cc_spray::balancer`: a recycled EV while one is kept, else the
+/// bitmap's (Ultra Ethernet's simulator's default).
+pub const CC_BALANCER_MIXED: u8 = 3;
+
+/// The engine's spray of a C one: `BadEnum` for a balancer code or
+/// reserved byte no spray has, `InvalidParams` for a count of paths.
+pub(crate) fn spray(s: &cc_spray) -> Result<Spray, cc_status> {
+    let balancer = match (Balancer::from_code(s.balancer), s.reserved) {
+        (Some(b), 0) => b,
+        _ => return Err(cc_status::BadEnum),
+    };
+    Ok(Spray {
+        paths: Paths::new(s.paths).ok_or(cc_status::InvalidParams)?,
+        balancer,
+        seed: s.seed,
+    })
+}
+
+impl From<&Spray> for cc_spray {
+    fn from(s: &Spray) -> Self {
+        cc_spray {
+            paths: s.paths.get(),
+            balancer: s.balancer as u8,
+            reserved: 0,
+            seed: s.seed,
+        }
+    }
 }
 
 /// What a new flow is.
@@ -180,8 +244,9 @@ pub struct cc_decision {
     pub timer: u8,
     /// One of `CC_REQUEST_*`.
     pub request: u8,
-    /// Zero.
-    pub reserved: u8,
+    /// 1 if `ev` holds the entropy value for the packet of a
+    /// `cc_on_sent` (a sprayed flow's), else 0.
+    pub has_ev: u8,
     /// One of `CC_ECN_*`. (Last of the four bytes: the fields after it
     /// are zero in most decisions, and a run of zeros that starts on a
     /// word is written a word at a time.)
@@ -192,8 +257,10 @@ pub struct cc_decision {
     /// number, the window to feed back, the hop to reply with or the
     /// first byte to send again; 0 for the others.
     pub request_arg: u32,
+    /// The packet's entropy value when `has_ev` is 1, else 0.
+    pub ev: u16,
     /// Zero.
-    pub reserved2: u32,
+    pub reserved: u16,
 }
 
 impl From<&Decision> for cc_decision {
@@ -220,14 +287,15 @@ impl From<&Decision> for cc_decision {
             pacing_per_ns: d.pacing.per.as_nanos(),
             timer,
             request,
-            reserved: 0,
+            has_ev: d.ev.is_some() as u8,
             ecn: match d.ecn {
                 Ecn::NotEct => CC_ECN_NOT_ECT,
                 Ecn::Ect => CC_ECN_ECT,
             },
             timer_at_ns,
             request_arg,
-            reserved2: 0,
+            ev: d.ev.unwrap_or_default(),
+            reserved: 0,
         }
     }
 }
@@ -271,6 +339,11 @@ impl cc_decision {
                 CC_REQUEST_GO_BACK_N => Request::GoBackN {
                     from: Seq(self.request_arg),
                 },
+                _ => return Err(cc_status::BadEnum),
+            },
+            ev: match self.has_ev {
+                0 => None,
+                1 => Some(self.ev),
                 _ => return Err(cc_status::BadEnum),
             },
         })
@@ -434,7 +507,7 @@ compile_error!("cc_hop's counter widths are read as a little-endian word");
 /// `reserved` is 0 (`BadEnum` otherwise).
 #[inline(always)]
 pub(crate) fn nack(n: &cc_nack) -> Result<Nack, cc_status> {
-    if (n.has_rtt | n.last_hop | n.ece) > 1 || n.reserved != 0 {
+    if (n.has_rtt | n.last_hop | n.ece | n.has_ev) > 1 || n.reserved != 0 {
         return Err(cc_status::BadEnum);
     }
     Ok(Nack {
@@ -445,6 +518,7 @@ pub(crate) fn nack(n: &cc_nack) -> Result<Nack, cc_status> {
         } else {
             EcnEcho::Marked
         },
+        ev: if n.has_ev == 0 { None } else { Some(n.ev) },
         ..Nack::new(Seq(n.seq), n.len, Seq(n.cum_ack), Seq(n.snd_nxt))
     })
 }
@@ -458,7 +532,7 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
     // SAFETY: the four bytes at ACK_FLAGS are those four fields, inside
     // `a` and 4-aligned (asserted below).
     let flags = unsafe { (a as *const cc_ack).cast::<u8>().add(ACK_FLAGS).cast::<u32>().read() };
-    if flags & 0x00FE_FEFE != 0 || a.pint_width > 2 {
+    if flags & 0x00FE_FEFE != 0 || a.pint_width > 2 || a.has_ev > 1 || a.reserved != 0 {
         return Err(cc_status::BadEnum);
     }
     Ok(Ack {
@@ -492,6 +566,7 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
                 rx_buffer_level: a.rx_buffer_level,
             })
         },
+        ev: if a.has_ev == 0 { None } else { Some(a.ev) },
         ..Ack::new(Seq(a.cum_ack), Seq(a.snd_nxt))
     })
 }

@@ -9,13 +9,14 @@
 //! finds the flow and runs it on the flow's own algorithm.
 
 use cc_core::controller::Controller;
-use cc_core::event::{MessageEnd, Nack, ProbeId};
+use cc_core::event::{EcnEcho, MessageEnd, Nack, ProbeId};
+use cc_core::path::{Feedback, PathState};
 use cc_core::telemetry::HopSample;
 use cc_core::units::{Instant, Seq, Window};
 
 use crate::cc_status;
-use crate::convert::{self, cc_ack, cc_decision, cc_hop, cc_nack};
-use crate::table::{apply, cc_engine, Answer, Event};
+use crate::convert::{self, cc_ack, cc_decision, cc_hop, cc_nack, cc_spray};
+use crate::table::{apply, cc_engine, has_paths, path_of, refuse, Answer, Event};
 
 /// An event's hook and its arguments, as a struct whose `run` calls the
 /// hook: `event!(Name { field: Type, … }, |c, cfg, now, to| body)`,
@@ -106,8 +107,51 @@ pub unsafe extern "C" fn cc_on_ack(
     if ack.is_null() {
         return cc_status::NullPointer;
     }
+    // SAFETY: `ack` is valid (the caller's promise).
+    if unsafe { (*ack).has_ev } != 0 {
+        // SAFETY: the caller's promise.
+        return unsafe { ack_with_ev(e, handle, now_ns, ack, out) };
+    }
     // SAFETY: the caller's promise.
     unsafe { apply(e, handle, out, AckEvent { now_ns, ack }) }
+}
+
+/// [`cc_on_ack`] of an ACK that names its packet's path: the ACK, then,
+/// if the flow took it, the path's answer (ECN-Echo: marked, else good).
+///
+/// # Safety
+/// As [`cc_on_ack`]'s.
+#[cold]
+#[inline(never)]
+unsafe fn ack_with_ev(
+    e: *mut cc_engine,
+    handle: u32,
+    now_ns: u64,
+    ack: *const cc_ack,
+    out: *mut cc_decision,
+) -> cc_status {
+    // SAFETY: the caller's promise.
+    let (ev, ece) = unsafe { ((*ack).ev, (*ack).ece) };
+    let f = if ece == 0 { Feedback::Good } else { Feedback::Ecn };
+    // SAFETY: the caller's promise.
+    let s = unsafe { apply(e, handle, out, AckEvent { now_ns, ack }) };
+    // SAFETY: the caller's promise.
+    unsafe { tell_path(e, handle, s, ev, f, now_ns) }
+}
+
+/// The path's answer `f` for `ev`, after an event answered `s`: told
+/// only if the flow took the event and sprays.
+///
+/// # Safety
+/// As `path_of`'s.
+unsafe fn tell_path(e: *mut cc_engine, handle: u32, s: cc_status, ev: u16, f: Feedback, now_ns: u64) -> cc_status {
+    if s == cc_status::Ok {
+        // SAFETY: the caller's promise.
+        if let Ok(Some(p)) = unsafe { path_of(e, handle) } {
+            p.feedback(ev, f, Instant::from_nanos(now_ns));
+        }
+    }
+    s
 }
 
 event!(
@@ -140,14 +184,75 @@ pub unsafe extern "C" fn cc_on_sent(
         _ => return cc_status::BadEnum,
     };
     // SAFETY: the caller's promise.
+    if unsafe { has_paths(e) } {
+        // SAFETY: the caller's promise.
+        return unsafe { sent_with_paths(e, handle, now_ns, seq, len, end, out) };
+    }
+    // SAFETY: the caller's promise.
     unsafe { apply(e, handle, out, SentEvent { now_ns, seq, len, end }) }
+}
+
+event!(
+    SprayedSentEvent {
+        seq: u32,
+        len: u32,
+        end: MessageEnd
+    },
+    |c, cfg, now, to| to.give(match c.sent(cfg, now, Seq(seq), len, end) {
+        // A sprayed packet needs its EV whatever its algorithm makes of
+        // a `Sent`: one that takes none answers its decision.
+        Err(cc_core::event::Error::NotApplicable) => Ok(c.decision(cfg)),
+        r => r,
+    })
+);
+
+/// [`cc_on_sent`] in an engine with path memory: a sprayed flow's
+/// decision names its packet's EV.
+///
+/// # Safety
+/// As [`cc_on_sent`]'s.
+#[cold]
+#[inline(never)]
+unsafe fn sent_with_paths(
+    e: *mut cc_engine,
+    handle: u32,
+    now_ns: u64,
+    seq: u32,
+    len: u32,
+    end: MessageEnd,
+    out: *mut cc_decision,
+) -> cc_status {
+    // SAFETY: the caller's promise.
+    let sprays = matches!(unsafe { path_of(e, handle) }, Ok(Some(p)) if p.on());
+    if !sprays {
+        // SAFETY: the caller's promise.
+        return unsafe { apply(e, handle, out, SentEvent { now_ns, seq, len, end }) };
+    }
+    // SAFETY: the caller's promise.
+    let s = unsafe { apply(e, handle, out, SprayedSentEvent { now_ns, seq, len, end }) };
+    if s == cc_status::Ok {
+        // SAFETY: the caller's promise; `out` was written.
+        if let Ok(Some(p)) = unsafe { path_of(e, handle) } {
+            if let Some(ev) = p.next() {
+                // SAFETY: `out` is valid (apply answered Ok through it).
+                unsafe {
+                    (*out).has_ev = 1;
+                    (*out).ev = ev;
+                }
+            }
+        }
+    }
+    s
 }
 
 event!(LossEvent { first_lost: u32 }, |c, cfg, now, to| {
     to.give(c.loss(cfg, now, Seq(first_lost)))
 });
 
-/// A loss from `first_lost` (a go-back-N NACK or a timeout).
+/// A loss from `first_lost` (a go-back-N NACK or a timeout). For a
+/// sprayed flow's timeout, `has_ev` is 1 and `ev` the entropy value the
+/// timed-out packet took: its path is penalised as a timeout's. 0 and 0
+/// otherwise; `CC_STATUS_BAD_ENUM` for a `has_ev` other than 0 or 1.
 ///
 /// # Safety
 /// `e` was made by `cc_engine_init`; `out` is a valid pointer.
@@ -157,10 +262,21 @@ pub unsafe extern "C" fn cc_on_loss(
     handle: u32,
     now_ns: u64,
     first_lost: u32,
+    has_ev: u8,
+    ev: u16,
     out: *mut cc_decision,
 ) -> cc_status {
-    // SAFETY: the caller's promise.
-    unsafe { apply(e, handle, out, LossEvent { now_ns, first_lost }) }
+    match has_ev {
+        // SAFETY: the caller's promise.
+        0 => unsafe { apply(e, handle, out, LossEvent { now_ns, first_lost }) },
+        1 => {
+            // SAFETY: the caller's promise.
+            let s = unsafe { apply(e, handle, out, LossEvent { now_ns, first_lost }) };
+            // SAFETY: the caller's promise.
+            unsafe { tell_path(e, handle, s, ev, Feedback::Timeout, now_ns) }
+        }
+        _ => cc_status::BadEnum,
+    }
 }
 
 event!(NackEvent { nack: Nack }, |c, cfg, now, to| to
@@ -169,7 +285,9 @@ event!(NackEvent { nack: Nack }, |c, cfg, now, to| to
 /// A NACK of one trimmed packet (NSCC's NACK rule; every other
 /// algorithm takes it as a loss at the packet's first byte).
 /// `CC_STATUS_BAD_ENUM` for a flag byte other than 0 or 1 or a nonzero
-/// `reserved`.
+/// `reserved`. With `has_ev`, a sprayed flow's path is penalised as a
+/// NACK's if the cut was before the last hop; at the last hop it
+/// answered as `ece` says.
 ///
 /// # Safety
 /// `e` was made by `cc_engine_init`; `nack` and `out` are valid pointers.
@@ -189,8 +307,64 @@ pub unsafe extern "C" fn cc_on_nack(
         Ok(n) => n,
         Err(s) => return s,
     };
+    let Some(ev) = nack.ev else {
+        // SAFETY: the caller's promise.
+        return unsafe { apply(e, handle, out, NackEvent { now_ns, nack }) };
+    };
+    let f = match (nack.last_hop, nack.ece) {
+        (false, _) => Feedback::Nack,
+        (true, EcnEcho::Marked) => Feedback::Ecn,
+        (true, EcnEcho::NotMarked) => Feedback::Good,
+    };
     // SAFETY: the caller's promise.
-    unsafe { apply(e, handle, out, NackEvent { now_ns, nack }) }
+    let s = unsafe { apply(e, handle, out, NackEvent { now_ns, nack }) };
+    // SAFETY: the caller's promise.
+    unsafe { tell_path(e, handle, s, ev, f, now_ns) }
+}
+
+event!(DecisionEvent {}, |c, cfg, now, to| {
+    let _ = now;
+    to.give(Ok(c.decision(cfg)))
+});
+
+/// The flow sprays its packets over many paths from now on, as `*spray`
+/// says (a new chooser): each `cc_on_sent` decision names the packet's
+/// entropy value (`has_ev`, `ev`), and the EVs echoed on ACKs, NACKs and
+/// timeouts steer the choice. The decision is the flow's. Needs the
+/// engine's path memory (`cc_engine_attach_paths`):
+/// `CC_STATUS_NOT_APPLICABLE` without it. `CC_STATUS_INVALID_PARAMS` for
+/// a count of paths that is not a power of two in 2 ..= 256,
+/// `CC_STATUS_BAD_ENUM` for a balancer code or reserved byte.
+///
+/// # Safety
+/// `e` was made by `cc_engine_init`; `spray` and `out` are valid
+/// pointers.
+#[no_mangle]
+pub unsafe extern "C" fn cc_on_spray(
+    e: *mut cc_engine,
+    handle: u32,
+    now_ns: u64,
+    spray: *const cc_spray,
+    out: *mut cc_decision,
+) -> cc_status {
+    if spray.is_null() || out.is_null() {
+        return cc_status::NullPointer;
+    }
+    // SAFETY: `spray` is valid (the caller's promise).
+    let s = match convert::spray(unsafe { &*spray }) {
+        Ok(s) => s,
+        Err(st) => return st,
+    };
+    // SAFETY: the caller's promise.
+    match unsafe { path_of(e, handle) } {
+        Ok(Some(p)) => p.spray(&s),
+        // SAFETY: the caller's promise.
+        Ok(None) => return unsafe { refuse(e, cc_status::NotApplicable) },
+        // SAFETY: the caller's promise.
+        Err(st) => return unsafe { refuse(e, st) },
+    }
+    // SAFETY: the caller's promise.
+    unsafe { apply(e, handle, out, DecisionEvent { now_ns }) }
 }
 
 event!(CnpEvent {}, |c, cfg, now, to| to.give(c.cnp(cfg, now)));

@@ -29,8 +29,9 @@ pub use convert::*;
 pub use events::*;
 pub use hns::*;
 pub use table::{
-    cc_engine, cc_engine_align, cc_engine_config, cc_engine_configure, cc_engine_flow_size, cc_engine_init,
-    cc_engine_reset, cc_engine_size, cc_engine_stats, cc_flow_end, cc_flow_start, cc_stats,
+    cc_engine, cc_engine_align, cc_engine_attach_paths, cc_engine_config, cc_engine_configure, cc_engine_flow_size,
+    cc_engine_init, cc_engine_reset, cc_engine_size, cc_engine_stats, cc_flow_end, cc_flow_start, cc_paths_align,
+    cc_paths_size, cc_stats,
 };
 pub use trace::*;
 
@@ -113,9 +114,9 @@ pub const CC_MAX_CAPACITY: u32 = 1 << 16;
 
 /// The library's ABI version: the major part changes when a type's layout
 /// or a function's meaning changes (docs/c-abi.md).
-pub const CC_ABI_VERSION_MAJOR: u32 = 5;
+pub const CC_ABI_VERSION_MAJOR: u32 = 6;
 /// The minor part: functions or enumerated values added.
-pub const CC_ABI_VERSION_MINOR: u32 = 2;
+pub const CC_ABI_VERSION_MINOR: u32 = 0;
 
 /// `(major << 16) | minor` of the library linked, to compare with the
 /// header's `CC_ABI_VERSION_MAJOR` at start-up.

@@ -13,6 +13,7 @@ use core::mem::{align_of, size_of};
 use cc_core::algorithms::{AnyConfig, AnyController};
 use cc_core::controller::{Controller, Visit};
 use cc_core::event::{Decision, Error};
+use cc_core::path::{PathState, Sprayer};
 use cc_core::telemetry::CounterWidths;
 use cc_core::units::Instant;
 
@@ -47,6 +48,9 @@ pub struct cc_engine {
     live: u32,
     tally: Tally,
     cfg: AnyConfig,
+    /// The flows' path state, one a slot, in memory the caller attached
+    /// (`cc_engine_attach_paths`); null where none was.
+    paths: *mut Sprayer,
 }
 
 /// What every event may write besides its flow: the refusal counters, and
@@ -169,6 +173,7 @@ pub unsafe extern "C" fn cc_engine_init(
             live: 0,
             tally: Tally::new(),
             cfg: AnyConfig::DEFAULT,
+            paths: core::ptr::null_mut(),
         });
         let slots = mem.cast::<u8>().add(slots_offset()).cast::<Slot>();
         for i in 0..capacity as usize {
@@ -245,6 +250,115 @@ pub unsafe extern "C" fn cc_engine_config(
         // SAFETY: the caller's promise.
         Ok(a) => unsafe { crate::config::get(&h.cfg, a, out, size) },
         Err(s) => s,
+    }
+}
+
+/// Bytes of memory the path state of `capacity` flows needs
+/// (`cc_engine_attach_paths`); 0 if the capacity is 0 or above
+/// `CC_MAX_CAPACITY`.
+#[no_mangle]
+pub extern "C" fn cc_paths_size(capacity: u32) -> usize {
+    if capacity == 0 || capacity > crate::CC_MAX_CAPACITY {
+        return 0;
+    }
+    capacity as usize * size_of::<Sprayer>()
+}
+
+/// The alignment, in bytes, the path state's memory needs.
+#[no_mangle]
+pub extern "C" fn cc_paths_align() -> usize {
+    align_of::<Sprayer>()
+}
+
+/// Gives the engine memory for its flows' path choice (`len` bytes, at
+/// least `cc_paths_size` of its capacity, aligned to `cc_paths_align()`),
+/// so that its flows may spray (`cc_on_spray`); NULL with `len` 0 takes
+/// it back. Without it the engine keeps no path state and refuses
+/// `cc_on_spray` with `CC_STATUS_NOT_APPLICABLE`. Only while the engine
+/// has no live flow (`CC_STATUS_FLOWS_LIVE` otherwise); the memory stays
+/// in use until it is taken back or the engine is no longer used.
+///
+/// # Safety
+/// `e` was made by `cc_engine_init`; `mem` is NULL or `len` writable
+/// bytes no one else uses.
+#[no_mangle]
+pub unsafe extern "C" fn cc_engine_attach_paths(
+    e: *mut cc_engine,
+    mem: *mut core::ffi::c_void,
+    len: usize,
+) -> cc_status {
+    // SAFETY: the caller's promise.
+    let Some((h, _)) = (unsafe { parts(e) }) else {
+        return cc_status::BadMemory;
+    };
+    if h.live != 0 {
+        return cc_status::FlowsLive;
+    }
+    if mem.is_null() {
+        if len != 0 {
+            return cc_status::NullPointer;
+        }
+        h.paths = core::ptr::null_mut();
+        return cc_status::Ok;
+    }
+    let need = cc_paths_size(h.capacity);
+    if len < need || !(mem as usize).is_multiple_of(align_of::<Sprayer>()) {
+        return cc_status::BadMemory;
+    }
+    let paths = mem.cast::<Sprayer>();
+    for i in 0..h.capacity as usize {
+        // SAFETY: `mem` holds `capacity` aligned states.
+        unsafe { paths.add(i).write(Sprayer::OFF) };
+    }
+    h.paths = paths;
+    cc_status::Ok
+}
+
+/// The path state of the live flow at `handle`: `Err(UnknownFlow)` if no
+/// live flow has it, `Ok(None)` if the engine has no path memory (no
+/// refusal is counted here).
+///
+/// # Safety
+/// `e` was made by `cc_engine_init`, and nothing else uses it during
+/// the call.
+pub(crate) unsafe fn path_of<'a>(e: *mut cc_engine, handle: u32) -> Result<Option<&'a mut Sprayer>, cc_status> {
+    // SAFETY: the caller's promise.
+    let Some((h, slots)) = (unsafe { parts(e) }) else {
+        return Err(cc_status::BadMemory);
+    };
+    let index = (handle & 0xffff) as usize;
+    match slots.get(index) {
+        Some(s) if s.handle == handle && s.state.is_some() => {}
+        _ => return Err(cc_status::UnknownFlow),
+    }
+    if h.paths.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: attached path memory holds `capacity` states; `index` is a
+    // slot's.
+    Ok(Some(unsafe { &mut *h.paths.add(index) }))
+}
+
+/// Whether the engine at `e` keeps path state (a cheap check for the
+/// event functions' sprayed paths).
+///
+/// # Safety
+/// `e` is NULL or points to memory `cc_engine_init` was given.
+#[inline(always)]
+pub(crate) unsafe fn has_paths(e: *const cc_engine) -> bool {
+    // SAFETY: the caller's promise.
+    unsafe { header(e) }.is_some_and(|h| !h.paths.is_null())
+}
+
+/// Counts refusal `s` in the engine's counters and answers it.
+///
+/// # Safety
+/// As `path_of`.
+pub(crate) unsafe fn refuse(e: *mut cc_engine, s: cc_status) -> cc_status {
+    // SAFETY: the caller's promise.
+    match unsafe { parts(e) } {
+        Some((h, _)) => h.tally.stats.count(s),
+        None => cc_status::BadMemory,
     }
 }
 
@@ -415,6 +529,11 @@ pub unsafe extern "C" fn cc_flow_start(
     slot.next_free = NONE;
     slot.handle = (slot.handle & !0xffff) | index;
     h.live += 1;
+    if !h.paths.is_null() {
+        // SAFETY: attached path memory holds `capacity` states, and
+        // `index` is below it (its slot exists).
+        unsafe { h.paths.add(index as usize).write(Sprayer::OFF) };
+    }
     // SAFETY: the pointers are valid.
     unsafe {
         handle_out.write(slot.handle);

@@ -90,6 +90,9 @@ fn ack(ece: u8, n_hops: u32, hops: *const cc_hop) -> cc_ack {
         forward_hops: 0,
         pint_width: 0,
         pint_code: 0,
+        ev: 0,
+        has_ev: 0,
+        reserved: 0,
     }
 }
 
@@ -458,6 +461,7 @@ fn decisions_keep_every_field_through_c() {
         ecn: Ecn::NotEct,
         timer: TimerRequest::Arm(Instant::from_nanos(1 << 40)),
         request: Request::None,
+        ev: None,
     };
     let requests = [
         Request::None,
@@ -471,8 +475,15 @@ fn decisions_keep_every_field_through_c() {
     ];
     for request in requests {
         for timer in [TimerRequest::Keep, TimerRequest::Cancel, base.timer] {
-            let d = Decision { request, timer, ..base };
-            assert_eq!(cc_decision::from(&d).to_decision(), Ok(d));
+            for ev in [None, Some(0), Some(u16::MAX)] {
+                let d = Decision {
+                    request,
+                    timer,
+                    ev,
+                    ..base
+                };
+                assert_eq!(cc_decision::from(&d).to_decision(), Ok(d));
+            }
         }
     }
 }
@@ -482,21 +493,23 @@ fn a_decision_is_laid_out_as_the_header_says() {
     use cc_core::event::{Decision, Ecn, Pacing, Request, TimerRequest};
     use cc_core::units::{BaseRtt, Window};
     use core::mem::{align_of, offset_of, size_of};
-    // cc_engine.h: three words, four bytes (timer, request, reserved,
-    // ecn), the timer's u64, the request's argument, a reserved word.
+    // cc_engine.h: three words, four bytes (timer, request, has_ev,
+    // ecn), the timer's u64, the request's argument, the EV and a
+    // reserved half word.
     let offsets = [
         offset_of!(cc_decision, window_q4),
         offset_of!(cc_decision, pacing_bytes_q4),
         offset_of!(cc_decision, pacing_per_ns),
         offset_of!(cc_decision, timer),
         offset_of!(cc_decision, request),
-        offset_of!(cc_decision, reserved),
+        offset_of!(cc_decision, has_ev),
         offset_of!(cc_decision, ecn),
         offset_of!(cc_decision, timer_at_ns),
         offset_of!(cc_decision, request_arg),
-        offset_of!(cc_decision, reserved2),
+        offset_of!(cc_decision, ev),
+        offset_of!(cc_decision, reserved),
     ];
-    assert_eq!(offsets, [0, 4, 8, 12, 13, 14, 15, 16, 24, 28]);
+    assert_eq!(offsets, [0, 4, 8, 12, 13, 14, 15, 16, 24, 28, 30]);
     assert_eq!((size_of::<cc_decision>(), align_of::<cc_decision>()), (32, 8));
     // Each request's argument in the one field; the others zero.
     let d = Decision {
@@ -510,6 +523,7 @@ fn a_decision_is_laid_out_as_the_header_says() {
         request: Request::Feedback {
             window: Window::from_bits(77),
         },
+        ev: None,
     };
     let c = cc_decision::from(&d);
     assert_eq!(
@@ -519,10 +533,11 @@ fn a_decision_is_laid_out_as_the_header_says() {
             c.timer,
             c.timer_at_ns,
             c.ecn,
-            c.reserved,
-            c.reserved2
+            c.has_ev,
+            c.ev,
+            c.reserved
         ),
-        (CC_REQUEST_FEEDBACK, 77, CC_TIMER_KEEP, 0, CC_ECN_ECT, 0, 0)
+        (CC_REQUEST_FEEDBACK, 77, CC_TIMER_KEEP, 0, CC_ECN_ECT, 0, 0, 0)
     );
 }
 
@@ -637,17 +652,20 @@ fn a_nack_goes_through_c_and_bad_flags_are_refused() {
         has_rtt: 1,
         last_hop: 0,
         ece: 1,
+        has_ev: 0,
+        ev: 0,
         reserved: 0,
     };
     let (mut da, mut db) = (cc_decision::default(), cc_decision::default());
     assert_eq!(unsafe { cc_on_nack(e, a, 50_000, &nack, &mut da) }, cc_status::Ok);
-    assert_eq!(unsafe { cc_on_loss(e, b, 50_000, 4_000, &mut db) }, cc_status::Ok);
+    assert_eq!(unsafe { cc_on_loss(e, b, 50_000, 4_000, 0, 0, &mut db) }, cc_status::Ok);
     assert_eq!(da, db);
     for bad in [
         cc_nack { has_rtt: 2, ..nack },
         cc_nack { last_hop: 7, ..nack },
         cc_nack { ece: 2, ..nack },
         cc_nack { reserved: 1, ..nack },
+        cc_nack { has_ev: 2, ..nack },
     ] {
         let mut d = cc_decision::default();
         assert_eq!(unsafe { cc_on_nack(e, a, 60_000, &bad, &mut d) }, cc_status::BadEnum);
@@ -657,4 +675,171 @@ fn a_nack_goes_through_c_and_bad_flags_are_refused() {
         unsafe { cc_on_nack(e, a, 60_000, ptr::null(), &mut d) },
         cc_status::NullPointer
     );
+}
+
+/// Path choice through C is the Rust engine's: a sprayed NSCC flow's
+/// EVs and decisions, event for event over random ACKs, NACKs and
+/// timeouts that echo EVs, for every balancer; a flow that was not
+/// sprayed names no EV.
+#[test]
+fn a_sprayed_flow_through_c_is_the_rust_engines() {
+    use cc_core::engine::Engine;
+    use cc_core::event::{MessageEnd, Nack};
+    use cc_core::path::{Balancer, Paths, Spray, Sprayer};
+    use cc_core::units::{Instant, Seq};
+    let mut rng = 0x1234_5678u32;
+    let mut draw = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 17;
+        rng ^= rng << 5;
+        rng
+    };
+    for b in Balancer::ALL {
+        let mut mem = Mem::for_capacity(4);
+        let e = engine(&mut mem, 4);
+        let mut paths = vec![0u128; cc_paths_size(4).div_ceil(16)];
+        assert!(cc_paths_align() <= 16);
+        let ok = unsafe { cc_engine_attach_paths(e, paths.as_mut_ptr().cast(), paths.len() * 16) };
+        assert_eq!(ok, cc_status::Ok);
+        let mut rust: Engine<cc_core::algorithms::AnyController<{ crate::table::H }>, 4, Sprayer> =
+            Engine::new(AnyConfig::DEFAULT).unwrap();
+        let code = Algorithm::Nscc.code();
+        let (h, _) = start(e, code).unwrap();
+        let p = crate::convert::flow_params(&params(code)).unwrap();
+        let (rh, _) = rust.start(Instant::ZERO, cc_core::event::FlowId(1), &p).unwrap();
+        let (plain, _) = start(e, code).unwrap();
+        let spray = cc_spray {
+            paths: 64,
+            balancer: b as u8,
+            reserved: 0,
+            seed: draw(),
+        };
+        let mut d = cc_decision::default();
+        assert_eq!(unsafe { cc_on_spray(e, h, 0, &spray, &mut d) }, cc_status::Ok);
+        let rs = Spray {
+            paths: Paths::new(64).unwrap(),
+            balancer: b,
+            seed: spray.seed,
+        };
+        assert_eq!(d.to_decision(), Ok(rust.spray(rh, Instant::ZERO, &rs).unwrap()));
+        let (mut sent, mut cum) = (0u32, 0u32);
+        for step in 0..2_000u64 {
+            let now = step * 30_000;
+            let t = Instant::from_nanos(now);
+            let ev = (draw() % 64) as u16;
+            let ece = (draw() % 4 == 0) as u8;
+            let mut d = cc_decision::default();
+            let (s, want) = match draw() % 5 {
+                0 | 1 => {
+                    sent = sent.wrapping_add(4096);
+                    let s = unsafe { cc_on_sent(e, h, now, sent, 4096, 0, &mut d) };
+                    (s, rust.sent(rh, t, Seq(sent), 4096, MessageEnd::More))
+                }
+                2 => {
+                    cum = cum.wrapping_add(4096).min(sent);
+                    let mut a = ack(ece, 0, ptr::null());
+                    (a.cum_ack, a.snd_nxt, a.has_rtt, a.rtt_ns) = (cum, sent, 1, 10_000 + draw() % 40_000);
+                    (a.has_ev, a.ev) = (1, ev);
+                    let r = crate::convert::ack(&a, &[]).unwrap();
+                    let s = unsafe { cc_on_ack(e, h, now, &a, &mut d) };
+                    (s, rust.ack(rh, t, &r))
+                }
+                3 => {
+                    let n = cc_nack {
+                        seq: cum,
+                        len: 4096,
+                        cum_ack: cum,
+                        snd_nxt: sent,
+                        rtt_ns: 0,
+                        has_rtt: 0,
+                        last_hop: (draw() % 2) as u8,
+                        ece,
+                        has_ev: 1,
+                        ev,
+                        reserved: 0,
+                    };
+                    let r: Nack = crate::convert::nack(&n).unwrap();
+                    let s = unsafe { cc_on_nack(e, h, now, &n, &mut d) };
+                    (s, rust.nack(rh, t, &r))
+                }
+                _ => {
+                    let s = unsafe { cc_on_loss(e, h, now, cum, 1, ev, &mut d) };
+                    (s, rust.loss(rh, t, Seq(cum), Some(ev)))
+                }
+            };
+            match want {
+                Ok(w) => {
+                    assert_eq!(s, cc_status::Ok, "{b:?} step {step}");
+                    assert_eq!(d.to_decision(), Ok(w), "{b:?} step {step}");
+                }
+                Err(err) => assert_eq!(s, cc_status::from(err), "{b:?} step {step}"),
+            }
+        }
+        // The unsprayed flow's packets name no EV.
+        let mut d = cc_decision::default();
+        assert_eq!(unsafe { cc_on_sent(e, plain, 0, 0, 4096, 0, &mut d) }, cc_status::Ok);
+        assert_eq!((d.has_ev, d.ev), (0, 0));
+    }
+}
+
+/// Spraying's refusals through C: without path memory a spray is not
+/// applicable; path memory is attached only to an engine without live
+/// flows, and only if large and aligned enough; a spray out of range is
+/// refused by name.
+#[test]
+fn sprays_and_path_memory_are_checked() {
+    let mut mem = Mem::for_capacity(4);
+    let e = engine(&mut mem, 4);
+    let code = Algorithm::Nscc.code();
+    let (h, _) = start(e, code).unwrap();
+    let good = cc_spray {
+        paths: 8,
+        balancer: CC_BALANCER_MIXED,
+        reserved: 0,
+        seed: 1,
+    };
+    let mut d = cc_decision::default();
+    assert_eq!(unsafe { cc_on_spray(e, h, 0, &good, &mut d) }, cc_status::NotApplicable);
+    let mut paths = vec![0u128; cc_paths_size(4).div_ceil(16) + 1];
+    let len = cc_paths_size(4);
+    let at = paths.as_mut_ptr().cast::<core::ffi::c_void>();
+    assert_eq!(unsafe { cc_engine_attach_paths(e, at, len) }, cc_status::FlowsLive);
+    assert_eq!(unsafe { cc_engine_reset(e) }, cc_status::Ok);
+    assert_eq!(unsafe { cc_engine_attach_paths(e, at, len - 1) }, cc_status::BadMemory);
+    let odd = unsafe { at.cast::<u8>().add(1) }.cast();
+    assert_eq!(unsafe { cc_engine_attach_paths(e, odd, len) }, cc_status::BadMemory);
+    assert_eq!(
+        unsafe { cc_engine_attach_paths(e, ptr::null_mut(), 4) },
+        cc_status::NullPointer
+    );
+    assert_eq!(unsafe { cc_engine_attach_paths(e, at, len) }, cc_status::Ok);
+    let (h, _) = start(e, code).unwrap();
+    for (bad, want) in [
+        (cc_spray { paths: 6, ..good }, cc_status::InvalidParams),
+        (cc_spray { paths: 512, ..good }, cc_status::InvalidParams),
+        (cc_spray { paths: 1, ..good }, cc_status::InvalidParams),
+        (cc_spray { balancer: 4, ..good }, cc_status::BadEnum),
+        (cc_spray { reserved: 1, ..good }, cc_status::BadEnum),
+    ] {
+        assert_eq!(unsafe { cc_on_spray(e, h, 0, &bad, &mut d) }, want, "{bad:?}");
+    }
+    assert_eq!(
+        unsafe { cc_on_spray(e, h, 0, ptr::null(), &mut d) },
+        cc_status::NullPointer
+    );
+    assert_eq!(
+        unsafe { cc_on_spray(e, h + 1, 0, &good, &mut d) },
+        cc_status::UnknownFlow
+    );
+    assert_eq!(unsafe { cc_on_spray(e, h, 0, &good, &mut d) }, cc_status::Ok);
+    assert_eq!(unsafe { cc_on_sent(e, h, 0, 0, 100, 0, &mut d) }, cc_status::Ok);
+    assert_eq!(d.has_ev, 1);
+    assert!(d.ev < 8);
+    // A bad flag on a loss is refused.
+    assert_eq!(unsafe { cc_on_loss(e, h, 0, 0, 2, 0, &mut d) }, cc_status::BadEnum);
+    // Taken back, the paths' memory is no longer used.
+    assert_eq!(unsafe { cc_engine_reset(e) }, cc_status::Ok);
+    assert_eq!(unsafe { cc_engine_attach_paths(e, ptr::null_mut(), 0) }, cc_status::Ok);
+    let (h, _) = start(e, code).unwrap();
+    assert_eq!(unsafe { cc_on_spray(e, h, 0, &good, &mut d) }, cc_status::NotApplicable);
 }

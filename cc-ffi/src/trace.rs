@@ -10,7 +10,7 @@ use cc_core::event::{EcnEcho, EventKind, FlowId, MessageEnd, NicSample};
 use cc_core::wire::WireError;
 
 use crate::cc_status;
-use crate::convert::{cc_ack, cc_decision, cc_flow_params, cc_hop};
+use crate::convert::{cc_ack, cc_decision, cc_flow_params, cc_hop, cc_spray};
 use crate::table::cc_engine;
 
 /// Bytes of the largest frame.
@@ -55,8 +55,11 @@ pub const CC_EVENT_FLOW_COUNT: u8 = 11;
 /// The flow's timer.
 pub const CC_EVENT_TIMER: u8 = 12;
 /// A NACK of a trimmed packet: `seq`, `len`, `last` (trimmed at the last
-/// hop), `has_rtt`, `rtt_ns`, and `ack.cum_ack`, `ack.snd_nxt`, `ack.ece`.
+/// hop), `has_rtt`, `rtt_ns`, and `ack.cum_ack`, `ack.snd_nxt`, `ack.ece`,
+/// `ack.has_ev`, `ack.ev`.
 pub const CC_EVENT_NACK: u8 = 13;
+/// The flow sprays: `spray`.
+pub const CC_EVENT_SPRAY: u8 = 14;
 
 /// One event of a trace. Which fields hold values depends on `kind`
 /// (`CC_EVENT_*`); the others are zero.
@@ -100,10 +103,14 @@ pub struct cc_trace_event {
     /// host).
     pub reserved3: u32,
     /// `CC_EVENT_ACK`: the ACK; its `hops` is the caller's array.
-    /// `CC_EVENT_NACK`: its `cum_ack`, `snd_nxt` and `ece`.
+    /// `CC_EVENT_NACK`: its `cum_ack`, `snd_nxt`, `ece`, `has_ev` and
+    /// `ev`. `CC_EVENT_LOSS`: its `has_ev` and `ev` (a timed-out
+    /// packet's path).
     pub ack: cc_ack,
     /// `CC_EVENT_START`: the flow's parameters.
     pub params: cc_flow_params,
+    /// `CC_EVENT_SPRAY`: how the flow sprays.
+    pub spray: cc_spray,
 }
 
 fn wire(e: WireError) -> cc_status {
@@ -236,6 +243,9 @@ pub unsafe extern "C" fn cc_trace_read_event(
             forward_hops: 0,
             pint_width: 0,
             pint_code: 0,
+            ev: 0,
+            has_ev: 0,
+            reserved: 0,
         },
         params: cc_flow_params {
             algorithm: 0,
@@ -244,6 +254,7 @@ pub unsafe extern "C" fn cc_trace_read_event(
             line_rate_mbps: 0,
             start_seq: 0,
         },
+        spray: cc_spray::default(),
     };
     // SAFETY: the caller's promise: hops_cap writable hops.
     let room = unsafe { core::slice::from_raw_parts_mut(hops, hops_cap as usize) };
@@ -286,6 +297,7 @@ pub unsafe extern "C" fn cc_trace_read_event(
                 None => (0, 0),
                 Some(p) => (p.width.bytes() as u8, p.code),
             };
+            (t.ack.has_ev, t.ack.ev) = (a.ev.is_some() as u8, a.ev.unwrap_or(0));
             put(a.telemetry).inspect(|&n| t.ack.n_hops = n)
         }
         EventKind::Sent { seq, len, end } => {
@@ -295,9 +307,10 @@ pub unsafe extern "C" fn cc_trace_read_event(
             t.last = (end == MessageEnd::Last) as u8;
             Ok(0)
         }
-        EventKind::Loss { first_lost } => {
+        EventKind::Loss { first_lost, ev } => {
             t.kind = CC_EVENT_LOSS;
             t.seq = first_lost.0;
+            (t.ack.has_ev, t.ack.ev) = (ev.is_some() as u8, ev.unwrap_or(0));
             Ok(0)
         }
         EventKind::Nack(n) => {
@@ -310,6 +323,7 @@ pub unsafe extern "C" fn cc_trace_read_event(
             t.ack.cum_ack = n.cum_ack.0;
             t.ack.snd_nxt = n.snd_nxt.0;
             t.ack.ece = (n.ece == EcnEcho::Marked) as u8;
+            (t.ack.has_ev, t.ack.ev) = (n.ev.is_some() as u8, n.ev.unwrap_or(0));
             Ok(0)
         }
         EventKind::Cnp => {
@@ -349,6 +363,11 @@ pub unsafe extern "C" fn cc_trace_read_event(
         }
         EventKind::Timer => {
             t.kind = CC_EVENT_TIMER;
+            Ok(0)
+        }
+        EventKind::Spray(s) => {
+            t.kind = CC_EVENT_SPRAY;
+            t.spray = cc_spray::from(&s);
             Ok(0)
         }
     };

@@ -95,6 +95,9 @@ fuzz_target!(|data: &[u8]| {
             forward_hops: 0,
             pint_width: 0,
             pint_code: 0,
+            ev: 0,
+            has_ev: 0,
+            reserved: 0,
         };
         // SAFETY: the engine, the ACK and its hops are valid.
         let got = unsafe { cc_on_ack(e, handle, 1000 * i as u64, &ack, &mut d) };

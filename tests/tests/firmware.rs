@@ -195,7 +195,8 @@ type Answer = (FlowId, Result<Decision, Error>);
 /// What the host engine answers to `trace`, and the decoded answers.
 fn host_answers(trace: &[u8]) -> (Vec<u8>, Vec<Answer>) {
     let default = AnyConfig::DEFAULT;
-    let mut engine: Box<Engine<AnyController<8>, 1024>> = Box::new(Engine::new(default).unwrap());
+    let mut engine: Box<Engine<AnyController<8>, 1024, cc_core::path::Sprayer>> =
+        Box::new(Engine::new(default).unwrap());
     let (mut out, mut answers, mut at) = (Vec::new(), Vec::new(), 0);
     let mut buf = [0u8; MAX_FRAME];
     loop {
@@ -579,7 +580,7 @@ fn swift_2to1_holds_its_fabric_delay_at_the_target() {
                 }
                 let _ = cc_core::controller::Controller::ack(sw, &cfg, ev.now, &a);
             }
-            (EventKind::Loss { first_lost }, Some(sw)) if e.flow == FlowId(0) => {
+            (EventKind::Loss { first_lost, .. }, Some(sw)) if e.flow == FlowId(0) => {
                 let _ = cc_core::controller::Controller::loss(sw, &cfg, ev.now, first_lost);
             }
             _ => {}
@@ -653,7 +654,9 @@ fn nscc_incast8_replays_bit_for_bit() {
 /// (`scenarios/uet-incast.toml`, 15 hosts into one, cut to 0.5 ms): the
 /// first sender's trace, with the NACKs of its trimmed packets and ACKs
 /// that count the receiver's bytes, replays bit for bit on every core and
-/// through the C API.
+/// through the C API, the flow sprayed over 64 paths by the engine's
+/// mixed chooser: every packet's EV, and what each ACK, NACK and timeout
+/// taught it, are the host engine's.
 #[test]
 fn nscc_over_trimming_replays_bit_for_bit() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
@@ -664,14 +667,15 @@ fn nscc_over_trimming_replays_bit_for_bit() {
     w.record(Selection { host, flows: None }).unwrap();
     w.run(|_| {});
     let trace = w.tap.trace.take().unwrap().finish();
-    let (mut nacks, mut acks, mut at) = (0, 0, 0);
+    let (mut nacks, mut acks, mut sprays, mut at) = (0, 0, 0, 0);
     loop {
         let f = codec::read_frame(&trace[at..]).expect("traces are well formed");
         at += f.len;
         match f.kind {
             FrameKind::Event => match codec::decode_event(&f).unwrap().event().kind {
-                EventKind::Nack(_) => nacks += 1,
-                EventKind::Ack(_) => acks += 1,
+                EventKind::Nack(n) => nacks += n.ev.is_some() as u32,
+                EventKind::Ack(a) => acks += a.ev.is_some() as u32,
+                EventKind::Spray(_) => sprays += 1,
                 _ => {}
             },
             FrameKind::Halt => break,
@@ -680,9 +684,16 @@ fn nscc_over_trimming_replays_bit_for_bit() {
     }
     eprintln!("NSCC over trimming: {nacks} NACKs and {acks} ACKs in the trace");
     // 58 NACKs and 93 ACKs when written: the first round's burst trims.
-    assert!(nacks >= 20 && acks >= 40, "{nacks} NACKs, {acks} ACKs in the trace");
+    // Each names its packet's path.
+    assert!(
+        nacks >= 20 && acks >= 40,
+        "{nacks} NACKs, {acks} ACKs with EVs in the trace"
+    );
+    assert_eq!(sprays, 1, "the flow sprays");
     let a = equivalent("NSCC over trimming", &trace);
     assert!(a.iter().all(|(_, d)| d.is_ok()), "every event answered");
+    let evs: std::collections::BTreeSet<u16> = a.iter().filter_map(|(_, d)| d.as_ref().ok()?.ev).collect();
+    assert!(evs.len() > 32, "the packets spread over the paths: {} EVs", evs.len());
 }
 
 /// HPCC-PINT 2-to-1 with two-byte codes: the sender's ACKs, each with the

@@ -333,6 +333,7 @@ impl Ldcp {
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,
+            ev: None,
         }
     }
 

@@ -29,6 +29,7 @@ use crate::event::{
     Ack, Algorithm, Decision, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request, TimerRequest,
 };
 use crate::hpcc::TelemetrySource;
+use crate::path::{Balancer, Paths, Spray, Sprayer};
 use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Instant, LinkSpeed, Seq, Window};
 
@@ -36,8 +37,9 @@ use crate::units::{BaseRtt, Instant, LinkSpeed, Seq, Window};
 /// events find no flow and some starts meet a full table.
 pub const FLOW_IDS: u32 = 10;
 
-/// The table under test: 8 flows of any algorithm, 5 hops of history.
-pub type ModelEngine = Engine<AnyController<5>, 8>;
+/// The table under test: 8 flows of any algorithm, 5 hops of history,
+/// path choice for the flows that spray.
+pub type ModelEngine = Engine<AnyController<5>, 8, Sprayer>;
 
 /// A telemetry stack of an operation: up to 16 hops, one more than the
 /// engine reads, so that a stack too long to take is among the cases.
@@ -83,11 +85,15 @@ pub enum Op {
         /// A PINT code: two bytes wide or one, and the code (any value,
         /// out-of-range ones included).
         pint: Option<(bool, u16)>,
+        /// The EV echoed.
+        ev: Option<u16>,
     },
     /// A loss.
     Loss {
         /// First byte lost.
         seq: u32,
+        /// The timed-out packet's EV.
+        ev: Option<u16>,
     },
     /// A NACK of a trimmed packet.
     Nack {
@@ -105,6 +111,18 @@ pub enum Op {
         last_hop: bool,
         /// ECN-Echo.
         ece: bool,
+        /// The EV echoed.
+        ev: Option<u16>,
+    },
+    /// The flow sprays: over the power of two at or above `paths`
+    /// (2 ..= 256), with `Balancer::ALL[balancer % 4]`.
+    Spray {
+        /// Paths, rounded up to a power of two in 2 ..= 256.
+        paths: u16,
+        /// Index into [`Balancer::ALL`], modulo 4.
+        balancer: u8,
+        /// The flow's seed.
+        seed: u32,
     },
     /// A CNP.
     Cnp,
@@ -208,12 +226,16 @@ impl Model {
         let Some(kind) = event_kind(op, latest) else {
             return Ok(None);
         };
-        let before: [Option<AnyController<5>>; FLOW_IDS as usize] =
-            core::array::from_fn(|i| self.eng.flow(FlowId(i as u32)).copied());
+        let state = |e: &ModelEngine, i: u32| {
+            let h = e.lookup(FlowId(i))?;
+            Some((*e.get(h)?, *e.path(h)?))
+        };
+        let before: [Option<(AnyController<5>, Sprayer)>; FLOW_IDS as usize] =
+            core::array::from_fn(|i| state(&self.eng, i as u32));
         let stats_before = self.eng.stats();
         let r = self.eng.handle(now, &Event { flow: FlowId(f), kind });
-        for (i, state) in before.iter().enumerate() {
-            if i as u32 != f && self.eng.flow(FlowId(i as u32)).copied() != *state {
+        for (i, was) in before.iter().enumerate() {
+            if i as u32 != f && state(&self.eng, i as u32) != *was {
                 return Err(fail("an event touched another flow"));
             }
         }
@@ -238,8 +260,8 @@ impl Model {
                 check_decision(&self.cfg, &params, now, &d).map_err(fail)?;
             }
             Err(e) => {
-                if self.eng.flow(FlowId(f)).copied() != before[f as usize] {
-                    return Err(fail("a refused event changed its flow"));
+                if state(&self.eng, f) != before[f as usize] {
+                    return Err(fail("a refused event changed its flow or its path"));
                 }
                 if self.eng.stats().refused() != stats_before.refused() + 1 {
                     return Err(fail("a refused event was not counted once"));
@@ -280,6 +302,7 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
             ref hops,
             rtt,
             pint,
+            ev,
         } => EventKind::Ack(Ack {
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
             telemetry: hops,
@@ -292,9 +315,13 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
                 },
                 code,
             }),
+            ev,
             ..Ack::new(Seq(cum), Seq(nxt))
         }),
-        Op::Loss { seq } => EventKind::Loss { first_lost: Seq(seq) },
+        Op::Loss { seq, ev } => EventKind::Loss {
+            first_lost: Seq(seq),
+            ev,
+        },
         Op::Nack {
             seq,
             len,
@@ -303,11 +330,18 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
             rtt,
             last_hop,
             ece,
+            ev,
         } => EventKind::Nack(crate::event::Nack {
             rtt_ns: rtt,
             last_hop,
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
+            ev,
             ..crate::event::Nack::new(Seq(seq), len, Seq(cum), Seq(nxt))
+        }),
+        Op::Spray { paths, balancer, seed } => EventKind::Spray(Spray {
+            paths: Paths::new(paths.clamp(2, 256).next_power_of_two())?,
+            balancer: Balancer::ALL[balancer as usize % Balancer::ALL.len()],
+            seed,
         }),
         Op::Cnp => EventKind::Cnp,
         Op::RttResponse { rtt, probe } => EventKind::RttResponse {
@@ -384,7 +418,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Op {
             }
             Ok(v)
         }
-        Ok(match u.int_in_range(0u8..=14)? {
+        Ok(match u.int_in_range(0u8..=15)? {
             0 => Op::Start {
                 algo: u.arbitrary()?,
                 t_ns: u.arbitrary()?,
@@ -404,8 +438,12 @@ impl<'a> arbitrary::Arbitrary<'a> for Op {
                 hops: hops(u)?,
                 rtt: u.arbitrary()?,
                 pint: u.arbitrary()?,
+                ev: u.arbitrary()?,
             },
-            4 => Op::Loss { seq: u.arbitrary()? },
+            4 => Op::Loss {
+                seq: u.arbitrary()?,
+                ev: u.arbitrary()?,
+            },
             5 => Op::Cnp,
             6 => Op::RttResponse {
                 rtt: u.arbitrary()?,
@@ -428,6 +466,12 @@ impl<'a> arbitrary::Arbitrary<'a> for Op {
                 rtt: u.arbitrary()?,
                 last_hop: u.arbitrary()?,
                 ece: u.arbitrary()?,
+                ev: u.arbitrary()?,
+            },
+            14 => Op::Spray {
+                paths: u.arbitrary()?,
+                balancer: u.arbitrary()?,
+                seed: u.arbitrary()?,
             },
             _ => Op::Timer,
         })

@@ -490,6 +490,7 @@ impl Timely {
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,
+            ev: None,
         }
     }
 

@@ -77,7 +77,7 @@ static void on_event(flow_ctx *ctx, const nic_event *ev) {
         break;
     }
     case EV_NACK:
-        s = cc_on_loss(engine, ctx->handle, ev->time_ns, ev->sn, &d);
+        s = cc_on_loss(engine, ctx->handle, ev->time_ns, ev->sn, 0, 0, &d);
         break;
     case EV_CNP:
         s = cc_on_cnp(engine, ctx->handle, ev->time_ns, &d);

@@ -22,12 +22,16 @@
 #include "cc_engine.h"
 
 /* Flows at once: the same as the Rust engine the answers are compared
- * with (Engine<AnyController<8>, 1024>). */
+ * with (Engine<AnyController<8>, 1024, Sprayer>). */
 #define CAPACITY 1024
 /* Bytes for the engine; cc_engine_size(CAPACITY) is checked against it. */
 #define ENGINE_BYTES (512u * 1024u)
+/* Bytes for the flows' path choice (the trace's sprayed flows);
+ * cc_paths_size(CAPACITY) is checked against it. */
+#define PATHS_BYTES (192u * 1024u)
 
 static _Alignas(16) uint8_t engine_mem[ENGINE_BYTES];
+static _Alignas(16) uint8_t paths_mem[PATHS_BYTES];
 
 /* Flow id -> handle, open addressing with tombstones; twice the capacity
  * and a power of two so probing always ends. */
@@ -93,12 +97,13 @@ static cc_status handle_event(cc_engine *e, const cc_trace_event *ev, const cc_h
     }
     case CC_EVENT_ACK: return cc_on_ack(e, h, now, &ev->ack, d);
     case CC_EVENT_SENT: return cc_on_sent(e, h, now, ev->seq, ev->len, ev->last, d);
-    case CC_EVENT_LOSS: return cc_on_loss(e, h, now, ev->seq, d);
+    case CC_EVENT_LOSS: return cc_on_loss(e, h, now, ev->seq, ev->ack.has_ev, ev->ack.ev, d);
     case CC_EVENT_NACK: {
         cc_nack n = {ev->seq, ev->len, ev->ack.cum_ack, ev->ack.snd_nxt, ev->rtt_ns,
-                     ev->has_rtt, ev->last, ev->ack.ece, 0};
+                     ev->has_rtt, ev->last, ev->ack.ece, ev->ack.has_ev, ev->ack.ev, 0};
         return cc_on_nack(e, h, now, &n, d);
     }
+    case CC_EVENT_SPRAY: return cc_on_spray(e, h, now, &ev->spray, d);
     case CC_EVENT_CNP: return cc_on_cnp(e, h, now, d);
     case CC_EVENT_RTT_RESPONSE: return cc_on_rtt_response(e, h, now, ev->probe_id, ev->has_rtt, ev->rtt_ns, d);
     case CC_EVENT_PROBE_RESPONSE: return cc_on_probe_response(e, h, now, ev->probe_id, ev->hop_index, &hops[0], d);
@@ -120,6 +125,7 @@ int main(void) {
     cc_engine *engine;
     if (cc_engine_size(CAPACITY) > sizeof engine_mem || cc_engine_align() > 16) return 2;
     if (cc_engine_init(engine_mem, sizeof engine_mem, CAPACITY, &engine) != CC_STATUS_OK) return 2;
+    if (cc_paths_size(CAPACITY) > sizeof paths_mem || cc_paths_align() > 16) return 2;
 
     static uint8_t buf[4 * CC_TRACE_MAX_FRAME];
     static uint8_t answer[CC_TRACE_MAX_FRAME];
@@ -146,6 +152,7 @@ int main(void) {
         if (kind == CC_FRAME_CONFIG) {
             if (cc_engine_reset(engine) != CC_STATUS_OK) return 1;
             if (cc_trace_read_config(frame, frame_len, engine) != CC_STATUS_OK) return 1;
+            if (cc_engine_attach_paths(engine, paths_mem, sizeof paths_mem) != CC_STATUS_OK) return 1;
             memset(map, 0, sizeof map);
             fwrite(frame, 1, frame_len, out);
             continue;

@@ -13,7 +13,8 @@
 //! takes its place.
 //!
 //! This is the same `cc-core` engine and flow table the simulator runs
-//! (`Engine<AnyController<8>, FLOWS>`), with the NIC side behind the HAL
+//! (`Engine<AnyController<8>, FLOWS, Sprayer>`: any algorithm, and path
+//! choice for the flows a trace sprays), with the NIC side behind the HAL
 //! traits: `ChannelRx` is the event source (frames decoded from the
 //! channel), `ChannelTx` the scheduler port (answers encoded back), and
 //! `cc_core::hal::pump` the loop, as in the simulator.
@@ -31,23 +32,24 @@
 #![no_main]
 
 use cc_core::codec::{self, FrameKind, MAX_FRAME};
+use cc_core::path::Sprayer;
 use cc_core::prelude::*;
 use cc_core::wire::WireError;
 use embedded_io::{Read, Write};
 use nic_firmware::exit;
 use static_cell::ConstStaticCell;
 
-/// Flows the table holds: 1024 × ~150 bytes stays well inside the image's
-/// 4 MiB (see memory-rv32.x).
+/// Flows the table holds: 1024 × ~330 bytes (a flow's state and its
+/// path chooser) stays well inside the image's 4 MiB (see memory-rv32.x).
 const FLOWS: usize = 1024;
 
-type NicEngine = Engine<AnyController<8>, FLOWS>;
+type NicEngine = Engine<AnyController<8>, FLOWS, Sprayer>;
 
 /// The drafts' defaults: what the engine runs until the host configures it.
 const DEFAULT_CONFIG: AnyConfig = AnyConfig::DEFAULT;
 
 /// The flow table, in `.bss`/`.data` rather than on the stack (about
-/// 180 KiB: built on the stack it was copied, and the stack bound counted
+/// 340 KiB: built on the stack it was copied, and the stack bound counted
 /// it twice).
 static ENGINE: ConstStaticCell<NicEngine> = ConstStaticCell::new(Engine::new_const(DEFAULT_CONFIG));
 

@@ -25,6 +25,7 @@ pub mod scheduler;
 use std::collections::VecDeque;
 
 use cc_core::engine::FlowHandle;
+use cc_core::path::Sprayer;
 use cc_core::prelude::*;
 use cc_core::wire::auth::Verifier;
 
@@ -47,67 +48,70 @@ pub const FEW_FLOWS_PER_NIC: usize = 64;
 
 /// The engine a NIC runs: any algorithm, 8 hops of HPCC++ history, in a
 /// table of [`FLOWS_PER_NIC`] flows, or of [`FEW_FLOWS_PER_NIC`] where the
-/// workload never needs more. A table of 2048 is about 430 KB: 1024 NICs
-/// of them took 440 MB on a permutation that uses one flow a NIC, and
-/// their scattered slots cost the loop its caches. The decisions are the
-/// same either way (a table that holds every flow refuses none).
+/// workload never needs more, each slot with a path chooser where the
+/// scenario sprays. A table of 2048 is about 430 KB: 1024 NICs of them
+/// took 440 MB on a permutation that uses one flow a NIC, and their
+/// scattered slots cost the loop its caches. The decisions are the same
+/// either way (a table that holds every flow refuses none).
 pub enum NicEngine {
     /// A table of [`FEW_FLOWS_PER_NIC`].
     Few(Box<Engine<AnyController<8>, FEW_FLOWS_PER_NIC>>),
     /// A table of [`FLOWS_PER_NIC`].
     Many(Box<Engine<AnyController<8>, FLOWS_PER_NIC>>),
+    /// A table of [`FEW_FLOWS_PER_NIC`] whose flows may spray.
+    FewSprayed(Box<Engine<AnyController<8>, FEW_FLOWS_PER_NIC, Sprayer>>),
+    /// A table of [`FLOWS_PER_NIC`] whose flows may spray.
+    ManySprayed(Box<Engine<AnyController<8>, FLOWS_PER_NIC, Sprayer>>),
+}
+
+/// `$body` with `$e` bound to the engine inside, whichever it is.
+macro_rules! each_engine {
+    ($self:expr, $e:ident => $body:expr) => {
+        match $self {
+            NicEngine::Few($e) => $body,
+            NicEngine::Many($e) => $body,
+            NicEngine::FewSprayed($e) => $body,
+            NicEngine::ManySprayed($e) => $body,
+        }
+    };
 }
 
 impl NicEngine {
     /// An engine of configuration `cfg` for a NIC that takes part in at
-    /// most `flows` flows.
-    pub fn new(cfg: AnyConfig, flows: usize) -> Result<Self, Error> {
-        Ok(if flows <= FEW_FLOWS_PER_NIC {
-            NicEngine::Few(Box::new(Engine::new(cfg)?))
-        } else {
-            NicEngine::Many(Box::new(Engine::new(cfg)?))
+    /// most `flows` flows, with path choosers if `sprays`.
+    pub fn new(cfg: AnyConfig, flows: usize, sprays: bool) -> Result<Self, Error> {
+        Ok(match (flows <= FEW_FLOWS_PER_NIC, sprays) {
+            (true, false) => NicEngine::Few(Box::new(Engine::new(cfg)?)),
+            (false, false) => NicEngine::Many(Box::new(Engine::new(cfg)?)),
+            (true, true) => NicEngine::FewSprayed(Box::new(Engine::new(cfg)?)),
+            (false, true) => NicEngine::ManySprayed(Box::new(Engine::new(cfg)?)),
         })
     }
 
     /// [`Engine::event`].
     #[inline(always)]
     pub fn event(&mut self, h: FlowHandle, now: Instant, kind: &EventKind<'_>) -> Result<Decision, Error> {
-        match self {
-            NicEngine::Few(e) => e.event(h, now, kind),
-            NicEngine::Many(e) => e.event(h, now, kind),
-        }
+        each_engine!(self, e => e.event(h, now, kind))
     }
 
     /// [`Engine::handle`].
     pub fn handle(&mut self, now: Instant, event: &Event<'_>) -> Result<Decision, Error> {
-        match self {
-            NicEngine::Few(e) => e.handle(now, event),
-            NicEngine::Many(e) => e.handle(now, event),
-        }
+        each_engine!(self, e => e.handle(now, event))
     }
 
     /// [`Engine::reset`].
     pub fn reset(&mut self, cfg: AnyConfig) -> Result<(), Error> {
-        match self {
-            NicEngine::Few(e) => e.reset(cfg),
-            NicEngine::Many(e) => e.reset(cfg),
-        }
+        each_engine!(self, e => e.reset(cfg))
     }
 
     /// [`Engine::config`].
     pub fn config(&self) -> &AnyConfig {
-        match self {
-            NicEngine::Few(e) => e.config(),
-            NicEngine::Many(e) => e.config(),
-        }
+        each_engine!(self, e => e.config())
     }
 
     /// [`Engine::start`].
     pub fn start(&mut self, now: Instant, id: FlowId, params: &FlowParams) -> Result<(FlowHandle, Decision), Error> {
-        match self {
-            NicEngine::Few(e) => e.start(now, id, params),
-            NicEngine::Many(e) => e.start(now, id, params),
-        }
+        each_engine!(self, e => e.start(now, id, params))
     }
 }
 
@@ -355,14 +359,18 @@ impl Nic {
         let p = self.params(cx, flow, self.profile.sender);
         let mut s = Sender::new(app_limit);
         if cx.cfg.sack_bytes.is_some() {
-            let mut tx = Box::<sack::SackTx>::default();
-            if let Some((paths, lb)) = cx.cfg.spray {
-                let rand = rand_chacha::rand_core::Rng::next_u32(&mut cx.rng.ev);
-                tx.spray = Some((paths, sack::Chooser::new(lb, paths, rand)));
-            }
-            s.sack = Some(tx);
+            s.sack = Some(Box::<sack::SackTx>::default());
         }
-        let (at, d) = self.engine_start(cx, flow, p);
+        let (at, mut d) = self.engine_start(cx, flow, p);
+        // A sprayed flow's path choice, seeded from the run's stream.
+        if let (Some((paths, lb)), Some(_)) = (cx.cfg.spray, at) {
+            let spray = cc_core::path::Spray {
+                paths,
+                balancer: lb.balancer(),
+                seed: rand_chacha::rand_core::Rng::next_u32(&mut cx.rng.ev),
+            };
+            d = self.engine(cx, flow, at, EventKind::Spray(spray)).or(d);
+        }
         s.engine = at;
         cx.flows[flow as usize].tx_at = self.senders.open(flow, s);
         if let Some(d) = d {
@@ -588,6 +596,7 @@ mod tests {
             ecn: Ecn::Ect,
             timer: TimerRequest::Keep,
             request: Request::None,
+            ev: None,
         }
     }
 

@@ -154,7 +154,7 @@ impl Work {
                 let ack = Ack { telemetry: &[], ..a };
                 return Some(Work::Ack { ack, hops });
             }
-            EventKind::Loss { first_lost } => EventKind::Loss { first_lost },
+            EventKind::Loss { first_lost, ev } => EventKind::Loss { first_lost, ev },
             EventKind::Nack(n) => EventKind::Nack(n),
             EventKind::Cnp => EventKind::Cnp,
             EventKind::RttResponse { probe, rtt_ns } => EventKind::RttResponse { probe, rtt_ns },

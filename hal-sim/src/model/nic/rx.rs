@@ -388,6 +388,7 @@ impl Nic {
                 forward_hops: p.fwd_hops,
                 rx_buffer_level: p.rx_level,
             }),
+            ev: sack.and_then(|v| v.ev),
             ..Ack::new(Seq(una as u32), Seq(nxt as u32))
         };
         self.sender_to_engine(cx, flow, at, EventKind::Ack(ack));
@@ -420,6 +421,7 @@ impl Nic {
         f.snd_nxt = from;
         let kind = EventKind::Loss {
             first_lost: Seq(from as u32),
+            ev: None,
         };
         self.sender_event(cx, p.flow, kind);
     }

@@ -30,9 +30,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cc_core::path::{Bitmap, Feedback, Mixed, Oblivious, Paths, Reps};
 use cc_core::prelude::*;
-use rand_chacha::rand_core::Rng;
 
 use super::Nic;
 use crate::model::flow::NOWHERE;
@@ -40,7 +38,6 @@ use crate::model::net::ev_hash;
 use crate::model::packet::{Aux, EcnBits, Packet, PktKind};
 use crate::run::ctx::Ctx;
 use crate::run::event::{Ev, Ps};
-use crate::setup::scenario::LoadBalancing;
 
 /// A packet sent and not yet answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,51 +49,6 @@ pub struct Sent {
     /// The entropy value it took (0 unsprayed): a timeout blames its own
     /// path.
     pub ev: u16,
-}
-
-/// A sprayed flow's path chooser (cc-core's [`cc_core::path`]).
-#[derive(Clone, Debug)]
-pub enum Chooser {
-    /// Oblivious spraying.
-    Oblivious(Oblivious),
-    /// Bitmap penalties.
-    Bitmap(Box<Bitmap>),
-    /// Recycled entropy (REPS).
-    Reps(Reps),
-    /// uet-htsim's default: recycled, else bitmap.
-    Mixed(Box<Mixed>),
-}
-
-impl Chooser {
-    /// A flow's chooser of kind `lb` over `paths`, seeded by `rand`.
-    pub fn new(lb: LoadBalancing, paths: Paths, rand: u32) -> Self {
-        match lb {
-            LoadBalancing::Oblivious => Chooser::Oblivious(Oblivious::new(paths, rand)),
-            LoadBalancing::Bitmap => Chooser::Bitmap(Box::new(Bitmap::new(paths, rand))),
-            LoadBalancing::Reps => Chooser::Reps(Reps::new()),
-            LoadBalancing::Mixed => Chooser::Mixed(Box::new(Mixed::new(paths, rand))),
-        }
-    }
-
-    /// The next packet's entropy value.
-    pub fn next(&mut self, paths: Paths, rand: u32) -> u16 {
-        match self {
-            Chooser::Oblivious(c) => c.next(paths, rand),
-            Chooser::Bitmap(c) => c.next(paths, rand),
-            Chooser::Reps(c) => c.next(paths, rand),
-            Chooser::Mixed(c) => c.next(paths, rand),
-        }
-    }
-
-    /// What an answer said of the path of `ev`.
-    pub fn feedback(&mut self, paths: Paths, ev: u16, f: Feedback, now: Ps) {
-        match self {
-            Chooser::Oblivious(_) => {}
-            Chooser::Bitmap(c) => c.feedback(paths, ev, f),
-            Chooser::Reps(c) => c.feedback(ev, f, Instant::from_nanos(now.as_ns())),
-            Chooser::Mixed(c) => c.feedback(paths, ev, f),
-        }
-    }
 }
 
 /// The sender's side of a flow.
@@ -114,8 +66,6 @@ pub struct SackTx {
     in_flight: i64,
     /// The receiver's count of wire bytes, as its latest ACK gave it.
     recvd: u64,
-    /// A sprayed flow's paths and chooser.
-    pub spray: Option<(Paths, Chooser)>,
 }
 
 /// What an ACK carries, as the sender reads it.
@@ -147,6 +97,8 @@ pub struct AckView {
     /// The round trip of the packet that sent the ACK, if this sender
     /// still waits for that very transmission.
     pub rtt: Option<Ps>,
+    /// The EV of the packet that sent the ACK, for a sprayed flow.
+    pub ev: Option<u16>,
 }
 
 impl SackTx {
@@ -241,6 +193,7 @@ impl SackTx {
             recvd: self.recvd,
             in_flight: self.in_flight(),
             rtt,
+            ev: None,
         }
     }
 
@@ -266,13 +219,6 @@ impl SackTx {
     pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16)> {
         let &(at, n) = self.by_time.first()?;
         (at + rto <= now).then(|| (n, self.sent.get(&n).map_or(0, |s| s.ev)))
-    }
-
-    /// The path chooser's answer for `ev`, if the flow sprays.
-    fn feedback(&mut self, ev: u16, f: Feedback, now: Ps) {
-        if let Some((paths, c)) = self.spray.as_mut() {
-            c.feedback(*paths, ev, f, now);
-        }
     }
 }
 
@@ -435,16 +381,6 @@ impl Nic {
         }
     }
 
-    /// A sprayed flow's next entropy value, drawn from its chooser; none
-    /// if the flow does not spray.
-    pub(super) fn sack_choose(&mut self, cx: &mut Ctx, flow: u32) -> Option<u16> {
-        cx.cfg.spray?;
-        let rand = cx.rng.ev.next_u32();
-        let f = self.sender_mut(cx, flow)?;
-        let (paths, c) = f.sack.as_deref_mut()?.spray.as_mut()?;
-        Some(c.next(*paths, rand))
-    }
-
     /// Opens the SACK receiving state of `flow`: its place.
     pub(super) fn sack_open_rx(&mut self, flow: u32) -> u32 {
         self.sack_rx.open(flow, SackRx::default())
@@ -485,10 +421,10 @@ impl Nic {
             bitmap,
         };
         let tx = f.sack.as_deref_mut()?;
-        let view = tx.ack(now, &a);
-        // uet-htsim's `processEv` of the ACK's EV.
-        let good = if p.ece() { Feedback::Ecn } else { Feedback::Good };
-        tx.feedback(ev, good, now);
+        let mut view = tx.ack(now, &a);
+        // The engine's path choice takes the ACK's EV (uet-htsim's
+        // `processEv`).
+        view.ev = cx.cfg.spray.map(|_| ev);
         f.snd_una = f.snd_una.max((cum as u64 * payload).min(size));
         cx.metrics.counters.acks += 1;
         Some(view)
@@ -508,6 +444,7 @@ impl Nic {
             rtt_ns: Some((now - s.at).as_ns().min(u32::MAX as u64) as u32),
             last_hop: p.last_hop(),
             ece: if p.ece() { EcnEcho::Marked } else { EcnEcho::NotMarked },
+            ev: cx.cfg.spray.map(|_| p.ev()),
             ..Nack::new(
                 Seq(p.seq),
                 s.wire,
@@ -516,14 +453,6 @@ impl Nic {
             )
         };
         tx.resend(n);
-        // A cut before the last hop blames the path; at the last hop, the
-        // receiver's link, and the path's ECN (uet-htsim's `processNack`).
-        let f_ev = match (p.last_hop(), p.ece()) {
-            (false, _) => Feedback::Nack,
-            (true, true) => Feedback::Ecn,
-            (true, false) => Feedback::Good,
-        };
-        tx.feedback(p.ev(), f_ev, now);
         let at = f.engine;
         self.sender_to_engine(cx, p.flow, at, EventKind::Nack(nack));
         self.arm_rto(cx, p.flow);
@@ -541,12 +470,13 @@ impl Nic {
         let Some(tx) = f.sack.as_deref_mut() else { return };
         if let Some((n, ev)) = tx.expired(now, rto) {
             tx.resend(n);
-            // The timed-out packet's own path (uet-htsim blames EV 0).
-            tx.feedback(ev, Feedback::Timeout, now);
             cx.metrics.counters.timeouts += 1;
             let at = f.engine;
+            // The timed-out packet's own path is penalised (uet-htsim
+            // blames EV 0).
             let kind = EventKind::Loss {
                 first_lost: Seq(n.wrapping_mul(payload)),
+                ev: cx.cfg.spray.map(|_| ev),
             };
             self.sender_to_engine(cx, flow, at, kind);
         }

@@ -257,7 +257,8 @@ impl Nic {
             _ => EcnBits::Ect,
         };
         let mut hash = cx.flows[flow as usize].hash;
-        let ev = self.sack_choose(cx, flow);
+        // A sprayed flow's packet takes the EV the engine chose for it.
+        let ev = d.and_then(|d| d.ev);
         if let Some(ev) = ev {
             hash = crate::model::net::ev_hash(hash, ev);
         }
@@ -355,6 +356,7 @@ impl Nic {
             at,
             EventKind::Loss {
                 first_lost: Seq(una as u32),
+                ev: None,
             },
         ) {
             self.apply(cx, flow, &d);

@@ -207,7 +207,8 @@ impl World {
         }
         let mut nics = Vec::new();
         for (host, &node) in net.hosts.iter().enumerate() {
-            let engine = NicEngine::new(engine_cfg, per_host[host]).map_err(|e| err("cc", e.to_string()))?;
+            let engine = NicEngine::new(engine_cfg, per_host[host], cfg.spray.is_some())
+                .map_err(|e| err("cc", e.to_string()))?;
             let uplink = net.nodes[node as usize].ports[0];
             let mut nic = Nic::new(host as u32, node, uplink, engine, profile, Verifier::new(key));
             nic.ccp = processor.map(|p| Box::new(Processor::new(p)));

@@ -506,6 +506,19 @@ pub enum LoadBalancing {
     Mixed,
 }
 
+impl LoadBalancing {
+    /// cc-core's chooser of this name.
+    pub fn balancer(self) -> cc_core::path::Balancer {
+        use cc_core::path::Balancer;
+        match self {
+            LoadBalancing::Oblivious => Balancer::Oblivious,
+            LoadBalancing::Bitmap => Balancer::Bitmap,
+            LoadBalancing::Reps => Balancer::Reps,
+            LoadBalancing::Mixed => Balancer::Mixed,
+        }
+    }
+}
+
 /// `nic.transport`: how the NICs recover what the network lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -460,7 +460,7 @@ impl<B: Bracket> ConfigVisitor for RegisteredPath<'_, B> {
                 };
                 for i in 0..self.events {
                     self.b.around(at(i, bench.interval_ns), |now| {
-                        let _ = black_box(black_box(&mut eng).loss(black_box(h), *now, Seq(i)));
+                        let _ = black_box(black_box(&mut eng).loss(black_box(h), *now, Seq(i), None));
                     });
                 }
             }
