@@ -33,7 +33,7 @@ use crate::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, Nack, NicSample, Pacing,
     PintSample, ProbeId, Request, TimerRequest,
 };
-use crate::path::{Balancer, Paths, Spray};
+use crate::path::{Balancer, Ev, Paths, Spray};
 use crate::telemetry::{CounterWidths, HopSample};
 use crate::units::{BaseRtt, Fraction, Instant, LinkSpeed, Seq, Window};
 use crate::wire::pint::PintWidth;
@@ -244,12 +244,12 @@ impl<'a> Writer<'a> {
         self.u32(util.map_or(0, |f| f.to_bits()))?;
         self.u8(0)
     }
-    fn opt_u16(&mut self, v: Option<u16>) -> Result<()> {
+    fn opt_ev(&mut self, v: Option<Ev>) -> Result<()> {
         match v {
             None => self.u8(0),
             Some(x) => {
                 self.u8(1)?;
-                self.u16(x)
+                self.u16(x.get())
             }
         }
     }
@@ -331,10 +331,10 @@ impl<'a> Reader<'a> {
             tx_utilization: tx_utilization.into(),
         })
     }
-    fn opt_u16(&mut self) -> Result<Option<u16>> {
+    fn opt_ev(&mut self) -> Result<Option<Ev>> {
         match self.u8()? {
             0 => Ok(None),
-            1 => Ok(Some(self.u16()?)),
+            1 => Ok(Some(Ev::new(self.u16()?))),
             _ => Err(WireError::UnknownType),
         }
     }
@@ -424,12 +424,12 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
                 }
             }
             w.hops(a.telemetry)?;
-            w.opt_u16(a.ev)?;
+            w.opt_ev(a.ev)?;
         }
         EventKind::Loss { first_lost, ev } => {
             w.u8(EventTag::Loss as u8)?;
             w.u32(first_lost.0)?;
-            w.opt_u16(ev)?;
+            w.opt_ev(ev)?;
         }
         EventKind::Nack(n) => {
             w.u8(EventTag::Nack as u8)?;
@@ -440,7 +440,7 @@ pub fn encode_event(now: Instant, event: &Event<'_>, out: &mut [u8]) -> Result<u
             w.opt_u32(n.rtt_ns)?;
             w.u8(n.last_hop as u8)?;
             w.u8((n.ece == EcnEcho::Marked) as u8)?;
-            w.opt_u16(n.ev)?;
+            w.opt_ev(n.ev)?;
         }
         EventKind::Cnp => w.u8(EventTag::Cnp as u8)?,
         EventKind::RttResponse { probe, rtt_ns } => {
@@ -577,13 +577,13 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 rtt_ns,
                 nic,
                 pint,
-                ev: r.opt_u16()?,
+                ev: r.opt_ev()?,
                 ..Ack::new(cum_ack, snd_nxt)
             })
         }
         EventTag::Loss => EventKind::Loss {
             first_lost: Seq(r.u32()?),
-            ev: r.opt_u16()?,
+            ev: r.opt_ev()?,
         },
         EventTag::Nack => {
             let seq = Seq(r.u32()?);
@@ -606,7 +606,7 @@ pub fn decode_event(frame: &Frame<'_>) -> Result<EventBuf> {
                 rtt_ns,
                 last_hop,
                 ece,
-                ev: r.opt_u16()?,
+                ev: r.opt_ev()?,
                 ..Nack::new(seq, len, cum_ack, snd_nxt)
             })
         }
@@ -699,7 +699,7 @@ pub fn encode_answer(flow: FlowId, answer: &core::result::Result<Decision, Error
             w.u32(from.0)?;
         }
     }
-    w.opt_u16(d.ev)?;
+    w.opt_ev(d.ev)?;
     w.finish()
 }
 
@@ -744,7 +744,7 @@ pub fn decode_answer(frame: &Frame<'_>) -> Result<(FlowId, core::result::Result<
                 ecn,
                 timer,
                 request,
-                ev: r.opt_u16()?,
+                ev: r.opt_ev()?,
             })
         }
         FrameKind::Event | FrameKind::Config | FrameKind::Halt => return Err(WireError::UnknownType),
@@ -947,7 +947,7 @@ mod tests {
                     forward_hops: 3,
                     rx_buffer_level: 31,
                 }),
-                ev: Some(0xFFFF),
+                ev: Some(Ev::new(0xFFFF)),
                 ..Ack::new(Seq(6), Seq(9))
             }),
             EventKind::Loss {
@@ -956,7 +956,7 @@ mod tests {
             },
             EventKind::Loss {
                 first_lost: Seq(4),
-                ev: Some(0),
+                ev: Some(Ev::new(0)),
             },
             EventKind::Spray(Spray {
                 paths: Paths::new(256).unwrap(),
@@ -973,7 +973,7 @@ mod tests {
                 rtt_ns: Some(12_345),
                 last_hop: true,
                 ece: EcnEcho::Marked,
-                ev: Some(77),
+                ev: Some(Ev::new(77)),
                 ..Nack::new(Seq(u32::MAX), 64, Seq(1), Seq(u32::MAX))
             }),
             EventKind::Cnp,
@@ -1152,7 +1152,7 @@ mod tests {
             (TimerRequest::Keep, Request::GoBackN { from: Seq(8) }),
         ] {
             let ev = match request {
-                Request::None => Some(0x1234),
+                Request::None => Some(Ev::new(0x1234)),
                 _ => None,
             };
             let d = Decision {

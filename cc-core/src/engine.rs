@@ -22,7 +22,7 @@ use heapless::Vec;
 use crate::controller::Controller;
 use crate::error::Error;
 use crate::event::{Ack, Decision, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, Nack, ProbeId};
-use crate::path::{Feedback, NoPaths, PathState, Spray};
+use crate::path::{Ev, Feedback, NoPaths, PathState, Spray};
 use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 
@@ -434,7 +434,7 @@ impl<C: Controller, const N: usize, P: PathState> Engine<C, N, P> {
     /// Whether an event that names `ev` goes by [`Engine::apply_path`]:
     /// only where flows can spray and it names a path.
     #[inline(always)]
-    fn names_path(ev: Option<u16>) -> bool {
+    fn names_path(ev: Option<Ev>) -> bool {
         P::CAN_SPRAY && ev.is_some()
     }
 
@@ -496,13 +496,7 @@ impl<C: Controller, const N: usize, P: PathState> Engine<C, N, P> {
     /// [`EventKind::Loss`] for the flow at `flow`; `ev`, the timed-out
     /// packet's EV, is penalised with a timeout's weight.
     #[inline(never)]
-    pub fn loss(
-        &mut self,
-        flow: FlowHandle,
-        now: Instant,
-        first_lost: Seq,
-        ev: Option<u16>,
-    ) -> Result<Decision, Error> {
+    pub fn loss(&mut self, flow: FlowHandle, now: Instant, first_lost: Seq, ev: Option<Ev>) -> Result<Decision, Error> {
         if let (true, Some(ev)) = (Self::names_path(ev), ev) {
             return self.apply_path(
                 flow,
@@ -779,7 +773,7 @@ mod tests {
                 for step in 0..3_000u64 {
                     // Time runs past REPS' 10 ms freeze now and then.
                     let now = Instant::from_nanos(step * 20_000);
-                    let ev = (g.draw() % n as u32) as u16 | (g.draw() as u16 & 0xFF00);
+                    let ev = Ev::new((g.draw() % n as u32) as u16 | (g.draw() as u16 & 0xFF00));
                     let marked = g.draw().is_multiple_of(4);
                     let ece = if marked { EcnEcho::Marked } else { EcnEcho::NotMarked };
                     match g.draw() % 5 {
@@ -866,7 +860,7 @@ mod tests {
         // NSCC refuses an RTT of 0: the path hears nothing of it.
         let bad = Ack {
             rtt_ns: Some(0),
-            ev: Some(4),
+            ev: Some(Ev::new(4)),
             ..Ack::new(Seq(0), Seq(100))
         };
         assert_eq!(e.ack(h, Instant::ZERO, &bad), Err(Error::BadSample));

@@ -11,7 +11,7 @@
 //!  timer ──Timer──▶    ┘                         └──▶ request: probe, feedback, release, go-back-N
 //! ```
 
-use crate::path::Spray;
+use crate::path::{Ev, Spray};
 use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Instant, LinkSpeed, Rate, Seq, Window};
 use crate::wire::pint::PintWidth;
@@ -105,7 +105,7 @@ pub struct Ack<'a> {
     /// path's answer for a sprayed flow ([`EventKind::Spray`]; ECN-Echo
     /// says whether the path was marked). `None` where the ACK names no
     /// path.
-    pub ev: Option<u16>,
+    pub ev: Option<Ev>,
 }
 
 impl<'a> Ack<'a> {
@@ -154,7 +154,7 @@ pub struct Nack {
     /// The trimmed packet's entropy value, echoed: for a sprayed flow, a
     /// cut before the last hop penalises its path; at the last hop, the
     /// path answered as its ECN-Echo says. `None` where it names no path.
-    pub ev: Option<u16>,
+    pub ev: Option<Ev>,
 }
 
 impl Nack {
@@ -264,7 +264,7 @@ pub enum EventKind<'a> {
         /// The entropy value the timed-out packet took, for a sprayed
         /// flow: its own path is penalised. `None` for a loss that names
         /// no path (a go-back-N NACK).
-        ev: Option<u16>,
+        ev: Option<Ev>,
     },
     /// The receiver NACKed one packet that a switch trimmed to its header
     /// (a trimming fabric's transport, such as Ultra Ethernet's: the
@@ -440,21 +440,24 @@ pub struct RateDivisor(crate::per_rtt::PerRtt);
 /// The engine's answer for one flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+// 40 bytes, as before the EV: `Option<Ev>` (three bytes of alignment 1)
+// fills what was padding. An `Option<u16>` there cost the decision 8 bytes
+// and every event of every algorithm a store.
 pub struct Decision {
+    /// The flow's timer.
+    pub timer: TimerRequest,
+    /// An action to take now.
+    pub request: Request,
     /// Most bytes in flight. Below one MTU only in LDCP's timer-clocked mode.
     pub window: Window,
     /// Pacing: `bytes` every `per` ([`Decision::rate`] in bit/s).
     pub pacing: Pacing,
     /// ECN codepoint for the packet of a `Sent` event, and the next ones.
     pub ecn: Ecn,
-    /// The flow's timer.
-    pub timer: TimerRequest,
-    /// An action to take now.
-    pub request: Request,
     /// The entropy value for the packet of a `Sent` event, for a flow
     /// that sprays ([`EventKind::Spray`]); `None` for every other event
     /// and for a flow that does not.
-    pub ev: Option<u16>,
+    pub ev: Option<Ev>,
 }
 
 impl Decision {

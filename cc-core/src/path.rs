@@ -28,6 +28,44 @@
 
 use crate::units::Instant;
 
+/// An entropy value: the 16 bits a packet carries for the switches'
+/// ECMP hash, which name its path. Two bytes of alignment 1, so that an
+/// `Option<Ev>` is three: beside a decision's ECN codepoint it keeps
+/// [`crate::event::Decision`] at 40 bytes.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Ev([u8; 2]);
+
+impl Ev {
+    /// The value `v`.
+    pub const fn new(v: u16) -> Ev {
+        Ev(v.to_le_bytes())
+    }
+
+    /// Its value.
+    pub const fn get(self) -> u16 {
+        u16::from_le_bytes(self.0)
+    }
+}
+
+impl From<u16> for Ev {
+    fn from(v: u16) -> Ev {
+        Ev::new(v)
+    }
+}
+
+impl core::fmt::Debug for Ev {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Ev({})", self.get())
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for Ev {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "Ev({})", self.get())
+    }
+}
+
 /// The most paths a flow sprays over (uet-htsim's validations use 128).
 pub const MAX_PATHS: u16 = 256;
 
@@ -494,10 +532,10 @@ pub trait PathState: Copy {
     fn on(&self) -> bool;
 
     /// The EV of the flow's next packet, if it sprays.
-    fn next(&mut self) -> Option<u16>;
+    fn next(&mut self) -> Option<Ev>;
 
     /// What an answer said of the path of `ev`, at `now`.
-    fn feedback(&mut self, ev: u16, f: Feedback, now: Instant);
+    fn feedback(&mut self, ev: Ev, f: Feedback, now: Instant);
 }
 
 /// No path choice: every packet of a flow takes the flow's one path.
@@ -514,11 +552,11 @@ impl PathState for NoPaths {
         false
     }
 
-    fn next(&mut self) -> Option<u16> {
+    fn next(&mut self) -> Option<Ev> {
         None
     }
 
-    fn feedback(&mut self, _: u16, _: Feedback, _: Instant) {}
+    fn feedback(&mut self, _: Ev, _: Feedback, _: Instant) {}
 }
 
 /// A chooser of any kind.
@@ -533,7 +571,7 @@ enum Chooser {
 }
 
 /// A flow's path choice: its paths, its chooser and its random numbers,
-/// 160 bytes (the largest chooser, [`Mixed`], and 8).
+/// 164 bytes (the largest chooser, [`Mixed`], its tag, the count and the random state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Sprayer {
@@ -579,19 +617,19 @@ impl PathState for Sprayer {
         !matches!(self.chooser, Chooser::Off)
     }
 
-    fn next(&mut self) -> Option<u16> {
+    fn next(&mut self) -> Option<Ev> {
         let (paths, rand) = (self.paths, self.rng.next());
-        Some(match self.chooser {
+        Some(Ev::new(match self.chooser {
             Chooser::Off => return None,
             Chooser::Oblivious(ref mut c) => c.next(paths, rand),
             Chooser::Bitmap(ref mut c) => c.next(paths, rand),
             Chooser::Reps(ref mut c) => c.next(paths, rand),
             Chooser::Mixed(ref mut c) => c.next(paths, rand),
-        })
+        }))
     }
 
-    fn feedback(&mut self, ev: u16, f: Feedback, now: Instant) {
-        let paths = self.paths;
+    fn feedback(&mut self, ev: Ev, f: Feedback, now: Instant) {
+        let (paths, ev) = (self.paths, ev.get());
         match self.chooser {
             Chooser::Off | Chooser::Oblivious(_) => {}
             Chooser::Bitmap(ref mut c) => c.feedback(paths, ev, f),
@@ -624,6 +662,9 @@ mod tests {
             ),
             (6, 28, 134, 152)
         );
+        // The engine's per-flow path state: the largest chooser, its tag,
+        // the count of paths and the random state.
+        assert_eq!((size_of::<Sprayer>(), size_of::<NoPaths>()), (164, 0));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use cc_core::event::{
     Ack, Algorithm, Decision, Ecn, EcnEcho, FlowParams, Nack, NicSample, PintSample, Request, TimerRequest,
 };
-use cc_core::path::{Balancer, Paths, Spray};
+use cc_core::path::{Balancer, Ev, Paths, Spray};
 use cc_core::telemetry::{CounterWidths, HopSample};
 use cc_core::units::{BaseRtt, Fraction, LinkSpeed, Seq};
 use cc_core::wire::pint::PintWidth;
@@ -294,7 +294,7 @@ impl From<&Decision> for cc_decision {
             },
             timer_at_ns,
             request_arg,
-            ev: d.ev.unwrap_or_default(),
+            ev: d.ev.unwrap_or_default().get(),
             reserved: 0,
         }
     }
@@ -343,7 +343,7 @@ impl cc_decision {
             },
             ev: match self.has_ev {
                 0 => None,
-                1 => Some(self.ev),
+                1 => Some(Ev::new(self.ev)),
                 _ => return Err(cc_status::BadEnum),
             },
         })
@@ -518,7 +518,7 @@ pub(crate) fn nack(n: &cc_nack) -> Result<Nack, cc_status> {
         } else {
             EcnEcho::Marked
         },
-        ev: if n.has_ev == 0 { None } else { Some(n.ev) },
+        ev: if n.has_ev == 0 { None } else { Some(Ev::new(n.ev)) },
         ..Nack::new(Seq(n.seq), n.len, Seq(n.cum_ack), Seq(n.snd_nxt))
     })
 }
@@ -532,7 +532,7 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
     // SAFETY: the four bytes at ACK_FLAGS are those four fields, inside
     // `a` and 4-aligned (asserted below).
     let flags = unsafe { (a as *const cc_ack).cast::<u8>().add(ACK_FLAGS).cast::<u32>().read() };
-    if flags & 0x00FE_FEFE != 0 || a.pint_width > 2 || a.has_ev > 1 || a.reserved != 0 {
+    if flags & 0x00FE_FEFE != 0 || a.pint_width > 2 {
         return Err(cc_status::BadEnum);
     }
     Ok(Ack {
@@ -566,10 +566,40 @@ pub(crate) fn ack<'a>(a: &cc_ack, telemetry: &'a [HopSample]) -> Result<Ack<'a>,
                 rx_buffer_level: a.rx_buffer_level,
             })
         },
-        ev: if a.has_ev == 0 { None } else { Some(a.ev) },
         ..Ack::new(Seq(a.cum_ack), Seq(a.snd_nxt))
     })
 }
+
+/// `cc_ack`'s last word: `ev` in its low half, `has_ev` and `reserved`
+/// in its high half, which is 0 on an ACK that names no path (one load
+/// and one compare on every ACK: `cc_on_ack`'s test for the path's).
+#[inline(always)]
+pub(crate) fn ack_path_word(a: &cc_ack) -> u32 {
+    // SAFETY: the four bytes at ACK_PATH are `ev`, `has_ev` and
+    // `reserved`, inside `a` and 4-aligned (asserted below).
+    unsafe { (a as *const cc_ack).cast::<u8>().add(ACK_PATH).cast::<u32>().read() }
+}
+
+/// The EV an ACK names: `None` for `has_ev` 0, `BadEnum` for a `has_ev`
+/// above 1 or a nonzero `reserved`. ([`ack`] leaves the EV out: the
+/// path's answer is the event function's, after the controller's.)
+pub(crate) fn ack_ev(a: &cc_ack) -> Result<Option<u16>, cc_status> {
+    match (a.has_ev, a.reserved) {
+        (0, 0) => Ok(None),
+        (1, 0) => Ok(Some(a.ev)),
+        _ => Err(cc_status::BadEnum),
+    }
+}
+
+/// Where `cc_ack`'s path word starts (`ack_path_word`).
+const ACK_PATH: usize = core::mem::offset_of!(cc_ack, ev);
+const _: () = {
+    use core::mem::offset_of;
+    assert!(ACK_PATH.is_multiple_of(4));
+    assert!(offset_of!(cc_ack, has_ev) == ACK_PATH + 2);
+    assert!(offset_of!(cc_ack, reserved) == ACK_PATH + 3);
+    assert!(cfg!(target_endian = "little"));
+};
 
 /// Where `cc_ack`'s flag bytes start: `ece`, `has_rtt`, `has_nic` and
 /// `rx_buffer_level`, one aligned word (little-endian, as asserted above).

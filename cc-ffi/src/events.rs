@@ -10,7 +10,7 @@
 
 use cc_core::controller::Controller;
 use cc_core::event::{EcnEcho, MessageEnd, Nack, ProbeId};
-use cc_core::path::{Feedback, PathState};
+use cc_core::path::{Ev, Feedback, PathState};
 use cc_core::telemetry::HopSample;
 use cc_core::units::{Instant, Seq, Window};
 
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn cc_on_ack(
         return cc_status::NullPointer;
     }
     // SAFETY: `ack` is valid (the caller's promise).
-    if unsafe { (*ack).has_ev } != 0 {
+    if convert::ack_path_word(unsafe { &*ack }) >> 16 != 0 {
         // SAFETY: the caller's promise.
         return unsafe { ack_with_ev(e, handle, now_ns, ack, out) };
     }
@@ -116,8 +116,9 @@ pub unsafe extern "C" fn cc_on_ack(
     unsafe { apply(e, handle, out, AckEvent { now_ns, ack }) }
 }
 
-/// [`cc_on_ack`] of an ACK that names its packet's path: the ACK, then,
-/// if the flow took it, the path's answer (ECN-Echo: marked, else good).
+/// [`cc_on_ack`] of an ACK that names its packet's path (or whose path
+/// bytes are not 0 or 1 and 0: `CC_STATUS_BAD_ENUM`): the ACK, then, if
+/// the flow took it, the path's answer (ECN-Echo: marked, else good).
 ///
 /// # Safety
 /// As [`cc_on_ack`]'s.
@@ -131,8 +132,11 @@ unsafe fn ack_with_ev(
     out: *mut cc_decision,
 ) -> cc_status {
     // SAFETY: the caller's promise.
-    let (ev, ece) = unsafe { ((*ack).ev, (*ack).ece) };
-    let f = if ece == 0 { Feedback::Good } else { Feedback::Ecn };
+    let a = unsafe { &*ack };
+    let Ok(Some(ev)) = convert::ack_ev(a) else {
+        return cc_status::BadEnum;
+    };
+    let f = if a.ece == 0 { Feedback::Good } else { Feedback::Ecn };
     // SAFETY: the caller's promise.
     let s = unsafe { apply(e, handle, out, AckEvent { now_ns, ack }) };
     // SAFETY: the caller's promise.
@@ -148,7 +152,7 @@ unsafe fn tell_path(e: *mut cc_engine, handle: u32, s: cc_status, ev: u16, f: Fe
     if s == cc_status::Ok {
         // SAFETY: the caller's promise.
         if let Ok(Some(p)) = unsafe { path_of(e, handle) } {
-            p.feedback(ev, f, Instant::from_nanos(now_ns));
+            p.feedback(Ev::new(ev), f, Instant::from_nanos(now_ns));
         }
     }
     s
@@ -237,7 +241,7 @@ unsafe fn sent_with_paths(
                 // SAFETY: `out` is valid (apply answered Ok through it).
                 unsafe {
                     (*out).has_ev = 1;
-                    (*out).ev = ev;
+                    (*out).ev = ev.get();
                 }
             }
         }
@@ -319,7 +323,7 @@ pub unsafe extern "C" fn cc_on_nack(
     // SAFETY: the caller's promise.
     let s = unsafe { apply(e, handle, out, NackEvent { now_ns, nack }) };
     // SAFETY: the caller's promise.
-    unsafe { tell_path(e, handle, s, ev, f, now_ns) }
+    unsafe { tell_path(e, handle, s, ev.get(), f, now_ns) }
 }
 
 event!(DecisionEvent {}, |c, cfg, now, to| {

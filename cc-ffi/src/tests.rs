@@ -475,7 +475,7 @@ fn decisions_keep_every_field_through_c() {
     ];
     for request in requests {
         for timer in [TimerRequest::Keep, TimerRequest::Cancel, base.timer] {
-            for ev in [None, Some(0), Some(u16::MAX)] {
+            for ev in [None, Some(0), Some(u16::MAX)].map(|e| e.map(cc_core::path::Ev::new)) {
                 let d = Decision {
                     request,
                     timer,
@@ -740,7 +740,10 @@ fn a_sprayed_flow_through_c_is_the_rust_engines() {
                     let mut a = ack(ece, 0, ptr::null());
                     (a.cum_ack, a.snd_nxt, a.has_rtt, a.rtt_ns) = (cum, sent, 1, 10_000 + draw() % 40_000);
                     (a.has_ev, a.ev) = (1, ev);
-                    let r = crate::convert::ack(&a, &[]).unwrap();
+                    let r = cc_core::event::Ack {
+                        ev: Some(cc_core::path::Ev::new(ev)),
+                        ..crate::convert::ack(&a, &[]).unwrap()
+                    };
                     let s = unsafe { cc_on_ack(e, h, now, &a, &mut d) };
                     (s, rust.ack(rh, t, &r))
                 }
@@ -764,7 +767,7 @@ fn a_sprayed_flow_through_c_is_the_rust_engines() {
                 }
                 _ => {
                     let s = unsafe { cc_on_loss(e, h, now, cum, 1, ev, &mut d) };
-                    (s, rust.loss(rh, t, Seq(cum), Some(ev)))
+                    (s, rust.loss(rh, t, Seq(cum), Some(cc_core::path::Ev::new(ev))))
                 }
             };
             match want {
@@ -835,8 +838,16 @@ fn sprays_and_path_memory_are_checked() {
     assert_eq!(unsafe { cc_on_sent(e, h, 0, 0, 100, 0, &mut d) }, cc_status::Ok);
     assert_eq!(d.has_ev, 1);
     assert!(d.ev < 8);
-    // A bad flag on a loss is refused.
+    // A bad flag on a loss, or bad path bytes on an ACK, is refused.
     assert_eq!(unsafe { cc_on_loss(e, h, 0, 0, 2, 0, &mut d) }, cc_status::BadEnum);
+    for (has_ev, reserved) in [(2, 0), (0, 1), (1, 7)] {
+        let a = cc_ack {
+            has_ev,
+            reserved,
+            ..ack(0, 0, ptr::null())
+        };
+        assert_eq!(unsafe { cc_on_ack(e, h, 0, &a, &mut d) }, cc_status::BadEnum);
+    }
     // Taken back, the paths' memory is no longer used.
     assert_eq!(unsafe { cc_engine_reset(e) }, cc_status::Ok);
     assert_eq!(unsafe { cc_engine_attach_paths(e, ptr::null_mut(), 0) }, cc_status::Ok);

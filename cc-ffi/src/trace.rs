@@ -297,7 +297,7 @@ pub unsafe extern "C" fn cc_trace_read_event(
                 None => (0, 0),
                 Some(p) => (p.width.bytes() as u8, p.code),
             };
-            (t.ack.has_ev, t.ack.ev) = (a.ev.is_some() as u8, a.ev.unwrap_or(0));
+            (t.ack.has_ev, t.ack.ev) = (a.ev.is_some() as u8, a.ev.unwrap_or_default().get());
             put(a.telemetry).inspect(|&n| t.ack.n_hops = n)
         }
         EventKind::Sent { seq, len, end } => {
@@ -310,7 +310,7 @@ pub unsafe extern "C" fn cc_trace_read_event(
         EventKind::Loss { first_lost, ev } => {
             t.kind = CC_EVENT_LOSS;
             t.seq = first_lost.0;
-            (t.ack.has_ev, t.ack.ev) = (ev.is_some() as u8, ev.unwrap_or(0));
+            (t.ack.has_ev, t.ack.ev) = (ev.is_some() as u8, ev.unwrap_or_default().get());
             Ok(0)
         }
         EventKind::Nack(n) => {
@@ -323,7 +323,7 @@ pub unsafe extern "C" fn cc_trace_read_event(
             t.ack.cum_ack = n.cum_ack.0;
             t.ack.snd_nxt = n.snd_nxt.0;
             t.ack.ece = (n.ece == EcnEcho::Marked) as u8;
-            (t.ack.has_ev, t.ack.ev) = (n.ev.is_some() as u8, n.ev.unwrap_or(0));
+            (t.ack.has_ev, t.ack.ev) = (n.ev.is_some() as u8, n.ev.unwrap_or_default().get());
             Ok(0)
         }
         EventKind::Cnp => {

@@ -259,17 +259,17 @@ fn codec() {
         }),
         EventKind::Ack(Ack {
             rtt_ns: Some(9_000),
-            ev: Some(0x1F),
+            ev: Some(cc_core::path::Ev::new(0x1F)),
             ..Ack::new(Seq(4_150), Seq(8_300))
         }),
         EventKind::Nack(cc_core::event::Nack {
             last_hop: true,
-            ev: Some(7),
+            ev: Some(cc_core::path::Ev::new(7)),
             ..cc_core::event::Nack::new(Seq(4_150), 4_150, Seq(4_150), Seq(8_300))
         }),
         EventKind::Loss {
             first_lost: Seq(8_300),
-            ev: Some(3),
+            ev: Some(cc_core::path::Ev::new(3)),
         },
     ] {
         let n = encode_event(Instant::from_nanos(5), &Event { flow: FlowId(1), kind }, &mut buf).unwrap();
@@ -284,7 +284,7 @@ fn codec() {
         ecn: Ecn::Ect,
         timer: TimerRequest::Cancel,
         request: Request::Probe { id: ProbeId(3) },
-        ev: Some(42),
+        ev: Some(cc_core::path::Ev::new(42)),
     };
     let n = encode_answer(FlowId(1), &Ok(d), &mut buf).unwrap();
     stream.extend_from_slice(&buf[..n]);

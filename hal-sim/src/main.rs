@@ -407,10 +407,15 @@ fn run(a: RunArgs) -> ExitCode {
             .and_then(|_| report::write_plots(&w, &s.name, &o).map_err(|e| e.to_string()));
         match result {
             Ok(()) => say!(
-                "wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg{}",
+                "wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg{}{}",
                 o.display(),
                 if report::signal_rates(&w.metrics.signals).is_some() {
                     ", signals.svg"
+                } else {
+                    ""
+                },
+                if report::case_shares(&w.metrics.traces).is_some() {
+                    ", nscc.svg"
                 } else {
                     ""
                 }

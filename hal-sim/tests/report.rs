@@ -93,3 +93,52 @@ fn flows_faster_than_the_ideal_are_counted() {
     let (_, sum) = common::run(&common::incast(2, 1_000_000, 2.0, 0));
     assert_eq!((sum.slowdown_clamped, sum.flows_finished), (0, 2));
 }
+
+/// An NSCC incast's plots show its window beside the case of each ACK
+/// (NSCC's four: ECN-Echo × the delay against the target): the traced
+/// flows' ACKs are counted by case between samples, every case comes up
+/// over uet-htsim's 15-to-1 incast, and nscc.svg draws them as shares of
+/// the ACKs. A run of another algorithm counts none and draws no nscc.svg.
+#[test]
+fn an_nscc_incast_plots_its_window_and_each_acks_case() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let s = hal_sim::setup::scenario::load(&dir.join("uet-incast.toml")).unwrap();
+    let mut w = hal_sim::run::world::World::new(&s, &dir, "uet-incast").unwrap();
+    w.run(|_| {});
+    let mut total = [0u32; 4];
+    for tr in &w.metrics.traces {
+        assert_eq!(tr.cases.len(), tr.t_ns.len(), "flow {}: a count at each sample", tr.id);
+        for c in &tr.cases {
+            for (t, n) in total.iter_mut().zip(c) {
+                *t += n;
+            }
+        }
+    }
+    assert!(total.iter().all(|&n| n > 0), "every case: {total:?}");
+    let shares = report::case_shares(&w.metrics.traces).unwrap();
+    assert_eq!(shares.len(), 4);
+    for (name, pts) in &shares {
+        assert!(pts.iter().all(|&(_, v)| (0.0..=1.0).contains(&v)), "{name}");
+    }
+    // At each sample the four shares make the whole.
+    for i in 0..shares[0].1.len() {
+        let sum: f64 = shares.iter().map(|(_, p)| p[i].1).sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+    }
+    let out = std::env::temp_dir().join(format!("hal-sim-nscc-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    report::write_plots(&w, "uet-incast", &out).unwrap();
+    let svg = std::fs::read_to_string(out.join("nscc.svg")).unwrap();
+    for label in [
+        "fair increase",
+        "multiplicative decrease",
+        "window (KB)",
+        "share of the ACKs",
+    ] {
+        assert!(svg.contains(label), "{label}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    let (other, _) = common::run(&common::incast(2, 100_000, 2.0, 0));
+    assert!(other.metrics.traces.iter().all(|t| t.cases.is_empty()));
+    assert!(report::case_shares(&other.metrics.traces).is_none());
+}

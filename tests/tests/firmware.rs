@@ -692,7 +692,8 @@ fn nscc_over_trimming_replays_bit_for_bit() {
     assert_eq!(sprays, 1, "the flow sprays");
     let a = equivalent("NSCC over trimming", &trace);
     assert!(a.iter().all(|(_, d)| d.is_ok()), "every event answered");
-    let evs: std::collections::BTreeSet<u16> = a.iter().filter_map(|(_, d)| d.as_ref().ok()?.ev).collect();
+    let evs: std::collections::BTreeSet<cc_core::path::Ev> =
+        a.iter().filter_map(|(_, d)| d.as_ref().ok()?.ev).collect();
     assert!(evs.len() > 32, "the packets spread over the paths: {} EVs", evs.len());
 }
 

@@ -590,6 +590,41 @@ const UNBOUNDED: u32 = 1 << 28;
 /// is at most this.
 const FI_COUNT_MAX: u32 = (1 << 28) - 1;
 
+/// NSCC's four cases of an ACK: its ECN-Echo against whether the
+/// queueing delay reached the target (the module's table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Case {
+    /// Not marked, delay at or above the target: fair increase.
+    FairIncrease = 0,
+    /// Not marked, delay below the target: proportional (or fast) increase.
+    ProportionalIncrease = 1,
+    /// Marked, delay at or above the target: multiplicative decrease.
+    MultiplicativeDecrease = 2,
+    /// Marked, delay below the target: nothing.
+    NoChange = 3,
+}
+
+impl Case {
+    /// Every case, by its number.
+    pub const ALL: [Case; 4] = [
+        Case::FairIncrease,
+        Case::ProportionalIncrease,
+        Case::MultiplicativeDecrease,
+        Case::NoChange,
+    ];
+
+    /// The case's name in the module's table.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Case::FairIncrease => "fair increase",
+            Case::ProportionalIncrease => "proportional increase",
+            Case::MultiplicativeDecrease => "multiplicative decrease",
+            Case::NoChange => "no change",
+        }
+    }
+}
+
 /// One NSCC flow at its sender: 52 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -663,6 +698,25 @@ impl Nscc {
     /// The delay average, 2^-8 ns.
     pub fn avg_delay_q8(&self) -> u32 {
         self.avg_delay
+    }
+
+    /// The case an ACK with ECN-Echo `marked` and RTT sample `rtt_ns`
+    /// falls in for this flow as it stands: the sample's delay over the
+    /// base RTT (none if the sample is below it; the average without a
+    /// sample) against the target, as [`Controller::ack`] takes it. What
+    /// the ACK then does is that case's, unless a quick adapt runs first.
+    /// For traces and plots; the controller does not call it.
+    pub fn case(&self, cfg: &NsccConfig, marked: bool, rtt_ns: Option<u32>) -> Case {
+        let delay = match rtt_ns {
+            Some(r) => r.min(MAX_RTT_NS).saturating_sub(self.base_rtt),
+            None => self.avg_delay >> 8,
+        };
+        match (marked, delay >= cfg.target_delay_ns) {
+            (false, true) => Case::FairIncrease,
+            (false, false) => Case::ProportionalIncrease,
+            (true, true) => Case::MultiplicativeDecrease,
+            (true, false) => Case::NoChange,
+        }
     }
 
     /// The increase gathered since the last fulfil, bytes².

@@ -523,3 +523,33 @@ fn a_ceiling_below_one_mtu_keeps_the_mtu_after_a_timeout() {
     s.ack(&cfg, at(2_000), &ack(4_150, 0, Some(150), false)).unwrap();
     assert_eq!(s.window(), max);
 }
+
+/// An ACK's case, at the target's edge and either side of the base RTT:
+/// the delay is the sample over the base RTT (none below it), the
+/// average without a sample; the target itself counts as reached.
+#[test]
+fn an_acks_case_is_its_mark_against_the_delay_at_the_target() {
+    let cfg = NsccConfig::uet_htsim();
+    let s = Nscc::new(&cfg, &params(12_000)).unwrap();
+    let (base, t) = (s.base_rtt_ns(), cfg.target_delay_ns);
+    let cases = |rtt| [false, true].map(|m| s.case(&cfg, m, rtt));
+    use Case::*;
+    assert_eq!(cases(Some(base + t)), [FairIncrease, MultiplicativeDecrease]);
+    assert_eq!(cases(Some(base + t - 1)), [ProportionalIncrease, NoChange]);
+    assert_eq!(cases(Some(base / 2)), [ProportionalIncrease, NoChange]);
+    assert_eq!(cases(Some(u32::MAX)), [FairIncrease, MultiplicativeDecrease]);
+    // No sample: the average (0 at the start).
+    assert_eq!(cases(None), [ProportionalIncrease, NoChange]);
+    let mut hot = s;
+    hot.avg_delay = t << 8;
+    assert_eq!(hot.case(&cfg, false, None), FairIncrease);
+    assert_eq!(
+        Case::ALL.map(Case::name),
+        [
+            "fair increase",
+            "proportional increase",
+            "multiplicative decrease",
+            "no change"
+        ]
+    );
+}

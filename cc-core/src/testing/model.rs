@@ -29,7 +29,7 @@ use crate::event::{
     Ack, Algorithm, Decision, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, ProbeId, Request, TimerRequest,
 };
 use crate::hpcc::TelemetrySource;
-use crate::path::{Balancer, Paths, Spray, Sprayer};
+use crate::path::{Balancer, Ev, Paths, Spray, Sprayer};
 use crate::telemetry::HopSample;
 use crate::units::{BaseRtt, Instant, LinkSpeed, Seq, Window};
 
@@ -315,12 +315,12 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
                 },
                 code,
             }),
-            ev,
+            ev: ev.map(Ev::new),
             ..Ack::new(Seq(cum), Seq(nxt))
         }),
         Op::Loss { seq, ev } => EventKind::Loss {
             first_lost: Seq(seq),
-            ev,
+            ev: ev.map(Ev::new),
         },
         Op::Nack {
             seq,
@@ -335,7 +335,7 @@ pub fn event_kind(op: &Op, latest: ProbeId) -> Option<EventKind<'_>> {
             rtt_ns: rtt,
             last_hop,
             ece: if ece { EcnEcho::Marked } else { EcnEcho::NotMarked },
-            ev,
+            ev: ev.map(Ev::new),
             ..crate::event::Nack::new(Seq(seq), len, Seq(cum), Seq(nxt))
         }),
         Op::Spray { paths, balancer, seed } => EventKind::Spray(Spray {

@@ -121,6 +121,12 @@ pub struct FlowTrace {
     pub window: Vec<f64>,
     /// Pacing rate, Gb/s.
     pub rate_gbps: Vec<f64>,
+    /// An NSCC flow's ACKs since the previous sample in each of NSCC's
+    /// four cases (`cc_core::nscc::Case`, by number); empty for others.
+    pub cases: Vec<[u32; 4]>,
+    /// The ACKs counted since the last sample.
+    #[serde(skip)]
+    pub pending_cases: [u32; 4],
 }
 
 /// The network's losses and signals over time: the run's counters at

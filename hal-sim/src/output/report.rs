@@ -946,8 +946,9 @@ fn log_x_plot(path: &Path, title: &str, x_label: &str, y_label: &str, y_from: f6
 }
 
 /// Writes queue.svg, window_rate.svg, window.svg and fct_slowdown.svg
-/// (and signals.svg, if a packet was trimmed, dropped or timed out) into
-/// `dir`, their titles naming the scenario `name` and the algorithm.
+/// (and signals.svg, if a packet was trimmed, dropped or timed out, and
+/// nscc.svg, if the traced flows run NSCC) into `dir`, their titles
+/// naming the scenario `name` and the algorithm.
 pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
     let of = format!("{name}, {}", w.cfg.algorithm);
     // The busiest ports (largest queue seen), at most six: a plot of
@@ -1037,6 +1038,81 @@ pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
             &series,
         )?;
     }
+    if let Some(cases) = case_shares(&w.metrics.traces) {
+        stacked_plot(
+            &dir.join("nscc.svg"),
+            &format!("NSCC: window and each ACK's case, traced flows ({of})"),
+            ("window (KB)", &windows),
+            ("share of the ACKs", &cases),
+        )?;
+    }
+    Ok(())
+}
+
+/// The traced NSCC flows' ACKs in each of NSCC's four cases
+/// (`cc_core::nscc::Case`) as a share of their ACKs between samples,
+/// against ms: a line for each case that happened; none if the traced
+/// flows counted no case (they do not run NSCC).
+pub fn case_shares(traces: &[crate::output::metrics::FlowTrace]) -> Option<Vec<Series>> {
+    use std::collections::BTreeMap;
+    // The traced flows' counts summed at each sample time.
+    let mut at: BTreeMap<u64, [u32; 4]> = BTreeMap::new();
+    for tr in traces {
+        for (t, c) in tr.t_ns.iter().zip(&tr.cases) {
+            let sum = at.entry(t.to_bits()).or_default();
+            for (s, n) in sum.iter_mut().zip(c) {
+                *s += n;
+            }
+        }
+    }
+    let lines: Vec<Series> = cc_core::nscc::Case::ALL
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| at.values().any(|c| c[i] > 0))
+        .map(|(i, case)| {
+            let pts = at
+                .iter()
+                .filter(|(_, c)| c.iter().sum::<u32>() > 0)
+                .map(|(t, c)| (f64::from_bits(*t) / 1e6, c[i] as f64 / c.iter().sum::<u32>() as f64))
+                .collect();
+            (case.name().to_string(), pts)
+        })
+        .collect();
+    (!lines.is_empty()).then_some(lines)
+}
+
+/// Two line plots against time (ms), one above the other on one x range:
+/// `top` and `bottom`, each a y label and its lines.
+fn stacked_plot(path: &Path, title: &str, top: (&str, &[Series]), bottom: (&str, &[Series])) -> PlotResult {
+    let thinned = |s: &[Series]| -> Vec<Series> {
+        s.iter()
+            .map(|(name, pts)| (name.clone(), thin(pts, PLOT_COLUMNS)))
+            .collect()
+    };
+    let (top_s, bottom_s) = (thinned(top.1), thinned(bottom.1));
+    let xs = top_s.iter().chain(&bottom_s).flat_map(|(_, v)| v.iter().map(|p| p.0));
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+    let root = SVGBackend::new(path, (900, 720)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = root.titled(title, ("sans-serif", 20))?;
+    let (upper, lower) = root.split_vertically(340);
+    for (area, (label, series)) in [(&upper, (top.0, &top_s)), (&lower, (bottom.0, &bottom_s))] {
+        let y1 = series
+            .iter()
+            .flat_map(|(_, v)| v.iter().map(|p| p.1))
+            .fold(0.0f64, f64::max)
+            .max(1e-9)
+            * 1.05;
+        let mut chart = ChartBuilder::on(area)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x0..x1, 0.0..y1)?;
+        chart.configure_mesh().x_desc("time (ms)").y_desc(label).draw()?;
+        draw_lines(&mut chart, series, false)?;
+    }
+    root.present()?;
     Ok(())
 }
 

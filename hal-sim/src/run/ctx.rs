@@ -48,6 +48,8 @@ pub struct RunCfg {
     pub warmup_ps: Ps,
     /// Flows traced over time.
     pub trace_flows: u32,
+    /// The traced flows run NSCC: their ACKs' cases are counted.
+    pub nscc_cases: bool,
     /// NIC Tx latency variation (exclusive upper bound; 0: none).
     pub tx_jitter_ps: Ps,
     /// Probability that a probe reply is lost.

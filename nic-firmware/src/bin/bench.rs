@@ -367,6 +367,48 @@ fn bench_registered_cnp(o: u64, a: Algorithm) -> Row {
 
 /// A NACK or timeout row of an algorithm of the registry: the engine
 /// path, and the controller's hook alone on the same events.
+/// A sprayed flow's rows: the engine's whole event beside the mixed
+/// chooser's own part (its next EV, or its answer for an ACK's EV).
+fn bench_sprayed(o: u64, path: Path) -> Row {
+    use cc_core::path::{Balancer, Feedback, PathState, Paths, Spray, Sprayer};
+    let Some(paths) = Paths::new(128) else { exit(3) };
+    let mut p = Sprayer::new(&Spray {
+        paths,
+        balancer: Balancer::Mixed,
+        seed: 13,
+    });
+    let controller = if path == Path::SprayedSent {
+        measure(
+            o,
+            |_| (),
+            |_| {
+                let _ = black_box(call(|| black_box(&mut p).next()));
+            },
+        )
+    } else {
+        measure(
+            o,
+            |i| {
+                let f = if i % 4 == 3 { Feedback::Ecn } else { Feedback::Good };
+                (
+                    cc_core::path::Ev::new((i % 128) as u16),
+                    f,
+                    Instant::from_nanos((i as u64 + 1) * 1_000),
+                )
+            },
+            |(ev, f, now)| {
+                black_box(&mut p).feedback(*ev, *f, *now);
+            },
+        )
+    };
+    Row {
+        path,
+        engine: engine_path(o, path),
+        controller,
+        reference: None,
+    }
+}
+
 fn bench_registered_loss(o: u64, path: Path, a: Algorithm) -> Row {
     struct Hook(u64, Algorithm, bool);
     impl ConfigVisitor for Hook {
@@ -561,6 +603,7 @@ fn main() -> ! {
             Path::Cnp(a) => bench_registered_cnp(o, a),
             Path::Ack(a) => bench_registered(o, a),
             Path::Nack(a) | Path::Loss(a) => bench_registered_loss(o, path, a),
+            Path::SprayedSent | Path::SprayedAck => bench_sprayed(o, path),
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => bench_c_api(o, path),
         };

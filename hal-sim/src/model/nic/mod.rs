@@ -109,6 +109,11 @@ impl NicEngine {
         each_engine!(self, e => e.config())
     }
 
+    /// [`Engine::get`].
+    pub fn get(&self, h: FlowHandle) -> Option<&AnyController<8>> {
+        each_engine!(self, e => e.get(h))
+    }
+
     /// [`Engine::start`].
     pub fn start(&mut self, now: Instant, id: FlowId, params: &FlowParams) -> Result<(FlowHandle, Decision), Error> {
         each_engine!(self, e => e.start(now, id, params))

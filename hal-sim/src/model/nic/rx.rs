@@ -391,6 +391,9 @@ impl Nic {
             ev: sack.and_then(|v| v.ev),
             ..Ack::new(Seq(una as u32), Seq(nxt as u32))
         };
+        if cx.cfg.nscc_cases && (flow as usize) < cx.metrics.traces.len() {
+            self.count_case(cx, flow, at, &ack);
+        }
         self.sender_to_engine(cx, flow, at, EventKind::Ack(ack));
         let Some(f) = self.sender(cx, flow) else { return };
         if f.snd_una >= size {
@@ -407,6 +410,20 @@ impl Nic {
             }
         }
         self.try_send(cx);
+    }
+
+    /// A traced NSCC flow's ACK: its case (ECN-Echo × delay against the
+    /// target, as the flow's state stands before it) counted for the
+    /// plots.
+    #[cold]
+    fn count_case(&self, cx: &mut Ctx, flow: u32, at: Option<cc_core::engine::FlowHandle>, ack: &Ack<'_>) {
+        let Some(AnyController::Nscc(s)) = at.and_then(|h| self.engine.get(h)) else {
+            return;
+        };
+        let case = s.case(&self.engine.config().nscc, ack.ece == EcnEcho::Marked, ack.rtt_ns);
+        if let Some(tr) = cx.metrics.traces.get_mut(flow as usize) {
+            tr.pending_cases[case as usize] += 1;
+        }
     }
 
     /// A NACK: go back to its sequence number (go-back-N), or send the

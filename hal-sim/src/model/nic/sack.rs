@@ -30,6 +30,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use cc_core::path::Ev as Entropy;
 use cc_core::prelude::*;
 
 use super::Nic;
@@ -98,7 +99,7 @@ pub struct AckView {
     /// still waits for that very transmission.
     pub rtt: Option<Ps>,
     /// The EV of the packet that sent the ACK, for a sprayed flow.
-    pub ev: Option<u16>,
+    pub ev: Option<Entropy>,
 }
 
 impl SackTx {
@@ -424,7 +425,7 @@ impl Nic {
         let mut view = tx.ack(now, &a);
         // The engine's path choice takes the ACK's EV (uet-htsim's
         // `processEv`).
-        view.ev = cx.cfg.spray.map(|_| ev);
+        view.ev = cx.cfg.spray.map(|_| Entropy::new(ev));
         f.snd_una = f.snd_una.max((cum as u64 * payload).min(size));
         cx.metrics.counters.acks += 1;
         Some(view)
@@ -444,7 +445,7 @@ impl Nic {
             rtt_ns: Some((now - s.at).as_ns().min(u32::MAX as u64) as u32),
             last_hop: p.last_hop(),
             ece: if p.ece() { EcnEcho::Marked } else { EcnEcho::NotMarked },
-            ev: cx.cfg.spray.map(|_| p.ev()),
+            ev: cx.cfg.spray.map(|_| Entropy::new(p.ev())),
             ..Nack::new(
                 Seq(p.seq),
                 s.wire,
@@ -476,7 +477,7 @@ impl Nic {
             // blames EV 0).
             let kind = EventKind::Loss {
                 first_lost: Seq(n.wrapping_mul(payload)),
-                ev: cx.cfg.spray.map(|_| ev),
+                ev: cx.cfg.spray.map(|_| Entropy::new(ev)),
             };
             self.sender_to_engine(cx, flow, at, kind);
         }

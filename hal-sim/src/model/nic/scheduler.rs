@@ -258,7 +258,7 @@ impl Nic {
         };
         let mut hash = cx.flows[flow as usize].hash;
         // A sprayed flow's packet takes the EV the engine chose for it.
-        let ev = d.and_then(|d| d.ev);
+        let ev = d.and_then(|d| d.ev).map(cc_core::path::Ev::get);
         if let Some(ev) = ev {
             hash = crate::model::net::ev_hash(hash, ev);
         }

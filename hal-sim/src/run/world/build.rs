@@ -83,6 +83,13 @@ impl World {
             window_ps: Ps::from_ns(s.metrics.window_ns.0),
             warmup_ps: Ps::from_ns(s.metrics.warmup_ns),
             trace_flows: s.metrics.trace_flows,
+            nscc_cases: matches!(
+                s.cc.algorithm,
+                crate::setup::scenario::Cc::Registered {
+                    algorithm: cc_core::event::Algorithm::Nscc,
+                    ..
+                }
+            ),
             tx_jitter_ps: Ps::from_ns(s.nic.tx_jitter_ns.0),
             probe_loss: s.nic.probe_loss.0,
             on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, Ps::from_ns(o.idle_ns.0))),

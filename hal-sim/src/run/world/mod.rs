@@ -314,6 +314,9 @@ impl World {
                 tr.t_ns.push(t);
                 tr.window.push(s.window.to_fixed().to_num::<f64>());
                 tr.rate_gbps.push(s.rate.as_bps() as f64 / 1e9);
+                if self.cfg.nscc_cases {
+                    tr.cases.push(std::mem::take(&mut tr.pending_cases));
+                }
             }
         }
         if now >= self.last_window_ps + self.cfg.window_ps {

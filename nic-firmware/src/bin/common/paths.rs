@@ -34,6 +34,12 @@ pub enum Path {
     /// The timeout row of an algorithm of the registry that names one
     /// (`AlgorithmConfig::LOSS_BENCH`).
     Loss(Algorithm),
+    /// A sprayed NSCC flow's `Sent`: the packet's EV from the mixed
+    /// chooser over 128 paths.
+    SprayedSent,
+    /// A sprayed NSCC flow's ACK with its packet's EV: NSCC's ACK and the
+    /// mixed chooser's answer.
+    SprayedAck,
     #[cfg(feature = "c-api")]
     LdcpAckC,
     #[cfg(feature = "c-api")]
@@ -84,6 +90,8 @@ impl Path {
         Path::HpccAck5OneQueue,
         Path::RxHpcc5,
         Path::ProbeResponse,
+        Path::SprayedSent,
+        Path::SprayedAck,
         #[cfg(feature = "c-api")]
         Path::LdcpAckC,
         #[cfg(feature = "c-api")]
@@ -100,6 +108,8 @@ impl Path {
             Path::HpccAck5OneQueue => "hpcc-ack-5-one-queue",
             Path::RxHpcc5 => "rx-hpcc-5",
             Path::ProbeResponse => "probe-response",
+            Path::SprayedSent => "sprayed-sent",
+            Path::SprayedAck => "sprayed-ack",
             Path::Ack(a) => match a.ack_bench() {
                 Some(b) => b.name,
                 None => "",
@@ -133,6 +143,8 @@ impl Path {
             Path::HpccAck5OneQueue => "HPCC++ ACK, 5 hops, 1 queue",
             Path::RxHpcc5 => "Rx-HPCC telemetry, 5 hops",
             Path::ProbeResponse => "HPCC++ probe response",
+            Path::SprayedSent => "Sprayed Sent, mixed, 128",
+            Path::SprayedAck => "Sprayed NSCC ACK, mixed",
             Path::Ack(a) => match a.ack_bench() {
                 Some(b) => b.row,
                 None => "",
@@ -182,6 +194,8 @@ impl Path {
             // The baselines' CNP rows are measured for comparison; NACK
             // and timeout rows have no target.
             Path::Cnp(_) | Path::Nack(_) | Path::Loss(_) => None,
+            // Path choice's cost, measured: no target in DESIGN §8.
+            Path::SprayedSent | Path::SprayedAck => None,
             // Held to their Rust rows instead (`Path::rust_row`).
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => None,
@@ -293,6 +307,9 @@ fn c_ack(a: &Ack<'_>, hops: &[cc_ffi::cc_hop]) -> cc_ffi::cc_ack {
         forward_hops: 0,
         pint_width: a.pint.map_or(0, |p| p.width.bytes() as u8),
         pint_code: a.pint.map_or(0, |p| p.code),
+        ev: a.ev.unwrap_or_default().get(),
+        has_ev: a.ev.is_some() as u8,
+        reserved: 0,
     }
 }
 
@@ -326,6 +343,56 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         #[cfg(feature = "c-api")]
         Path::HpccAck5C => hpcc_ack_5_c_path(path, events, b),
         Path::ProbeResponse => probe_response_path(events, b),
+        Path::SprayedSent | Path::SprayedAck => sprayed_path(path, events, b),
+    }
+}
+
+/// A sprayed NSCC flow (the mixed chooser over 128 paths): its `Sent`
+/// events 500 ns apart, or its ACKs (NSCC's own row's) each with the EV
+/// its packet took, a round of the paths in turn, every fourth marked.
+#[inline(never)]
+fn sprayed_path(path: Path, events: u32, b: &mut impl Bracket) {
+    use cc_core::nscc::{Nscc, NsccConfig};
+    use cc_core::path::{Balancer, Paths, Spray, Sprayer};
+    let Ok(mut eng) = Engine::<Nscc, 4, Sprayer>::new(NsccConfig::DEFAULT) else {
+        nic_firmware::exit(3)
+    };
+    let Ok((h, _)) = eng.start(Instant::ZERO, FlowId(1), &hpcc_params(Algorithm::Nscc)) else {
+        nic_firmware::exit(3)
+    };
+    let (Some(paths), Some(bench)) = (Paths::new(128), NsccConfig::ACK_BENCH) else {
+        nic_firmware::exit(3)
+    };
+    let spray = Spray {
+        paths,
+        balancer: Balancer::Mixed,
+        seed: 13,
+    };
+    if eng.spray(h, Instant::ZERO, &spray).is_err() {
+        nic_firmware::exit(3)
+    }
+    let at = |i: u32, interval: u64| Instant::from_nanos((i as u64 + 1) * interval);
+    let mut hops = [HopSample::default(); 5];
+    for i in 0..events {
+        if path == Path::SprayedSent {
+            b.around(at(i, 500), |now| {
+                let d = black_box(&mut eng).sent(black_box(h), *now, Seq(i.wrapping_mul(4096)), 4096, MessageEnd::More);
+                let _ = black_box(d);
+            });
+        } else {
+            let ack = Ack {
+                ev: Some(cc_core::path::Ev::new((i % 128) as u16)),
+                ece: if i % 4 == 3 {
+                    EcnEcho::Marked
+                } else {
+                    EcnEcho::NotMarked
+                },
+                ..(bench.ack)(i + 1, &mut hops)
+            };
+            b.around((at(i, bench.interval_ns as u64), ack), |(now, ack)| {
+                let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+            });
+        }
     }
 }
 
