@@ -17,7 +17,7 @@ use crate::model::net::{flow_hash, Ecmp, NodeKind};
 use crate::model::nic::processor::Processor;
 use crate::model::nic::{Nic, NicEngine, Profile};
 use crate::model::packet::Slab;
-use crate::model::switch::{Aqm, Switch};
+use crate::model::switch::{Egress, Switch};
 use crate::model::telemetry::Telemetry;
 use crate::output::metrics::{Metrics, PortSeries};
 use crate::run::event::{ser_ps, Ev, EventQueue, Ps};
@@ -55,10 +55,9 @@ impl World {
         };
         tel.pint_sampling = s.nic.pint_sampling.0;
         let marking = s.switch.marking(&s.cc.algorithm, s.topology.link_gbps.0);
-        let control_priority = s
-            .switch
-            .control_priority
-            .unwrap_or_else(|| s.cc.algorithm.control_priority_default());
+        // The switches' egress parts, each checked as it is read.
+        let egress = Egress::from_scenario(s, link_bps, tel.format).map_err(|(field, why)| err(field, why))?;
+        let control_priority = egress.control.is_some();
         let cfg = RunCfg {
             payload: s.nic.payload_bytes.0,
             header: s.nic.header_bytes.0,
@@ -123,22 +122,6 @@ impl World {
         if s.nic.sack_bytes.is_some() && s.nic.transport != Transport::Sack {
             return Err(err("nic.sack_bytes", "applies to transport = \"sack\" only".into()));
         }
-        if let Some(t) = s.switch.trim_bytes {
-            let why = if s.nic.transport != Transport::Sack {
-                Some("needs nic.transport = \"sack\" (its receivers NACK the headers)")
-            } else if !control_priority {
-                Some("needs switch.control_priority = true (headers go ahead of data)")
-            } else if s.switch.pfc.is_some() {
-                Some("and PFC exclude each other (a paused queue never overflows)")
-            } else if (t.0 as u32) < s.nic.header_bytes.0 as u32 || t.0 < 64 {
-                Some("must keep the data's header and at least 64 bytes")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(err("switch.trim_bytes", why.into()));
-            }
-        }
         if cfg.sack_bytes.is_some() && cfg.rx_buffer.is_some() {
             return Err(err(
                 "nic.transport",
@@ -151,26 +134,6 @@ impl World {
                 format!("must hold one packet's payload ({} bytes)", cfg.payload),
             ));
         }
-        let aqm = Aqm {
-            buffer: s.switch.buffer_bytes.0,
-            port_buffer: s.switch.port_buffer_bytes.0,
-            kmin: marking.kmin,
-            kmax: marking.kmax,
-            pmax: marking.pmax,
-            drop_k: marking.drop_k,
-            ecn_ref_bps: s.switch.ecn_scale_with_speed.then_some(link_bps),
-            control_priority,
-            pfc: s.switch.pfc.as_ref().map(|p| crate::model::switch::Pfc {
-                xoff: match (p.xoff_bytes, p.dynamic_alpha) {
-                    (Some(b), _) => crate::model::switch::Xoff::Static(b.0),
-                    (None, a) => crate::model::switch::Xoff::Dynamic(a.unwrap_or(1.0)),
-                },
-                xon_gap: p.xon_gap_bytes.0,
-            }),
-            mark_at_dequeue: s.switch.ecn_at.unwrap_or_else(|| s.cc.algorithm.ecn_at_default())
-                == crate::setup::scenario::EcnAt::Dequeue,
-            trim: s.switch.trim_bytes.map(|t| t.0),
-        };
         // The SACK transport counts bytes in flight as they go on the wire,
         // headers and all, as uet-htsim does: a window's packet is a whole
         // one.
@@ -233,7 +196,7 @@ impl World {
                         .filter(|d| d.0 == node as u32)
                         .map(|d| d.1)
                         .collect();
-                    switches.push(Switch::new(node as u32, &n.ports, aqm, &degraded));
+                    switches.push(Switch::new(node as u32, &n.ports, egress, &degraded));
                     Component::Switch(switches.len() as u32 - 1)
                 }
             });

@@ -17,81 +17,17 @@ use std::collections::VecDeque;
 use cc_core::units::Utilization;
 use rand_chacha::rand_core::Rng;
 
+pub mod egress;
+
+pub use self::egress::{Buffers, ControlQueue, Egress, MarkAt, Marking, Pfc, PortUtil, Trim, Xoff};
 use crate::model::net::Link;
 use crate::model::packet::{EcnBits, PktKind};
-use crate::model::telemetry::{HopState, TelFormat};
+use crate::model::telemetry::HopState;
 use crate::run::ctx::Ctx;
 use crate::run::event::{ser_ps, Ev, Ps};
 
-/// Buffer sizes and marking (LDCP §2.1).
-#[derive(Clone, Copy, Debug)]
-pub struct Aqm {
-    /// Shared buffer of the switch, bytes.
-    pub buffer: u64,
-    /// buf_max per port: tail drop above this queue.
-    pub port_buffer: u64,
-    /// WRED/ECN: below this queue (bytes) no ECN-capable packet is marked.
-    pub kmin: u64,
-    /// WRED/ECN: above this queue (bytes) every ECN-capable packet is marked.
-    pub kmax: u64,
-    /// WRED/ECN: the marking probability at `kmax`, rising linearly from 0
-    /// at `kmin`.
-    pub pmax: f64,
-    /// Eq. (3) threshold for ECN-incapable packets.
-    pub drop_k: u64,
-    /// When set, `kmin` and `kmax` are for links of this speed (bit/s) and
-    /// every port scales them by its own speed, as deployments set K per
-    /// port speed (the HPCC reference's per-bandwidth K maps).
-    pub ecn_ref_bps: Option<u64>,
-    /// Control packets (ACKs, NACKs, CNPs, feedback, probes) wait in a
-    /// strict-priority queue of their own, ahead of data.
-    pub control_priority: bool,
-    /// PFC, if on.
-    pub pfc: Option<Pfc>,
-    /// ECN-capable data is marked as it leaves its queue, from the queue
-    /// it leaves behind (the HPCC reference simulator's switch), rather
-    /// than as it joins it, from the queue ahead of it.
-    pub mark_at_dequeue: bool,
-    /// Trimming: data that does not fit its port's queue is cut to this
-    /// many bytes instead of dropped, and waits as a header in the
-    /// control queue, which then holds at most twice `port_buffer`
-    /// (`Switch::trim`). Needs `control_priority` and no PFC.
-    pub trim: Option<u16>,
-}
-
-/// PFC's thresholds (see `scenario::PfcCfg`).
-#[derive(Clone, Copy, Debug)]
-pub struct Pfc {
-    /// When an ingress port pauses its upstream.
-    pub xoff: Xoff,
-    /// It resumes at XOFF minus this.
-    pub xon_gap: u64,
-}
-
-/// An XOFF threshold.
-#[derive(Clone, Copy, Debug)]
-pub enum Xoff {
-    /// Bytes per ingress port.
-    Static(u64),
-    /// This fraction of the shared buffer still free.
-    Dynamic(f64),
-}
-
 /// A PFC frame's wire size (a MAC control frame with its preamble and gap).
 const PFC_FRAME_BYTES: u32 = 84;
-
-impl Aqm {
-    /// The marking thresholds (K_min, K_max) of a port of `bps`.
-    fn thresholds(&self, bps: u64) -> (u64, u64) {
-        match self.ecn_ref_bps {
-            Some(r) if r > 0 => {
-                let scale = |k: u64| (k as u128 * bps as u128 / r as u128).min(u64::MAX as u128) as u64;
-                (scale(self.kmin), scale(self.kmax))
-            }
-            _ => (self.kmin, self.kmax),
-        }
-    }
-}
 
 /// One egress port: its link and what waits for it.
 #[derive(Clone, Debug)]
@@ -102,7 +38,7 @@ pub struct EgressPort {
     pub queue: VecDeque<u32>,
     /// Bytes waiting in `queue`.
     pub queued_bytes: u64,
-    /// Control packets waiting ahead of `queue` ([`Aqm::control_priority`]).
+    /// Control packets waiting ahead of `queue` ([`ControlQueue`]).
     pub urgent: VecDeque<u32>,
     /// Bytes waiting in `urgent`.
     pub urgent_bytes: u64,
@@ -127,16 +63,16 @@ pub struct EgressPort {
     pub monitor: Option<usize>,
     /// WRED/ECN thresholds of this port (K_min, K_max).
     pub ecn_k: (u64, u64),
-    /// buf_max of this port ([`Aqm::port_buffer`], a quarter of it on a
+    /// buf_max of this port ([`Buffers::port`], a quarter of it on a
     /// degraded link).
     pub port_buffer: u64,
 }
 
 impl EgressPort {
-    fn new(link: Link, aqm: &Aqm) -> Self {
+    fn new(link: Link, egress: &Egress) -> Self {
         EgressPort {
-            ecn_k: aqm.thresholds(link.bps),
-            port_buffer: aqm.port_buffer,
+            ecn_k: egress.marking.thresholds(link.bps),
+            port_buffer: egress.buffers.port,
             link,
             queue: VecDeque::new(),
             queued_bytes: 0,
@@ -167,8 +103,8 @@ pub struct Switch {
     pub ports: Vec<EgressPort>,
     /// Bytes queued over all ports (the shared buffer's use).
     pub buffered: u64,
-    /// Buffers and marking.
-    pub aqm: Aqm,
+    /// The egress parts its ports apply.
+    pub egress: Egress,
     /// PFC: bytes waiting in the switch by the port they came in on.
     pub ingress_bytes: Vec<u64>,
     /// PFC: the ingress ports that have paused their upstream.
@@ -178,8 +114,8 @@ pub struct Switch {
 impl Switch {
     /// A switch at `node` with a port on each of `links`; `degraded` ports
     /// keep a quarter of the port buffer.
-    pub fn new(node: u32, links: &[Link], aqm: Aqm, degraded: &[u16]) -> Self {
-        let mut ports: Vec<EgressPort> = links.iter().map(|&l| EgressPort::new(l, &aqm)).collect();
+    pub fn new(node: u32, links: &[Link], egress: Egress, degraded: &[u16]) -> Self {
+        let mut ports: Vec<EgressPort> = links.iter().map(|&l| EgressPort::new(l, &egress)).collect();
         for &d in degraded {
             if let Some(p) = ports.get_mut(d as usize) {
                 p.port_buffer /= 4;
@@ -189,7 +125,7 @@ impl Switch {
             node,
             ports,
             buffered: 0,
-            aqm,
+            egress,
             ingress_bytes: vec![0; links.len()],
             pausing: vec![false; links.len()],
         }
@@ -221,7 +157,7 @@ impl Switch {
     /// (eq. 3); anything is dropped when the port passes buf_max or the
     /// shared buffer is full.
     fn enqueue(&mut self, cx: &mut Ctx, port: u16, pkt: u32, ingress: u16) {
-        let aqm = self.aqm;
+        let eg = self.egress;
         let (q, port_buffer) = (
             self.ports[port as usize].queued_bytes,
             self.ports[port as usize].port_buffer,
@@ -232,23 +168,23 @@ impl Switch {
         };
         // With PFC the upstream is paused before a port overflows; only the
         // shared buffer (the headroom included) can.
-        let mut port_full = aqm.pfc.is_none() && q + wire > port_buffer;
-        if let (Some(size), true) = (aqm.trim, port_full && kind == PktKind::Data && !trimmed) {
-            if !self.trim(cx, port, size) {
-                cut(cx, pkt, size);
-                (wire, trimmed) = (size as u64, true);
+        let mut port_full = eg.pfc.is_none() && q + wire > port_buffer;
+        if let (Some(Trim { bytes }), true) = (eg.trim, port_full && kind == PktKind::Data && !trimmed) {
+            if !self.trim(cx, port, bytes) {
+                cut(cx, pkt, bytes);
+                (wire, trimmed) = (bytes as u64, true);
             }
             port_full = false;
         }
         // Data waits in the data queue; headers, cut data and every control
         // packet in the control queue, when there is one.
         let header = kind != PktKind::Data || trimmed;
-        if aqm.trim.is_some() && header {
+        if eg.trim.is_some() && header {
             // Headers see only the control queue's room.
             port_full = self.ports[port as usize].urgent_bytes + wire > 2 * port_buffer;
         }
-        let full = port_full || self.buffered + wire > aqm.buffer;
-        let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && !trimmed && q >= aqm.drop_k;
+        let full = port_full || self.buffered + wire > eg.buffers.shared;
+        let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && !trimmed && q >= eg.marking.drop_k;
         if full || threshold_drop {
             let c = &mut cx.metrics.counters;
             c.drops += 1;
@@ -260,7 +196,7 @@ impl Switch {
             cx.pkts.remove(pkt);
             return;
         }
-        if ecn == EcnBits::Ect && !aqm.mark_at_dequeue && !trimmed {
+        if ecn == EcnBits::Ect && eg.marking.at == MarkAt::Enqueue && !trimmed {
             self.wred(cx, port, pkt, q);
         }
         let p = &mut self.ports[port as usize];
@@ -268,7 +204,7 @@ impl Switch {
             let s = &mut cx.metrics.ports[m];
             s.max_queue = s.max_queue.max(q + wire);
         }
-        let urgent = aqm.control_priority && header;
+        let urgent = eg.control.is_some() && header;
         if cx.now < p.busy_until || !p.queue.is_empty() || !p.urgent.is_empty() || (p.paused && !urgent) {
             if urgent {
                 // Counted in the shared buffer, not in the data queue whose
@@ -281,7 +217,7 @@ impl Switch {
             }
             self.buffered += wire;
             self.schedule_free(cx, port);
-            if aqm.pfc.is_some() {
+            if eg.pfc.is_some() {
                 self.ingress_bytes[ingress as usize] += wire;
                 self.check_pause(cx, ingress);
             }
@@ -310,7 +246,7 @@ impl Switch {
                 pkt
             }
         };
-        if let (Some(pkt), Some(q), true) = (next, left, self.aqm.mark_at_dequeue) {
+        if let (Some(pkt), Some(q), MarkAt::Dequeue) = (next, left, self.egress.marking.at) {
             if cx.pkts.get(pkt).ecn() == EcnBits::Ect {
                 self.wred(cx, port, pkt, q);
             }
@@ -325,7 +261,7 @@ impl Switch {
             if more {
                 self.schedule_free(cx, port);
             }
-            if self.aqm.pfc.is_some() {
+            if self.egress.pfc.is_some() {
                 let b = &mut self.ingress_bytes[ingress as usize];
                 *b = b.saturating_sub(wire);
                 self.check_pause(cx, ingress);
@@ -371,16 +307,12 @@ impl Switch {
     // Inline at both calls (every ECN-capable packet at every hop).
     #[inline(always)]
     fn wred(&self, cx: &mut Ctx, port: u16, pkt: u32, q: u64) {
-        let (kmin, kmax) = self.ports[port as usize].ecn_k;
-        let mark = if q >= kmax {
-            true
-        } else if q >= kmin && kmax > kmin {
-            let prob = (q - kmin) as f64 / (kmax - kmin) as f64 * self.aqm.pmax;
-            crate::setup::workload::unit(&mut cx.rng.wred) < prob
-        } else {
-            false
-        };
-        if mark {
+        let k = self.ports[port as usize].ecn_k;
+        if self
+            .egress
+            .marking
+            .marks(q, k, || crate::setup::workload::unit(&mut cx.rng.wred))
+        {
             cx.pkts.get_mut(pkt).set_ecn(EcnBits::Ce);
             cx.metrics.counters.ecn_marks += 1;
         }
@@ -389,11 +321,11 @@ impl Switch {
     /// PFC at ingress port `ingress`: pause its upstream when the bytes it
     /// brought pass XOFF, resume it at XOFF − gap (or when none are left).
     fn check_pause(&mut self, cx: &mut Ctx, ingress: u16) {
-        let Some(pfc) = self.aqm.pfc else { return };
+        let Some(pfc) = self.egress.pfc else { return };
         let i = ingress as usize;
         let xoff = match pfc.xoff {
             Xoff::Static(b) => b,
-            Xoff::Dynamic(alpha) => (alpha * self.aqm.buffer.saturating_sub(self.buffered) as f64) as u64,
+            Xoff::Dynamic(alpha) => (alpha * self.egress.buffers.shared.saturating_sub(self.buffered) as f64) as u64,
         };
         let bytes = self.ingress_bytes[i];
         let on = if self.pausing[i] {
@@ -453,9 +385,9 @@ impl Switch {
         let now = cx.now;
         let p = &mut self.ports[port as usize];
         let (packet, tel) = cx.pkts.with_tel_mut(pkt);
-        let pint = cx.cfg.tel.format == TelFormat::Pint;
+        let util = self.egress.util;
         let mut pint_code = 0;
-        if pint && packet.kind.collects_telemetry() {
+        if util == PortUtil::Pint && packet.kind.collects_telemetry() {
             // HPCC-PINT's port utilization (PINT §4.2; the HPCC reference
             // simulator's SwitchNotifyDequeue, CC mode 10, without its
             // log-domain approximations), on each data packet's dequeue:
@@ -469,7 +401,7 @@ impl Switch {
             let u24 = Utilization::from_bits((u * (1u64 << Utilization::FRAC_BITS) as f64) as u64);
             pint_code = cx.cfg.tel.pint.encode(u24, (cx.rng.pint.next_u32() >> 16) as u16);
         }
-        if pint {
+        if util == PortUtil::Pint {
             p.util_t = now;
             p.last_wire = packet.wire.into();
         }
@@ -491,7 +423,7 @@ impl Switch {
                 packet.wire = packet.wire + tel.len() - before;
             }
         }
-        if cx.cfg.tel.format == TelFormat::IntMd {
+        if util == PortUtil::IntMd {
             // Time-decayed tx rate: R ← R·e^(−Δt/τ) + bits/τ; util = R/B.
             let dt = (now - p.util_t).as_ps() as f64;
             let decayed = p.util * (-dt / UTIL_TAU_PS).exp();
@@ -519,37 +451,4 @@ fn cut(cx: &mut Ctx, pkt: u32, size: u16) {
     p.wire = size;
     p.set_trimmed(true);
     p.fwd_hops = p.ttl;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn aqm(ecn_ref_bps: Option<u64>) -> Aqm {
-        Aqm {
-            buffer: 1 << 30,
-            port_buffer: 1 << 24,
-            kmin: 5_000,
-            kmax: 40_000,
-            pmax: 0.2,
-            drop_k: 20_000,
-            ecn_ref_bps,
-            control_priority: false,
-            pfc: None,
-            mark_at_dequeue: false,
-            trim: None,
-        }
-    }
-
-    /// Thresholds given for 100 Gb/s scale with each port's speed when
-    /// asked to, and are the same everywhere otherwise.
-    #[test]
-    fn ecn_thresholds_scale_with_the_port_speed() {
-        let g = 1_000_000_000;
-        let scaled = aqm(Some(100 * g));
-        assert_eq!(scaled.thresholds(100 * g), (5_000, 40_000));
-        assert_eq!(scaled.thresholds(400 * g), (20_000, 160_000));
-        assert_eq!(scaled.thresholds(25 * g), (1_250, 10_000));
-        assert_eq!(aqm(None).thresholds(400 * g), (5_000, 40_000));
-    }
 }
