@@ -80,7 +80,7 @@ pub struct Rngs {
     pub pint: ChaCha8Rng,
     /// Trimming switches' coin: the arrival or the newest queued packet.
     pub trim: ChaCha8Rng,
-    /// The senders' path choosers (sprayed flows' entropy values).
+    /// The seeds of sprayed flows' path choosers (their EVs come from the engine).
     pub ev: ChaCha8Rng,
 }
 
