@@ -161,6 +161,23 @@ impl Egress {
     /// each part checked here, the field named where one does not fit.
     pub fn from_scenario(s: &Scenario, link_bps: u64, format: TelFormat) -> Result<Egress, (&'static str, String)> {
         let m = s.switch.marking(&s.cc.algorithm, s.topology.link_gbps.0);
+        if m.kmin > m.kmax {
+            return Err((
+                "switch.ecn_kmin_bytes",
+                format!("must not exceed ecn_kmax_bytes ({} > {})", m.kmin, m.kmax),
+            ));
+        }
+        if let Some(p) = &s.switch.pfc {
+            match (p.xoff_bytes, p.dynamic_alpha) {
+                (Some(_), Some(_)) | (None, None) => {
+                    return Err(("switch.pfc", "give xoff_bytes or dynamic_alpha, one of them".into()))
+                }
+                (None, Some(a)) if !(a > 0.0 && a <= 64.0) => {
+                    return Err(("switch.pfc.dynamic_alpha", format!("must be in (0, 64] (got {a})")))
+                }
+                _ => {}
+            }
+        }
         let control = s
             .switch
             .control_priority
@@ -169,6 +186,7 @@ impl Egress {
         let pfc = s.switch.pfc.as_ref().map(|p| Pfc {
             xoff: match (p.xoff_bytes, p.dynamic_alpha) {
                 (Some(b), _) => Xoff::Static(b.0),
+                // One of the two is given (checked above).
                 (None, a) => Xoff::Dynamic(a.unwrap_or(1.0)),
             },
             xon_gap: p.xon_gap_bytes.0,

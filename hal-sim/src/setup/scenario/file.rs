@@ -876,24 +876,10 @@ fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
             format!("must be in (0, 1] (got {})", s.nic.pint_sampling.0),
         ));
     }
-    if let Some(p) = &s.switch.pfc {
-        match (p.xoff_bytes, p.dynamic_alpha) {
-            (Some(_), Some(_)) | (None, None) => {
-                return Err(("switch.pfc", "give xoff_bytes or dynamic_alpha, one of them".into()))
-            }
-            (None, Some(a)) if !(a > 0.0 && a <= 64.0) => {
-                return Err(("switch.pfc.dynamic_alpha", format!("must be in (0, 64] (got {a})")))
-            }
-            _ => {}
-        }
-    }
-    let m = s.switch.marking(&s.cc.algorithm, s.topology.link_gbps.0);
-    if m.kmin > m.kmax {
-        return Err((
-            "switch.ecn_kmin_bytes",
-            format!("must not exceed ecn_kmax_bytes ({} > {})", m.kmin, m.kmax),
-        ));
-    }
+    // The switches' egress parts check themselves (PFC's thresholds, the
+    // marking line, trimming's needs), here as the file is read and again
+    // where the switches are built.
+    crate::model::switch::Egress::from_scenario(s, s.topology.link_gbps.0 as u64 * 1_000_000_000, s.nic.telemetry)?;
     if let Some(p) = &s.nic.cc_processor {
         match (&p.costs_from, p.core, &p.costs) {
             (Some(_), Some(_), None) | (None, None, Some(_)) => {}
