@@ -165,6 +165,14 @@ macro_rules! registry {
                 }
             }
 
+            /// The cases its controller sorts an ACK into
+            /// ([`AlgorithmConfig::ACK_CASES`]).
+            pub const fn ack_cases(self) -> &'static [&'static str] {
+                match self {
+                    $($(Algorithm::$variant)|+ => <crate::$($cfg)::+ as AlgorithmConfig>::ACK_CASES,)+
+                }
+            }
+
             /// What its flows need of the network
             /// ([`AlgorithmConfig::NETWORK`]).
             pub const fn network(self) -> Network {
@@ -502,12 +510,53 @@ impl<const H: usize> Controller for AnyController<H> {
     fn timer(&mut self, cfg: &AnyConfig, now: Instant) -> Result<Decision, Error> {
         each!(self, cfg, |s, c| s.timer(c, now))
     }
+
+    fn ack_case(&self, cfg: &AnyConfig, ack: &Ack<'_>) -> Option<u8> {
+        each!(self, cfg, |s, c| s.ack_case(c, ack))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::params::Unit;
+
+    /// An algorithm names at most `MAX_ACK_CASES` ACK cases (NSCC its four
+    /// quadrants), and its controller sorts ACKs only into those.
+    #[test]
+    fn ack_cases_fit_their_bound() {
+        use crate::controller::MAX_ACK_CASES;
+        for a in Algorithm::ALL {
+            assert!(a.ack_cases().len() <= MAX_ACK_CASES, "{}", a.name());
+        }
+        assert_eq!(Algorithm::Nscc.ack_cases().len(), 4);
+        let p = FlowParams {
+            algorithm: Algorithm::Nscc,
+            base_rtt: crate::units::BaseRtt::from_nanos(12_000).unwrap(),
+            line_rate: crate::units::LinkSpeed::from_gbps(100),
+            start_seq: Seq(0),
+        };
+        let (c, _) = AnyController::<2>::start(&AnyConfig::DEFAULT, Instant::ZERO, &p).unwrap();
+        for (marked, rtt) in [(false, 12_000), (true, 12_000), (false, 1 << 23), (true, 1 << 23)] {
+            let ack = Ack {
+                ece: if marked {
+                    crate::event::EcnEcho::Marked
+                } else {
+                    crate::event::EcnEcho::NotMarked
+                },
+                rtt_ns: Some(rtt),
+                ..Ack::new(Seq(0), Seq(0))
+            };
+            let case = c.ack_case(&AnyConfig::DEFAULT, &ack).unwrap() as usize;
+            assert!(case < Algorithm::Nscc.ack_cases().len());
+        }
+        let q = FlowParams {
+            algorithm: Algorithm::Ldcp,
+            ..p
+        };
+        let (c, _) = AnyController::<2>::start(&AnyConfig::DEFAULT, Instant::ZERO, &q).unwrap();
+        assert_eq!(c.ack_case(&AnyConfig::DEFAULT, &Ack::new(Seq(0), Seq(0))), None);
+    }
 
     /// Every table parameter reads back what it sets, each name once, and
     /// a parameter's value out of range is refused naming its own field.

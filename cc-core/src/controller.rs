@@ -148,10 +148,40 @@ pub trait Controller: Sized {
         Err(Error::NotApplicable)
     }
 
+    /// For traces and plots: which of its algorithm's ACK cases
+    /// ([`AlgorithmConfig::ACK_CASES`], by index) an ACK would fall in,
+    /// the flow as it stands; `None` for an algorithm that names none.
+    /// The controller itself never calls it.
+    fn ack_case(&self, cfg: &Self::Config, ack: &Ack<'_>) -> Option<u8> {
+        let _ = (cfg, ack);
+        None
+    }
+
     /// [`EventKind::Timer`].
     fn timer(&mut self, cfg: &Self::Config, now: Instant) -> Result<Decision, Error> {
         let _ = (cfg, now);
         Err(Error::NotApplicable)
+    }
+}
+
+/// The most ACK cases an algorithm names ([`AlgorithmConfig::ACK_CASES`]).
+pub const MAX_ACK_CASES: usize = 4;
+
+/// A sprayed flow's `Sent` on controller `c`: its packet needs an EV
+/// whatever its algorithm makes of a `Sent`, so an algorithm that takes
+/// none answers its decision unchanged. The engine's rule and the C
+/// API's.
+pub fn sprayed_sent<C: Controller>(
+    c: &mut C,
+    cfg: &C::Config,
+    now: Instant,
+    seq: Seq,
+    len: u32,
+    end: MessageEnd,
+) -> Result<Decision, Error> {
+    match c.sent(cfg, now, seq, len, end) {
+        Err(Error::NotApplicable) => Ok(c.decision(cfg)),
+        r => r,
     }
 }
 
@@ -169,6 +199,11 @@ pub trait AlgorithmConfig: Copy + Sized + 'static {
 
     /// What its flows need of the network.
     const NETWORK: Network;
+
+    /// The cases its controller sorts an ACK into ([`Controller::ack_case`]),
+    /// by name, at most [`MAX_ACK_CASES`]: NSCC's four quadrants. None by
+    /// default.
+    const ACK_CASES: &'static [&'static str] = &[];
 
     /// The controller of its first role (its data sender), with `H` hops
     /// of telemetry history where it keeps any: what

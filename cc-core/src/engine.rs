@@ -19,7 +19,7 @@
 use heapless::index_map::FnvIndexMap;
 use heapless::Vec;
 
-use crate::controller::Controller;
+use crate::controller::{sprayed_sent, Controller};
 use crate::error::Error;
 use crate::event::{Ack, Decision, EcnEcho, Event, EventKind, FlowId, FlowParams, MessageEnd, Nack, ProbeId};
 use crate::path::{Ev, Feedback, NoPaths, PathState, Spray};
@@ -431,21 +431,18 @@ impl<C: Controller, const N: usize, P: PathState> Engine<C, N, P> {
         self.count(r)
     }
 
-    /// Whether an event that names `ev` goes by [`Engine::apply_path`]:
-    /// only where flows can spray and it names a path.
+    /// The EV an event names, where flows can spray: such an event goes
+    /// by [`Engine::apply_path`].
     #[inline(always)]
-    fn names_path(ev: Option<Ev>) -> bool {
-        P::CAN_SPRAY && ev.is_some()
+    fn path_of(ev: Option<Ev>) -> Option<Ev> {
+        ev.filter(|_| P::CAN_SPRAY)
     }
 
     /// [`EventKind::Ack`] for the flow at `flow`.
     #[inline(never)]
     pub fn ack(&mut self, flow: FlowHandle, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
-        if let (true, Some(ev)) = (Self::names_path(ack.ev), ack.ev) {
-            let f = match ack.ece {
-                EcnEcho::NotMarked => Feedback::Good,
-                EcnEcho::Marked => Feedback::Ecn,
-            };
+        if let Some(ev) = Self::path_of(ack.ev) {
+            let f = Feedback::of_ack(ack.ece == EcnEcho::Marked);
             return self.apply_path(flow, |c, cfg, _| c.ack(cfg, now, ack), |p, _| p.feedback(ev, f, now));
         }
         if C::SHORT_ACK {
@@ -479,13 +476,11 @@ impl<C: Controller, const N: usize, P: PathState> Engine<C, N, P> {
         end: MessageEnd,
     ) -> Result<Decision, Error> {
         if P::CAN_SPRAY {
-            // A sprayed flow's packet needs its EV whatever its algorithm
-            // makes of a `Sent`: one that takes none answers its decision.
             return self.apply_path(
                 flow,
-                |c, cfg, sprays| match c.sent(cfg, now, seq, len, end) {
-                    Err(Error::NotApplicable) if sprays => Ok(c.decision(cfg)),
-                    r => r,
+                |c, cfg, sprays| match sprays {
+                    true => sprayed_sent(c, cfg, now, seq, len, end),
+                    false => c.sent(cfg, now, seq, len, end),
                 },
                 |p, d| d.ev = p.next(),
             );
@@ -497,7 +492,7 @@ impl<C: Controller, const N: usize, P: PathState> Engine<C, N, P> {
     /// packet's EV, is penalised with a timeout's weight.
     #[inline(never)]
     pub fn loss(&mut self, flow: FlowHandle, now: Instant, first_lost: Seq, ev: Option<Ev>) -> Result<Decision, Error> {
-        if let (true, Some(ev)) = (Self::names_path(ev), ev) {
+        if let Some(ev) = Self::path_of(ev) {
             return self.apply_path(
                 flow,
                 |c, cfg, _| c.loss(cfg, now, first_lost),
@@ -513,12 +508,8 @@ impl<C: Controller, const N: usize, P: PathState> Engine<C, N, P> {
     /// header's ECN-Echo says.
     #[inline(never)]
     pub fn nack(&mut self, flow: FlowHandle, now: Instant, nack: &Nack) -> Result<Decision, Error> {
-        if let (true, Some(ev)) = (Self::names_path(nack.ev), nack.ev) {
-            let f = match (nack.last_hop, nack.ece) {
-                (false, _) => Feedback::Nack,
-                (true, EcnEcho::Marked) => Feedback::Ecn,
-                (true, EcnEcho::NotMarked) => Feedback::Good,
-            };
+        if let Some(ev) = Self::path_of(nack.ev) {
+            let f = Feedback::of_nack(nack.last_hop, nack.ece == EcnEcho::Marked);
             return self.apply_path(flow, |c, cfg, _| c.nack(cfg, now, nack), |p, _| p.feedback(ev, f, now));
         }
         self.apply(flow, |c, cfg| c.nack(cfg, now, nack))

@@ -84,6 +84,29 @@ pub enum Feedback {
     Timeout,
 }
 
+impl Feedback {
+    /// What an ACK says of its packet's path: marked (ECN-Echo) or good.
+    pub const fn of_ack(marked: bool) -> Feedback {
+        if marked {
+            Feedback::Ecn
+        } else {
+            Feedback::Good
+        }
+    }
+
+    /// What a NACK of a trimmed packet says of its path: a cut before the
+    /// last hop is the path's; at the last hop (the receiver's link was
+    /// full) the path answered as the header's ECN-Echo says (uet-htsim's
+    /// `processNack`).
+    pub const fn of_nack(last_hop: bool, marked: bool) -> Feedback {
+        if last_hop {
+            Feedback::of_ack(marked)
+        } else {
+            Feedback::Nack
+        }
+    }
+}
+
 /// The paths' count: a power of two, 2 ..= [`MAX_PATHS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -593,11 +616,6 @@ impl Sprayer {
             Balancer::Mixed => Chooser::Mixed(Mixed::new(paths, rng.next())),
         };
         Sprayer { paths, rng, chooser }
-    }
-
-    /// The paths' count, if the flow sprays.
-    pub fn paths(&self) -> Option<Paths> {
-        self.on().then_some(self.paths)
     }
 }
 

@@ -8,7 +8,7 @@
 //! its `Event::run` turns it into the controller's hook; `table::apply`
 //! finds the flow and runs it on the flow's own algorithm.
 
-use cc_core::controller::Controller;
+use cc_core::controller::{sprayed_sent, Controller};
 use cc_core::event::{EcnEcho, MessageEnd, Nack, ProbeId};
 use cc_core::path::{Ev, Feedback, PathState};
 use cc_core::telemetry::HopSample;
@@ -136,7 +136,7 @@ unsafe fn ack_with_ev(
     let Ok(Some(ev)) = convert::ack_ev(a) else {
         return cc_status::BadEnum;
     };
-    let f = if a.ece == 0 { Feedback::Good } else { Feedback::Ecn };
+    let f = Feedback::of_ack(a.ece != 0);
     // SAFETY: the caller's promise.
     let s = unsafe { apply(e, handle, out, AckEvent { now_ns, ack }) };
     // SAFETY: the caller's promise.
@@ -202,12 +202,7 @@ event!(
         len: u32,
         end: MessageEnd
     },
-    |c, cfg, now, to| to.give(match c.sent(cfg, now, Seq(seq), len, end) {
-        // A sprayed packet needs its EV whatever its algorithm makes of
-        // a `Sent`: one that takes none answers its decision.
-        Err(cc_core::event::Error::NotApplicable) => Ok(c.decision(cfg)),
-        r => r,
-    })
+    |c, cfg, now, to| to.give(sprayed_sent(c, cfg, now, Seq(seq), len, end))
 );
 
 /// [`cc_on_sent`] in an engine with path memory: a sprayed flow's
@@ -315,11 +310,7 @@ pub unsafe extern "C" fn cc_on_nack(
         // SAFETY: the caller's promise.
         return unsafe { apply(e, handle, out, NackEvent { now_ns, nack }) };
     };
-    let f = match (nack.last_hop, nack.ece) {
-        (false, _) => Feedback::Nack,
-        (true, EcnEcho::Marked) => Feedback::Ecn,
-        (true, EcnEcho::NotMarked) => Feedback::Good,
-    };
+    let f = Feedback::of_nack(nack.last_hop, nack.ece == EcnEcho::Marked);
     // SAFETY: the caller's promise.
     let s = unsafe { apply(e, handle, out, NackEvent { now_ns, nack }) };
     // SAFETY: the caller's promise.

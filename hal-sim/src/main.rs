@@ -415,9 +415,9 @@ fn run(a: RunArgs) -> ExitCode {
                     ""
                 },
                 if report::case_shares(&w.metrics.traces).is_some() {
-                    ", nscc.svg"
+                    format!(", {}.svg", w.cfg.sender_name)
                 } else {
-                    ""
+                    String::new()
                 }
             ),
             Err(e) => {

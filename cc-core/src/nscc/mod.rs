@@ -423,6 +423,9 @@ impl crate::controller::AlgorithmConfig for NsccConfig {
         ..Network::new(Gate::Window)
     };
 
+    /// The four quadrants ([`Case`]).
+    const ACK_CASES: &'static [&'static str] = &Case::NAMES;
+
     #[cfg(feature = "bench")]
     /// ACKs a microsecond apart through every quadrant ([`bench_ack`]).
     const ACK_BENCH: Option<AckBench> = Some(AckBench {
@@ -614,14 +617,17 @@ impl Case {
         Case::NoChange,
     ];
 
+    /// The cases' names in the module's table, by number.
+    pub const NAMES: [&'static str; 4] = [
+        "fair increase",
+        "proportional increase",
+        "multiplicative decrease",
+        "no change",
+    ];
+
     /// The case's name in the module's table.
     pub const fn name(self) -> &'static str {
-        match self {
-            Case::FairIncrease => "fair increase",
-            Case::ProportionalIncrease => "proportional increase",
-            Case::MultiplicativeDecrease => "multiplicative decrease",
-            Case::NoChange => "no change",
-        }
+        Case::NAMES[self as usize]
     }
 }
 
@@ -1084,6 +1090,11 @@ impl Controller for Nscc {
             self.bound(cfg);
         }
         Ok(self.decision())
+    }
+
+    /// The ACK's quadrant ([`Nscc::case`]).
+    fn ack_case(&self, cfg: &NsccConfig, ack: &Ack<'_>) -> Option<u8> {
+        Some(self.case(cfg, ack.ece == EcnEcho::Marked, ack.rtt_ns) as u8)
     }
 
     /// A timeout (`rtxTimerExpired`): one MTU off the window, at least one

@@ -2,6 +2,7 @@
 //! utilization series, Jain fairness over windows, window/rate traces, and
 //! event counters.
 
+use cc_core::controller::MAX_ACK_CASES;
 use serde::Serialize;
 
 use crate::run::event::Ps;
@@ -121,12 +122,16 @@ pub struct FlowTrace {
     pub window: Vec<f64>,
     /// Pacing rate, Gb/s.
     pub rate_gbps: Vec<f64>,
-    /// An NSCC flow's ACKs since the previous sample in each of NSCC's
-    /// four cases (`cc_core::nscc::Case`, by number); empty for others.
-    pub cases: Vec<[u32; 4]>,
+    /// The flow's ACKs since the previous sample in each case its
+    /// algorithm names (`case_names`, by number; NSCC's quadrants);
+    /// empty for an algorithm that names none.
+    pub cases: Vec<[u32; MAX_ACK_CASES]>,
     /// The ACKs counted since the last sample.
     #[serde(skip)]
-    pub pending_cases: [u32; 4],
+    pub pending_cases: [u32; MAX_ACK_CASES],
+    /// The cases' names (`cc_core::controller::AlgorithmConfig::ACK_CASES`).
+    #[serde(skip)]
+    pub case_names: &'static [&'static str],
 }
 
 /// The network's losses and signals over time: the run's counters at

@@ -761,27 +761,60 @@ pub fn thin(pts: &[(f64, f64)], columns: usize) -> Vec<(f64, f64)> {
 /// A line plot of `series` with labelled axes, each line thinned to what
 /// the picture can show ([`thin`]).
 pub fn line_plot_xy(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series]) -> PlotResult {
-    let series: Vec<Series> = series
-        .iter()
-        .map(|(name, pts)| (name.clone(), thin(pts, PLOT_COLUMNS)))
-        .collect();
-    let series = &series[..];
+    let series = thinned(series);
     let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
     root.fill(&WHITE)?;
-    let xs = series.iter().flat_map(|(_, v)| v.iter().map(|p| p.0));
-    let ys = series.iter().flat_map(|(_, v)| v.iter().map(|p| p.1));
+    panel(&root, Some(title), x_range(&series), (x_label, y_label), &series)?;
+    root.present()?;
+    Ok(())
+}
+
+/// Each line of `series` thinned to what [`PLOT_COLUMNS`] pixels show.
+fn thinned(series: &[Series]) -> Vec<Series> {
+    series
+        .iter()
+        .map(|(name, pts)| (name.clone(), thin(pts, PLOT_COLUMNS)))
+        .collect()
+}
+
+/// The x range the lines of `series` span (0..1 if they span none).
+fn x_range<'a>(series: impl IntoIterator<Item = &'a Series>) -> (f64, f64) {
+    let xs = series.into_iter().flat_map(|(_, v)| v.iter().map(|p| p.0));
     let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    if x0 < x1 {
+        (x0, x1)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+/// One chart of `series` on `area`, over x range `x` and y from 0 to a
+/// little above the highest point, with its axes' labels and, if given,
+/// a caption.
+fn panel<DB>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    caption: Option<&str>,
+    (x0, x1): (f64, f64),
+    (x_label, y_label): (&str, &str),
+    series: &[Series],
+) -> PlotResult
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let ys = series.iter().flat_map(|(_, v)| v.iter().map(|p| p.1));
     let y1 = ys.fold(0.0f64, f64::max).max(1e-9) * 1.05;
-    let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
+    let mut builder = ChartBuilder::on(area);
+    if let Some(title) = caption {
+        builder.caption(title, ("sans-serif", 20));
+    }
+    let mut chart = builder
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
         .build_cartesian_2d(x0..x1, 0.0..y1)?;
     chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
     draw_lines(&mut chart, series, false)?;
-    root.present()?;
     Ok(())
 }
 
@@ -947,7 +980,8 @@ fn log_x_plot(path: &Path, title: &str, x_label: &str, y_label: &str, y_from: f6
 
 /// Writes queue.svg, window_rate.svg, window.svg and fct_slowdown.svg
 /// (and signals.svg, if a packet was trimmed, dropped or timed out, and
-/// nscc.svg, if the traced flows run NSCC) into `dir`, their titles
+/// NAME.svg, if the traced flows' algorithm NAME sorts ACKs into cases,
+/// as NSCC does) into `dir`, their titles
 /// naming the scenario `name` and the algorithm.
 pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
     let of = format!("{name}, {}", w.cfg.algorithm);
@@ -1040,8 +1074,8 @@ pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
     }
     if let Some(cases) = case_shares(&w.metrics.traces) {
         stacked_plot(
-            &dir.join("nscc.svg"),
-            &format!("NSCC: window and each ACK's case, traced flows ({of})"),
+            &dir.join(format!("{}.svg", w.cfg.sender_name)),
+            &format!("Window and each ACK's case, traced flows ({of})"),
             ("window (KB)", &windows),
             ("share of the ACKs", &cases),
         )?;
@@ -1049,14 +1083,14 @@ pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
     Ok(())
 }
 
-/// The traced NSCC flows' ACKs in each of NSCC's four cases
-/// (`cc_core::nscc::Case`) as a share of their ACKs between samples,
-/// against ms: a line for each case that happened; none if the traced
-/// flows counted no case (they do not run NSCC).
+/// The traced flows' ACKs in each case their algorithm names (NSCC's
+/// four quadrants) as a share of their ACKs between samples, against ms:
+/// a line for each case that happened; none if the traced flows counted
+/// no case (their algorithm names none).
 pub fn case_shares(traces: &[crate::output::metrics::FlowTrace]) -> Option<Vec<Series>> {
     use std::collections::BTreeMap;
     // The traced flows' counts summed at each sample time.
-    let mut at: BTreeMap<u64, [u32; 4]> = BTreeMap::new();
+    let mut at: BTreeMap<u64, [u32; cc_core::controller::MAX_ACK_CASES]> = BTreeMap::new();
     for tr in traces {
         for (t, c) in tr.t_ns.iter().zip(&tr.cases) {
             let sum = at.entry(t.to_bits()).or_default();
@@ -1065,17 +1099,19 @@ pub fn case_shares(traces: &[crate::output::metrics::FlowTrace]) -> Option<Vec<S
             }
         }
     }
-    let lines: Vec<Series> = cc_core::nscc::Case::ALL
+    let names = traces.iter().map(|t| t.case_names).find(|n| !n.is_empty())?;
+    let lines: Vec<Series> = names
         .iter()
+        .take(cc_core::controller::MAX_ACK_CASES)
         .enumerate()
         .filter(|&(i, _)| at.values().any(|c| c[i] > 0))
-        .map(|(i, case)| {
+        .map(|(i, name)| {
             let pts = at
                 .iter()
                 .filter(|(_, c)| c.iter().sum::<u32>() > 0)
                 .map(|(t, c)| (f64::from_bits(*t) / 1e6, c[i] as f64 / c.iter().sum::<u32>() as f64))
                 .collect();
-            (case.name().to_string(), pts)
+            (name.to_string(), pts)
         })
         .collect();
     (!lines.is_empty()).then_some(lines)
@@ -1084,34 +1120,14 @@ pub fn case_shares(traces: &[crate::output::metrics::FlowTrace]) -> Option<Vec<S
 /// Two line plots against time (ms), one above the other on one x range:
 /// `top` and `bottom`, each a y label and its lines.
 fn stacked_plot(path: &Path, title: &str, top: (&str, &[Series]), bottom: (&str, &[Series])) -> PlotResult {
-    let thinned = |s: &[Series]| -> Vec<Series> {
-        s.iter()
-            .map(|(name, pts)| (name.clone(), thin(pts, PLOT_COLUMNS)))
-            .collect()
-    };
     let (top_s, bottom_s) = (thinned(top.1), thinned(bottom.1));
-    let xs = top_s.iter().chain(&bottom_s).flat_map(|(_, v)| v.iter().map(|p| p.0));
-    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+    let x = x_range(top_s.iter().chain(&bottom_s));
     let root = SVGBackend::new(path, (900, 720)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 20))?;
     let (upper, lower) = root.split_vertically(340);
-    for (area, (label, series)) in [(&upper, (top.0, &top_s)), (&lower, (bottom.0, &bottom_s))] {
-        let y1 = series
-            .iter()
-            .flat_map(|(_, v)| v.iter().map(|p| p.1))
-            .fold(0.0f64, f64::max)
-            .max(1e-9)
-            * 1.05;
-        let mut chart = ChartBuilder::on(area)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, 0.0..y1)?;
-        chart.configure_mesh().x_desc("time (ms)").y_desc(label).draw()?;
-        draw_lines(&mut chart, series, false)?;
-    }
+    panel(&upper, None, x, ("time (ms)", top.0), &top_s)?;
+    panel(&lower, None, x, ("time (ms)", bottom.0), &bottom_s)?;
     root.present()?;
     Ok(())
 }

@@ -48,8 +48,12 @@ pub struct RunCfg {
     pub warmup_ps: Ps,
     /// Flows traced over time.
     pub trace_flows: u32,
-    /// The traced flows run NSCC: their ACKs' cases are counted.
-    pub nscc_cases: bool,
+    /// The cases the senders' algorithm sorts an ACK into
+    /// (`AlgorithmConfig::ACK_CASES`, NSCC's quadrants); the traced flows'
+    /// ACKs are counted by case when there are any.
+    pub ack_cases: &'static [&'static str],
+    /// The senders' algorithm's name, which the cases' plot is named by.
+    pub sender_name: &'static str,
     /// NIC Tx latency variation (exclusive upper bound; 0: none).
     pub tx_jitter_ps: Ps,
     /// Probability that a probe reply is lost.

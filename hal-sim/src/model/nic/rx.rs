@@ -391,7 +391,7 @@ impl Nic {
             ev: sack.and_then(|v| v.ev),
             ..Ack::new(Seq(una as u32), Seq(nxt as u32))
         };
-        if cx.cfg.nscc_cases && (flow as usize) < cx.metrics.traces.len() {
+        if !cx.cfg.ack_cases.is_empty() && (flow as usize) < cx.metrics.traces.len() {
             self.count_case(cx, flow, at, &ack);
         }
         self.sender_to_engine(cx, flow, at, EventKind::Ack(ack));
@@ -412,17 +412,18 @@ impl Nic {
         self.try_send(cx);
     }
 
-    /// A traced NSCC flow's ACK: its case (ECN-Echo × delay against the
-    /// target, as the flow's state stands before it) counted for the
-    /// plots.
+    /// A traced flow's ACK: the case its algorithm sorts it into (NSCC's
+    /// quadrant: ECN-Echo × delay against the target, as the flow stands
+    /// before it) counted for the plots.
     #[cold]
     fn count_case(&self, cx: &mut Ctx, flow: u32, at: Option<cc_core::engine::FlowHandle>, ack: &Ack<'_>) {
-        let Some(AnyController::Nscc(s)) = at.and_then(|h| self.engine.get(h)) else {
+        let cfg = self.engine.config();
+        let Some(case) = at.and_then(|h| self.engine.get(h)).and_then(|c| c.ack_case(cfg, ack)) else {
             return;
         };
-        let case = s.case(&self.engine.config().nscc, ack.ece == EcnEcho::Marked, ack.rtt_ns);
-        if let Some(tr) = cx.metrics.traces.get_mut(flow as usize) {
-            tr.pending_cases[case as usize] += 1;
+        let tr = cx.metrics.traces.get_mut(flow as usize);
+        if let Some(n) = tr.and_then(|t| t.pending_cases.get_mut(case as usize)) {
+            *n += 1;
         }
     }
 

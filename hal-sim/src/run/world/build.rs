@@ -58,7 +58,7 @@ impl World {
         // The switches' egress parts, each checked as it is read.
         let egress = Egress::from_scenario(s, link_bps, tel.format).map_err(|(field, why)| err(field, why))?;
         let control_priority = egress.control.is_some();
-        let cfg = RunCfg {
+        let mut cfg = RunCfg {
             payload: s.nic.payload_bytes.0,
             header: s.nic.header_bytes.0,
             ack_bytes: s.nic.ack_bytes.0,
@@ -82,13 +82,9 @@ impl World {
             window_ps: Ps::from_ns(s.metrics.window_ns.0),
             warmup_ps: Ps::from_ns(s.metrics.warmup_ns),
             trace_flows: s.metrics.trace_flows,
-            nscc_cases: matches!(
-                s.cc.algorithm,
-                crate::setup::scenario::Cc::Registered {
-                    algorithm: cc_core::event::Algorithm::Nscc,
-                    ..
-                }
-            ),
+            // Set with the senders' profile below.
+            ack_cases: &[],
+            sender_name: "",
             tx_jitter_ps: Ps::from_ns(s.nic.tx_jitter_ns.0),
             probe_loss: s.nic.probe_loss.0,
             on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, Ps::from_ns(o.idle_ns.0))),
@@ -143,6 +139,7 @@ impl World {
         };
         let engine_cfg = crate::setup::scenario::engine_config(&s.cc, mtu).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
+        (cfg.ack_cases, cfg.sender_name) = (profile.sender.ack_cases(), profile.sender.name());
         let sack_misfit = if profile.gate == cc_core::params::Gate::WindowOrTicks {
             Some("sub-packet windows released by the engine's timer (LDCP's)")
         } else if profile.cnp_on_ce.is_some() {
@@ -388,6 +385,7 @@ impl World {
         for i in 0..self.flows.len().min(self.cfg.trace_flows as usize) {
             self.metrics.traces.push(crate::output::metrics::FlowTrace {
                 id: i as u32,
+                case_names: self.cfg.ack_cases,
                 ..Default::default()
             });
         }

@@ -314,7 +314,7 @@ impl World {
                 tr.t_ns.push(t);
                 tr.window.push(s.window.to_fixed().to_num::<f64>());
                 tr.rate_gbps.push(s.rate.as_bps() as f64 / 1e9);
-                if self.cfg.nscc_cases {
+                if !tr.case_names.is_empty() {
                     tr.cases.push(std::mem::take(&mut tr.pending_cases));
                 }
             }
