@@ -631,6 +631,103 @@ impl Case {
     }
 }
 
+/// Told what NSCC's rules did on an event ([`Nscc::ack_observed`],
+/// [`Nscc::nack_observed`]), for reports: `()` hears nothing and costs
+/// nothing (the controller's own path), [`Stats`] keeps uet-htsim's
+/// per-flow sums. Windows in bytes, the gathered increases in bytes².
+pub trait Observer {
+    /// A fair increase gathered `inc`.
+    #[inline(always)]
+    fn fair(&mut self, _inc: u64) {}
+    /// A proportional increase gathered `inc`.
+    #[inline(always)]
+    fn proportional(&mut self, _inc: u64) {}
+    /// A fast increase added `bytes` to the window.
+    #[inline(always)]
+    fn fast(&mut self, _bytes: u32) {}
+    /// A fulfil paid out what was gathered: the window is now `cwnd`,
+    /// before any eta.
+    #[inline(always)]
+    fn fulfil(&mut self, _cwnd: u32) {}
+    /// A fulfil added `eta` (once a period).
+    #[inline(always)]
+    fn eta(&mut self, _eta: u32) {}
+    /// A multiplicative decrease took the window from `from` to `to`
+    /// (above it where the one-MTU floor is above the window).
+    #[inline(always)]
+    fn multiplicative(&mut self, _from: u32, _to: u32) {}
+    /// A quick adapt took the window from `from` to `to` (above it when
+    /// more was delivered than the window).
+    #[inline(always)]
+    fn quick(&mut self, _from: u32, _to: u32) {}
+    /// A NACK of `bytes`.
+    #[inline(always)]
+    fn nack(&mut self, _bytes: u32) {}
+}
+
+impl Observer for () {}
+
+/// A flow's window changes by rule, summed as uet-htsim's
+/// `_nscc_overall_stats` sums them (the `fair_inc … nack_dec` of its
+/// "finished at" line): the increases' gatherings counted at each fulfil
+/// over the window it leaves, truncated; eta as added; the decreases as
+/// taken, signed (negative where a rule raised the window); a NACK's
+/// bytes whether or not they came off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// `fair_inc`, bytes.
+    pub fair_inc: u64,
+    /// `prop_inc`, bytes.
+    pub prop_inc: u64,
+    /// `fast_inc`, bytes.
+    pub fast_inc: u64,
+    /// `eta_inc`, bytes.
+    pub eta_inc: u64,
+    /// `multi_dec`, bytes (negative where a decrease met the one-MTU
+    /// floor above a ceiling below it).
+    pub multi_dec: i64,
+    /// `quick_dec`, bytes.
+    pub quick_dec: i64,
+    /// `nack_dec`, bytes.
+    pub nack_dec: u64,
+    /// Fair increase gathered since the last fulfil, bytes².
+    fair_pending: u64,
+    /// Proportional increase gathered since the last fulfil, bytes².
+    prop_pending: u64,
+}
+
+impl Observer for Stats {
+    fn fair(&mut self, inc: u64) {
+        self.fair_pending = self.fair_pending.saturating_add(inc);
+    }
+    fn proportional(&mut self, inc: u64) {
+        self.prop_pending = self.prop_pending.saturating_add(inc);
+    }
+    fn fast(&mut self, bytes: u32) {
+        self.fast_inc += bytes as u64;
+    }
+    fn fulfil(&mut self, cwnd: u32) {
+        // uet-htsim divides each gathering by the window the fulfil
+        // leaves, truncating; a zero window pays nothing.
+        let w = (cwnd as u64).max(1);
+        self.fair_inc += self.fair_pending / w;
+        self.prop_inc += self.prop_pending / w;
+        (self.fair_pending, self.prop_pending) = (0, 0);
+    }
+    fn eta(&mut self, eta: u32) {
+        self.eta_inc += eta as u64;
+    }
+    fn multiplicative(&mut self, from: u32, to: u32) {
+        self.multi_dec += from as i64 - to as i64;
+    }
+    fn quick(&mut self, from: u32, to: u32) {
+        self.quick_dec += from as i64 - to as i64;
+    }
+    fn nack(&mut self, bytes: u32) {
+        self.nack_dec += bytes as u64;
+    }
+}
+
 /// One NSCC flow at its sender: 52 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -758,6 +855,79 @@ impl Nscc {
         Decision::window_paced(Window::from_bits(self.cwnd << 4), BaseRtt::SHORTEST)
     }
 
+    /// An ACK (uet-htsim's `processAck`), each rule that runs told to
+    /// `o`: `cum_ack` counts the bytes the receiver has (its
+    /// `recvd_bytes`), `snd_nxt − cum_ack` are in flight, `rtt_ns` is the
+    /// acknowledged packet's RTT where the sender can tell it (`None`: the
+    /// delay is the average), ECN-Echo the packet's mark. An RTT of 0 is
+    /// `BadSample`, the state unchanged and `o` told nothing. The
+    /// controller's `ack` is this with `()`.
+    #[inline(always)]
+    pub fn ack_observed<O: Observer>(
+        &mut self,
+        cfg: &NsccConfig,
+        now: Instant,
+        ack: &Ack<'_>,
+        o: &mut O,
+    ) -> Result<Decision, Error> {
+        let rtt = sample(ack.rtt_ns)?;
+        let acked = self.take(ack.cum_ack);
+        let skip = ack.ece == EcnEcho::Marked;
+        let (delay, lower) = match rtt {
+            Some(rtt) => {
+                let lower = self.update_base(rtt);
+                let d = rtt - self.base_rtt;
+                self.average(cfg, d, skip);
+                (d, lower)
+            }
+            None => (self.avg_delay >> 8, false),
+        };
+        let now = now.as_nanos() as u32;
+        let taken = Taken {
+            skip,
+            delay,
+            acked,
+            flight: (ack.cum_ack, ack.snd_nxt),
+            lower,
+        };
+        self.on_ack(cfg, now, taken, o);
+        Ok(self.decision())
+    }
+
+    /// A NACK of a trimmed packet (`processNack`, `updateCwndOnNack_NSCC`),
+    /// each rule that runs told to `o`: its RTT lowers the base RTT (if
+    /// configured so); the delay average moves toward a network RTT; quick
+    /// adapt is asked for and, if it does not run now, the packet's bytes
+    /// come off the window. Marked ACKs and NACKs being ignored after a
+    /// quick adapt, this one counts toward the bytes to answer. The
+    /// controller's `nack` is this with `()`.
+    pub fn nack_observed<O: Observer>(
+        &mut self,
+        cfg: &NsccConfig,
+        now: Instant,
+        nack: &Nack,
+        o: &mut O,
+    ) -> Result<Decision, Error> {
+        let rtt = sample(nack.rtt_ns)?;
+        if let (Some(rtt), true) = (rtt, cfg.nack_updates_base_rtt) {
+            if self.update_base(rtt) {
+                // A lower ceiling: bounded below, or at the next ACK.
+                self.set_flag(UNBOUNDED, true);
+            }
+        }
+        let len = nack.len.min(MAX_WINDOW);
+        o.nack(len);
+        self.ignore_left = self.ignore_left.saturating_sub(len);
+        self.average(cfg, cfg.network_rtt_ns, true);
+        self.set_flag(TRIGGER_QA, true);
+        let now = now.as_nanos() as u32;
+        if !self.quick_adapt(cfg, now, true, true, 0, (nack.cum_ack, nack.snd_nxt), o) {
+            self.cwnd = self.cwnd.saturating_sub(len);
+            self.bound(cfg);
+        }
+        Ok(self.decision())
+    }
+
     /// `update_base_rtt`: a shorter sample lowers the base RTT (and with
     /// it the ceiling); whether it did.
     #[inline(always)]
@@ -806,7 +976,8 @@ impl Nscc {
     /// runs). `flight` is the event's `(cum_ack, snd_nxt)`: the bytes in
     /// flight are taken from it only when quick adapt runs.
     #[inline(always)]
-    fn quick_adapt(
+    #[allow(clippy::too_many_arguments)]
+    fn quick_adapt<O: Observer>(
         &mut self,
         cfg: &NsccConfig,
         now: u32,
@@ -814,6 +985,7 @@ impl Nscc {
         skip: bool,
         delay: u32,
         flight: (Seq, Seq),
+        o: &mut O,
     ) -> bool {
         if !cfg.quick_adapt {
             return false;
@@ -826,6 +998,7 @@ impl Nscc {
                 && (self.flag(TRIGGER_QA) || is_loss || delay > cfg.qa_threshold_ns)
                 && self.achieved < cfg.max_window(self.base_rtt) >> cfg.qa_gate
             {
+                o.quick(self.cwnd, self.achieved.max(cfg.mtu));
                 self.cwnd = self.achieved.max(cfg.mtu);
                 self.ignore_left = in_flight(flight.0, flight.1);
                 self.set_flag(TRIGGER_QA, false);
@@ -847,14 +1020,16 @@ impl Nscc {
 
     /// `fast_increase`: whether it took the ACK.
     #[inline(always)]
-    fn fast_increase(&mut self, cfg: &NsccConfig, acked: u32, delay: u32) -> bool {
+    fn fast_increase<O: Observer>(&mut self, cfg: &NsccConfig, acked: u32, delay: u32, o: &mut O) -> bool {
         if delay < cfg.fast_increase_delay_ns {
             let fi = (self.fi_count() as u64 + acked as u64).min(FI_COUNT_MAX as u64) as u32;
             self.fi_count_flags = (self.fi_count_flags & !(FI_COUNT_MAX)) | fi;
             if fi > self.cwnd || self.flag(INCREASE) {
                 // acked < 2^31 by ≤ 2^20: < 2^51.
                 let add = (acked as u64 * cfg.fi_scale_q16 as u64) >> 16;
-                self.cwnd = (self.cwnd as u64 + add).min(MAX_WINDOW as u64) as u32;
+                let w = (self.cwnd as u64 + add).min(MAX_WINDOW as u64) as u32;
+                o.fast(w - self.cwnd);
+                self.cwnd = w;
                 self.set_flag(INCREASE, true);
                 return true;
             }
@@ -869,7 +1044,7 @@ impl Nscc {
     /// average above the target, cwnd ·= max(1 − γ·(avg − target)/avg,
     /// floor), truncated.
     #[inline(always)]
-    fn decrease(&mut self, cfg: &NsccConfig, now: u32) {
+    fn decrease<O: Observer>(&mut self, cfg: &NsccConfig, now: u32, o: &mut O) {
         self.fi_count_flags &= !(INCREASE | (FI_COUNT_MAX));
         let target = cfg.target_delay_ns << 8;
         let avg = self.avg_delay;
@@ -881,8 +1056,9 @@ impl Nscc {
             let f = NonZeroU32::new(avg >> s).map_or(0, |a| fraction_q24((avg - target) >> s, a)) as u64;
             let cut = (f * cfg.gamma.to_bits() as u64) >> 24;
             let keep = ((1u64 << 24) - cut.min(1 << 24)).max(cfg.md_floor.to_bits() as u64);
-            self.cwnd = ((self.cwnd as u64 * keep) >> 24) as u32;
-            self.cwnd = self.cwnd.max(cfg.mtu);
+            let w = (((self.cwnd as u64 * keep) >> 24) as u32).max(cfg.mtu);
+            o.multiplicative(self.cwnd, w);
+            self.cwnd = w;
             self.last_dec = now;
         }
     }
@@ -890,14 +1066,16 @@ impl Nscc {
     /// `fulfill_adjustment`: the gathered increase over the window, and
     /// eta once a period.
     #[inline(always)]
-    fn fulfil(&mut self, cfg: &NsccConfig, now: u32) {
+    fn fulfil<O: Observer>(&mut self, cfg: &NsccConfig, now: u32, o: &mut O) {
         // cwnd ≥ 1 here (bounded by mtu ≥ 64 before, unless the ceiling
         // is 0 at a base RTT below 6 ns); a zero window adds nothing.
         if let Some(w) = NonZeroU64::new(self.cwnd as u64) {
             let add = div_u64(self.inc(), w);
             self.cwnd = (self.cwnd as u64 + add).min(MAX_WINDOW as u64) as u32;
         }
+        o.fulfil(self.cwnd);
         if now.wrapping_sub(self.last_adjust) >= cfg.network_rtt_ns {
+            o.eta(cfg.eta);
             self.cwnd = self.cwnd.saturating_add(cfg.eta).min(MAX_WINDOW);
             self.last_adjust = now;
         }
@@ -907,7 +1085,7 @@ impl Nscc {
 
     /// `updateCwndOnAck_NSCC` after the ACK's bytes and delay are taken.
     #[inline(always)]
-    fn on_ack(&mut self, cfg: &NsccConfig, now: u32, a: Taken) {
+    fn on_ack<O: Observer>(&mut self, cfg: &NsccConfig, now: u32, a: Taken, o: &mut O) {
         let Taken {
             skip,
             delay,
@@ -915,7 +1093,7 @@ impl Nscc {
             flight,
             lower: bound,
         } = a;
-        if self.quick_adapt(cfg, now, false, skip, delay, flight) {
+        if self.quick_adapt(cfg, now, false, skip, delay, flight, o) {
             if bound {
                 // A lower ceiling the window meets at the next ACK.
                 self.set_flag(UNBOUNDED, true);
@@ -926,9 +1104,11 @@ impl Nscc {
         let target = cfg.target_delay_ns;
         if !skip && delay >= target {
             // fi ≤ 2^26 by acked < 2^31: < 2^57.
-            self.set_inc(self.inc().saturating_add(cfg.fi as u64 * acked as u64));
+            let add = cfg.fi as u64 * acked as u64;
+            o.fair(add);
+            self.set_inc(self.inc().saturating_add(add));
         } else if !skip {
-            if !self.fast_increase(cfg, acked, delay) {
+            if !self.fast_increase(cfg, acked, delay, o) {
                 // α·(target − delay) ≤ 2^24·2^23 = 2^47 in 2^-16; by acked
                 // (< 2^31) it would pass 2^64, so in two parts, exactly
                 // ⌊p·acked/2^16⌋: the whole part (< 2^31) by acked (< 2^62),
@@ -936,10 +1116,11 @@ impl Nscc {
                 let p = cfg.alpha_q16 as u64 * (target - delay) as u64;
                 let a = acked as u64;
                 let add = (p >> 16) * a + (((p & 0xFFFF) * a) >> 16);
+                o.proportional(add);
                 self.set_inc(self.inc().saturating_add(add));
             }
         } else if delay >= target {
-            self.decrease(cfg, now);
+            self.decrease(cfg, now, o);
         }
         // Bounded after every event but a timeout: unchanged, with the
         // ceiling where it was, the window needs no bound (the ceiling's
@@ -948,7 +1129,7 @@ impl Nscc {
             self.bound(cfg);
         }
         if self.received > cfg.adjust_bytes || now.wrapping_sub(self.last_adjust) > cfg.network_rtt_ns {
-            self.fulfil(cfg, now);
+            self.fulfil(cfg, now, o);
             self.bound(cfg);
         }
     }
@@ -1035,61 +1216,15 @@ impl Controller for Nscc {
         Ok(self.decision())
     }
 
-    /// An ACK (uet-htsim's `processAck`): `cum_ack` counts the bytes the
-    /// receiver has (its `recvd_bytes`), `snd_nxt − cum_ack` are in
-    /// flight, `rtt_ns` is the acknowledged packet's RTT where the sender
-    /// can tell it (`None`: the delay is the average), ECN-Echo the
-    /// packet's mark. An RTT of 0 is `BadSample`, the state unchanged.
+    /// An ACK: [`Nscc::ack_observed`], unobserved.
     #[inline(always)]
     fn ack(&mut self, cfg: &NsccConfig, now: Instant, ack: &Ack<'_>) -> Result<Decision, Error> {
-        let rtt = sample(ack.rtt_ns)?;
-        let acked = self.take(ack.cum_ack);
-        let skip = ack.ece == EcnEcho::Marked;
-        let (delay, lower) = match rtt {
-            Some(rtt) => {
-                let lower = self.update_base(rtt);
-                let d = rtt - self.base_rtt;
-                self.average(cfg, d, skip);
-                (d, lower)
-            }
-            None => (self.avg_delay >> 8, false),
-        };
-        let now = now.as_nanos() as u32;
-        let taken = Taken {
-            skip,
-            delay,
-            acked,
-            flight: (ack.cum_ack, ack.snd_nxt),
-            lower,
-        };
-        self.on_ack(cfg, now, taken);
-        Ok(self.decision())
+        self.ack_observed(cfg, now, ack, &mut ())
     }
 
-    /// A NACK of a trimmed packet (`processNack`, `updateCwndOnNack_NSCC`):
-    /// its RTT lowers the base RTT (if configured so); the delay average
-    /// moves toward a network RTT; quick adapt is asked for and, if it
-    /// does not run now, the packet's bytes come off the window. Marked
-    /// ACKs and NACKs being ignored after a quick adapt, this one counts
-    /// toward the bytes to answer.
+    /// A NACK: [`Nscc::nack_observed`], unobserved.
     fn nack(&mut self, cfg: &NsccConfig, now: Instant, nack: &Nack) -> Result<Decision, Error> {
-        let rtt = sample(nack.rtt_ns)?;
-        if let (Some(rtt), true) = (rtt, cfg.nack_updates_base_rtt) {
-            if self.update_base(rtt) {
-                // A lower ceiling: bounded below, or at the next ACK.
-                self.set_flag(UNBOUNDED, true);
-            }
-        }
-        let len = nack.len.min(MAX_WINDOW);
-        self.ignore_left = self.ignore_left.saturating_sub(len);
-        self.average(cfg, cfg.network_rtt_ns, true);
-        self.set_flag(TRIGGER_QA, true);
-        let now = now.as_nanos() as u32;
-        if !self.quick_adapt(cfg, now, true, true, 0, (nack.cum_ack, nack.snd_nxt)) {
-            self.cwnd = self.cwnd.saturating_sub(len);
-            self.bound(cfg);
-        }
-        Ok(self.decision())
+        self.nack_observed(cfg, now, nack, &mut ())
     }
 
     /// The ACK's quadrant ([`Nscc::case`]).

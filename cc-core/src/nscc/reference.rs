@@ -144,6 +144,24 @@ pub struct NsccRef {
     pub last_adjust: u32,
     pub last_dec: u32,
     pub recvd: u32,
+    /// uet-htsim's `_nscc_overall_stats`, kept where it keeps them.
+    pub stats: RefStats,
+}
+
+/// uet-htsim's per-flow NSCC sums (`_nscc_overall_stats`, and the
+/// fulfil's pending fair and proportional gatherings), bytes.
+#[derive(Clone, Copy, Debug, Default)]
+#[allow(missing_docs)]
+pub struct RefStats {
+    pub fair_inc: f64,
+    pub prop_inc: f64,
+    pub fast_inc: f64,
+    pub eta_inc: f64,
+    pub multi_dec: f64,
+    pub quick_dec: f64,
+    pub nack_dec: f64,
+    pub fair_pending: f64,
+    pub prop_pending: f64,
 }
 
 impl NsccRef {
@@ -170,6 +188,7 @@ impl NsccRef {
             last_adjust: 0,
             last_dec: 0,
             recvd: start,
+            stats: RefStats::default(),
         }
     }
 
@@ -209,7 +228,9 @@ impl NsccRef {
         } else if !self.qa_open || (now.wrapping_sub(self.qa_end) as i32) > 0 {
             let gate = (self.p.max_window(self.base_rtt) as u64 >> self.p.qa_gate) as f64;
             if self.qa_open && (self.trigger_qa || is_loss || delay > self.p.qa_threshold) && self.achieved < gate {
+                let before = self.cwnd;
                 self.cwnd = self.achieved.max(self.p.mtu);
+                self.stats.quick_dec += before - self.cwnd;
                 self.bytes_to_ignore = in_flight;
                 self.bytes_ignored = 0.0;
                 self.trigger_qa = false;
@@ -232,7 +253,9 @@ impl NsccRef {
         if delay < self.p.fast_gate {
             self.fi_count += acked;
             if self.fi_count > self.cwnd || self.increase {
+                let before = self.cwnd;
                 self.cwnd = floor(self.cwnd + acked * self.p.fi_scale);
+                self.stats.fast_inc += self.cwnd - before;
                 self.increase = true;
                 return;
             }
@@ -249,14 +272,22 @@ impl NsccRef {
         let t = self.p.target;
         if avg > t && (now.wrapping_sub(self.last_dec) as f64) > self.base_rtt {
             let k = (1.0 - self.p.gamma * (avg - t) / avg).max(self.p.md_floor);
+            let before = self.cwnd;
             self.cwnd = floor(self.cwnd * k).max(self.p.mtu);
+            self.stats.multi_dec += before - self.cwnd;
             self.last_dec = now;
         }
     }
 
     fn fulfill(&mut self, now: u32) {
         self.cwnd += floor(self.inc / self.cwnd);
+        // The pending gatherings over the window just set, truncated.
+        let s = &mut self.stats;
+        s.fair_inc += floor(s.fair_pending / self.cwnd);
+        s.prop_inc += floor(s.prop_pending / self.cwnd);
+        (s.fair_pending, s.prop_pending) = (0.0, 0.0);
         if now.wrapping_sub(self.last_adjust) as f64 >= self.p.network_rtt {
+            self.stats.eta_inc += floor(self.p.eta);
             self.cwnd += floor(self.p.eta);
             self.last_adjust = now;
         }
@@ -300,11 +331,15 @@ impl NsccRef {
         }
         let t = self.p.target;
         if !skip && delay >= t {
-            self.inc += floor(self.p.fi * acked);
+            let add = floor(self.p.fi * acked);
+            self.stats.fair_pending += add;
+            self.inc += add;
         } else if !skip && delay < t {
             self.fast_increase(acked, delay);
             if !self.increase {
-                self.inc += floor(self.p.alpha * acked * (t - delay));
+                let add = floor(self.p.alpha * acked * (t - delay));
+                self.stats.prop_pending += add;
+                self.inc += add;
             }
         } else if skip && delay >= t {
             self.multiplicative_decrease(now);
@@ -323,6 +358,7 @@ impl NsccRef {
             self.update_base_rtt(r.min(super::MAX_RTT_NS) as f64);
         }
         self.bytes_ignored += len as f64;
+        self.stats.nack_dec += len as f64;
         let raw = self.base_rtt + self.p.network_rtt;
         self.update_delay(raw, true);
         self.trigger_qa = true;

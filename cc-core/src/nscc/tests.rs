@@ -163,6 +163,59 @@ fn fair_increase_is_paid_at_the_fulfil() {
     assert_eq!(s.inc(), 0);
 }
 
+/// What uet-htsim's "finished at" line sums, on the steps above: each
+/// fulfil counts the fair gathering over the window it leaves (before
+/// eta), eta as added; a NACK its bytes; a decrease what it took.
+#[test]
+fn stats_sum_each_rule_as_uet_htsim_prints_it() {
+    let cfg = NsccConfig::uet_htsim();
+    let mut s = Nscc::new(&cfg, &params(T0)).unwrap();
+    s.cwnd = 100_000;
+    let mut st = Stats::default();
+    s.ack_observed(&cfg, at(20_000), &ack(4_150, 50_000, Some(T0 + 20_000), false), &mut st)
+        .unwrap();
+    let w1 = 100_000 + (cfg.fi as u64 * 4_150 / 100_000);
+    assert_eq!((st.fair_inc, st.eta_inc), (cfg.fi as u64 * 4_150 / w1, cfg.eta as u64));
+    s.ack_observed(
+        &cfg,
+        at(21_000),
+        &ack(37_351, 50_000, Some(T0 + 20_000), false),
+        &mut st,
+    )
+    .unwrap();
+    let w2 = s.window() as u64;
+    assert_eq!(st.fair_inc, cfg.fi as u64 * 4_150 / w1 + cfg.fi as u64 * 33_201 / w2);
+    assert_eq!((st.prop_inc, st.fast_inc, st.multi_dec, st.quick_dec), (0, 0, 0, 0));
+    // A NACK counts its bytes, which come off the window.
+    let n = Nack::new(Seq(37_351), 4_150, Seq(37_351), Seq(87_351));
+    s.nack_observed(&cfg, at(22_000), &n, &mut st).unwrap();
+    assert_eq!((st.nack_dec, s.window() as u64), (4_150, w2 - 4_150));
+    // A marked ACK above the target, a base RTT after the last decrease
+    // (and a network RTT after the last eta, which its fulfil adds).
+    s.avg_delay = 20_000 << 8;
+    let w3 = s.window();
+    s.ack_observed(&cfg, at(40_000), &ack(37_351, 50_000, Some(T0 + 30_000), true), &mut st)
+        .unwrap();
+    assert!(s.window() < w3);
+    assert_eq!(st.eta_inc, 2 * cfg.eta as u64);
+    assert_eq!(st.multi_dec, (w3 + cfg.eta - s.window()) as i64);
+    // The unobserved controller goes the same way.
+    let mut plain = Nscc::new(&cfg, &params(T0)).unwrap();
+    plain.cwnd = 100_000;
+    plain
+        .ack(&cfg, at(20_000), &ack(4_150, 50_000, Some(T0 + 20_000), false))
+        .unwrap();
+    plain
+        .ack(&cfg, at(21_000), &ack(37_351, 50_000, Some(T0 + 20_000), false))
+        .unwrap();
+    plain.nack(&cfg, at(22_000), &n).unwrap();
+    plain.avg_delay = 20_000 << 8;
+    plain
+        .ack(&cfg, at(40_000), &ack(37_351, 50_000, Some(T0 + 30_000), true))
+        .unwrap();
+    assert_eq!(plain, s);
+}
+
 /// ECN with delay above the target: at most one decrease a base RTT, by
 /// γ·(avg − target)/avg, never below half; ECN below the target: nothing.
 #[test]
@@ -326,7 +379,10 @@ fn sync(r: &mut reference::NsccRef, s: &Nscc) {
 /// five seeds at each of 100 and 800 Gb/s (`NSCC_SEEDS` for more), the
 /// model set to the engine's state before each step: every window within
 /// max(2 bytes, 10^-4) of the model's (a byte of a decrease's rounding
-/// moves the fulfil's inc/cwnd after it by inc/cwnd² bytes), every count, flag and time equal.
+/// moves the fulfil's inc/cwnd after it by inc/cwnd² bytes), every count,
+/// flag and time equal. The engine's [`Stats`] (summed through
+/// [`Observer`]) end within max(16 bytes, 10^-4) of the sums the model
+/// keeps where uet-htsim keeps them, each rule's sum above zero.
 /// Delays are kept 2 ns or more from the target and the fast-increase
 /// gate, and a step that leaves the average within 2^-6 ns of the target
 /// (where its 2^-8 ns could take the other branch) is not compared (fewer
@@ -354,9 +410,11 @@ fn fixed_point_follows_the_reference() {
             // Steps that decreased, quick-adapted, fast-increased, fulfilled.
             let mut seen = [0u32; 4];
             let mut near = 0u32;
+            let mut stats = Stats::default();
             for i in 0..10_000 {
                 sync(&mut r, &s);
                 let before = s;
+                let sums_before = (stats, r.stats);
                 // Phases of 500 steps: delays anywhere, below the fast
                 // increase's gate, or sparse ACKs (quick adapt's case).
                 let phase = (i / 500 + seed as u32) % 3;
@@ -394,7 +452,7 @@ fn fixed_point_follows_the_reference() {
                             rtt_ns: rtt,
                             ..Nack::new(Seq(cum), len, Seq(cum), Seq(cum.wrapping_add(in_flight)))
                         };
-                        s.nack(&cfg, t, &n).unwrap();
+                        s.nack_observed(&cfg, t, &n, &mut stats).unwrap();
                         r.nack(now, len, in_flight, rtt);
                     }
                     _ => {
@@ -404,7 +462,8 @@ fn fixed_point_follows_the_reference() {
                         };
                         cum = cum.wrapping_add(step[(g.draw() % 4) as usize]);
                         let ecn = g.draw().is_multiple_of(4);
-                        s.ack(&cfg, t, &ack(cum, in_flight, rtt, ecn)).unwrap();
+                        s.ack_observed(&cfg, t, &ack(cum, in_flight, rtt, ecn), &mut stats)
+                            .unwrap();
                         r.ack(now, cum, in_flight, rtt, ecn);
                     }
                 }
@@ -414,6 +473,8 @@ fn fixed_point_follows_the_reference() {
                 // engine's state.
                 if (r.avg_delay - r.p.target).abs() < 1.0 / 64.0 {
                     near += 1;
+                    // The step's rules are not compared: nor are its sums.
+                    (stats, r.stats) = sums_before;
                     continue;
                 }
                 let (got, want) = (s.cwnd as f64, r.cwnd);
@@ -473,6 +534,22 @@ fn fixed_point_follows_the_reference() {
                 near < 10,
                 "{mbps} seed {seed}: {near} steps too near the target to compare"
             );
+            let m = r.stats;
+            let pairs = [
+                (stats.fair_inc as f64, m.fair_inc),
+                (stats.prop_inc as f64, m.prop_inc),
+                (stats.fast_inc as f64, m.fast_inc),
+                (stats.eta_inc as f64, m.eta_inc),
+                (stats.multi_dec as f64, m.multi_dec),
+                (stats.quick_dec as f64, m.quick_dec),
+                (stats.nack_dec as f64, m.nack_dec),
+            ];
+            for (k, (got, want)) in pairs.into_iter().enumerate() {
+                assert!(
+                    want > 0.0 && (got - want).abs() <= (want * 1e-4).max(16.0),
+                    "{mbps} seed {seed}: sum {k} (fair, prop, fast, eta, multi, quick, nack): {got} vs {want}"
+                );
+            }
         }
     }
 }

@@ -281,10 +281,13 @@ pub fn g6(x: f64) -> String {
 
 /// What uet-htsim prints that its `validate.py` reads: a line per
 /// finished flow, in the order they finished (`Flow Uec_SRC_DST flowId N
-/// uecSrc SRC finished at µs total messages 1 total packets P …`), and
-/// the packet counts (`New: … Rtx: … RTS: 0 Bounced: 0 ACKs: … NACKs: …
-/// Pulls: 0 sleek_pkts: 0`). New packets are the data packets sent less
-/// the resends.
+/// uecSrc SRC finished at µs total messages 1 total packets P RTS 0 total
+/// bytes B`, then under NSCC its window changes by rule, `fair_inc …
+/// prop_inc … fast_inc … eta_inc … multi_dec -… quick_dec -… nack_dec
+/// -…`; uet-htsim's `in_flight now` is left out), and the packet counts
+/// (`New: … Rtx: … RTS: 0 Bounced: 0 ACKs: … NACKs: … Pulls: 0
+/// sleek_pkts: 0`). New packets are the data packets sent less the
+/// resends.
 pub fn report(w: &World, payload: u32) -> String {
     let mut done: Vec<_> = w.flows.iter().filter(|f| f.finish_ps.is_some()).collect();
     done.sort_by_key(|f| (f.finish_ps, f.id));
@@ -293,12 +296,20 @@ pub fn report(w: &World, payload: u32) -> String {
         let at = f.finish_ps.map_or(0.0, |t| t.as_ps() as f64 / 1e6);
         let packets = f.size.div_ceil(payload.max(1) as u64);
         out += &format!(
-            "Flow Uec_{s}_{d} flowId {id} uecSrc {s} finished at {t} total messages 1 total packets {packets} RTS 0\n",
+            "Flow Uec_{s}_{d} flowId {id} uecSrc {s} finished at {t} total messages 1 total packets {packets} RTS 0 total bytes {b}",
             s = f.src_host,
             d = f.dst_host,
             id = f.id,
             t = g6(at),
+            b = packets * payload as u64,
         );
+        if let Some(n) = w.metrics.nscc.get(f.id as usize) {
+            out += &format!(
+                " fair_inc {} prop_inc {} fast_inc {} eta_inc {} multi_dec -{} quick_dec -{} nack_dec -{}",
+                n.fair_inc, n.prop_inc, n.fast_inc, n.eta_inc, n.multi_dec, n.quick_dec, n.nack_dec
+            );
+        }
+        out.push('\n');
     }
     let c = &w.metrics.counters;
     out += &format!(

@@ -76,15 +76,24 @@ macro_rules! each_engine {
     };
 }
 
+/// An empty engine of a checked configuration on the heap, one table's
+/// frame at a time (a table of [`FLOWS_PER_NIC`] sprayed flows is most of
+/// a test thread's 2 MiB stack).
+#[inline(never)]
+fn boxed<const N: usize, P: cc_core::path::PathState>(cfg: AnyConfig) -> Box<Engine<AnyController<8>, N, P>> {
+    Box::new(Engine::new_const(cfg))
+}
+
 impl NicEngine {
     /// An engine of configuration `cfg` for a NIC that takes part in at
     /// most `flows` flows, with path choosers if `sprays`.
     pub fn new(cfg: AnyConfig, flows: usize, sprays: bool) -> Result<Self, Error> {
+        <AnyController<8> as cc_core::controller::Controller>::validate(&cfg)?;
         Ok(match (flows <= FEW_FLOWS_PER_NIC, sprays) {
-            (true, false) => NicEngine::Few(Box::new(Engine::new(cfg)?)),
-            (false, false) => NicEngine::Many(Box::new(Engine::new(cfg)?)),
-            (true, true) => NicEngine::FewSprayed(Box::new(Engine::new(cfg)?)),
-            (false, true) => NicEngine::ManySprayed(Box::new(Engine::new(cfg)?)),
+            (true, false) => NicEngine::Few(boxed(cfg)),
+            (false, false) => NicEngine::Many(boxed(cfg)),
+            (true, true) => NicEngine::FewSprayed(boxed(cfg)),
+            (false, true) => NicEngine::ManySprayed(boxed(cfg)),
         })
     }
 
@@ -245,13 +254,72 @@ impl Nic {
         kind: EventKind<'_>,
     ) -> Option<Decision> {
         let now = Instant::from_nanos(cx.now.as_ns());
-        match at {
-            Some(h) if cx.tap.trace.is_none() && cx.tap.cosim.is_none() => {
-                let answer = self.engine.event(h, now, &kind);
-                Self::count(cx, answer)
-            }
-            _ => self.engine_by_id(cx, flow, at, now, kind),
+        if cx.cfg.nscc_stats {
+            return self.engine_nscc(cx, flow, at, now, kind);
         }
+        let answer = match at {
+            Some(h) if cx.tap.trace.is_none() && cx.tap.cosim.is_none() => self.engine.event(h, now, &kind),
+            _ => self.engine_by_id(cx, flow, at, now, kind),
+        };
+        Self::count(cx, answer)
+    }
+
+    /// [`Nic::engine`] under NSCC: an ACK's or NACK's rules summed into
+    /// the flow's [`Metrics::nscc`](crate::output::metrics::Metrics::nscc)
+    /// when the engine takes it.
+    #[inline(never)]
+    fn engine_nscc(
+        &mut self,
+        cx: &mut Ctx,
+        flow: u32,
+        at: Option<FlowHandle>,
+        now: Instant,
+        kind: EventKind<'_>,
+    ) -> Option<Decision> {
+        let observed = self.nscc_observe(cx, flow, at, now, &kind);
+        let answer = match at {
+            Some(h) if cx.tap.trace.is_none() && cx.tap.cosim.is_none() => self.engine.event(h, now, &kind),
+            _ => self.engine_by_id(cx, flow, at, now, kind),
+        };
+        if let (Some((stats, copy)), Ok(_)) = (observed, &answer) {
+            cx.metrics.nscc[flow as usize] = stats;
+            debug_assert!(
+                cx.tap.cosim.is_some()
+                    || at.and_then(|h| self.engine.get(h)) == Some(&cc_core::algorithms::AnyController::Nscc(copy)),
+                "flow {flow}: the observed copy left the engine's path"
+            );
+        }
+        Self::count(cx, answer)
+    }
+
+    /// An NSCC sender's ACK or NACK run on a copy of its state, each rule
+    /// that runs added to the flow's sums: the sums it will have if the
+    /// engine takes the event. The copy ends as the engine's state will
+    /// (checked in debug builds).
+    #[cold]
+    fn nscc_observe(
+        &self,
+        cx: &mut Ctx,
+        flow: u32,
+        at: Option<FlowHandle>,
+        now: Instant,
+        kind: &EventKind<'_>,
+    ) -> Option<(cc_core::nscc::Stats, cc_core::nscc::Nscc)> {
+        let cfg = &self.engine.config().nscc;
+        let Some(cc_core::algorithms::AnyController::Nscc(n)) = at.and_then(|h| self.engine.get(h)) else {
+            return None;
+        };
+        let sums = &mut cx.metrics.nscc;
+        if sums.len() <= flow as usize {
+            sums.resize(flow as usize + 1, Default::default());
+        }
+        let (mut copy, mut stats) = (*n, sums[flow as usize]);
+        match kind {
+            EventKind::Ack(a) => copy.ack_observed(cfg, now, a, &mut stats).ok()?,
+            EventKind::Nack(k) => copy.nack_observed(cfg, now, k, &mut stats).ok()?,
+            _ => return None,
+        };
+        Some((stats, copy))
     }
 
     /// [`Nic::engine`] with a trace or co-simulation, or without a handle.
@@ -263,19 +331,18 @@ impl Nic {
         at: Option<FlowHandle>,
         now: Instant,
         kind: EventKind<'_>,
-    ) -> Option<Decision> {
+    ) -> Result<Decision, Error> {
         let event = Event {
             flow: FlowId(flow),
             kind,
         };
-        let answer = match self.tapped(cx, flow, now, &event) {
+        match self.tapped(cx, flow, now, &event) {
             Some(answer) => answer,
             None => match at {
                 Some(h) => self.engine.event(h, now, &event.kind),
                 None => self.engine.handle(now, &event),
             },
-        };
-        Self::count(cx, answer)
+        }
     }
 
     /// Starts `flow` in the engine (or the firmware): its handle in this

@@ -84,6 +84,7 @@ impl World {
             trace_flows: s.metrics.trace_flows,
             // Set with the senders' profile below.
             ack_cases: &[],
+            nscc_stats: false,
             sender_name: "",
             tx_jitter_ps: Ps::from_ns(s.nic.tx_jitter_ns.0),
             probe_loss: s.nic.probe_loss.0,
@@ -140,6 +141,7 @@ impl World {
         let engine_cfg = crate::setup::scenario::engine_config(&s.cc, mtu).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
         (cfg.ack_cases, cfg.sender_name) = (profile.sender.ack_cases(), profile.sender.name());
+        cfg.nscc_stats = profile.sender == cc_core::event::Algorithm::Nscc;
         let sack_misfit = if profile.gate == cc_core::params::Gate::WindowOrTicks {
             Some("sub-packet windows released by the engine's timer (LDCP's)")
         } else if profile.cnp_on_ce.is_some() {
