@@ -28,7 +28,7 @@
 //! Departures from uet-htsim are in docs/design-notes.md, "The SACK
 //! transport".
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, VecDeque};
 
 use cc_core::path::Ev as Entropy;
 use cc_core::prelude::*;
@@ -53,12 +53,24 @@ pub struct Sent {
 }
 
 /// The sender's side of a flow.
+///
+/// Packets are numbered in the order they are first sent and answered
+/// mostly in that order, so the records live in a ring from the lowest
+/// unanswered number, and the send times in a queue in the order they
+/// were taken (times only grow): the oldest live entry is the timer's.
+/// An entry whose packet was answered or sent again since is dropped
+/// when it reaches the front.
 #[derive(Clone, Debug, Default)]
 pub struct SackTx {
-    /// Packets sent and not yet answered, by number.
-    sent: BTreeMap<u32, Sent>,
-    /// The same by send time, oldest first: the timer's order.
-    by_time: BTreeSet<(Ps, u32)>,
+    /// Packet `first + i`'s record at `i`, while it is sent and not
+    /// answered; the front is always a record (or the ring is empty).
+    sent: VecDeque<Option<Sent>>,
+    /// The number of `sent`'s front.
+    first: u32,
+    /// `(send time, number)` in the order sent, each time at or after the
+    /// one before (and equal times by number); the front is live: its
+    /// packet is in flight, sent at that time.
+    by_time: VecDeque<(Ps, u32)>,
     /// Packets to send again, by number: their wire bytes.
     rtx: BTreeMap<u32, u32>,
     /// Wire bytes in flight (may dip below zero for a moment, as
@@ -118,29 +130,69 @@ impl SackTx {
         self.recvd
     }
 
+    /// Packet `n`'s record, if it is in flight.
+    fn get(&self, n: u32) -> Option<&Sent> {
+        let i = n.wrapping_sub(self.first) as usize;
+        self.sent.get(i)?.as_ref()
+    }
+
     /// Packet `n` of `wire` bytes goes now on entropy value `ev` (a
     /// resend leaves the queue).
     pub fn send(&mut self, n: u32, wire: u32, now: Ps, ev: u16) {
         self.rtx.remove(&n);
-        if let Some(old) = self.sent.insert(n, Sent { at: now, wire, ev }) {
-            // Sent again before it was answered: one record, the latest.
-            self.by_time.remove(&(old.at, n));
+        if self.sent.is_empty() {
+            self.first = n;
+        } else if n < self.first {
+            // Below the ring (only after a gap at its front): widen it.
+            for _ in n..self.first {
+                self.sent.push_front(None);
+            }
+            self.first = n;
+        }
+        let i = (n - self.first) as usize;
+        if i >= self.sent.len() {
+            self.sent.resize(i + 1, None);
+        }
+        if let Some(old) = self.sent[i].replace(Sent { at: now, wire, ev }) {
+            // Sent again before it was answered: one record, the latest
+            // (its older time leaves the queue when it reaches the front).
             self.in_flight -= old.wire as i64;
         }
-        self.by_time.insert((now, n));
+        // Times only grow; at an equal time the queue keeps number order.
+        let mut at = self.by_time.len();
+        while at > 0 && self.by_time[at - 1] > (now, n) {
+            at -= 1;
+        }
+        self.by_time.insert(at, (now, n));
         self.in_flight += wire as i64;
+        self.settle();
     }
 
     /// When the oldest packet in flight times out, given the least RTO.
     pub fn deadline(&self, rto: Ps) -> Option<Ps> {
-        self.by_time.first().map(|&(at, _)| at + rto)
+        self.by_time.front().map(|&(at, _)| at + rto)
     }
 
     /// Forgets packet `n` as answered.
     fn answered(&mut self, n: u32) -> Option<Sent> {
-        let s = self.sent.remove(&n)?;
-        self.by_time.remove(&(s.at, n));
+        let i = n.wrapping_sub(self.first) as usize;
+        let s = self.sent.get_mut(i)?.take()?;
         Some(s)
+    }
+
+    /// Drops what was answered from the ring's front and the stale times
+    /// from the queue's, so that both fronts are live.
+    fn settle(&mut self) {
+        while let Some(None) = self.sent.front() {
+            self.sent.pop_front();
+            self.first = self.first.wrapping_add(1);
+        }
+        while let Some(&(at, n)) = self.by_time.front() {
+            if self.get(n).is_some_and(|s| s.at == at) {
+                break;
+            }
+            self.by_time.pop_front();
+        }
     }
 
     /// Packet `n` is known to have arrived: answered if it is in flight,
@@ -170,7 +222,7 @@ impl SackTx {
             self.in_flight -= (recvd - self.recvd) as i64;
             self.recvd = recvd;
         }
-        let rtt = self.sent.get(&acked).filter(|s| s.at == ts).map(|s| now - s.at);
+        let rtt = self.get(acked).filter(|s| s.at == ts).map(|s| now - s.at);
         while let Some((&n, &w)) = self.rtx.first_key_value() {
             if n >= cum {
                 break;
@@ -178,17 +230,18 @@ impl SackTx {
             self.rtx.remove(&n);
             self.in_flight += w as i64;
         }
-        while let Some((&n, _)) = self.sent.first_key_value() {
-            if n >= cum {
-                break;
-            }
-            self.answered(n);
+        // Everything below the cumulative ACK is answered.
+        while !self.sent.is_empty() && self.first < cum {
+            self.sent.pop_front();
+            self.first = self.first.wrapping_add(1);
         }
-        for i in 0..64 {
-            if bitmap >> i & 1 == 1 {
-                self.arrived(base.wrapping_add(i));
-            }
+        let mut bits = bitmap;
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            self.arrived(base.wrapping_add(i));
         }
+        self.settle();
         AckView {
             cum,
             recvd: self.recvd,
@@ -203,7 +256,7 @@ impl SackTx {
     /// NACK to the engine with the packet still counted in flight, then
     /// calls [`SackTx::resend`].
     pub fn nacked(&self, n: u32) -> Option<Sent> {
-        self.sent.get(&n).copied()
+        self.get(n).copied()
     }
 
     /// Packet `n` comes off the bytes in flight and waits to be sent again
@@ -212,14 +265,15 @@ impl SackTx {
         if let Some(s) = self.answered(n) {
             self.in_flight -= s.wire as i64;
             self.rtx.insert(n, s.wire);
+            self.settle();
         }
     }
 
     /// The oldest packet in flight, if it has waited `rto`: its number
     /// and entropy value.
     pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16)> {
-        let &(at, n) = self.by_time.first()?;
-        (at + rto <= now).then(|| (n, self.sent.get(&n).map_or(0, |s| s.ev)))
+        let &(at, n) = self.by_time.front()?;
+        (at + rto <= now).then(|| (n, self.get(n).map_or(0, |s| s.ev)))
     }
 }
 
@@ -228,8 +282,14 @@ impl SackTx {
 pub struct SackRx {
     /// The next packet expected in order (the cumulative ACK).
     pub expected: u32,
-    /// Packets received beyond `expected`.
-    ooo: BTreeSet<u32>,
+    /// Packets received beyond `expected`, a bit each: bit `i % 64` of
+    /// word `i / 64` is packet `ooo_base + i`, `ooo_base` a multiple of
+    /// 64 at or below `expected`.
+    ooo: VecDeque<u64>,
+    /// The packet of `ooo`'s first bit.
+    ooo_base: u32,
+    /// Bits set in `ooo`.
+    ooo_count: u32,
     /// Wire bytes of every distinct data packet received.
     pub recvd: u64,
     /// Wire bytes arrived since the last ACK.
@@ -256,9 +316,43 @@ pub enum RxAnswer {
 }
 
 impl SackRx {
+    /// Whether packet `n` is held out of order.
+    fn held(&self, n: u32) -> bool {
+        let Some(i) = n.checked_sub(self.ooo_base) else {
+            return false;
+        };
+        self.ooo.get((i / 64) as usize).is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+
     /// Whether packet `n` was received already.
     fn has(&self, n: u32) -> bool {
-        n < self.expected || self.ooo.contains(&n)
+        n < self.expected || self.held(n)
+    }
+
+    /// Holds packet `n` (beyond `expected`, not held yet).
+    fn hold(&mut self, n: u32) {
+        let i = n - self.ooo_base;
+        let w = (i / 64) as usize;
+        if w >= self.ooo.len() {
+            self.ooo.resize(w + 1, 0);
+        }
+        self.ooo[w] |= 1 << (i % 64);
+        self.ooo_count += 1;
+    }
+
+    /// `expected` moves past the packets held in order after it; words
+    /// wholly below it go.
+    fn advance(&mut self) {
+        while self.held(self.expected) {
+            let i = self.expected - self.ooo_base;
+            self.ooo[(i / 64) as usize] &= !(1 << (i % 64));
+            self.ooo_count -= 1;
+            self.expected += 1;
+        }
+        while self.expected - self.ooo_base >= 64 {
+            self.ooo.pop_front();
+            self.ooo_base += 64;
+        }
     }
 
     /// uet-htsim's `sackBitmapBase`: `max(n − 63, expected + 1)`.
@@ -292,15 +386,13 @@ impl SackRx {
         }
         if n == self.expected {
             self.expected += 1;
-            while self.ooo.remove(&self.expected) {
-                self.expected += 1;
-            }
-            if self.ooo.is_empty() && self.ack_request {
+            self.advance();
+            if self.ooo_count == 0 && self.ack_request {
                 now = true;
                 self.ack_request = false;
             }
         } else {
-            self.ooo.insert(n);
+            self.hold(n);
         }
         if ce || now || self.accepted >= sack_bytes {
             self.accepted = 0;
@@ -314,9 +406,24 @@ impl SackRx {
     /// The bitmap from `base`: bit i, packet `base + i` is held out of
     /// order (uet-htsim's `buildSackBitmap`).
     pub fn bitmap(&self, base: u32) -> u64 {
-        self.ooo
-            .range(base..base.saturating_add(64))
-            .fold(0, |b, &n| b | 1 << (n - base))
+        // The 64 bits from `base`, held packets being at or after
+        // `ooo_base`: the bits below it are clear.
+        let word = |w: i64| -> u64 {
+            usize::try_from(w)
+                .ok()
+                .and_then(|w| self.ooo.get(w))
+                .copied()
+                .unwrap_or(0)
+        };
+        let off = base as i64 - self.ooo_base as i64;
+        let (w, s) = (off.div_euclid(64), off.rem_euclid(64) as u32);
+        let lo = word(w) >> s;
+        let hi = if s == 0 { 0 } else { word(w + 1) << (64 - s) };
+        // No packet at or past u32::MAX (the range's end saturates there).
+        match u32::MAX - base {
+            room @ 0..64 => (lo | hi) & ((1u64 << room) - 1),
+            _ => lo | hi,
+        }
     }
 }
 
@@ -509,6 +616,190 @@ mod tests {
     use super::*;
 
     const T: u64 = 16_384;
+
+    /// The ordered sets the transport kept before its rings: the model
+    /// `held_to_the_ordered_model` holds them to.
+    mod model {
+        use std::collections::{BTreeMap, BTreeSet};
+
+        use super::super::{SackAck, Sent};
+        use crate::run::event::Ps;
+
+        #[derive(Default)]
+        pub struct Tx {
+            pub sent: BTreeMap<u32, Sent>,
+            pub by_time: BTreeSet<(Ps, u32)>,
+            pub rtx: BTreeMap<u32, u32>,
+            pub in_flight: i64,
+            pub recvd: u64,
+        }
+
+        impl Tx {
+            pub fn send(&mut self, n: u32, wire: u32, now: Ps, ev: u16) {
+                self.rtx.remove(&n);
+                if let Some(old) = self.sent.insert(n, Sent { at: now, wire, ev }) {
+                    self.by_time.remove(&(old.at, n));
+                    self.in_flight -= old.wire as i64;
+                }
+                self.by_time.insert((now, n));
+                self.in_flight += wire as i64;
+            }
+            fn answered(&mut self, n: u32) -> Option<Sent> {
+                let s = self.sent.remove(&n)?;
+                self.by_time.remove(&(s.at, n));
+                Some(s)
+            }
+            pub fn ack(&mut self, now: Ps, a: &SackAck) -> (u64, Option<Ps>) {
+                if a.recvd > self.recvd {
+                    self.in_flight -= (a.recvd - self.recvd) as i64;
+                    self.recvd = a.recvd;
+                }
+                let rtt = self.sent.get(&a.acked).filter(|s| s.at == a.ts).map(|s| now - s.at);
+                while let Some((&n, &w)) = self.rtx.first_key_value() {
+                    if n >= a.cum {
+                        break;
+                    }
+                    self.rtx.remove(&n);
+                    self.in_flight += w as i64;
+                }
+                while let Some((&n, _)) = self.sent.first_key_value() {
+                    if n >= a.cum {
+                        break;
+                    }
+                    self.answered(n);
+                }
+                for i in 0..64 {
+                    if a.bitmap >> i & 1 == 1 {
+                        let n = a.base.wrapping_add(i);
+                        if self.answered(n).is_none() {
+                            if let Some(w) = self.rtx.remove(&n) {
+                                self.in_flight += w as i64;
+                            }
+                        }
+                    }
+                }
+                (self.in_flight.max(0) as u64, rtt)
+            }
+            pub fn resend(&mut self, n: u32) {
+                if let Some(s) = self.answered(n) {
+                    self.in_flight -= s.wire as i64;
+                    self.rtx.insert(n, s.wire);
+                }
+            }
+            pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16)> {
+                let &(at, n) = self.by_time.first()?;
+                (at + rto <= now).then(|| (n, self.sent.get(&n).map_or(0, |s| s.ev)))
+            }
+        }
+
+        /// The receiver's out-of-order set.
+        #[derive(Default)]
+        pub struct Rx {
+            pub expected: u32,
+            pub ooo: BTreeSet<u32>,
+        }
+
+        impl Rx {
+            pub fn take(&mut self, n: u32) {
+                if n == self.expected {
+                    self.expected += 1;
+                    while self.ooo.remove(&self.expected) {
+                        self.expected += 1;
+                    }
+                } else if n > self.expected {
+                    self.ooo.insert(n);
+                }
+            }
+            pub fn bitmap(&self, base: u32) -> u64 {
+                self.ooo
+                    .range(base..base.saturating_add(64))
+                    .fold(0, |b, &n| b | 1 << (n - base))
+            }
+        }
+    }
+
+    /// Random sends, resends, ACKs (cumulative and by bitmap), NACKs and
+    /// timeouts over windows of up to 200 packets, and random arrivals at
+    /// the receiver: the rings answer as the ordered sets did, at every
+    /// step (bytes in flight, RTTs, the timer, the resend queue, the
+    /// receiver's cumulative ACK, holdings and bitmaps).
+    #[test]
+    fn held_to_the_ordered_model() {
+        for seed in 1..=20u64 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut draw = move |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let (mut tx, mut m) = (SackTx::default(), model::Tx::default());
+            let (mut rx, mut mr) = (SackRx::default(), model::Rx::default());
+            let (mut now, mut next, mut cum) = (0u64, 0u32, 0u32);
+            let rto = Ps::from_ns(500);
+            for step in 0..20_000 {
+                // Some sends at the same time, most later.
+                now += [0, 1, 7, 40][draw(4) as usize];
+                let t = Ps::from_ns(now);
+                match draw(10) {
+                    0..=3 => {
+                        let n = if draw(4) == 0 && next > cum {
+                            cum + draw((next - cum) as u64) as u32
+                        } else if next - cum < 200 {
+                            next += 1;
+                            next - 1
+                        } else {
+                            continue;
+                        };
+                        let (w, ev) = (4150 - draw(3) as u32 * 100, draw(128) as u16);
+                        tx.send(n, w, t, ev);
+                        m.send(n, w, t, ev);
+                    }
+                    4..=6 => {
+                        cum = (cum + draw(4) as u32).min(next);
+                        let base = cum + draw(8) as u32;
+                        let a = SackAck {
+                            cum,
+                            recvd: m.recvd + draw(3) * 4150,
+                            acked: cum + draw(16) as u32,
+                            ts: Ps::from_ns(now.saturating_sub(draw(600))),
+                            base,
+                            bitmap: draw(u64::MAX) & draw(u64::MAX),
+                        };
+                        let v = tx.ack(t, &a);
+                        assert_eq!((v.in_flight, v.rtt), m.ack(t, &a), "seed {seed} step {step}");
+                    }
+                    7 => {
+                        let n = cum + draw(32) as u32;
+                        assert_eq!(tx.nacked(n), m.sent.get(&n).copied(), "seed {seed} step {step}");
+                        tx.resend(n);
+                        m.resend(n);
+                    }
+                    8 => {
+                        let e = tx.expired(t, rto);
+                        assert_eq!(e, m.expired(t, rto), "seed {seed} step {step}");
+                        if let Some((n, _)) = e {
+                            tx.resend(n);
+                            m.resend(n);
+                        }
+                    }
+                    _ => {
+                        let n = rx.expected + draw(70) as u32;
+                        let had = rx.has(n);
+                        assert_eq!(had, n < mr.expected || mr.ooo.contains(&n), "seed {seed} step {step}");
+                        rx.data(n, 4150, false, false, false, T);
+                        mr.take(n);
+                        assert_eq!((rx.expected, rx.ooo_count as usize), (mr.expected, mr.ooo.len()));
+                        let base = rx.expected.saturating_sub(draw(70) as u32) + draw(140) as u32;
+                        assert_eq!(rx.bitmap(base), mr.bitmap(base), "seed {seed} step {step} base {base}");
+                    }
+                }
+                assert_eq!(tx.in_flight(), m.in_flight.max(0) as u64, "seed {seed} step {step}");
+                assert_eq!(tx.deadline(rto), m.by_time.first().map(|&(at, _)| at + rto));
+                assert_eq!(tx.next_rtx(), m.rtx.first_key_value().map(|(&n, &w)| (n, w)));
+            }
+        }
+    }
 
     /// The receiver's answers, as uet-htsim's `processData` gives them for
     /// 4150-byte packets: the first packet at once, then one ACK every
