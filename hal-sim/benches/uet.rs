@@ -14,10 +14,15 @@
 //! Each row prints the tail FCT beside uet-htsim's
 //! (`scenarios/reference/uet-htsim/validate_load_balancing_snd.out`) and
 //! whether it is within 10 %, its resends beside uet-htsim's, and the
-//! run's CPU time beside a tenth of uet-htsim's on the same work (19.3 s
-//! of CPU for its oblivious run of this matrix on the 2-core CI machine; its build and
-//! run commands are in docs/reference-runs.md). Then the peak resident
-//! memory. About 20 s of CPU in all.
+//! run's CPU time beside a tenth of uet-htsim's on the same work. With
+//! `UET_HTSIM` naming uet-htsim's binary (`htsim_uec`, built as
+//! docs/reference-runs.md says), each row runs uet-htsim's own command
+//! line too, just before hal-sim's, and takes its CPU time from that run:
+//! this machine's speed drifts by half over an hour, so only a ratio
+//! measured in one run holds. Without it the target is a tenth of the
+//! 19.3 s uet-htsim's oblivious row took when it was recorded. Then the
+//! peak resident memory. About 20 s of CPU in all, and uet-htsim's
+//! (15-25 s a row) with `UET_HTSIM`.
 //!
 //! `cargo bench -p hal-sim --bench uet -- 8192` also runs uet-htsim's
 //! 8192-host permutation on its 400 Gb/s leaf-spine
@@ -31,8 +36,37 @@ use hal_sim::run::cpu::Stopwatch;
 use hal_sim::run::world::World;
 use hal_sim::setup::uet_htsim;
 
-/// uet-htsim's CPU seconds for one run of the matrix (docs/reference-runs.md).
+/// uet-htsim's CPU seconds for its oblivious run of the matrix, as
+/// recorded (docs/reference-runs.md): the target without `UET_HTSIM`.
 const UET_HTSIM_CPU_S: f64 = 19.3;
+
+/// CPU seconds (user and system) of this process's waited-for children,
+/// from Linux's /proc/self/stat (`cutime`, `cstime`: fields 16 and 17, in
+/// USER_HZ ticks, 100 a second on Linux's ABI).
+fn children_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields from the third on follow the command's closing parenthesis.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(13)?.parse::<f64>().ok()? + f.get(14)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// uet-htsim's own run of command line `line` from `dir` (where the
+/// matrix is), if `UET_HTSIM` names its binary: its CPU seconds.
+fn uet_htsim_cpu(line: &str, dir: &Path) -> Option<f64> {
+    let bin = std::env::var_os("UET_HTSIM")?;
+    let before = children_cpu_s()?;
+    let status = std::process::Command::new(&bin)
+        .args(line.split_whitespace())
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap_or_else(|e| panic!("UET_HTSIM={}: {e}", bin.to_string_lossy()));
+    assert!(status.success(), "uet-htsim {line}: {status}");
+    Some(children_cpu_s()? - before)
+}
 
 /// Runs uet-htsim's command line `line` from `dir`: the world at its end
 /// and the loop's CPU seconds.
@@ -69,22 +103,25 @@ fn main() {
         hal_sim::run::cpu::BUILD
     );
     println!();
+    let same_run = std::env::var_os("UET_HTSIM").is_some();
     println!(
-        "{:<38} {:>10} {:>10} {:>7} {:>13} {:>8} {:>12}",
-        "", "tail µs", "uet-htsim", "", "resends (its)", "CPU s", "target CPU s"
+        "{:<38} {:>10} {:>10} {:>7} {:>13} {:>8} {:>12} {:>8}",
+        "", "tail µs", "uet-htsim", "", "resends (its)", "CPU s", "target CPU s", "ratio"
     );
     let mut missed = 0;
     for (lb, flags, tail_us, rtx) in rows {
         let line =
             format!("-tm perm_1024n_1024c_0u_2000000b.cm -sender_cc_only -paths 128 -load_balancing_algo {lb} {flags}");
+        // uet-htsim's CPU on this line, measured now, or as recorded.
+        let theirs = uet_htsim_cpu(&line, &dir).unwrap_or(UET_HTSIM_CPU_S);
         let (w, cpu) = run_line(&line, &dir);
         let all = w.flows.iter().all(|f| f.finish_ps.is_some());
         let tail = last_finish_us(&w);
         let close = all && (tail / tail_us - 1.0).abs() <= 0.10;
-        let fast = cpu <= UET_HTSIM_CPU_S / 10.0;
+        let fast = cpu <= theirs / 10.0;
         missed += usize::from(!close) + usize::from(!fast);
         println!(
-            "{:<38} {:>10.3} {:>10.3} {:>7} {:>6} ({:>4}) {:>8.2} {:>9.2} {}",
+            "{:<38} {:>10.3} {:>10.3} {:>7} {:>6} ({:>4}) {:>8.2} {:>9.2} {:<7} {:.3}",
             format!("{lb} {flags}"),
             tail,
             tail_us,
@@ -92,9 +129,16 @@ fn main() {
             w.metrics.counters.retransmits,
             rtx,
             cpu,
-            UET_HTSIM_CPU_S / 10.0,
+            theirs / 10.0,
             if fast { "ok" } else { "NOT met" },
+            cpu / theirs,
         );
+    }
+    println!();
+    if same_run {
+        println!("(target CPU: a tenth of uet-htsim's own run of each line, just before hal-sim's)");
+    } else {
+        println!("(target CPU: a tenth of uet-htsim's {UET_HTSIM_CPU_S} s as recorded; UET_HTSIM=path/to/htsim_uec times it in this run)");
     }
     if let Some(mib) = hal_sim::run::cpu::peak_rss_mib() {
         println!();
