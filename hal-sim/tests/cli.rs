@@ -349,10 +349,21 @@ fn uet_htsim_command_lines_print_what_validate_reads() {
     let nacks: f64 = w[11].parse().unwrap();
     assert!((nacks / 811.0 - 1.0).abs() < 0.30, "{summary}");
 
+    // `-cwnd`: the first window in packets (uet-htsim's 3-to-1 run of
+    // its plan: 221.731 µs, 614 new packets, 80 NACKs).
+    let (fcts, conns, summary) = run("-tm incast_3-1_overlapped.tm -sender_cc_only -end 1000 -cwnd 50");
+    assert_eq!((fcts.len(), conns), (3, 3));
+    assert!((fcts[2] / 221.731 - 1.0).abs() < 0.10, "{fcts:?}");
+    let w: Vec<&str> = summary.split_whitespace().collect();
+    assert_eq!((w[0], w[1]), ("New:", "614"), "{summary}");
+    let nacks: f64 = w[11].parse().unwrap();
+    assert!((nacks / 80.0 - 1.0).abs() < 0.30, "{summary}");
+
     // What hal-sim does not model is refused by name.
     for (flags, named) in [
         ("-tm one.cm -sender_cc_only -disable_trim", "-disable_trim"),
-        ("-tm one.cm -sender_cc_only -cwnd 50", "-cwnd"),
+        ("-tm one.cm -sender_cc_only -conn_reuse", "-conn_reuse"),
+        ("-tm one.cm -sender_cc_only -cwnd 100000", "-cwnd"),
         ("-tm one.cm", "-sender_cc_only"),
         (
             "-tm one.cm -sender_cc_only -load_balancing_algo reps_legacy",

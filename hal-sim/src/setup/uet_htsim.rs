@@ -51,6 +51,9 @@ pub struct Command {
     pub trim_bytes: u32,
     /// `-hop_latency`, µs.
     pub hop_latency_us: f64,
+    /// `-cwnd`: NSCC's first window, packets of `-mtu` bytes (0: its
+    /// ceiling, 1.5 BDP).
+    pub cwnd_pkts: u32,
 }
 
 /// Flags uet-htsim takes that hal-sim does not model, with why.
@@ -60,7 +63,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("-receiver_cc", "receiver credit (RCCC) is not modelled"),
     ("-oversubscribed_cc", "receiver credit (RCCC) is not modelled"),
     ("-disable_trim", "dropping instead of trimming is not modelled"),
-    ("-cwnd", "NSCC's first window is 1.5 BDP, as uet-htsim's default"),
     ("-conn_reuse", "several messages on one connection are not modelled"),
     (
         "-tiers",
@@ -100,6 +102,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         ecn_pkts: None,
         trim_bytes: 64,
         hop_latency_us: 1.0,
+        cwnd_pkts: 0,
     };
     let mut sender_only = false;
     let mut i = 0;
@@ -126,6 +129,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "-q" => (c.queue_pkts, used) = (Some(num(value(i, flag)?, flag)?), 2),
             "-trimsize" => (c.trim_bytes, used) = (num(value(i, flag)?, flag)?, 2),
             "-hop_latency" => (c.hop_latency_us, used) = (num(value(i, flag)?, flag)?, 2),
+            "-cwnd" => (c.cwnd_pkts, used) = (num(value(i, flag)?, flag)?, 2),
             "-ecn" => {
                 let low = num(value(i, flag)?, flag)?;
                 let high = num(value(i + 1, flag)?, flag)?;
@@ -252,6 +256,16 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     let mut s = parse(&text, "uet-htsim").map_err(|e| e.to_string())?;
     if let Cc::Registered { engine, .. } = &mut s.cc.algorithm {
         engine.nscc = cc_core::nscc::NsccConfig::derive(c.linkspeed_mbps as u32, rtt_ps, c.mtu, true);
+        // `initNscc`: the first window `-cwnd` packets of `-mtu` bytes.
+        let first = c.cwnd_pkts as u64 * mtu;
+        if first > cc_core::nscc::MAX_WINDOW as u64 {
+            return Err(format!(
+                "-cwnd {}: at most {} packets of {mtu} bytes",
+                c.cwnd_pkts,
+                cc_core::nscc::MAX_WINDOW as u64 / mtu
+            ));
+        }
+        engine.nscc.initial_window = first as u32;
     }
     Ok(s)
 }
@@ -360,6 +374,12 @@ mod tests {
         assert_eq!(
             (c.ecn_pkts, c.queue_pkts, c.sack_threshold),
             (Some((10, 30)), Some(50), Some(4000))
+        );
+        assert_eq!(
+            parse_args(&args("-tm m.cm -sender_cc_only -cwnd 50"))
+                .unwrap()
+                .cwnd_pkts,
+            50
         );
         let e = parse_args(&args("-tm m.cm -sender_cc_only -disable_trim")).unwrap_err();
         assert!(e.starts_with("-disable_trim: not supported"), "{e}");
