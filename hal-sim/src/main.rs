@@ -404,11 +404,13 @@ fn run(a: RunArgs) -> ExitCode {
         let result = std::fs::create_dir_all(&o)
             .map_err(|e| e.to_string())
             .and_then(|_| report::write_csv(&w, &o.join("flows.csv")).map_err(|e| e.to_string()))
-            .and_then(|_| report::write_plots(&w, &s.name, &o).map_err(|e| e.to_string()));
+            .and_then(|_| report::write_plots(&w, &s.name, &o).map_err(|e| e.to_string()))
+            .and_then(|_| report::write_nscc_csv(&w, &o.join("nscc.csv")).map_err(|e| e.to_string()));
         match result {
-            Ok(()) => say!(
-                "wrote {}/flows.csv, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg{}{}",
+            Ok(nscc) => say!(
+                "wrote {}/flows.csv{}, queue.svg, window.svg, window_rate.svg, fct_slowdown.svg{}{}",
                 o.display(),
+                if nscc { ", nscc.csv" } else { "" },
                 if report::signal_rates(&w.metrics.signals).is_some() {
                     ", signals.svg"
                 } else {

@@ -128,6 +128,22 @@ fn an_nscc_incast_plots_its_window_and_each_acks_case() {
     let out = std::env::temp_dir().join(format!("hal-sim-nscc-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
     report::write_plots(&w, "uet-incast", &out).unwrap();
+    // nscc.csv: each flow's window changes by rule, as the run summed them.
+    assert!(report::write_nscc_csv(&w, &out.join("nscc.csv")).unwrap());
+    let csv = std::fs::read_to_string(out.join("nscc.csv")).unwrap();
+    let rows: Vec<Vec<i64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 15);
+    let nack: i64 = rows.iter().map(|r| r[9]).sum();
+    let eta: i64 = rows.iter().map(|r| r[6]).sum();
+    assert_eq!(nack, w.metrics.nscc.iter().map(|n| n.nack_dec as i64).sum::<i64>());
+    // A NACK counts its packet's wire bytes (at most 4150), and eta came
+    // at least once a flow.
+    assert!(nack > 0 && nack <= w.metrics.counters.nacks as i64 * 4150, "{csv}");
+    assert!(rows.iter().all(|r| r[6] > 0), "{eta}");
     let svg = std::fs::read_to_string(out.join("nscc.svg")).unwrap();
     for label in [
         "fair increase",
@@ -140,5 +156,6 @@ fn an_nscc_incast_plots_its_window_and_each_acks_case() {
     let _ = std::fs::remove_dir_all(&out);
     let (other, _) = common::run(&common::incast(2, 100_000, 2.0, 0));
     assert!(other.metrics.traces.iter().all(|t| t.cases.is_empty()));
+    assert!(!report::write_nscc_csv(&other, &out.join("other.csv")).unwrap());
     assert!(report::case_shares(&other.metrics.traces).is_none());
 }

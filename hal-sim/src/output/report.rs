@@ -668,6 +668,39 @@ pub fn write_csv(w: &World, path: &Path) -> std::io::Result<()> {
     f.flush()
 }
 
+/// NSCC's window changes by rule for each flow (`nscc.csv`), as
+/// uet-htsim sums them (`cc_core::nscc::Stats`): bytes, the decreases
+/// as the amounts taken. `false` (nothing written) when the senders are
+/// not NSCC.
+pub fn write_nscc_csv(w: &World, path: &Path) -> std::io::Result<bool> {
+    if w.metrics.nscc.is_empty() {
+        return Ok(false);
+    }
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(
+        f,
+        "flow,src,dst,fair_inc,prop_inc,fast_inc,eta_inc,multi_dec,quick_dec,nack_dec"
+    )?;
+    for (r, n) in w.flows.iter().zip(&w.metrics.nscc) {
+        writeln!(
+            f,
+            "{},{},{},{},{},{},{},{},{},{}",
+            r.id,
+            r.src_host,
+            r.dst_host,
+            n.fair_inc,
+            n.prop_inc,
+            n.fast_inc,
+            n.eta_inc,
+            n.multi_dec,
+            n.quick_dec,
+            n.nack_dec
+        )?;
+    }
+    f.flush()?;
+    Ok(true)
+}
+
 /// A named line of (x, y) points.
 pub type Series = (String, Vec<(f64, f64)>);
 
