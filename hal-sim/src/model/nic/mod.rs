@@ -257,11 +257,25 @@ impl Nic {
         if cx.cfg.nscc_stats {
             return self.engine_nscc(cx, flow, at, now, kind);
         }
-        let answer = match at {
+        let answer = self.answer(cx, flow, at, now, kind);
+        Self::count(cx, answer)
+    }
+
+    /// The engine's answer to `kind`: by handle, or by id with a trace or
+    /// co-simulation (or without a handle).
+    #[inline(always)]
+    fn answer(
+        &mut self,
+        cx: &mut Ctx,
+        flow: u32,
+        at: Option<FlowHandle>,
+        now: Instant,
+        kind: EventKind<'_>,
+    ) -> Result<Decision, Error> {
+        match at {
             Some(h) if cx.tap.trace.is_none() && cx.tap.cosim.is_none() => self.engine.event(h, now, &kind),
             _ => self.engine_by_id(cx, flow, at, now, kind),
-        };
-        Self::count(cx, answer)
+        }
     }
 
     /// [`Nic::engine`] under NSCC: an ACK's or NACK's rules summed into
@@ -277,10 +291,7 @@ impl Nic {
         kind: EventKind<'_>,
     ) -> Option<Decision> {
         let observed = self.nscc_observe(cx, flow, at, now, &kind);
-        let answer = match at {
-            Some(h) if cx.tap.trace.is_none() && cx.tap.cosim.is_none() => self.engine.event(h, now, &kind),
-            _ => self.engine_by_id(cx, flow, at, now, kind),
-        };
+        let answer = self.answer(cx, flow, at, now, kind);
         if let (Some((stats, copy)), Ok(_)) = (observed, &answer) {
             cx.metrics.nscc[flow as usize] = stats;
             debug_assert!(
