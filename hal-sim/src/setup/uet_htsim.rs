@@ -54,6 +54,10 @@ pub struct Command {
     /// `-cwnd`: NSCC's first window, packets of `-mtu` bytes (0: its
     /// ceiling, 1.5 BDP).
     pub cwnd_pkts: u32,
+    /// `-enable_accurate_base_rtt`: each flow's NSCC starts from its own
+    /// path's base RTT; without it, from the network's (uet-htsim's
+    /// `network_max_unloaded_rtt`, every flow alike).
+    pub accurate_base_rtt: bool,
 }
 
 /// Flags uet-htsim takes that hal-sim does not model, with why.
@@ -103,6 +107,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         trim_bytes: 64,
         hop_latency_us: 1.0,
         cwnd_pkts: 0,
+        accurate_base_rtt: false,
     };
     let mut sender_only = false;
     let mut i = 0;
@@ -136,6 +141,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 (c.ecn_pkts, used) = (Some((low, high)), 3);
             }
             "-sender_cc_only" => sender_only = true,
+            "-enable_accurate_base_rtt" => c.accurate_base_rtt = true,
             f if QUIET.contains(&f) => {}
             f => {
                 return Err(match REFUSED.iter().find(|(r, _)| *r == f) {
@@ -235,12 +241,18 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
         .sack_threshold
         .map(|b| format!("sack_bytes = {b}\n"))
         .unwrap_or_default();
+    // `initNscc`'s base RTT: the network's unloaded RTT for every flow,
+    // or with `-enable_accurate_base_rtt` the flow's own path's.
+    let base = match c.accurate_base_rtt {
+        true => String::new(),
+        false => format!("base_rtt_ns = {}\n", (rtt_ps + 500) / 1000),
+    };
     let text = format!(
         "name = \"uet-htsim\"\ndescription = \"uet-htsim's command line\"\nseed = {seed}\nstop_ms = {stop}\n\
          [topology]\n{topology}failed_links = {failed}\n\
          [switch]\nport_buffer_bytes = {q}\necn_kmin_bytes = {kmin}\necn_kmax_bytes = {kmax}\ntrim_bytes = {trim}\n\
          [nic]\ntelemetry = \"none\"\npayload_bytes = {payload}\nheader_bytes = 64\nack_bytes = 64\ntransport = \"sack\"\n{sack}paths = {paths}\nload_balancing = \"{lb}\"\n\
-         [cc]\nalgorithm = \"nscc\"\n\
+         [cc]\nalgorithm = \"nscc\"\n{base}\
          [workload]\nkind = \"connection_matrix\"\npath = {tm:?}\n",
         seed = c.seed,
         stop = c.end_us as f64 / 1000.0,
@@ -381,6 +393,14 @@ mod tests {
                 .cwnd_pkts,
             50
         );
+        // Every flow's NSCC starts from the network's RTT, as uet-htsim's
+        // `initNscc` does, unless -enable_accurate_base_rtt.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+        let c = parse_args(&args("-tm one.cm -sender_cc_only")).unwrap();
+        assert_eq!(scenario(&c, &dir).unwrap().cc.base_rtt_ns.map(|t| t.0), Some(14_023));
+        let c = parse_args(&args("-tm one.cm -sender_cc_only -enable_accurate_base_rtt")).unwrap();
+        assert!(c.accurate_base_rtt);
+        assert_eq!(scenario(&c, &dir).unwrap().cc.base_rtt_ns, None);
         let e = parse_args(&args("-tm m.cm -sender_cc_only -disable_trim")).unwrap_err();
         assert!(e.starts_with("-disable_trim: not supported"), "{e}");
         let e = parse_args(&args("-tm m.cm -sender_cc_only -frobnicate")).unwrap_err();
