@@ -190,8 +190,8 @@ pub struct Metrics {
     /// Jain index per window (window end ns, index, active flows).
     pub jain: Vec<(f64, f64, usize)>,
     /// NSCC senders' window changes summed by rule, by flow id, as
-    /// uet-htsim sums them (its `fair_inc … nack_dec`); empty under other
-    /// algorithms.
+    /// uet-htsim sums them (its `fair_inc … nack_dec`;
+    /// `model::nic::nscc_sums`); empty under other algorithms.
     pub nscc: Vec<cc_core::nscc::Stats>,
 }
 

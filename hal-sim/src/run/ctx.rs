@@ -54,9 +54,6 @@ pub struct RunCfg {
     pub ack_cases: &'static [&'static str],
     /// The senders' algorithm's name, which the cases' plot is named by.
     pub sender_name: &'static str,
-    /// The senders run NSCC: each flow's window changes are summed by
-    /// rule ([`crate::output::metrics::Metrics::nscc`]).
-    pub nscc_stats: bool,
     /// NIC Tx latency variation (exclusive upper bound; 0: none).
     pub tx_jitter_ps: Ps,
     /// Probability that a probe reply is lost.

@@ -16,6 +16,7 @@
 //! never from which algorithm runs.
 
 pub mod flows;
+pub mod nscc_sums;
 pub mod processor;
 pub mod profile;
 pub mod rx;
@@ -254,7 +255,7 @@ impl Nic {
         kind: EventKind<'_>,
     ) -> Option<Decision> {
         let now = Instant::from_nanos(cx.now.as_ns());
-        if cx.cfg.nscc_stats {
+        if !cx.metrics.nscc.is_empty() {
             return self.engine_nscc(cx, flow, at, now, kind);
         }
         let answer = self.answer(cx, flow, at, now, kind);
@@ -264,7 +265,7 @@ impl Nic {
     /// The engine's answer to `kind`: by handle, or by id with a trace or
     /// co-simulation (or without a handle).
     #[inline(always)]
-    fn answer(
+    pub(super) fn answer(
         &mut self,
         cx: &mut Ctx,
         flow: u32,
@@ -276,61 +277,6 @@ impl Nic {
             Some(h) if cx.tap.trace.is_none() && cx.tap.cosim.is_none() => self.engine.event(h, now, &kind),
             _ => self.engine_by_id(cx, flow, at, now, kind),
         }
-    }
-
-    /// [`Nic::engine`] under NSCC: an ACK's or NACK's rules summed into
-    /// the flow's [`Metrics::nscc`](crate::output::metrics::Metrics::nscc)
-    /// when the engine takes it.
-    #[inline(never)]
-    fn engine_nscc(
-        &mut self,
-        cx: &mut Ctx,
-        flow: u32,
-        at: Option<FlowHandle>,
-        now: Instant,
-        kind: EventKind<'_>,
-    ) -> Option<Decision> {
-        let observed = self.nscc_observe(cx, flow, at, now, &kind);
-        let answer = self.answer(cx, flow, at, now, kind);
-        if let (Some((stats, copy)), Ok(_)) = (observed, &answer) {
-            cx.metrics.nscc[flow as usize] = stats;
-            debug_assert!(
-                cx.tap.cosim.is_some()
-                    || at.and_then(|h| self.engine.get(h)) == Some(&cc_core::algorithms::AnyController::Nscc(copy)),
-                "flow {flow}: the observed copy left the engine's path"
-            );
-        }
-        Self::count(cx, answer)
-    }
-
-    /// An NSCC sender's ACK or NACK run on a copy of its state, each rule
-    /// that runs added to the flow's sums: the sums it will have if the
-    /// engine takes the event. The copy ends as the engine's state will
-    /// (checked in debug builds).
-    #[cold]
-    fn nscc_observe(
-        &self,
-        cx: &mut Ctx,
-        flow: u32,
-        at: Option<FlowHandle>,
-        now: Instant,
-        kind: &EventKind<'_>,
-    ) -> Option<(cc_core::nscc::Stats, cc_core::nscc::Nscc)> {
-        let cfg = &self.engine.config().nscc;
-        let Some(cc_core::algorithms::AnyController::Nscc(n)) = at.and_then(|h| self.engine.get(h)) else {
-            return None;
-        };
-        let sums = &mut cx.metrics.nscc;
-        if sums.len() <= flow as usize {
-            sums.resize(flow as usize + 1, Default::default());
-        }
-        let (mut copy, mut stats) = (*n, sums[flow as usize]);
-        match kind {
-            EventKind::Ack(a) => copy.ack_observed(cfg, now, a, &mut stats).ok()?,
-            EventKind::Nack(k) => copy.nack_observed(cfg, now, k, &mut stats).ok()?,
-            _ => return None,
-        };
-        Some((stats, copy))
     }
 
     /// [`Nic::engine`] with a trace or co-simulation, or without a handle.
@@ -392,7 +338,7 @@ impl Nic {
     }
 
     /// The engine's answer, a refusal counted.
-    fn count(cx: &mut Ctx, answer: Result<Decision, Error>) -> Option<Decision> {
+    pub(super) fn count(cx: &mut Ctx, answer: Result<Decision, Error>) -> Option<Decision> {
         match answer {
             Ok(d) => Some(d),
             Err(_) => {

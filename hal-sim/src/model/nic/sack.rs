@@ -175,9 +175,7 @@ impl SackTx {
 
     /// Forgets packet `n` as answered.
     fn answered(&mut self, n: u32) -> Option<Sent> {
-        let i = n.wrapping_sub(self.first) as usize;
-        let s = self.sent.get_mut(i)?.take()?;
-        Some(s)
+        self.sent.get_mut(n.wrapping_sub(self.first) as usize)?.take()
     }
 
     /// Drops what was answered from the ring's front and the stale times

@@ -84,7 +84,6 @@ impl World {
             trace_flows: s.metrics.trace_flows,
             // Set with the senders' profile below.
             ack_cases: &[],
-            nscc_stats: false,
             sender_name: "",
             tx_jitter_ps: Ps::from_ns(s.nic.tx_jitter_ns.0),
             probe_loss: s.nic.probe_loss.0,
@@ -141,7 +140,6 @@ impl World {
         let engine_cfg = crate::setup::scenario::engine_config(&s.cc, mtu).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
         (cfg.ack_cases, cfg.sender_name) = (profile.sender.ack_cases(), profile.sender.name());
-        cfg.nscc_stats = profile.sender == cc_core::event::Algorithm::Nscc;
         let sack_misfit = if profile.gate == cc_core::params::Gate::WindowOrTicks {
             Some("sub-packet windows released by the engine's timer (LDCP's)")
         } else if profile.cnp_on_ce.is_some() {
@@ -252,6 +250,7 @@ impl World {
             };
             w.add_flow(i as u32, f, s.cc.base_rtt_ns.map(|t| t.0), hash, back_hash);
         }
+        w.metrics.nscc = crate::model::nic::nscc_sums::for_run(profile.sender, w.flows.len());
         // PINT's switches average over the fabric's largest base RTT (the
         // reference's m_maxRtt), the flows' T where one is given.
         w.cfg.tel.pint_t_ns = w.flows.iter().map(|f| f.base_rtt_ns as u64).max().unwrap_or(10_000);
