@@ -351,10 +351,17 @@ pub fn murmur3_32(words: &[u32; 3], seed: u32) -> u32 {
 /// A flow's hash as switch `node` sees it: the flow's hash mixed with the
 /// switch's seed.
 fn switch_hash(hash: u32, node: u32) -> u32 {
+    // MurmurHash3's full 32-bit finalizer (fmix32): every input bit moves
+    // every output bit. With its first half only, the low bits that
+    // `% n` reads stay correlated between two switches' seeds, and a
+    // fat-tree's aggregation tier picks its cores from 4.6 % to 21 %
+    // where 12.5 % is even (polarization between tiers).
     let mut x = hash ^ node.wrapping_mul(0x9E37_79B9);
     x ^= x >> 16;
     x = x.wrapping_mul(0x85EB_CA6B);
-    x ^ (x >> 13)
+    x ^= x >> 13;
+    x = x.wrapping_mul(0xC2B2_AE35);
+    x ^ (x >> 16)
 }
 
 /// The ECMP hash of a packet of a flow hashing to `hash` that carries
