@@ -561,6 +561,44 @@ mod tests {
         );
     }
 
+    /// Entries crowding a few buckets in no order (a fabric's hosts in
+    /// lockstep), and entries filed into the first bucket between pops,
+    /// before its earliest or among its entries: every bucket's list stays
+    /// in order.
+    #[test]
+    fn crowded_buckets_filed_in_any_order_pop_in_order() {
+        let mut q = EventQueue::default();
+        let mut reference = BTreeMap::new();
+        let mut rnd = lcg(512);
+        let (mut now, mut n) = (Ps::ZERO, 0u64);
+        let width = 1u64 << BUCKET_BITS;
+        for _ in 0..200 {
+            // A burst into the next eight buckets, in random order.
+            for _ in 0..(rnd() % 300) {
+                let t = now + Ps(rnd() % (8 * width));
+                n += 1;
+                q.push(t, Ev::FlowStart { flow: n as u32 });
+                reference.insert((t, n), Ev::FlowStart { flow: n as u32 });
+            }
+            // Pops, each followed by entries into the first bucket.
+            for _ in 0..(rnd() % 200) {
+                let Some(t) = pop_checked(&mut q, &mut reference) else {
+                    break;
+                };
+                now = t;
+                for _ in 0..(rnd() % 3) {
+                    let t = now + Ps(rnd() % (width - now.as_ps() % width));
+                    n += 1;
+                    q.push(t, Ev::FlowStart { flow: n as u32 });
+                    reference.insert((t, n), Ev::FlowStart { flow: n as u32 });
+                }
+            }
+        }
+        assert!(!q.cal.in_ring() || n > 10_000, "the buckets were used");
+        while pop_checked(&mut q, &mut reference).is_some() {}
+        assert!(reference.is_empty() && q.is_empty());
+    }
+
     /// With its entries in the buckets, each pop names the packet of the
     /// next arrival (the loop prefetches it), and the entry it found ahead
     /// stays the next one popped however many pushes come between.
