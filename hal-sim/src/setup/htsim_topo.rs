@@ -157,6 +157,10 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
     if n == 3 && t[2].speed_gbps != t[1].speed_gbps {
         return Err("tiers 1 and 2 run at different speeds: one fabric speed above the ToRs is modelled".into());
     }
+    // Products of the file's numbers, each of which may be any u64.
+    let product = |what: &str, a: u64, b: u64| -> Result<u64, String> {
+        a.checked_mul(b).ok_or_else(|| format!("{what}: {a} × {b} passes 2^64"))
+    };
     let divide = |what: &str, a: u64, b: u64| -> Result<u64, String> {
         if b == 0 || !a.is_multiple_of(b) {
             Err(format!("{what}: {a} is not a multiple of {b}"))
@@ -169,13 +173,14 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
     // Tier k's uplinks, from the links below it: they carry what comes
     // up at tier k's speed, over Oversubscribed(k), at tier k + 1's.
     let uplinks = |k: usize, below: u64| {
+        let what = format!(
+            "tier {k}'s uplinks (links below · speed {k} / (speed {} · Oversubscribed {k}))",
+            k + 1
+        );
         divide(
-            &format!(
-                "tier {k}'s uplinks (links below · speed {k} / (speed {} · Oversubscribed {k}))",
-                k + 1
-            ),
-            below * t[k].speed_gbps,
-            t[k + 1].speed_gbps * t[k].oversub,
+            &what,
+            product(&what, below, t[k].speed_gbps)?,
+            product(&what, t[k + 1].speed_gbps, t[k].oversub)?,
         )
     };
     // Each switch of tier k must have Radix_Up(k) of them.
@@ -195,7 +200,7 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
         divide(
             "aggregation switches a pod (ToR uplinks / (pods · tier 1's Radix_Down))",
             tor_uplinks,
-            pods * t[1].radix_down,
+            product("pods · tier 1's Radix_Down", pods, t[1].radix_down)?,
         )?,
         "aggregation switches a pod",
     )?;
@@ -206,7 +211,14 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
             .map(Count)
             .ok_or_else(|| format!("{what} = {v} is outside 1 ..= 100 000"))
     };
-    let fabric_gbps = Some(Gbps(t[1].speed_gbps as u32));
+    let gbps = |k: usize| {
+        u32::try_from(t[k].speed_gbps)
+            .ok()
+            .filter(|&g| (1..=1600).contains(&g))
+            .map(Gbps)
+            .ok_or_else(|| format!("tier {k}'s speed {} Gb/s is outside 1 ..= 1600", t[k].speed_gbps))
+    };
+    let fabric_gbps = Some(gbps(1)?);
     let shape = if n == 2 {
         if pods != 1 {
             return Err(format!(
@@ -239,14 +251,13 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
             fabric_gbps,
         }
     };
-    let link_gbps = u32::try_from(t[0].speed_gbps)
-        .ok()
-        .filter(|&g| (1..=1600).contains(&g))
-        .ok_or_else(|| format!("tier 0's speed {} Gb/s is outside 1 ..= 1600", t[0].speed_gbps))?;
     Ok(Resolved {
         shape,
-        link_gbps: Gbps(link_gbps),
-        link_delay_ns: DelayNs(t[0].latency_ns),
+        link_gbps: gbps(0)?,
+        link_delay_ns: Some(t[0].latency_ns)
+            .filter(|&d| d <= 1_000_000_000)
+            .map(DelayNs)
+            .ok_or_else(|| format!("tier 0's latency {} ns is above 1 s", t[0].latency_ns))?,
     })
 }
 
@@ -412,6 +423,21 @@ mod tests {
                 "line 9: unknown",
             ),
             ("Nodes 16\nTiers 2\nPodsize 16\n".to_string(), "no `Tier 0`"),
+            // Numbers whose products pass 2^64, or whose speed or latency
+            // no link has (an oversubscription of 2^63 multiplied out wrapped, and a
+            // speed of 2^32 + 100 Gb/s was cut to 100).
+            (
+                LEAF_SPINE_1024.replacen("Radix_Up 32", "Radix_Up 32\nOversubscribed 9223372036854775807", 1),
+                "passes 2^64",
+            ),
+            (
+                LEAF_SPINE_1024.replacen("Downlink_speed_Gbps 100", "Downlink_speed_Gbps 4294967396", 2),
+                "outside 1 ..= 1600",
+            ),
+            (
+                LEAF_SPINE_1024.replace("Downlink_Latency_ns 1000", "Downlink_Latency_ns 18446744073709551615"),
+                "above 1 s",
+            ),
         ];
         for (text, says) in cases {
             let e = resolve(&text).unwrap_err();

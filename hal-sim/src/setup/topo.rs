@@ -5,13 +5,16 @@ use std::path::Path;
 
 use crate::model::net::{Network, NodeKind};
 use crate::run::event::Ps;
-use crate::setup::scenario::{Count, Gbps, Shape, Topology};
+use crate::setup::scenario::{check_size, Count, Gbps, Shape, Topology};
 
 /// Builds the network of a topology and computes its routes. Host index i
 /// is the i-th host created; in an incast, host 0 is the receiver. `dir`
 /// resolves a topology file's path; a file that cannot be read or is not
 /// a topology is an error that names its line.
 pub fn build(t: &Topology, dir: &Path) -> Result<Network, String> {
+    if let Some((hosts, switches)) = t.shape.size() {
+        check_size(hosts, switches)?;
+    }
     if let (Shape::Ns3 { .. }, 1..) = (&t.shape, t.failed_links) {
         return Err("failed_links: applies to fat-trees and leaf-spines (an ns-3 file sets its own rates)".into());
     }
@@ -19,6 +22,8 @@ pub fn build(t: &Topology, dir: &Path) -> Result<Network, String> {
         let file = dir.join(path);
         let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         let mut n = ns3_topology(&text).map_err(|e| format!("{}:{e}", file.display()))?;
+        let hosts = n.hosts.len() as u64;
+        check_size(hosts, n.nodes.len() as u64 - hosts).map_err(|e| format!("{}: {e}", file.display()))?;
         let host = t.link_gbps.0 as u64 * 1_000_000_000;
         if let Some(bps) = n
             .hosts
@@ -38,6 +43,9 @@ pub fn build(t: &Topology, dir: &Path) -> Result<Network, String> {
         let file = dir.join(path);
         let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         let r = crate::setup::htsim_topo::resolve(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        if let Some((hosts, switches)) = r.shape.size() {
+            check_size(hosts, switches).map_err(|e| format!("{}: {e}", file.display()))?;
+        }
         if r.link_gbps != t.link_gbps {
             return Err(format!(
                 "{}: the hosts' links run at {} Gb/s where link_gbps says {} (they must agree)",

@@ -34,6 +34,9 @@ impl SizeCdf {
             };
             let b: f64 = b.trim().parse().map_err(|_| format!("line {}: bad bytes", i + 1))?;
             let p: f64 = p.trim().parse().map_err(|_| format!("line {}: bad percent", i + 1))?;
+            if !(b.is_finite() && b >= 0.0 && (0.0..=100.0).contains(&p)) {
+                return Err(format!("line {}: bytes ≥ 0 and a percent in 0 ..= 100", i + 1));
+            }
             points.push((b, p / 100.0));
         }
         if points.len() < 2
@@ -54,12 +57,14 @@ impl SizeCdf {
         .expect("built-in CDFs are well formed")
     }
 
-    /// Inverse CDF at u in [0, 1), at least 1 byte.
+    /// Inverse CDF at u in [0, 1), at least 1 byte. Below the first
+    /// point's fraction, the first point's size (a CDF that starts above
+    /// 0 % starts with that many flows of that size).
     pub fn sample(&self, u: f64) -> u64 {
         for w in self.points.windows(2) {
             let ((b0, p0), (b1, p1)) = (w[0], w[1]);
             if u <= p1 {
-                let f = if p1 > p0 { (u - p0) / (p1 - p0) } else { 0.0 };
+                let f = if p1 > p0 { ((u - p0) / (p1 - p0)).max(0.0) } else { 0.0 };
                 return (b0 + f * (b1 - b0)).round().max(1.0) as u64;
             }
         }
@@ -148,42 +153,7 @@ pub fn flows(
             let path = scenario_dir.join(path);
             let text =
                 std::fs::read_to_string(&path).map_err(|e| err("workload.path", format!("{}: {e}", path.display())))?;
-            let mut v = Vec::new();
-            for (i, line) in text.lines().enumerate() {
-                let l = line.trim();
-                if l.is_empty() || l.starts_with('#') || (i == 0 && l.starts_with("src")) {
-                    continue;
-                }
-                let fields: Vec<&str> = l.split(',').map(str::trim).collect();
-                let bad = || ScenarioError {
-                    file: path.display().to_string(),
-                    line: Some(i + 1),
-                    field: "src,dst,bytes,start_ns".into(),
-                    message: format!("expected four unsigned integers, got {l:?}"),
-                };
-                let [src, dst, bytes, start] = fields[..] else {
-                    return Err(bad());
-                };
-                let (Ok(src), Ok(dst), Ok(bytes), Ok(start_ns)) =
-                    (src.parse(), dst.parse(), bytes.parse(), start.parse())
-                else {
-                    return Err(bad());
-                };
-                let f = FlowSpec {
-                    src,
-                    dst,
-                    bytes,
-                    start_ns,
-                    dport: 100,
-                };
-                check(&f).map_err(|e| ScenarioError {
-                    file: path.display().to_string(),
-                    line: Some(i + 1),
-                    ..e
-                })?;
-                v.push(f);
-            }
-            v
+            csv_flows(&text, &path.display().to_string(), &check)?
         }
         Flows::Cdf {
             distribution,
@@ -220,26 +190,82 @@ pub fn flows(
     Ok((out, triggers))
 }
 
-/// Reads a flow file of the HPCC reference simulator: the flow count N on
-/// the first line, then N lines `src dst pg dport bytes start_s` (start in
-/// seconds). Errors name the file and line.
+/// Reads a flow file of the HPCC reference simulator at `path`
+/// ([`ns3_flow_text`]).
 fn ns3_flows(
     path: &Path,
     check: &dyn Fn(&FlowSpec) -> Result<(), ScenarioError>,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let file = path.display().to_string();
-    let at = |line: usize, message: String| ScenarioError {
-        file: file.clone(),
-        line: Some(line),
-        field: "src dst pg dport bytes start_s".into(),
-        message,
-    };
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
         file: file.clone(),
         line: None,
         field: "workload.path".into(),
         message: e.to_string(),
     })?;
+    ns3_flow_text(&text, &file, check)
+}
+
+/// A flow list in CSV (`kind = "csv"`): `src,dst,bytes,start_ns` lines, a
+/// header line `src…` and `#` comments allowed; each flow as `check`
+/// takes it. Errors name `file` and the line.
+pub fn csv_flows(
+    text: &str,
+    file: &str,
+    check: &dyn Fn(&FlowSpec) -> Result<(), ScenarioError>,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let mut v = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') || (i == 0 && l.starts_with("src")) {
+            continue;
+        }
+        let fields: Vec<&str> = l.split(',').map(str::trim).collect();
+        let bad = || ScenarioError {
+            file: file.into(),
+            line: Some(i + 1),
+            field: "src,dst,bytes,start_ns".into(),
+            message: format!("expected four unsigned integers, got {l:?}"),
+        };
+        let [src, dst, bytes, start] = fields[..] else {
+            return Err(bad());
+        };
+        let (Ok(src), Ok(dst), Ok(bytes), Ok(start_ns)) = (src.parse(), dst.parse(), bytes.parse(), start.parse())
+        else {
+            return Err(bad());
+        };
+        let f = FlowSpec {
+            src,
+            dst,
+            bytes,
+            start_ns,
+            dport: 100,
+        };
+        check(&f).map_err(|e| ScenarioError {
+            file: file.into(),
+            line: Some(i + 1),
+            ..e
+        })?;
+        v.push(f);
+    }
+    Ok(v)
+}
+
+/// The text of a flow file of the HPCC reference simulator: the flow
+/// count N on the first line, then N lines `src dst pg dport bytes
+/// start_s` (start in seconds); each flow as `check` takes it. Errors name
+/// `file` and the line.
+pub fn ns3_flow_text(
+    text: &str,
+    file: &str,
+    check: &dyn Fn(&FlowSpec) -> Result<(), ScenarioError>,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let at = |line: usize, message: String| ScenarioError {
+        file: file.into(),
+        line: Some(line),
+        field: "src dst pg dport bytes start_s".into(),
+        message,
+    };
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let Some((i, first)) = lines.next() else {
         return Err(at(1, "empty file: the first line is the flow count".into()));
@@ -248,7 +274,9 @@ fn ns3_flows(
         .trim()
         .parse()
         .map_err(|_| at(i + 1, format!("the first line is the flow count, got {first:?}")))?;
-    let mut v = Vec::with_capacity(n.min(1 << 24));
+    // The count is the file's word, not yet its lines: room for a few
+    // thousand at first, the rest as they come.
+    let mut v = Vec::with_capacity(n.min(1 << 12));
     for (i, l) in lines.by_ref().take(n) {
         let f: Vec<&str> = l.split_whitespace().collect();
         let bad = || at(i + 1, format!("expected src dst pg dport bytes start_s, got {l:?}"));
@@ -275,7 +303,7 @@ fn ns3_flows(
             dport,
         };
         check(&spec).map_err(|e| ScenarioError {
-            file: file.clone(),
+            file: file.into(),
             line: Some(i + 1),
             ..e
         })?;
@@ -302,6 +330,12 @@ mod tests {
             assert_eq!(c.sample(0.0), 1);
             assert!(c.sample(0.999_999) <= c.points.last().unwrap().0 as u64);
             assert!(c.mean() > 10_000.0);
+        }
+        // A CDF that starts above 0 %: that many flows of its first size.
+        let c = SizeCdf::parse("100,50\n200,100").unwrap();
+        assert_eq!((c.sample(0.0), c.sample(0.5), c.sample(0.75)), (100, 100, 150));
+        for bad in ["0,0\nNaN,100", "0,0\n100,inf", "-5,0\n100,100", "0,0\n100,150"] {
+            assert!(SizeCdf::parse(bad).is_err(), "{bad}");
         }
         // FB_Hadoop: 50 % of flows are at most 700 bytes.
         assert_eq!(SizeCdf::builtin(Distribution::FbHadoop).sample(0.5), 700);

@@ -36,6 +36,8 @@ impl World {
         let mut net =
             crate::setup::topo::build(&s.topology, dir).map_err(|m| match m.strip_prefix("failed_links: ") {
                 Some(why) => err("topology.failed_links", why.into()),
+                // A built-in shape's error is its size ([`check_size`]).
+                None if s.topology.shape.size().is_some() => err("topology.kind", m),
                 None => err("topology.path", m),
             })?;
         net.set_ecmp(s.switch.ecmp);

@@ -3,6 +3,8 @@
 //! field that does not apply to the kind chosen and any required one that
 //! is missing.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 
 use super::*;
@@ -328,8 +330,16 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// A field error: the field's name in its table, and what is wrong.
-type FieldError = (&'static str, String);
+/// A field error: the field's name in its table, and what is wrong. The
+/// name is the file's own where the file named a field hal-sim does not
+/// know, so it is owned there (not leaked: a process that reads many
+/// files, as a sweep or a fuzzer, keeps nothing of the bad ones).
+type FieldError = (Cow<'static, str>, String);
+
+/// A [`FieldError`].
+fn fe(field: impl Into<Cow<'static, str>>, message: String) -> FieldError {
+    (field.into(), message)
+}
 
 /// The fields each `kind` of `[topology]` takes, beyond `kind`,
 /// `link_gbps` and `link_delay_ns`.
@@ -399,8 +409,8 @@ fn only_in(
 ) -> Result<(), FieldError> {
     let applies = fields_of(kinds, kind);
     match given.iter().find(|(k, written)| *written && !applies.contains(k)) {
-        Some((k, _)) => Err((
-            k,
+        Some((k, _)) => Err(fe(
+            *k,
             format!(
                 "does not apply to {key} = \"{kind}\" (it is a field of {}; {kind} takes {})",
                 takers(kinds, k),
@@ -431,7 +441,7 @@ fn list_or_none(fields: &[&str]) -> String {
 
 /// A field `kind` requires.
 fn need<T>(v: Option<T>, key: &'static str, kind: &str) -> Result<T, FieldError> {
-    v.ok_or_else(|| (key, format!("required for kind = \"{kind}\"")))
+    v.ok_or_else(|| fe(key, format!("required for kind = \"{kind}\"")))
 }
 
 fn topology(t: RawTopology) -> Result<Topology, FieldError> {
@@ -458,12 +468,12 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
     let delay = match (t.kind, t.link_delay_ns) {
         (TopoKind::Ns3 | TopoKind::Htsim, None) => DelayNs(0),
         (TopoKind::Ns3 | TopoKind::Htsim, Some(_)) => {
-            return Err((
+            return Err(fe(
                 "link_delay_ns",
                 "does not apply to kind = \"ns3\" or \"htsim\" (the file gives the links' delays)".into(),
             ))
         }
-        (_, d) => d.ok_or((
+        (_, d) => d.ok_or(fe(
             "link_delay_ns",
             "required for every kind but \"ns3\" and \"htsim\"".to_string(),
         ))?,
@@ -525,7 +535,7 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
             only_in("kind", TOPOLOGY_KINDS, "k_ary_fat_tree", &given)?;
             let k = need(t.k, "k", "k_ary_fat_tree")?.0;
             if k % 2 != 0 || k < 2 {
-                return Err(("k", format!("must be even and at least 2 (got {k})")));
+                return Err(fe("k", format!("must be even and at least 2 (got {k})")));
             }
             let half = Count(k / 2);
             Shape::FatTree {
@@ -538,6 +548,9 @@ fn topology(t: RawTopology) -> Result<Topology, FieldError> {
             }
         }
     };
+    if let Some((hosts, switches)) = shape.size() {
+        super::check_size(hosts, switches).map_err(|m| fe("kind", m))?;
+    }
     Ok(Topology {
         shape,
         link_gbps: t.link_gbps,
@@ -562,22 +575,22 @@ fn cc_kinds() -> &'static [(&'static str, &'static [&'static str])] {
 }
 
 /// A name of a `[cc]` key, for an error (the table's keys are the file's).
-fn leaked(key: &str) -> &'static str {
-    Box::leak(key.to_string().into_boxed_str())
+fn owned(key: &str) -> Cow<'static, str> {
+    Cow::Owned(key.to_string())
 }
 
 /// `[cc]`: its `algorithm` first, then the fields it takes.
 fn cc_table(t: toml::Table, text: &str) -> Result<CcCfg, FieldError> {
     let name = match t.get("algorithm") {
         Some(toml::Value::String(n)) => n.clone(),
-        Some(v) => return Err(("algorithm", format!("must be a string (got {v})"))),
-        None => return Err(("algorithm", "missing field `algorithm`".into())),
+        Some(v) => return Err(fe("algorithm", format!("must be a string (got {v})"))),
+        None => return Err(fe("algorithm", "missing field `algorithm`".into())),
     };
     let registered = Algorithm::from_name(&name).and_then(Cc::registered);
     let kinds = cc_kinds();
     if registered.is_none() && !BY_HAND_KINDS.iter().any(|(k, _)| *k == name) {
         let names: Vec<&str> = kinds.iter().map(|(k, _)| *k).collect();
-        return Err((
+        return Err(fe(
             "algorithm",
             format!("unknown algorithm `{name}`; expected one of {}", list_or_none(&names)),
         ));
@@ -586,7 +599,10 @@ fn cc_table(t: toml::Table, text: &str) -> Result<CcCfg, FieldError> {
     let own = fields_of(kinds, &name);
     for key in t.keys().filter(|k| !["algorithm", "base_rtt_ns"].contains(&k.as_str())) {
         if !own.contains(&key.as_str()) && !takers(kinds, key).is_empty() {
-            only_in("algorithm", kinds, &name, &[(leaked(key), true)])?;
+            // Another algorithm's field: its name as the tables spell it.
+            if let Some(&field) = kinds.iter().flat_map(|(_, f)| f.iter()).find(|f| **f == key.as_str()) {
+                only_in("algorithm", kinds, &name, &[(field, true)])?;
+            }
         }
     }
     if let Some(Cc::Registered { algorithm, .. }) = registered {
@@ -596,8 +612,8 @@ fn cc_table(t: toml::Table, text: &str) -> Result<CcCfg, FieldError> {
         let path = e.path().to_string();
         let message = e.inner().message().trim().to_string();
         match unknown_field(text, &format!("cc.{path}"), &message) {
-            Some((dotted, hint)) => (leaked(dotted.trim_start_matches("cc.")), hint),
-            None => (leaked(&path), message),
+            Some((dotted, hint)) => (owned(dotted.trim_start_matches("cc.")), hint),
+            None => (owned(&path), message),
         }
     })?;
     cc(raw)
@@ -611,7 +627,7 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
     t.remove("algorithm");
     let base_rtt_ns = match t.remove("base_rtt_ns") {
         None => None,
-        Some(v) => Some(TimeNs::deserialize(v).map_err(|e| ("base_rtt_ns", e.message().trim().to_string()))?),
+        Some(v) => Some(TimeNs::deserialize(v).map_err(|e| fe("base_rtt_ns", e.message().trim().to_string()))?),
     };
     check_base_rtt(base_rtt_ns)?;
     let mut engine = cc_core::AnyConfig::DEFAULT;
@@ -624,7 +640,7 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
             let all: Vec<String> = algorithm.params().map(|p| format!("`{}`", p.name)).collect();
             let message = format!("unknown field `{key}`, expected one of {}", all.join(", "));
             let (dotted, hint) = unknown_field(text, &format!("cc.{key}"), &message).unwrap_or((key.clone(), message));
-            return Err((leaked(dotted.trim_start_matches("cc.")), hint));
+            return Err((owned(dotted.trim_start_matches("cc.")), hint));
         };
         let n = match (p.unit, &v) {
             (Unit::Flag, toml::Value::Boolean(b)) => Some(*b as u32),
@@ -653,15 +669,15 @@ fn registered_cc(algorithm: Algorithm, mut t: toml::Table, text: &str) -> Result
                 Unit::Flag | Unit::Choice(_) => format!("must be {unit} (got {v})"),
                 _ => format!("must be {unit}, {} (got {v})", p.range),
             };
-            return Err((p.name, message));
+            return Err(fe(p.name, message));
         };
         engine.set_param(algorithm, i, n);
         given |= 1 << (i & 63);
     }
     if let Some(f) = engine.invalid_field(algorithm) {
         return Err(match algorithm.params().find(|p| p.field == f) {
-            Some(p) => (p.name, format!("must be {}", p.range)),
-            None => (
+            Some(p) => fe(p.name, format!("must be {}", p.range)),
+            None => fe(
                 "algorithm",
                 format!("{} parameters: {f} out of range", algorithm.title()),
             ),
@@ -706,7 +722,7 @@ fn check_base_rtt(t: Option<TimeNs>) -> Result<(), FieldError> {
         cc_core::units::BaseRtt::MAX_NS as u64,
     );
     match t {
-        Some(t) if !(min..=max).contains(&t.0) => Err((
+        Some(t) if !(min..=max).contains(&t.0) => Err(fe(
             "base_rtt_ns",
             format!("must be in {min} ..= {max} ns, the engine's range of T (got {})", t.0),
         )),
@@ -753,7 +769,7 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
                 eta: c.eta.unwrap_or(d.eta),
                 max_stage: c.max_stage.unwrap_or(d.max_stage),
                 additive_increase: match (c.wai_mbps, c.wai_flows) {
-                    (Some(_), Some(_)) => return Err(("wai_flows", "give wai_mbps or wai_flows, not both".into())),
+                    (Some(_), Some(_)) => return Err(fe("wai_flows", "give wai_mbps or wai_flows, not both".into())),
                     (Some(m), None) => Wai::RateMbps(m),
                     (None, Some(n)) => Wai::Flows(n),
                     (None, None) => d.additive_increase,
@@ -772,7 +788,7 @@ fn cc(c: RawCc) -> Result<CcCfg, FieldError> {
     };
     // After the kind's check: a field of another algorithm is named as such.
     if let Some((k, Some(v))) = positive.iter().find(|(_, v)| v.is_some_and(|v| v <= 0.0)) {
-        return Err((k, format!("must be in (0, 1] (got {v})")));
+        return Err(fe(*k, format!("must be in (0, 1] (got {v})")));
     }
     Ok(CcCfg {
         algorithm,
@@ -796,7 +812,7 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
             only_in("kind", WORKLOAD_KINDS, "list", &given)?;
             let flows = need(w.flows, "flows", "list")?;
             if flows.is_empty() {
-                return Err(("flows", "required for kind = \"list\"".into()));
+                return Err(fe("flows", "required for kind = \"list\"".into()));
             }
             Flows::List(flows)
         }
@@ -812,7 +828,7 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
             only_in("kind", WORKLOAD_KINDS, "cdf", &given)?;
             let load = need(w.load, "load", "cdf")?;
             if load.0 <= 0.0 {
-                return Err((
+                return Err(fe(
                     "load",
                     format!("must be in (0, 1]: no flow arrives at a load of {}", load.0),
                 ));
@@ -843,7 +859,7 @@ fn workload(w: RawWorkload) -> Result<Workload, FieldError> {
         }
     };
     if w.on_off.is_some_and(|o| o.burst_bytes.0 == 0) {
-        return Err(("on_off.burst_bytes", "a burst needs at least one byte".into()));
+        return Err(fe("on_off.burst_bytes", "a burst needs at least one byte".into()));
     }
     Ok(Workload {
         flows,

@@ -243,6 +243,59 @@ pub enum Shape {
     },
 }
 
+/// The most routing entries (a node and a host each: the next hops and
+/// the distance, about 8 bytes with their tables) a network may need:
+/// 2^30, some 8 GiB. uet-htsim's 8192-host leaf-spine needs 2^26.0; a
+/// topology above this is refused before anything is built, where it
+/// would otherwise end the process with an allocation failure.
+pub const MAX_ROUTING_ENTRIES: u64 = 1 << 30;
+
+impl Shape {
+    /// (hosts, switches) of a built-in shape; `None` for a file's.
+    pub fn size(&self) -> Option<(u64, u64)> {
+        let c = |c: &Count| c.0 as u64;
+        Some(match self {
+            Shape::Star { hosts } => (c(hosts), 1),
+            Shape::Incast { senders } => (c(senders) + 1, 1),
+            Shape::Dumbbell { left, right, .. } => (c(left) + c(right), 2),
+            Shape::LeafSpine {
+                leaves,
+                spines,
+                hosts_per_leaf,
+                ..
+            } => (c(leaves) * c(hosts_per_leaf), c(leaves) + c(spines)),
+            Shape::FatTree {
+                pods,
+                tors_per_pod,
+                hosts_per_tor,
+                aggs_per_pod,
+                cores_per_agg,
+                ..
+            } => (
+                c(pods) * c(tors_per_pod) * c(hosts_per_tor),
+                c(pods) * (c(tors_per_pod) + c(aggs_per_pod)) + c(aggs_per_pod) * c(cores_per_agg),
+            ),
+            Shape::Ns3 { .. } | Shape::Htsim { .. } => return None,
+        })
+    }
+}
+
+/// Refuses a network of `hosts` hosts and `switches` switches whose
+/// routing tables would pass [`MAX_ROUTING_ENTRIES`] (each count is below
+/// 2^51, so the products fit).
+pub fn check_size(hosts: u64, switches: u64) -> Result<(), String> {
+    let nodes = hosts + switches;
+    let entries = nodes.saturating_mul(hosts);
+    if entries > MAX_ROUTING_ENTRIES {
+        return Err(format!(
+            "{hosts} hosts and {switches} switches: routing tables of {nodes} nodes × {hosts} hosts = {entries} entries \
+             (about {} GiB), above the {MAX_ROUTING_ENTRIES} hal-sim builds",
+            entries.saturating_mul(8) >> 30
+        ));
+    }
+    Ok(())
+}
+
 /// Switch buffers and marking (LDCP §2.1). A marking field not given takes
 /// the default of the algorithm in use ([`Marking::default_for`]).
 #[derive(Clone, Debug, Deserialize)]

@@ -498,3 +498,29 @@ fn an_htsim_topology_takes_a_path_and_no_delay() {
     let e = parse(&htsim("path = \"ls.topo\"\nleaves = 2"), "t.toml").unwrap_err();
     assert_eq!(e.field, "topology.leaves", "{e}");
 }
+
+/// A topology whose routing tables no machine here holds is refused where
+/// it is read, naming its size, rather than ending the run with an
+/// allocation failure (a 69 024-host leaf-spine asked for 21 GB at once);
+/// the largest shipped one (8192 hosts) is far inside the bound.
+#[test]
+fn a_topology_too_large_to_route_is_refused_at_its_kind() {
+    let leaf_spine = |leaves: u32| {
+        GOOD.replace(
+            "kind = \"incast\"\nsenders = 2",
+            &format!("kind = \"leaf_spine\"\nleaves = {leaves}\nspines = 2\nhosts_per_leaf = 8"),
+        )
+    };
+    assert!(parse(&leaf_spine(1024), "ok.toml").is_ok());
+    let e = parse(&leaf_spine(8628), "big.toml").unwrap_err();
+    assert_eq!((e.field.as_str(), e.line), ("topology.kind", Some(5)), "{e}");
+    assert!(e.message.contains("69024 hosts and 8630 switches"), "{e}");
+    // Counts whose product passes 2^32 (each in range): refused, not wrapped.
+    let fat = GOOD.replace(
+        "kind = \"incast\"\nsenders = 2",
+        "kind = \"fat_tree\"\npods = 100000\ntors_per_pod = 100000\nhosts_per_tor = 100000\n\
+         aggs_per_pod = 1\ncores_per_agg = 1",
+    );
+    let e = parse(&fat, "huge.toml").unwrap_err();
+    assert_eq!(e.field, "topology.kind", "{e}");
+}
