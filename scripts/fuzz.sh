@@ -15,7 +15,7 @@ seconds="${1:-20}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(compact int_md ioam ifa pint codec auth engine hns c_hops)
+  targets=(compact int_md ioam ifa pint codec auth engine hns c_hops sim_inputs)
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked

@@ -372,7 +372,50 @@ fn c_hops() {
     write("c_hops", "two-acks", &seed);
 }
 
+/// hal-sim's input files as the project ships them, each behind the byte
+/// that picks its parser in `sim_inputs` (the target's order).
+fn sim_inputs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let files: [(u8, &str, &str); 14] = [
+        (0, "scenario-minimal", ""),
+        (0, "scenario-uet-perm16", "scenarios/uet-perm16.toml"),
+        (0, "scenario-leafspine", "scenarios/websearch-leafspine.toml"),
+        (0, "scenario-ccp", "scenarios/fattree320-websearch50-ccp.toml"),
+        (1, "cm-incast", "scenarios/reference/uet-htsim/incast.cm"),
+        (1, "cm-allreduce", "scenarios/allreduce-ring8.cm"),
+        (
+            2,
+            "topo-fat-tree",
+            "scenarios/reference/uet-htsim/fat_tree_1024_4os.topo",
+        ),
+        (
+            2,
+            "topo-leaf-spine",
+            "scenarios/reference/uet-htsim/leaf_spine_1024_oversub.topo",
+        ),
+        (3, "ns3-topology", "scenarios/reference/twotoone-topology.txt"),
+        (4, "ns3-flows", "scenarios/reference/twotoone20-flows.txt"),
+        (5, "csv-flows", "scenarios/incast255-flows.csv"),
+        (6, "cdf-websearch", "hal-sim/data/websearch_flow_sizes.csv"),
+        (6, "cdf-fb-hadoop", "hal-sim/data/fb_hadoop_flow_sizes.csv"),
+        (7, "args", ""),
+    ];
+    for (which, name, path) in files {
+        let text = match (which, path) {
+            (0, "") => hal_sim::setup::scenario::MINIMAL.to_string(),
+            (7, _) => "-tm incast.cm -paths 128 -linkspeed 100000 -failed 1 -load_balancing_algo reps \
+                       -sack_threshold 16384 -end 1000 -sender_cc_only -seed 13 -cwnd 50"
+                .to_string(),
+            _ => fs::read_to_string(root.join(path)).unwrap(),
+        };
+        let mut bytes = vec![which];
+        bytes.extend_from_slice(text.as_bytes());
+        write("sim_inputs", name, &bytes);
+    }
+}
+
 fn main() {
+    sim_inputs();
     compact();
     pint();
     int_md();
