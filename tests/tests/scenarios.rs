@@ -953,22 +953,24 @@ fn nscc_incast8_holds_the_queue_at_its_target_delay() {
 /// |---|---|---|
 /// | one | 176.2, 490, 0, 124, 0 | 176.2, 490, 0, 124, 0 |
 /// | bidir | 176.804, 980, 0, 248, 0 | 176.804, 980, 0, 248, 0 |
-/// | outcast_incast | 1638.08 (flow 1 → 0: 208.019), 10 290, 0, 2629, 0 | 1638.08 (207.355), 10 290, 0, 2620, 0 |
-/// | incast | 2478.53, 7350, 811, 7131, 811 | 2470.85, 7350, 788, 6917, 788 |
-/// | incast_128 | 21 029.3, 62 230, 72 623, 62 126, 72 623 | 21 028.7, 62 230, 71 266, 62 124, 71 266 |
-/// | incast_1024_100K, `-cwnd 50` | 10 556.2, 25 575, 448 242, 25 569, 433 185 | 10 538.2, 25 575, 444 163, 25 568, 429 205 |
-/// | incast_3-1_overlapped, `-cwnd 50` | 221.731, 614, 80, 351, 80 | 220.38, 614, 79, 342, 79 |
-/// | perm_16n, 128 paths | 194.022, 7840, 0, 2547, 0 | 192.924, 7840, 0, 2554, 0 |
-/// | perm_16n, 1 path | 527.755, 7840, 279, 6083, 279 | 537.30, 7840, 285, 5568, 285 |
-/// | perm_16n, 128 paths, one link at 25 % | 238.218, 7840, 99, 2731, 99 | 235.521, 7840, 91, 2797, 91 |
+/// | outcast_incast | 1638.08 (flow 1 → 0: 208.019), 10 290, 0, 2629, 0 | 1638.08 (207.355), 10 290, 0, 2623, 0 |
+/// | incast | 2478.53, 7350, 811, 7131, 811 | 2482.22, 7350, 804, 7013, 804 |
+/// | incast_128 | 21 029.3, 62 230, 72 623, 62 126, 72 623 | 21 029.1, 62 230, 72 512, 62 138, 72 512 |
+/// | incast_1024_100K, `-cwnd 50` | 10 556.2, 25 575, 448 242, 25 569, 433 185 | 10 563.6, 25 575, 449 990, 25 568, 434 961 |
+/// | incast_3-1_overlapped, `-cwnd 50` | 221.731, 614, 80, 351, 80 | 223.72, 614, 80, 333, 80 |
+/// | perm_16n, 128 paths | 194.022, 7840, 0, 2547, 0 | 194.795, 7840, 0, 2602, 0 |
+/// | perm_16n, 1 path | 527.755, 7840, 279, 6083, 279 | 529.78, 7840, 294, 5578, 294 |
+/// | perm_16n, 128 paths, one link at 25 % | 238.218, 7840, 99, 2731, 99 | 230.683, 7840, 95, 2782, 95 |
 ///
 /// The bounds are the issue's (the tail within 2 % on the runs that trim
-/// nothing, 10 % on the others; NACKs within 30 %: the degraded link's
-/// 99 is the one that moves most, 76-103 over seeds 1-8; spraying's gain
-/// on perm_16n above 2.5 times), with the new packets exact, every resend
-/// a NACK's or a timeout's, and the ACKs within 10 % (15 % on one path
-/// and on the 3-to-1, where hal-sim's flows ask for fewer ACKs: seeds 1-8
-/// give 5381-5568 and 317-343; docs/reference-runs.md).
+/// nothing, 10 % on the others; NACKs within 30 %, and within 10 % on the
+/// incasts, whose counts are large: 783-826, 72 411-73 002 and
+/// 433 408-436 727 over seeds 1-5 or 1-4, and 15 % on one path, 279-302;
+/// the degraded link's 99 moves most, 76-102 over seeds 1-8; spraying's
+/// gain on perm_16n above 2.5 times), with the new packets exact, every
+/// resend a NACK's or a timeout's, and the ACKs within 10 % (15 % on one
+/// path and on the 3-to-1, where hal-sim's flows ask for fewer ACKs:
+/// seeds 1-8 give 5410-5618 and 318-351; docs/reference-runs.md).
 /// What they catch: trimming off (no NACKs, a timeout per lost packet),
 /// data queues of 5 BDPs (404 NACKs), no spraying (perm_16n). ECN marked
 /// at enqueue is caught by `nscc_rules_move_incast128s_windows_as_uet_htsims`.
@@ -979,8 +981,8 @@ fn uet_htsim_runs_finish_as_uet_htsim() {
         ("uet-one", 176.2, 0.02, 490, 124.0, 0.10, 0.0, 0.0),
         ("uet-bidir", 176.804, 0.02, 980, 248.0, 0.10, 0.0, 0.0),
         ("uet-outcast-incast", 1638.08, 0.02, 10_290, 2629.0, 0.10, 0.0, 0.0),
-        ("uet-incast", 2478.53, 0.10, 7350, 7131.0, 0.10, 811.0, 0.30),
-        ("uet-incast128", 21_029.3, 0.10, 62_230, 62_126.0, 0.10, 72_623.0, 0.30),
+        ("uet-incast", 2478.53, 0.10, 7350, 7131.0, 0.10, 811.0, 0.10),
+        ("uet-incast128", 21_029.3, 0.10, 62_230, 62_126.0, 0.10, 72_623.0, 0.10),
         (
             "uet-incast1024",
             10_556.2,
@@ -989,11 +991,11 @@ fn uet_htsim_runs_finish_as_uet_htsim() {
             25_569.0,
             0.10,
             433_185.0,
-            0.30,
+            0.10,
         ),
         ("uet-incast3to1", 221.731, 0.10, 614, 351.0, 0.15, 80.0, 0.30),
         ("uet-perm16", 194.022, 0.10, 7840, 2547.0, 0.10, 0.0, 0.0),
-        ("uet-perm16-1path", 527.755, 0.10, 7840, 6083.0, 0.15, 279.0, 0.30),
+        ("uet-perm16-1path", 527.755, 0.10, 7840, 6083.0, 0.15, 279.0, 0.15),
         ("uet-perm16-failed1", 238.218, 0.10, 7840, 2731.0, 0.10, 99.0, 0.30),
     ] {
         let (w, s) = run(name);
@@ -1044,30 +1046,74 @@ fn uet_htsim_runs_finish_as_uet_htsim() {
     assert!(gain > 2.5, "spraying's gain on perm_16n: {gain:.2} (uet-htsim 2.72)");
 }
 
+/// A trimming port keeps the packet it is sending in its queue until the
+/// serialization ends, as uet-htsim's `CompositeQueue` does
+/// (`receivePacket` counts it against the queue's room; `completeService`
+/// takes it off, then decides its ECN from the data queue behind it).
+/// One sender, 100 Gb/s links into a 30 Gb/s bottleneck: the sender's
+/// 4150-byte packets reach the bottleneck port every 332 ns, which sends
+/// one every 1106.7 ns, so packet k arrives while packet 0 is on the wire
+/// for k = 1, 2, 3, and no two events coincide. Worked by hand from
+/// those two functions:
+///
+/// - a queue of 8300 bytes (two packets) with the one on the wire
+///   counted: packet 1 fits (1 on the wire + 1 waiting), packets 2 and 3
+///   do not, 2 trims (counting only the waiting ones: packets 1, 2 wait,
+///   3 is trimmed, 1 trim);
+/// - ECN certain from one packet waiting (K_max 4150 bytes at the port's
+///   speed), a flow of two packets: packet 0 ends with packet 1 behind it
+///   and is marked, packet 1 ends with none (decided as each starts out:
+///   neither, both start with nothing behind).
+#[test]
+fn a_trimming_port_holds_its_packet_until_it_is_sent() {
+    let run = |bytes: u64, port_buffer: u64| {
+        let text = format!(
+            "name = \"hold\"\nstop_ms = 1.0\n\
+             [topology]\nkind = \"dumbbell\"\nleft = 1\nright = 1\nlink_gbps = 100\nbottleneck_gbps = 30\nlink_delay_ns = 1000\n\
+             [switch]\nport_buffer_bytes = {port_buffer}\necn_kmin_bytes = 1\necn_kmax_bytes = 13834\ntrim_bytes = 64\n\
+             [nic]\ntelemetry = \"none\"\npayload_bytes = 4086\nheader_bytes = 64\nack_bytes = 64\ntransport = \"sack\"\n\
+             [cc]\nalgorithm = \"nscc\"\n\
+             [workload]\nkind = \"list\"\nflows = [{{ src = 0, dst = 1, bytes = {bytes} }}]\n"
+        );
+        let s = hal_sim::setup::scenario::parse(&text, "hold.toml").unwrap_or_else(|e| panic!("{e}"));
+        let (w, sum) = hal_sim::run_scenario(&s, std::path::Path::new("."), "hold.toml").unwrap();
+        assert_eq!(sum.flows_finished, 1, "{bytes} B");
+        let _ = w;
+        sum.counters
+    };
+    // The threshold as the port reads it: 13 834 · 30/100 = 4150.
+    let c = run(4 * 4086, 8300);
+    assert_eq!(c.trims, 2, "{c:?}");
+    let c = run(2 * 4086, 1 << 20);
+    assert_eq!((c.trims, c.ecn_marks), (0, 1), "{c:?}");
+}
+
 /// NSCC's window changes by rule (uet-htsim's `fair_inc`, `eta_inc`,
 /// `multi_dec`, `quick_dec`, `nack_dec`), summed over incast_128's 127
 /// flows, against the sums of the lines uet-htsim printed as each flow
-/// finished in its runs with `-seed 1` to `4`
+/// finished in its runs with `-seed 1` to `8`
 /// (`scenarios/reference/uet-htsim/incast_128-seed*.finished`), and
-/// hal-sim's seeds 1-4. Each of hal-sim's runs holds eta, the
-/// multiplicative and quick decreases and the NACKed bytes within 10 % of
-/// uet-htsim's mean (seeds 1-17: 0.7-7.2 % off). The fair increase
+/// hal-sim's seeds 1-8. Each of hal-sim's runs holds eta, the
+/// multiplicative and quick decreases and the NACKed bytes within 7 % of
+/// uet-htsim's mean (seeds 1-17: 0.3-4.5 % off; with a port's queue that
+/// let its packet go as it started out, the multiplicative decrease was
+/// up to 7.2 % off and the NACKed bytes 2-2.5 % below). The fair increase
 /// (gathered on ACKs that are not marked though their delay is at or
 /// above the target) is the few packets of each burst that wait behind a
-/// long queue yet leave it short: small (0.7 % of eta) and moving with
+/// long queue yet leave it short: small (0.6 % of eta) and moving with
 /// the seed in both simulators (uet-htsim's seeds 1-8: 101 000-252 000,
-/// hal-sim's 1-17: 134 000-309 000), so the four seeds' means are held
-/// within 15 % (hal-sim 194 100, uet-htsim 196 600; hal-sim's seeds 5-8,
-/// 9-12 and 13-16 give means 2.1 % below to 3.9 % above). Marking ECN at
-/// enqueue marks those packets by the queue ahead of them: their fair
-/// increase falls to 47 000-139 000 (mean of seeds 1-4: 68 900), which
-/// this catches.
+/// hal-sim's 1-17: 102 000-230 000), so the eight seeds' means are held
+/// within 35 % (hal-sim 160 900, uet-htsim 189 300; hal-sim's seeds 9-16
+/// give 24.5 % below). Marking ECN at enqueue marks those packets by the
+/// queue ahead of them: their fair increase falls to 82 900 (56 % below),
+/// which this catches.
 #[test]
 fn nscc_rules_move_incast128s_windows_as_uet_htsims() {
     const RULES: [&str; 5] = ["fair_inc", "eta_inc", "multi_dec", "quick_dec", "nack_dec"];
-    // uet-htsim's sums of each rule over its four runs' flows, averaged.
+    // uet-htsim's sums of each rule over its eight runs' flows, averaged.
+    const SEEDS: u64 = 8;
     let mut uet = [0.0f64; 5];
-    for seed in 1..=4 {
+    for seed in 1..=SEEDS {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
             "../scenarios/reference/uet-htsim/incast_128-seed{seed}.finished"
         ));
@@ -1081,13 +1127,13 @@ fn nscc_rules_move_incast128s_windows_as_uet_htsims() {
                     .iter()
                     .position(|w| w == k)
                     .unwrap_or_else(|| panic!("{k} in {line}"));
-                *sum += words[at + 1].trim_start_matches('-').parse::<f64>().unwrap() / 4.0;
+                *sum += words[at + 1].trim_start_matches('-').parse::<f64>().unwrap() / SEEDS as f64;
             }
         }
         assert_eq!(flows, 127, "uet-htsim's seed {seed}");
     }
     let mut fair = 0.0;
-    for seed in 1..=4 {
+    for seed in 1..=SEEDS {
         let (w, s) = run_changed("uet-incast128", |s| s.seed = seed);
         assert_eq!(s.flows_finished, 127);
         let n = &w.metrics.nscc;
@@ -1101,15 +1147,15 @@ fn nscc_rules_move_incast128s_windows_as_uet_htsims() {
         ];
         for ((k, theirs), got) in RULES.iter().zip(uet).zip(ours).skip(1) {
             assert!(
-                (got / theirs - 1.0).abs() <= 0.10,
+                (got / theirs - 1.0).abs() <= 0.07,
                 "seed {seed}: {k} {got} against uet-htsim's {theirs}"
             );
         }
-        fair += ours[0] / 4.0;
+        fair += ours[0] / SEEDS as f64;
     }
     assert!(
-        (fair / uet[0] - 1.0).abs() <= 0.15,
-        "fair_inc, seeds 1-4's mean: {fair:.0} against uet-htsim's {:.0}",
+        (fair / uet[0] - 1.0).abs() <= 0.35,
+        "fair_inc, seeds 1-8's mean: {fair:.0} against uet-htsim's {:.0}",
         uet[0]
     );
 }

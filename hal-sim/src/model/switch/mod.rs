@@ -24,7 +24,7 @@ use crate::model::net::Link;
 use crate::model::packet::{EcnBits, PktKind};
 use crate::model::telemetry::HopState;
 use crate::run::ctx::Ctx;
-use crate::run::event::{ser_ps, Ev, Ps};
+use crate::run::event::{ser_ps, Ev, Ps, NO_PKT};
 
 /// A PFC frame's wire size (a MAC control frame with its preamble and gap).
 const PFC_FRAME_BYTES: u32 = 84;
@@ -66,6 +66,30 @@ pub struct EgressPort {
     /// buf_max of this port ([`Buffers::port`], a quarter of it on a
     /// degraded link).
     pub port_buffer: u64,
+    /// On a trimming port, the packet being serialized, which its queue
+    /// still holds until the serialization ends (uet-htsim's
+    /// `CompositeQueue`): it counts against the queue's room, and a data
+    /// packet's ECN is decided as it finishes.
+    pub on_wire: OnWire,
+}
+
+/// The packet a trimming port is serializing ([`EgressPort::on_wire`]).
+#[derive(Clone, Copy, Debug)]
+pub struct OnWire {
+    /// The packet, or [`NO_PKT`].
+    pub pkt: u32,
+    /// Its bytes, in the data queue's count ...
+    pub data: u64,
+    /// ... or in the control queue's.
+    pub urgent: u64,
+}
+
+impl OnWire {
+    const NONE: OnWire = OnWire {
+        pkt: NO_PKT,
+        data: 0,
+        urgent: 0,
+    };
 }
 
 impl EgressPort {
@@ -87,6 +111,7 @@ impl EgressPort {
             util_t: Ps::ZERO,
             last_wire: 0,
             monitor: None,
+            on_wire: OnWire::NONE,
         }
     }
 }
@@ -162,13 +187,15 @@ impl Switch {
             self.ports[port as usize].queued_bytes,
             self.ports[port as usize].port_buffer,
         );
+        // A trimming port's queue still holds the packet on the wire.
+        let held = self.held(cx, port);
         let (mut wire, ecn, kind, mut trimmed) = {
             let x = cx.pkts.get(pkt);
             (x.wire as u64, x.ecn(), x.kind, x.trimmed())
         };
         // With PFC the upstream is paused before a port overflows; only the
         // shared buffer (the headroom included) can.
-        let mut port_full = eg.pfc.is_none() && q + wire > port_buffer;
+        let mut port_full = eg.pfc.is_none() && q + held.data + wire > port_buffer;
         if let (Some(Trim { bytes }), true) = (eg.trim, port_full && kind == PktKind::Data && !trimmed) {
             if !self.trim(cx, port, bytes) {
                 cut(cx, pkt, bytes);
@@ -181,7 +208,7 @@ impl Switch {
         let header = kind != PktKind::Data || trimmed;
         if eg.trim.is_some() && header {
             // Headers see only the control queue's room.
-            port_full = self.ports[port as usize].urgent_bytes + wire > 2 * port_buffer;
+            port_full = self.ports[port as usize].urgent_bytes + held.urgent + wire > 2 * port_buffer;
         }
         let full = port_full || self.buffered + wire > eg.buffers.shared;
         let threshold_drop = ecn == EcnBits::NotEct && kind == PktKind::Data && !trimmed && q >= eg.marking.drop_k;
@@ -230,6 +257,21 @@ impl Switch {
     pub fn port_free(&mut self, cx: &mut Ctx, port: u16) {
         let p = &mut self.ports[port as usize];
         p.free_pending = false;
+        // A trimming port's last packet finishes now: its ECN from the data
+        // queue it leaves behind (uet-htsim's `completeService`). Only at
+        // that instant: a port resumed later (PFC) let its packet go long
+        // ago, and the packet may be gone.
+        let done = std::mem::replace(&mut p.on_wire, OnWire::NONE);
+        let at_end = cx.now == p.busy_until;
+        if done.data != 0
+            && at_end
+            && self.egress.marking.at == MarkAt::Dequeue
+            && cx.pkts.get(done.pkt).ecn() == EcnBits::Ect
+        {
+            let q = p.queued_bytes;
+            self.wred(cx, port, done.pkt, q);
+        }
+        let p = &mut self.ports[port as usize];
         let mut left = None;
         let next = match p.urgent.pop_front() {
             Some(pkt) => {
@@ -246,7 +288,7 @@ impl Switch {
                 pkt
             }
         };
-        if let (Some(pkt), Some(q), MarkAt::Dequeue) = (next, left, self.egress.marking.at) {
+        if let (Some(pkt), Some(q), MarkAt::Dequeue, false) = (next, left, self.egress.marking.at, self.holds(port)) {
             if cx.pkts.get(pkt).ecn() == EcnBits::Ect {
                 self.wred(cx, port, pkt, q);
             }
@@ -366,6 +408,28 @@ impl Switch {
         }
     }
 
+    /// Whether port `port` keeps its packet on the wire in its queue until
+    /// the serialization ends (a trimming port on a link with a delay:
+    /// on a link of none the packet would arrive before its mark was
+    /// decided, so there it is decided as it starts out).
+    #[inline(always)]
+    fn holds(&self, port: u16) -> bool {
+        self.egress.trim.is_some() && self.ports[port as usize].link.delay_ps > Ps::ZERO
+    }
+
+    /// What a trimming port's queue still holds of the packet on the wire:
+    /// the packet until its serialization ends, or until the PortFree
+    /// queued for that instant has run.
+    #[inline(always)]
+    fn held(&self, cx: &Ctx, port: u16) -> OnWire {
+        let p = &self.ports[port as usize];
+        if cx.now < p.busy_until || p.free_pending {
+            p.on_wire
+        } else {
+            OnWire::NONE
+        }
+    }
+
     /// Queues the PortFree event of a port at its busy_until. A port needs
     /// one only when a packet waits behind the one it is sending.
     #[inline(always)]
@@ -383,6 +447,7 @@ impl Switch {
     #[inline(always)]
     fn transmit(&mut self, cx: &mut Ctx, port: u16, pkt: u32, ingress_port: u16) {
         let now = cx.now;
+        let holds = self.holds(port);
         let p = &mut self.ports[port as usize];
         let (packet, tel) = cx.pkts.with_tel_mut(pkt);
         let util = self.egress.util;
@@ -438,6 +503,14 @@ impl Switch {
         }
         let ser = ser_ps(packet.wire.into(), p.link.bps);
         p.busy_until = now + ser;
+        if holds {
+            let (header, bytes) = (packet.kind != PktKind::Data || packet.trimmed(), packet.wire as u64);
+            p.on_wire = OnWire {
+                pkt,
+                data: if header { 0 } else { bytes },
+                urgent: if header { bytes } else { 0 },
+            };
+        }
         let (node, port) = p.link.peer;
         cx.q.push(now + ser + p.link.delay_ps, Ev::Arrive { node, port, pkt });
     }
