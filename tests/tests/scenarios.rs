@@ -1088,6 +1088,30 @@ fn a_trimming_port_holds_its_packet_until_it_is_sent() {
     assert_eq!((c.trims, c.ecn_marks), (0, 1), "{c:?}");
 }
 
+/// Events of one instant at a trimming port in uet-htsim's order: its
+/// packet's end before the arrivals of that instant on links that carry
+/// packets back to back (`Switch::ends_first`). Two hosts of one
+/// top-of-rack switch send six packets each at once to a third
+/// (`tor_2to1_6pkts.cm`, uet-htsim's k = 6 fat-tree), so both streams
+/// reach the receiver's port in lockstep, two arrivals at each end of a
+/// packet. uet-htsim's NACKs, from `./htsim_uec -tm tor_2to1_6pkts.cm
+/// -sender_cc_only -q Q -ecn 1 2 -cwnd 50 -end 200` at 40ccb05, for
+/// queues of 4, 5, 6 and 8 packets: 4, 2, 1, 0. With the arrivals first,
+/// hal-sim trimmed 4, 3, 2, 0.
+#[test]
+fn a_trimming_port_ends_its_packet_before_lockstep_arrivals() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+    for (q, nacks) in [(4, 4), (5, 2), (6, 1), (8, 0)] {
+        let line = format!("-tm tor_2to1_6pkts.cm -sender_cc_only -q {q} -ecn 1 2 -cwnd 50 -end 200");
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let c = hal_sim::setup::uet_htsim::parse_args(&args).unwrap();
+        let s = hal_sim::setup::uet_htsim::scenario(&c, &dir).unwrap();
+        let (_, sum) = hal_sim::run_scenario(&s, &dir, "tor_2to1_6pkts").unwrap();
+        assert_eq!(sum.flows_finished, 2, "-q {q}");
+        assert_eq!(sum.counters.nacks, nacks, "-q {q}: NACKs");
+    }
+}
+
 /// NSCC's window changes by rule (uet-htsim's `fair_inc`, `eta_inc`,
 /// `multi_dec`, `quick_dec`, `nack_dec`), summed over incast_128's 127
 /// flows, against the sums of the lines uet-htsim printed as each flow

@@ -82,6 +82,8 @@ pub struct OnWire {
     pub data: u64,
     /// ... or in the control queue's.
     pub urgent: u64,
+    /// When it started out.
+    pub start: Ps,
 }
 
 impl OnWire {
@@ -89,6 +91,7 @@ impl OnWire {
         pkt: NO_PKT,
         data: 0,
         urgent: 0,
+        start: Ps::ZERO,
     };
 }
 
@@ -134,6 +137,9 @@ pub struct Switch {
     pub ingress_bytes: Vec<u64>,
     /// PFC: the ingress ports that have paused their upstream.
     pub pausing: Vec<bool>,
+    /// When the last packet came in by each port (trimming switches:
+    /// [`Switch::ends_first`]).
+    pub last_arrival: Vec<Ps>,
 }
 
 impl Switch {
@@ -153,6 +159,7 @@ impl Switch {
             egress,
             ingress_bytes: vec![0; links.len()],
             pausing: vec![false; links.len()],
+            last_arrival: vec![Ps::ZERO; links.len()],
         }
     }
 
@@ -173,7 +180,45 @@ impl Switch {
         p.ingress_ps = cx.now;
         p.ingress_port = ingress;
         p.ttl = p.ttl.saturating_sub(1);
+        if self.ends_first(cx, ingress, egress) {
+            self.port_free(cx, egress);
+        }
+        if let Some(t) = self.last_arrival.get_mut(ingress as usize) {
+            *t = cx.now;
+        }
         self.enqueue(cx, egress, pkt, ingress);
+    }
+
+    /// Whether trimming port `egress`, whose packet on the wire ends at
+    /// this instant, ends it before it takes the packet arriving by
+    /// `ingress`, as uet-htsim orders the two. Its events of one instant
+    /// run in the order they were queued: a queue's end of service was
+    /// queued as the service began; an arrival as the packet entered the
+    /// link, or, while an earlier one was still on it, as that one was
+    /// delivered (`Pipe` keeps one event for its packets in flight). So
+    /// on a link carrying packets back to back (the previous arrival no
+    /// later than this packet's entry) the arrival was queued at the
+    /// previous arrival, and the end comes first unless its service began
+    /// later; at an equal instant the end comes first, as in uet-htsim's
+    /// trace of an incast's lockstep arrivals. hal-sim queues each
+    /// arrival as its packet starts out, ahead of the end: this decides
+    /// the order instead, and runs the end now (its PortFree, when it
+    /// comes, finds the port busy and does nothing).
+    #[inline(always)]
+    fn ends_first(&self, cx: &Ctx, ingress: u16, egress: u16) -> bool {
+        let p = &self.ports[egress as usize];
+        if !(self.holds(egress) && p.free_pending && p.busy_until == cx.now) {
+            return false;
+        }
+        let (Some(&prev), Some(port)) = (
+            self.last_arrival.get(ingress as usize),
+            self.ports.get(ingress as usize),
+        ) else {
+            return false;
+        };
+        let entered = cx.now.saturating_sub(port.link.delay_ps);
+        let queued = if entered <= prev { prev } else { entered };
+        p.on_wire.start <= queued
     }
 
     /// Admission and marking (LDCP §2.1): ECN-capable packets are marked
@@ -256,6 +301,11 @@ impl Switch {
     /// Port `port` finished a packet: the next one in its queue goes.
     pub fn port_free(&mut self, cx: &mut Ctx, port: u16) {
         let p = &mut self.ports[port as usize];
+        if p.busy_until > cx.now {
+            // Its packet's end ran already, at an arrival of this instant
+            // ([`Switch::ends_first`]): the port is busy with the next.
+            return;
+        }
         p.free_pending = false;
         // A trimming port's last packet finishes now: its ECN from the data
         // queue it leaves behind (uet-htsim's `completeService`). Only at
@@ -509,6 +559,7 @@ impl Switch {
                 pkt,
                 data: if header { 0 } else { bytes },
                 urgent: if header { bytes } else { 0 },
+                start: now,
             };
         }
         let (node, port) = p.link.peer;
