@@ -953,24 +953,24 @@ fn nscc_incast8_holds_the_queue_at_its_target_delay() {
 /// |---|---|---|
 /// | one | 176.2, 490, 0, 124, 0 | 176.2, 490, 0, 124, 0 |
 /// | bidir | 176.804, 980, 0, 248, 0 | 176.804, 980, 0, 248, 0 |
-/// | outcast_incast | 1638.08 (flow 1 → 0: 208.019), 10 290, 0, 2629, 0 | 1638.08 (207.355), 10 290, 0, 2623, 0 |
-/// | incast | 2478.53, 7350, 811, 7131, 811 | 2482.22, 7350, 804, 7013, 804 |
-/// | incast_128 | 21 029.3, 62 230, 72 623, 62 126, 72 623 | 21 029.1, 62 230, 72 512, 62 138, 72 512 |
-/// | incast_1024_100K, `-cwnd 50` | 10 556.2, 25 575, 448 242, 25 569, 433 185 | 10 563.6, 25 575, 449 990, 25 568, 434 961 |
-/// | incast_3-1_overlapped, `-cwnd 50` | 221.731, 614, 80, 351, 80 | 223.72, 614, 80, 333, 80 |
-/// | perm_16n, 128 paths | 194.022, 7840, 0, 2547, 0 | 194.795, 7840, 0, 2602, 0 |
-/// | perm_16n, 1 path | 527.755, 7840, 279, 6083, 279 | 529.78, 7840, 294, 5578, 294 |
-/// | perm_16n, 128 paths, one link at 25 % | 238.218, 7840, 99, 2731, 99 | 230.683, 7840, 95, 2782, 95 |
+/// | outcast_incast | 1638.08 (flow 1 → 0: 208.019), 10 290, 0, 2629, 0 | 1638.08 (207.355), 10 290, 0, 2622, 0 |
+/// | incast | 2478.53, 7350, 811, 7131, 811 | 2495.99, 7350, 821, 7168, 821 |
+/// | incast_128 | 21 029.3, 62 230, 72 623, 62 126, 72 623 | 21 044.1, 62 230, 72 384, 62 168, 72 384 |
+/// | incast_1024_100K, `-cwnd 50` | 10 556.2, 25 575, 448 242, 25 569, 433 185 | 10 567.9, 25 575, 450 396, 25 566, 435 305 |
+/// | incast_3-1_overlapped, `-cwnd 50` | 221.731, 614, 80, 351, 80 | 225.38, 614, 80, 329, 80 |
+/// | perm_16n, 128 paths | 194.022, 7840, 0, 2547, 0 | 194.221, 7840, 0, 2598, 0 |
+/// | perm_16n, 1 path | 527.755, 7840, 279, 6083, 279 | 539.83, 7840, 288, 5509, 288 |
+/// | perm_16n, 128 paths, one link at 25 % | 238.218, 7840, 99, 2731, 99 | 232.066, 7840, 96, 2777, 96 |
 ///
 /// The bounds are the (the tail within 2 % on the runs that trim
 /// nothing, 10 % on the others; NACKs within 30 %, and within 10 % on the
-/// incasts, whose counts are large: 783-826, 72 411-73 002 and
-/// 433 408-436 727 over seeds 1-5 or 1-4, and 15 % on one path, 279-302;
-/// the degraded link's 99 moves most, 76-102 over seeds 1-8; spraying's
+/// incasts, whose counts are large: 775-828, 72 693-73 071 and
+/// 432 742-435 483 over seeds 1-5 or 1-4, and 15 % on one path, 282-303;
+/// the degraded link's 99 moves most, 73-98 over seeds 1-8; spraying's
 /// gain on perm_16n above 2.5 times), with the new packets exact, every
 /// resend a NACK's or a timeout's, and the ACKs within 10 % (15 % on one
 /// path and on the 3-to-1, where hal-sim's flows ask for fewer ACKs:
-/// seeds 1-8 give 5410-5618 and 318-351; docs/reference-runs.md).
+/// seeds 1-8 give 5473-5645 and 320-349; docs/reference-runs.md).
 /// What they catch: trimming off (no NACKs, a timeout per lost packet),
 /// data queues of 5 BDPs (404 NACKs), no spraying (perm_16n). ECN marked
 /// at enqueue is caught by `nscc_rules_move_incast128s_windows_as_uet_htsims`.
@@ -1119,17 +1119,17 @@ fn a_trimming_port_ends_its_packet_before_lockstep_arrivals() {
 /// (`scenarios/reference/uet-htsim/incast_128-seed*.finished`), and
 /// hal-sim's seeds 1-8. Each of hal-sim's runs holds eta, the
 /// multiplicative and quick decreases and the NACKed bytes within 7 % of
-/// uet-htsim's mean (seeds 1-17: 0.3-4.5 % off; with a port's queue that
+/// uet-htsim's mean (seeds 1-17: 0.1-4.5 % off; with a port's queue that
 /// let its packet go as it started out, the multiplicative decrease was
 /// up to 7.2 % off and the NACKed bytes 2-2.5 % below). The fair increase
 /// (gathered on ACKs that are not marked though their delay is at or
 /// above the target) is the few packets of each burst that wait behind a
 /// long queue yet leave it short: small (0.6 % of eta) and moving with
 /// the seed in both simulators (uet-htsim's seeds 1-8: 101 000-252 000,
-/// hal-sim's 1-17: 102 000-230 000), so the eight seeds' means are held
-/// within 35 % (hal-sim 160 900, uet-htsim 189 300; hal-sim's seeds 9-16
-/// give 24.5 % below). Marking ECN at enqueue marks those packets by the
-/// queue ahead of them: their fair increase falls to 82 900 (56 % below),
+/// hal-sim's 1-17: 107 000-235 000), so the eight seeds' means are held
+/// within 35 % (hal-sim 167 800, uet-htsim 189 300; hal-sim's seeds 9-16
+/// give 19 % below). Marking ECN at enqueue marks those packets by the
+/// queue ahead of them: their fair increase falls to 76 500 (60 % below),
 /// which this catches.
 #[test]
 fn nscc_rules_move_incast128s_windows_as_uet_htsims() {
