@@ -138,7 +138,8 @@ pub struct Switch {
     /// PFC: the ingress ports that have paused their upstream.
     pub pausing: Vec<bool>,
     /// When the last packet came in by each port (trimming switches:
-    /// [`Switch::ends_first`]).
+    /// `Switch::ends_first`, which orders an arrival and an end of one
+    /// instant).
     pub last_arrival: Vec<Ps>,
 }
 
