@@ -206,6 +206,20 @@ fn ns3_flows(
     ns3_flow_text(&text, &file, check)
 }
 
+/// `check` of a flow read from `file` at `line`, its refusal named there.
+fn check_at(
+    check: &dyn Fn(&FlowSpec) -> Result<(), ScenarioError>,
+    f: &FlowSpec,
+    file: &str,
+    line: usize,
+) -> Result<(), ScenarioError> {
+    check(f).map_err(|e| ScenarioError {
+        file: file.into(),
+        line: Some(line),
+        ..e
+    })
+}
+
 /// A flow list in CSV (`kind = "csv"`): `src,dst,bytes,start_ns` lines, a
 /// header line `src…` and `#` comments allowed; each flow as `check`
 /// takes it. Errors name `file` and the line.
@@ -241,11 +255,7 @@ pub fn csv_flows(
             start_ns,
             dport: 100,
         };
-        check(&f).map_err(|e| ScenarioError {
-            file: file.into(),
-            line: Some(i + 1),
-            ..e
-        })?;
+        check_at(check, &f, file, i + 1)?;
         v.push(f);
     }
     Ok(v)
@@ -302,11 +312,7 @@ pub fn ns3_flow_text(
             start_ns: (start * 1e9).round() as u64,
             dport,
         };
-        check(&spec).map_err(|e| ScenarioError {
-            file: file.into(),
-            line: Some(i + 1),
-            ..e
-        })?;
+        check_at(check, &spec, file, i + 1)?;
         v.push(spec);
     }
     if v.len() < n {

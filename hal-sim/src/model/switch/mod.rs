@@ -137,9 +137,9 @@ pub struct Switch {
     pub ingress_bytes: Vec<u64>,
     /// PFC: the ingress ports that have paused their upstream.
     pub pausing: Vec<bool>,
-    /// When the last packet came in by each port (trimming switches:
-    /// `Switch::ends_first`, which orders an arrival and an end of one
-    /// instant).
+    /// When the last packet came in by each port (kept by trimming
+    /// switches only: `Switch::ends_first`, which orders an arrival and an
+    /// end of one instant).
     pub last_arrival: Vec<Ps>,
 }
 
@@ -181,11 +181,14 @@ impl Switch {
         p.ingress_ps = cx.now;
         p.ingress_port = ingress;
         p.ttl = p.ttl.saturating_sub(1);
-        if self.ends_first(cx, ingress, egress) {
-            self.port_free(cx, egress);
-        }
-        if let Some(t) = self.last_arrival.get_mut(ingress as usize) {
-            *t = cx.now;
+        if self.egress.trim.is_some() {
+            // Only a trimming switch orders one instant's arrivals and ends.
+            if self.ends_first(cx, ingress, egress) {
+                self.port_free(cx, egress);
+            }
+            if let Some(t) = self.last_arrival.get_mut(ingress as usize) {
+                *t = cx.now;
+            }
         }
         self.enqueue(cx, egress, pkt, ingress);
     }
