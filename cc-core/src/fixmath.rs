@@ -56,8 +56,10 @@ pub(crate) fn div_u64_narrow(n: u64, d: NonZeroU64) -> u64 {
         let b = (ra << 16) | (lo & 0xFFFF);
         (qa << 16) | (b / d32)
     } else {
-        // The fallback (never taken: d ≥ 2^16 and r < d) is the generic division.
-        div_64_by_32(r, lo, d32.get()).unwrap_or_else(|| ((((r as u64) << 32) | lo as u64) / d) as u32)
+        // Never None: d ≥ 2^16 and r < d. The unreachable fallback is a
+        // constant, not the generic division: a call to the runtime's
+        // 64-bit divide would make every caller save its registers.
+        div_64_by_32(r, lo, d32.get()).unwrap_or(u32::MAX)
     };
     ((q_hi as u64) << 32) | q_lo as u64
 }

@@ -360,8 +360,8 @@ fn sync(r: &mut reference::NsccRef, s: &Nscc) {
     r.cwnd = s.cwnd as f64;
     r.base_rtt = s.base_rtt as f64;
     r.avg_delay = s.avg_delay as f64 / 256.0;
-    r.achieved = s.achieved as f64;
-    r.received = s.received as f64;
+    r.achieved = s.achieved() as f64;
+    r.received = s.received() as f64;
     r.bytes_to_ignore = s.ignore_left as f64;
     r.bytes_ignored = 0.0;
     r.inc = s.inc() as f64;
@@ -486,8 +486,8 @@ fn fixed_point_follows_the_reference() {
                 assert_eq!(
                     (
                         s.base_rtt as f64,
-                        s.achieved as f64,
-                        s.received as f64,
+                        s.achieved() as f64,
+                        s.received() as f64,
                         s.ignore_left > 0,
                         s.fi_count() as f64,
                         s.flag(INCREASE),
@@ -629,4 +629,33 @@ fn an_acks_case_is_its_mark_against_the_delay_at_the_target() {
             "no change"
         ]
     );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+    /// The proportional increase's product is the exact ⌊p·a/2^16⌋ in
+    /// both of its forms: p within a word (half the cases) and above.
+    #[test]
+    fn the_proportional_product_is_exact(p in 0u64..=1 << 47, a in 0u32..1 << 31, word in proptest::prelude::any::<bool>()) {
+        let p = if word { p & 0xFFFF_FFFF } else { p };
+        proptest::prop_assert_eq!(mul_shr16(p, a) as u128, (p as u128 * a as u128) >> 16);
+    }
+}
+
+#[test]
+fn the_proportional_product_at_its_corners() {
+    for p in [
+        0,
+        1,
+        0xFFFF,
+        0x1_0000,
+        u32::MAX as u64,
+        1 << 32,
+        (1 << 32) + 0xFFFF,
+        1 << 47,
+    ] {
+        for a in [0, 1, 0xFFFF, 1 << 16, (1 << 31) - 1] {
+            assert_eq!(mul_shr16(p, a) as u128, (p as u128 * a as u128) >> 16, "{p}·{a}");
+        }
+    }
 }
