@@ -51,8 +51,6 @@ pub struct Network {
     pub host_index: Vec<u32>,
     /// The ports on a shortest path from each node to each host.
     pub routes: Routes,
-    /// hop distance[node][host index].
-    pub dist: Vec<Vec<u32>>,
     /// How a switch picks among equal-cost next hops.
     pub ecmp: Ecmp,
     /// Switch ports degraded to a quarter of their rate and buffer
@@ -82,33 +80,110 @@ pub enum Ecmp {
 
 /// Next hops: for each (node, host) the egress ports on a shortest path
 /// to the host. A switch looks its row up for every packet, so the table
-/// is flat: one 32-bit entry per (node, host) naming a port list, and each
-/// distinct list stored once (a fat-tree switch has a handful: down to
-/// each of its hosts or pods, or up to any of its uplinks).
+/// is flat: one 32-bit entry per (node, column) naming a port list, and
+/// each distinct list stored once (a fat-tree switch has a handful: down
+/// to each of its hosts or pods, or up to any of its uplinks).
+///
+/// Hosts share a column where their routes agree. A host with one link,
+/// to a switch, is reached from every other node through that switch, so
+/// the hosts behind one switch have the same next hops everywhere but at
+/// the switch itself (its port down to each) and at themselves (no route
+/// to oneself): they share that switch's column, and each keeps its own
+/// list at the switch. A 1024-host k = 16 fat-tree's table is then 1344 ×
+/// 128 entries (688 KB, within a core's cache) instead of 1344 × 1024
+/// (5.5 MB, a cache miss on most packets' hops). Where hosts behind one
+/// switch would disagree elsewhere (not on any shortest-path fabric seen
+/// here), every host keeps a column of its own, as before.
 #[derive(Debug, Clone, Default)]
 pub struct Routes {
-    hosts: usize,
-    /// Entry (node · hosts + host): index into `spans`; 0 is the empty list.
+    /// Columns per node.
+    columns: usize,
+    /// Entry (node · columns + column): index into `spans`; 0 is the
+    /// empty list.
     choice: Vec<u32>,
     /// (start, length) of each distinct list in `ports`.
     spans: Vec<(u32, u32)>,
     ports: Vec<u16>,
+    /// Each host's column and exceptions to it.
+    host: Vec<HostRoutes>,
 }
 
+/// A host's place in [`Routes`].
+#[derive(Debug, Clone, Copy)]
+struct HostRoutes {
+    /// Its column.
+    column: u32,
+    /// Its node id: no route to itself.
+    node: u32,
+    /// The switch its one link goes to ([`NO_NODE`] where the host has a
+    /// column of its own) ...
+    via: u32,
+    /// ... and the list there (the port down to the host).
+    at_via: u32,
+}
+
+/// No node.
+const NO_NODE: u32 = u32::MAX;
+
+/// A table entry not written yet.
+const UNSET: u32 = u32::MAX;
+
 impl Routes {
-    /// Every (node, host) with no route.
-    fn new(nodes: usize, hosts: usize) -> Self {
+    /// Every (node, host) with no route, hosts `hosts` (node ids) sharing
+    /// columns by the switch their one link goes to where `shared`.
+    fn new(net: &Network, shared: bool) -> Self {
+        let mut column_of_via: HashMap<u32, u32> = HashMap::new();
+        let host: Vec<HostRoutes> = net
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(hi, &h)| {
+                let ports = &net.nodes[h as usize].ports;
+                let via = match ports.as_slice() {
+                    [l] if shared && net.nodes[l.peer.0 as usize].kind == NodeKind::Switch => l.peer.0,
+                    _ => NO_NODE,
+                };
+                let column = if via == NO_NODE {
+                    // Past every shared column: numbered after them below.
+                    u32::MAX - hi as u32
+                } else {
+                    let next = column_of_via.len() as u32;
+                    *column_of_via.entry(via).or_insert(next)
+                };
+                HostRoutes {
+                    column,
+                    node: h,
+                    via,
+                    at_via: 0,
+                }
+            })
+            .collect();
+        let shared_columns = column_of_via.len() as u32;
+        let mut own = shared_columns;
+        let host: Vec<HostRoutes> = host
+            .into_iter()
+            .map(|mut r| {
+                if r.via == NO_NODE {
+                    r.column = own;
+                    own += 1;
+                }
+                r
+            })
+            .collect();
+        let columns = own as usize;
         Routes {
-            hosts,
-            choice: vec![0; nodes * hosts],
+            columns,
+            choice: vec![UNSET; net.nodes.len() * columns],
             spans: vec![(0, 0)],
             ports: Vec::new(),
+            host,
         }
     }
 
-    /// Routes `node` to `host` over `ports`; `interned` has each distinct
-    /// list's index so far.
-    fn set(&mut self, interned: &mut HashMap<Vec<u16>, u32>, node: usize, host: usize, ports: &[u16]) {
+    /// Routes `node` to host index `host` over `ports`; `interned` has
+    /// each distinct list's index so far. False where the host's shared
+    /// column already holds another list for `node`.
+    fn set(&mut self, interned: &mut HashMap<Vec<u16>, u32>, node: usize, host: usize, ports: &[u16]) -> bool {
         let id = match interned.get(ports) {
             Some(&id) => id,
             None => {
@@ -119,17 +194,43 @@ impl Routes {
                 id
             }
         };
-        self.choice[node * self.hosts + host] = id;
+        let r = &mut self.host[host];
+        if node as u32 == r.via {
+            r.at_via = id;
+            return true;
+        }
+        let e = &mut self.choice[node * self.columns + r.column as usize];
+        let agrees = *e == UNSET || *e == id;
+        *e = id;
+        agrees
+    }
+
+    /// Every entry not written (no route) as the empty list.
+    fn finish(&mut self) {
+        for e in &mut self.choice {
+            if *e == UNSET {
+                *e = 0;
+            }
+        }
     }
 
     /// The egress ports at `node` on a shortest path to host index
     /// `host` (empty if none, or if either is out of range).
+    #[inline(always)]
     pub fn get(&self, node: u32, host: u32) -> &[u16] {
-        let (node, host) = (node as usize, host as usize);
-        if host >= self.hosts {
+        let Some(r) = self.host.get(host as usize) else {
             return &[];
-        }
-        let id = self.choice.get(node * self.hosts + host).copied().unwrap_or(0);
+        };
+        let id = if node == r.via {
+            r.at_via
+        } else if node == r.node {
+            0
+        } else {
+            self.choice
+                .get(node as usize * self.columns + r.column as usize)
+                .copied()
+                .unwrap_or(0)
+        };
         let (start, len) = self.spans.get(id as usize).copied().unwrap_or((0, 0));
         self.ports.get(start as usize..(start + len) as usize).unwrap_or(&[])
     }
@@ -178,15 +279,31 @@ impl Network {
 
     /// Computes all shortest-path next hops towards every host (BFS from
     /// each host over the undirected graph), in port order, or for
-    /// [`Ecmp::Reference`] in the order the BFS reached them.
+    /// [`Ecmp::Reference`] in the order the BFS reached them; hosts behind
+    /// one switch share their column where their routes agree
+    /// ([`Routes`]), else every host keeps its own.
     pub fn compute_routes(&mut self) {
-        if self.ecmp == Ecmp::Reference {
-            return self.compute_routes_in_bfs_order();
+        for shared in [true, false] {
+            let mut routes = Routes::new(self, shared);
+            let agree = if self.ecmp == Ecmp::Reference {
+                self.routes_in_bfs_order(&mut routes)
+            } else {
+                self.routes_in_port_order(&mut routes)
+            };
+            if agree || !shared {
+                routes.finish();
+                self.routes = routes;
+                return;
+            }
         }
+    }
+
+    /// [`Network::compute_routes`]'s lists in port order; false where
+    /// hosts sharing a column disagree.
+    fn routes_in_port_order(&self, routes: &mut Routes) -> bool {
         let n = self.nodes.len();
-        let mut routes = Routes::new(n, self.hosts.len());
         let mut interned = HashMap::new();
-        self.dist = vec![vec![u32::MAX; self.hosts.len()]; n];
+        let mut agree = true;
         for (hi, &h) in self.hosts.iter().enumerate() {
             let mut dist = vec![u32::MAX; n];
             dist[h as usize] = 0;
@@ -204,7 +321,6 @@ impl Network {
                 }
             }
             for (u, node) in self.nodes.iter().enumerate() {
-                self.dist[u][hi] = dist[u];
                 if dist[u] == u32::MAX || dist[u] == 0 {
                     continue;
                 }
@@ -215,22 +331,21 @@ impl Network {
                     .filter(|(_, p)| dist[p.peer.0 as usize] == dist[u] - 1)
                     .map(|(i, _)| i as u16)
                     .collect();
-                routes.set(&mut interned, u, hi, &ports);
+                agree &= routes.set(&mut interned, u, hi, &ports);
             }
         }
-        self.routes = routes;
+        agree
     }
 
     /// [`Network::compute_routes`] as the HPCC reference simulator's
     /// `CalculateRoute` orders them: from each host, nodes in BFS order
     /// (each one's neighbours by node id, only switches enqueued); a node
     /// one hop further from the host than `now` takes `now` as its next
-    /// next hop.
-    fn compute_routes_in_bfs_order(&mut self) {
+    /// next hop. False where hosts sharing a column disagree.
+    fn routes_in_bfs_order(&self, routes: &mut Routes) -> bool {
         let n = self.nodes.len();
-        let mut routes = Routes::new(n, self.hosts.len());
         let mut interned = HashMap::new();
-        self.dist = vec![vec![u32::MAX; self.hosts.len()]; n];
+        let mut agree = true;
         // Each node's ports by their peer's id.
         let by_peer: Vec<Vec<u16>> = self
             .nodes
@@ -266,13 +381,12 @@ impl Network {
                 }
             }
             for u in 0..n {
-                self.dist[u][hi] = dist[u];
                 if dist[u] != u32::MAX && dist[u] != 0 {
-                    routes.set(&mut interned, u, hi, &next[u]);
+                    agree &= routes.set(&mut interned, u, hi, &next[u]);
                 }
             }
         }
-        self.routes = routes;
+        agree
     }
 
     /// The egress port at `node` towards host `dst` for a flow hashing to
@@ -299,6 +413,26 @@ impl Network {
                 Some(c[h as usize % n])
             }
         }
+    }
+
+    /// The routes with a column for every host (no sharing): what the
+    /// shared table is held to.
+    #[cfg(test)]
+    pub(crate) fn per_host_routes(&self) -> Routes {
+        let mut routes = Routes::new(self, false);
+        if self.ecmp == Ecmp::Reference {
+            self.routes_in_bfs_order(&mut routes);
+        } else {
+            self.routes_in_port_order(&mut routes);
+        }
+        routes.finish();
+        routes
+    }
+
+    /// The number of columns of the routing table.
+    #[cfg(test)]
+    pub(crate) fn route_columns(&self) -> usize {
+        self.routes.columns
     }
 
     /// The path a flow's packets take from `src` to `dst`: (node, egress port) pairs.
@@ -400,7 +534,7 @@ mod tests {
         n.compute_routes();
         let path = n.path(a, b, 7);
         assert_eq!(path, vec![(a, 0), (s1, 1), (s2, 1)]);
-        assert_eq!(n.dist[a as usize][1], 3);
+        assert_eq!(n.path(a, b, 0).len(), 3);
     }
 
     /// Hosts a, b on leaves l1, l2 joined by spines s1, s2 (nodes 0-5),
@@ -469,7 +603,7 @@ mod tests {
         assert_eq!(n.routes.get(l1, 1), &[1, 2]);
         n.set_ecmp(Ecmp::Reference);
         assert_eq!(n.routes.get(l1, 1), &[2, 1]);
-        assert_eq!(n.dist[a as usize][1], 4);
+        assert_eq!(n.path(a, b, 0).len(), 4);
         let h = 7 | 100 << 16;
         let i = murmur3_32(&[node_ip(a), node_ip(b), h], l1) as usize % 2;
         assert_eq!(n.next_port(l1, a, b, h), Some([2, 1][i]));

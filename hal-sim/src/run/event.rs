@@ -514,6 +514,57 @@ mod tests {
         assert!(reference.is_empty() && q.is_empty());
     }
 
+    /// A lockstep fabric's pattern: runs of entries at one instant, each
+    /// filed behind a later instant of its bucket (the walk then starts at
+    /// the bucket's last filed entry), interleaved with pops that take
+    /// that entry or its neighbours, and with instants a bucket apart and
+    /// a reach apart (another round of the same bucket). Pops in key
+    /// order throughout.
+    #[test]
+    fn lockstep_runs_filed_behind_a_later_instant_keep_their_order() {
+        let mut q = EventQueue::default();
+        let mut reference = BTreeMap::new();
+        let mut rnd = lcg(99);
+        let reach = (BUCKETS as u64) << BUCKET_BITS;
+        let (mut now, mut n) = (Ps::ZERO, 0u64);
+        let mut push = |q: &mut EventQueue, reference: &mut BTreeMap<(Ps, u64), Ev>, t: Ps| {
+            n += 1;
+            let ev = Ev::FlowStart { flow: n as u32 };
+            q.push(t, ev);
+            reference.insert((t, n), ev);
+        };
+        for _ in 0..3_000 {
+            // Past the ring's room, so that the buckets hold the entries.
+            while q.len() < 3 * ring::RING {
+                push(&mut q, &mut reference, now + Ps(rnd() % 4_000_000));
+            }
+            // A later instant of a bucket, then a run at an earlier one.
+            let t = now + Ps(1_000 + (rnd() % 64) * (1 << BUCKET_BITS));
+            push(&mut q, &mut reference, t + Ps(1 + rnd() % 500));
+            for _ in 0..rnd() % 40 {
+                let at = match rnd() % 8 {
+                    0 => t + Ps(reach),
+                    1 => t + Ps(1 << BUCKET_BITS),
+                    2 => t.saturating_sub(Ps(rnd() % 300)).max(now),
+                    _ => t,
+                };
+                push(&mut q, &mut reference, at);
+                if rnd().is_multiple_of(5) {
+                    if let Some(p) = pop_checked(&mut q, &mut reference) {
+                        now = p;
+                    }
+                }
+            }
+            for _ in 0..rnd() % 60 {
+                if let Some(p) = pop_checked(&mut q, &mut reference) {
+                    now = p;
+                }
+            }
+        }
+        while pop_checked(&mut q, &mut reference).is_some() {}
+        assert!(reference.is_empty() && q.is_empty());
+    }
+
     /// Few pending entries live in a sorted ring, many in the calendar's
     /// buckets: a queue that swells past the ring's room and shrinks below
     /// the hand-back point again and again, with near and far entries,

@@ -362,7 +362,7 @@ pub fn uniform_speed(n: &Network) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::net::flow_hash;
+    use crate::model::net::{flow_hash, Ecmp};
     use crate::setup::scenario::DelayNs;
 
     fn fat_tree(pods: u32, tors: u32, per: u32, aggs: u32, cpa: u32) -> Network {
@@ -379,6 +379,44 @@ mod tests {
             link_delay_ns: DelayNs(1000),
             failed_links: 0,
         })
+    }
+
+    /// Hosts behind one switch share a column of the routing table, and
+    /// every (node, host) has the lists a column of its own gives, in
+    /// either ECMP's order: on fat-trees of one and several hosts a ToR,
+    /// and on a dumbbell (hosts reached through one of two switches).
+    #[test]
+    fn shared_route_columns_hold_every_hosts_routes() {
+        let dumbbell = build_shape(&Topology {
+            shape: Shape::Dumbbell {
+                left: Count(3),
+                right: Count(2),
+                bottleneck_gbps: None,
+            },
+            link_gbps: Gbps(100),
+            link_delay_ns: DelayNs(1000),
+            failed_links: 0,
+        });
+        for (mut n, columns) in [
+            (fat_tree(4, 2, 2, 2, 2), 8),
+            (fat_tree(2, 2, 1, 2, 1), 4),
+            (fat_tree(3, 2, 4, 2, 3), 6),
+            (dumbbell, 2),
+        ] {
+            for ecmp in [Ecmp::FlowHash, Ecmp::Reference] {
+                n.set_ecmp(ecmp);
+                assert_eq!(n.route_columns(), columns);
+                let own = n.per_host_routes();
+                for u in 0..n.nodes.len() as u32 {
+                    for h in 0..n.hosts.len() as u32 {
+                        assert_eq!(n.routes.get(u, h), own.get(u, h), "node {u} to host {h}, {ecmp:?}");
+                    }
+                }
+                // A host has no route to itself, and out of range is none.
+                assert!(n.routes.get(n.hosts[0], 0).is_empty());
+                assert!(n.routes.get(0, n.hosts.len() as u32).is_empty());
+            }
+        }
     }
 
     /// uet-htsim's `-failed N`: on a k = 4 fat-tree the first core links

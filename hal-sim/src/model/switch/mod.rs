@@ -61,6 +61,14 @@ pub struct EgressPort {
     pub last_wire: u32,
     /// Index into the metrics' monitored ports, if monitored.
     pub monitor: Option<usize>,
+    /// The largest queue any enqueue saw, bytes, and the last time the
+    /// port sent a data packet: kept here, beside what every packet's
+    /// hop reads anyway, and copied into the port's series when the run
+    /// stops (`World::run`), instead of a line of the metrics touched on
+    /// every hop.
+    pub max_queue: u64,
+    /// See `max_queue`.
+    pub last_data_ps: Ps,
     /// WRED/ECN thresholds of this port (K_min, K_max).
     pub ecn_k: (u64, u64),
     /// buf_max of this port ([`Buffers::port`], a quarter of it on a
@@ -84,6 +92,10 @@ pub struct OnWire {
     pub urgent: u64,
     /// When it started out.
     pub start: Ps,
+    /// Whether it is ECN-capable and unmarked as it starts out, as it
+    /// still is at its end (a holding port marks only then): the end's
+    /// test need not read the packet, whose line is cold by then.
+    pub ect: bool,
 }
 
 impl OnWire {
@@ -92,6 +104,7 @@ impl OnWire {
         data: 0,
         urgent: 0,
         start: Ps::ZERO,
+        ect: false,
     };
 }
 
@@ -114,6 +127,8 @@ impl EgressPort {
             util_t: Ps::ZERO,
             last_wire: 0,
             monitor: None,
+            max_queue: 0,
+            last_data_ps: Ps::ZERO,
             on_wire: OnWire::NONE,
         }
     }
@@ -276,10 +291,7 @@ impl Switch {
             self.wred(cx, port, pkt, q);
         }
         let p = &mut self.ports[port as usize];
-        if let Some(m) = p.monitor {
-            let s = &mut cx.metrics.ports[m];
-            s.max_queue = s.max_queue.max(q + wire);
-        }
+        p.max_queue = p.max_queue.max(q + wire);
         let urgent = eg.control.is_some() && header;
         if cx.now < p.busy_until || !p.queue.is_empty() || !p.urgent.is_empty() || (p.paused && !urgent) {
             if urgent {
@@ -317,11 +329,7 @@ impl Switch {
         // ago, and the packet may be gone.
         let done = std::mem::replace(&mut p.on_wire, OnWire::NONE);
         let at_end = cx.now == p.busy_until;
-        if done.data != 0
-            && at_end
-            && self.egress.marking.at == MarkAt::Dequeue
-            && cx.pkts.get(done.pkt).ecn() == EcnBits::Ect
-        {
+        if done.data != 0 && at_end && self.egress.marking.at == MarkAt::Dequeue && done.ect {
             let q = p.queued_bytes;
             self.wred(cx, port, done.pkt, q);
         }
@@ -551,9 +559,7 @@ impl Switch {
         }
         p.tx_bytes += packet.wire as u64;
         if packet.kind == PktKind::Data {
-            if let Some(m) = p.monitor {
-                cx.metrics.ports[m].last_data_ps = now;
-            }
+            p.last_data_ps = now;
         }
         let ser = ser_ps(packet.wire.into(), p.link.bps);
         p.busy_until = now + ser;
@@ -564,6 +570,7 @@ impl Switch {
                 data: if header { 0 } else { bytes },
                 urgent: if header { bytes } else { 0 },
                 start: now,
+                ect: packet.ecn() == EcnBits::Ect,
             };
         }
         let (node, port) = p.link.peer;

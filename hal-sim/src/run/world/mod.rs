@@ -187,7 +187,21 @@ impl World {
             }
             next = self.run_components(ev, &mut n, progress);
         }
+        self.settle_ports();
         progress(&self.progress());
+    }
+
+    /// The monitored ports' largest queue and last data packet into their
+    /// series (the ports keep them while the run goes).
+    fn settle_ports(&mut self) {
+        for s in &self.switches {
+            for p in &s.ports {
+                if let Some(series) = p.monitor.and_then(|m| self.metrics.ports.get_mut(m)) {
+                    series.max_queue = p.max_queue;
+                    series.last_data_ps = p.last_data_ps;
+                }
+            }
+        }
     }
 
     fn progress(&self) -> Progress {

@@ -243,11 +243,12 @@ pub enum Shape {
     },
 }
 
-/// The most routing entries (a node and a host each: the next hops and
-/// the distance, about 8 bytes with their tables) a network may need:
-/// 2^30, some 8 GiB. uet-htsim's 8192-host leaf-spine needs 2^26.0; a
+/// The most routing entries (a node and a host each: 4 bytes naming the
+/// next hops, where every host keeps a column of its own; hosts behind
+/// one switch share theirs, `model::net::Routes`) a network may need:
+/// 2^30, some 4 GiB. uet-htsim's 8192-host leaf-spine needs 2^26.0; a
 /// topology above this is refused before anything is built, where it
-/// would otherwise end the process with an allocation failure.
+/// could otherwise end the process with an allocation failure.
 pub const MAX_ROUTING_ENTRIES: u64 = 1 << 30;
 
 impl Shape {
@@ -290,7 +291,7 @@ pub fn check_size(hosts: u64, switches: u64) -> Result<(), String> {
         return Err(format!(
             "{hosts} hosts and {switches} switches: routing tables of {nodes} nodes × {hosts} hosts = {entries} entries \
              (about {} GiB), above the {MAX_ROUTING_ENTRIES} hal-sim builds",
-            entries.saturating_mul(8) >> 30
+            entries.saturating_mul(4) >> 30
         ));
     }
     Ok(())
