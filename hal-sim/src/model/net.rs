@@ -304,10 +304,13 @@ impl Network {
         let n = self.nodes.len();
         let mut interned = HashMap::new();
         let mut agree = true;
+        // One search's buffers, reused for every host: an 8192-host fabric
+        // makes 8192 searches over 8448 nodes.
+        let (mut dist, mut q, mut ports) = (vec![u32::MAX; n], VecDeque::new(), Vec::new());
         for (hi, &h) in self.hosts.iter().enumerate() {
-            let mut dist = vec![u32::MAX; n];
+            dist.fill(u32::MAX);
             dist[h as usize] = 0;
-            let mut q = VecDeque::from([h]);
+            q.push_back(h);
             while let Some(u) = q.pop_front() {
                 for p in &self.nodes[u as usize].ports {
                     let v = p.peer.0 as usize;
@@ -324,13 +327,14 @@ impl Network {
                 if dist[u] == u32::MAX || dist[u] == 0 {
                     continue;
                 }
-                let ports: Vec<u16> = node
-                    .ports
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| dist[p.peer.0 as usize] == dist[u] - 1)
-                    .map(|(i, _)| i as u16)
-                    .collect();
+                ports.clear();
+                ports.extend(
+                    node.ports
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| dist[p.peer.0 as usize] == dist[u] - 1)
+                        .map(|(i, _)| i as u16),
+                );
                 agree &= routes.set(&mut interned, u, hi, &ports);
             }
         }
@@ -356,11 +360,13 @@ impl Network {
                 p
             })
             .collect();
+        let (mut dist, mut next, mut q) = (vec![u32::MAX; n], vec![Vec::<u16>::new(); n], Vec::new());
         for (hi, &h) in self.hosts.iter().enumerate() {
-            let mut dist = vec![u32::MAX; n];
-            let mut next: Vec<Vec<u16>> = vec![Vec::new(); n];
+            dist.fill(u32::MAX);
+            next.iter_mut().for_each(Vec::clear);
             dist[h as usize] = 0;
-            let mut q = vec![h];
+            q.clear();
+            q.push(h);
             let mut i = 0;
             while i < q.len() {
                 let now = q[i] as usize;
