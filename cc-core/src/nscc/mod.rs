@@ -833,14 +833,14 @@ impl Nscc {
     /// Bytes delivered in the current quick-adapt window, modulo 2^32:
     /// only a window that delivers 4 GiB (at 1.4 Tb/s, in the longest
     /// window a base RTT and target allow, 25 ms) wraps.
-    pub fn achieved(&self) -> u32 {
+    fn achieved(&self) -> u32 {
         self.recvd.wrapping_sub(self.qa_mark)
     }
 
     /// Bytes received since the last fulfil, modulo 2^32. Every ACK that
     /// takes the count past `adjust_bytes` fulfils and clears it, so it
     /// wraps only if one ACK's advance passes 2^32 − `adjust_bytes`.
-    pub fn received(&self) -> u32 {
+    fn received(&self) -> u32 {
         self.recvd.wrapping_sub(self.fulfil_mark)
     }
 

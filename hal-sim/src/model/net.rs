@@ -129,26 +129,27 @@ const NO_NODE: u32 = u32::MAX;
 const UNSET: u32 = u32::MAX;
 
 impl Routes {
-    /// Every (node, host) with no route, hosts `hosts` (node ids) sharing
-    /// columns by the switch their one link goes to where `shared`.
+    /// Every (node, host) of `net` with no route: the hosts behind one
+    /// switch (their one link's) sharing its column where `shared`, every
+    /// other host a column of its own.
     fn new(net: &Network, shared: bool) -> Self {
         let mut column_of_via: HashMap<u32, u32> = HashMap::new();
+        let mut columns = 0u32;
+        let mut next_column = || {
+            columns += 1;
+            columns - 1
+        };
         let host: Vec<HostRoutes> = net
             .hosts
             .iter()
-            .enumerate()
-            .map(|(hi, &h)| {
-                let ports = &net.nodes[h as usize].ports;
-                let via = match ports.as_slice() {
+            .map(|&h| {
+                let via = match net.nodes[h as usize].ports.as_slice() {
                     [l] if shared && net.nodes[l.peer.0 as usize].kind == NodeKind::Switch => l.peer.0,
                     _ => NO_NODE,
                 };
-                let column = if via == NO_NODE {
-                    // Past every shared column: numbered after them below.
-                    u32::MAX - hi as u32
-                } else {
-                    let next = column_of_via.len() as u32;
-                    *column_of_via.entry(via).or_insert(next)
+                let column = match via {
+                    NO_NODE => next_column(),
+                    v => *column_of_via.entry(v).or_insert_with(&mut next_column),
                 };
                 HostRoutes {
                     column,
@@ -158,19 +159,7 @@ impl Routes {
                 }
             })
             .collect();
-        let shared_columns = column_of_via.len() as u32;
-        let mut own = shared_columns;
-        let host: Vec<HostRoutes> = host
-            .into_iter()
-            .map(|mut r| {
-                if r.via == NO_NODE {
-                    r.column = own;
-                    own += 1;
-                }
-                r
-            })
-            .collect();
-        let columns = own as usize;
+        let columns = columns as usize;
         Routes {
             columns,
             choice: vec![UNSET; net.nodes.len() * columns],
@@ -283,19 +272,21 @@ impl Network {
     /// one switch share their column where their routes agree
     /// ([`Routes`]), else every host keeps its own.
     pub fn compute_routes(&mut self) {
-        for shared in [true, false] {
-            let mut routes = Routes::new(self, shared);
-            let agree = if self.ecmp == Ecmp::Reference {
-                self.routes_in_bfs_order(&mut routes)
-            } else {
-                self.routes_in_port_order(&mut routes)
-            };
-            if agree || !shared {
-                routes.finish();
-                self.routes = routes;
-                return;
-            }
-        }
+        let (routes, agree) = self.route_table(true);
+        self.routes = if agree { routes } else { self.route_table(false).0 };
+    }
+
+    /// The routes, hosts behind one switch sharing a column if `shared`,
+    /// and whether the hosts sharing a column agreed (always, without).
+    fn route_table(&self, shared: bool) -> (Routes, bool) {
+        let mut routes = Routes::new(self, shared);
+        let agree = if self.ecmp == Ecmp::Reference {
+            self.routes_in_bfs_order(&mut routes)
+        } else {
+            self.routes_in_port_order(&mut routes)
+        };
+        routes.finish();
+        (routes, agree)
     }
 
     /// [`Network::compute_routes`]'s lists in port order; false where
@@ -425,14 +416,7 @@ impl Network {
     /// shared table is held to.
     #[cfg(test)]
     pub(crate) fn per_host_routes(&self) -> Routes {
-        let mut routes = Routes::new(self, false);
-        if self.ecmp == Ecmp::Reference {
-            self.routes_in_bfs_order(&mut routes);
-        } else {
-            self.routes_in_port_order(&mut routes);
-        }
-        routes.finish();
-        routes
+        self.route_table(false).0
     }
 
     /// The number of columns of the routing table.
