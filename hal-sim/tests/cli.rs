@@ -359,9 +359,25 @@ fn uet_htsim_command_lines_print_what_validate_reads() {
     let nacks: f64 = w[11].parse().unwrap();
     assert!((nacks / 80.0 - 1.0).abs() < 0.30, "{summary}");
 
-    // What hal-sim does not model is refused by name.
+    // -disable_trim -sleek: ports that drop, and SLEEK (uet-htsim's run
+    // of its SLEEK plan: 2456.3 µs, 485 resends, all SLEEK's, no NACK).
+    let (fcts, conns, summary) = run("-tm incast.cm -sender_cc_only -sleek -disable_trim -q 190 -end 3000");
+    assert_eq!((fcts.len(), conns), (15, 15));
+    assert!((fcts[14] / 2456.3 - 1.0).abs() < 0.10, "{fcts:?}");
+    let w: Vec<&str> = summary.split_whitespace().collect();
+    assert_eq!(
+        (w[0], w[1], w[10], w[11], w[14]),
+        ("New:", "7350", "NACKs:", "0", "sleek_pkts:"),
+        "{summary}"
+    );
+    let sleek: f64 = w[15].parse().unwrap();
+    assert!((sleek / 485.0 - 1.0).abs() < 0.30, "{summary}");
+
+    // What hal-sim does not model, or uet-htsim refuses, is refused by
+    // name.
     for (flags, named) in [
-        ("-tm one.cm -sender_cc_only -disable_trim", "-disable_trim"),
+        ("-tm one.cm -sender_cc_only -q 24", "-q 24"),
+        ("-tm one.cm -sender_cc_only -ecn 20 10", "-ecn"),
         ("-tm one.cm -sender_cc_only -conn_reuse", "-conn_reuse"),
         ("-tm one.cm -sender_cc_only -cwnd 100000", "-cwnd"),
         ("-tm one.cm", "-sender_cc_only"),

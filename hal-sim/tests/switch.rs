@@ -63,6 +63,11 @@ fn control_priority_lets_acks_skip_the_data_queue() {
 /// Eight NSCC flows of 2 MB into one host through ports of 100 KB, on the
 /// SACK transport: trimming on (`trim` true) or tail drop.
 fn into_small_ports(trim: bool) -> (World, hal_sim::output::report::Summary) {
+    into_small_ports_with(|s| s.switch.trim_bytes = trim.then_some(HeaderBytes(64)))
+}
+
+/// [`into_small_ports`] with tail drop, then `change` made.
+fn into_small_ports_with(change: impl Fn(&mut Scenario)) -> (World, hal_sim::output::report::Summary) {
     let mut s = Scenario::new(
         "test",
         20.0,
@@ -78,7 +83,7 @@ fn into_small_ports(trim: bool) -> (World, hal_sim::output::report::Summary) {
     s.nic.header_bytes = HeaderBytes(64);
     s.nic.transport = Transport::Sack;
     s.switch.port_buffer_bytes = Bytes(100_000);
-    s.switch.trim_bytes = trim.then_some(HeaderBytes(64));
+    change(&mut s);
     common::run(&s)
 }
 
@@ -127,6 +132,49 @@ fn trimmed_packets_are_nacked_and_resent() {
     );
 }
 
+/// Ports that drop by trimming's coin (uet-htsim's `-disable_trim`) lose
+/// packets as tail drop does, with nothing trimmed or NACKed; without
+/// SLEEK each loss costs a timeout. SLEEK finds most of them from the
+/// receiver's out-of-order count instead (and sends more again than was
+/// lost, as in uet-htsim: packets past the SACK bitmap's reach look lost
+/// too), so far fewer timeouts fire; the receiver's link sets the tail
+/// either way.
+#[test]
+fn sleek_recovers_what_dropping_ports_lose() {
+    let tail = |w: &World| w.flows.iter().map(|f| f.finish_ps.unwrap().as_ns()).max().unwrap();
+    let (w, s) = into_small_ports_with(|s| s.switch.drop_by_coin = true);
+    let c = s.counters;
+    assert_eq!(s.flows_finished, 8);
+    assert!(
+        c.drops > 200 && c.trims == 0 && c.nacks == 0 && c.sleek_pkts == 0,
+        "{c:?}"
+    );
+    assert!(c.timeouts >= c.drops, "{c:?}");
+    assert_eq!(s.data_packets - c.retransmits, 8 * 490);
+    let (timed_out, timeouts) = (tail(&w), c.timeouts);
+    let (w, s) = into_small_ports_with(|s| {
+        s.switch.drop_by_coin = true;
+        s.nic.sleek = true;
+    });
+    let c = s.counters;
+    assert_eq!(s.flows_finished, 8);
+    assert!(
+        c.drops > 200 && c.trims == 0 && c.nacks == 0 && c.sleek_probes > 0,
+        "{c:?}"
+    );
+    assert!(
+        c.sleek_pkts > 4 * c.timeouts && 2 * c.timeouts < timeouts,
+        "{c:?} against {timeouts} timeouts without SLEEK"
+    );
+    assert!(c.retransmits <= c.sleek_pkts + c.timeouts, "{c:?}");
+    assert_eq!(s.data_packets - c.retransmits, 8 * 490);
+    assert!(
+        tail(&w).abs_diff(timed_out) * 50 < timed_out,
+        "SLEEK: {} ns, timeouts: {timed_out} ns",
+        tail(&w)
+    );
+}
+
 /// What trimming and the SACK transport need is refused by name.
 #[test]
 fn trimming_and_sack_refuse_what_they_do_not_model() {
@@ -153,6 +201,36 @@ fn trimming_and_sack_refuse_what_they_do_not_model() {
     assert!(e.contains("control_priority"), "{e}");
     let e = refused(&|s| s.switch.trim_bytes = Some(HeaderBytes(32)));
     assert!(e.contains("64 bytes"), "{e}");
+    assert_eq!(
+        refused(&|s| {
+            s.switch.drop_by_coin = true;
+            s.nic.sleek = true;
+        }),
+        ""
+    );
+    let e = refused(&|s| {
+        s.switch.drop_by_coin = true;
+        s.switch.trim_bytes = Some(HeaderBytes(64));
+    });
+    assert!(e.contains("switch.drop_by_coin") && e.contains("trim_bytes"), "{e}");
+    let e = refused(&|s| {
+        s.switch.drop_by_coin = true;
+        s.switch.control_priority = Some(false);
+    });
+    assert!(
+        e.contains("switch.drop_by_coin") && e.contains("control_priority"),
+        "{e}"
+    );
+    let e = refused(&|s| {
+        s.nic.transport = Transport::GoBackN;
+        s.nic.sleek = true;
+    });
+    assert!(e.contains("nic.sleek"), "{e}");
+    let e = refused(&|s| {
+        s.cc.algorithm = Cc::registered(cc_core::Algorithm::Dctcp).unwrap();
+        s.nic.sleek = true;
+    });
+    assert!(e.contains("nic.sleek") && e.contains("nscc"), "{e}");
     let e = refused(&|s| {
         s.nic.transport = Transport::GoBackN;
         s.nic.sack_bytes = Some(Bytes(4000));

@@ -1046,6 +1046,60 @@ fn uet_htsim_runs_finish_as_uet_htsim() {
     assert!(gain > 2.5, "spraying's gain on perm_16n: {gain:.2} (uet-htsim 2.72)");
 }
 
+/// uet-htsim's runs on switches that drop rather than trim, with SLEEK's
+/// loss recovery (`-sleek -disable_trim -q 190`, its
+/// validate_uec_sender_sleek.txt at 40ccb05; the outputs in
+/// `scenarios/reference/uet-htsim/validate_uec_sender_sleek.out`): the
+/// tail within 10 %, the new packets exact, no NACK and nothing trimmed,
+/// every resend SLEEK's or a timeout's, the ACKs within 10 %, and the
+/// resends and the packets SLEEK put up within 30 % of uet-htsim's
+/// (`Rtx`, `sleek_pkts`). What they catch, tried: no SLEEK (every loss
+/// waits for the least RTO, 393 µs: the incast ends at 2715 µs, 10.5 %
+/// late, and nothing is SLEEK's); SLEEK taking any gap in the receiver's
+/// out-of-order count for loss instead of 1.5 windows' worth (the incast
+/// resends 2949 packets and ends 23 % late; the sprayed permutation, where
+/// uet-htsim resends none, resends 7075 and ends at 346 µs).
+#[test]
+fn uet_htsim_sleek_runs_finish_as_uet_htsim() {
+    for (name, tail_us, new, acks, rtx, sleek) in [
+        ("uet-incast-sleek", 2456.3, 7350, 7170.0, 485.0, 485.0),
+        ("uet-incast128-sleek", 20_845.8, 62_230, 69_965.0, 10_318.0, 9667.0),
+        ("uet-perm16-sleek", 194.022, 7840, 2547.0, 0.0, 0.0),
+    ] {
+        let (w, s) = run(name);
+        assert_eq!(s.flows_finished, w.flows.len(), "{name}");
+        let tail = w
+            .flows
+            .iter()
+            .map(|f| (f.finish_ps.unwrap().as_ns() - f.start_ps.as_ns()) as f64 / 1000.0)
+            .fold(0.0, f64::max);
+        assert!(
+            (tail / tail_us - 1.0).abs() <= 0.10,
+            "{name}: tail FCT {tail:.3} µs against uet-htsim's {tail_us}"
+        );
+        let c = &s.counters;
+        let resent: u64 = w.flows.iter().map(|f| f.retransmits).sum();
+        assert_eq!(s.data_packets - resent, new, "{name}: new packets");
+        assert_eq!((c.nacks, c.trims), (0, 0), "{name}: {c:?}");
+        assert!(resent <= c.sleek_pkts + c.timeouts, "{name}: {resent} resends, {c:?}");
+        let near = |got: u64, want: f64, tol: f64| (got as f64 - want).abs() <= tol * want;
+        assert!(
+            near(c.acks, acks, 0.10),
+            "{name}: {} ACKs against uet-htsim's {acks}",
+            c.acks
+        );
+        assert!(
+            near(resent, rtx, 0.30),
+            "{name}: {resent} resends against uet-htsim's {rtx}"
+        );
+        assert!(
+            near(c.sleek_pkts, sleek, 0.30),
+            "{name}: SLEEK put up {} against uet-htsim's {sleek}",
+            c.sleek_pkts
+        );
+    }
+}
+
 /// A trimming port keeps the packet it is sending in its queue until the
 /// serialization ends, as uet-htsim's `CompositeQueue` does
 /// (`receivePacket` counts it against the queue's room; `completeService`

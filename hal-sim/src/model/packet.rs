@@ -187,9 +187,10 @@ pub struct Packet {
     pub rx_level: u8,
     /// The ECN codepoint (bits 0-1), ECN-Echo (bit 2), the CNP flag
     /// (bit 3), and the SACK transport's ack request (bit 4), trimmed
-    /// (bit 5) and last-hop (bit 6) flags: read and written through
-    /// [`Packet::ecn`], [`Packet::ece`], [`Packet::cnp`], [`Packet::ar`],
-    /// [`Packet::trimmed`] and [`Packet::last_hop`].
+    /// (bit 5), last-hop (bit 6) and SLEEK probe (bit 7) flags: read and
+    /// written through [`Packet::ecn`], [`Packet::ece`], [`Packet::cnp`],
+    /// [`Packet::ar`], [`Packet::trimmed`], [`Packet::last_hop`] and
+    /// [`Packet::sleek_probe`].
     flags: u8,
 }
 
@@ -207,6 +208,8 @@ const AR_BIT: u8 = 1 << 4;
 const TRIMMED_BIT: u8 = 1 << 5;
 /// The last-hop flag's bit.
 const LAST_HOP_BIT: u8 = 1 << 6;
+/// The SLEEK probe flag's bit.
+const PROBE_BIT: u8 = 1 << 7;
 
 /// The TTL every host sends with.
 pub const TTL: u8 = 64;
@@ -341,6 +344,19 @@ impl Packet {
         self.set_flag(LAST_HOP_BIT, on);
     }
 
+    /// Data (SACK transport): a SLEEK probe, a header alone that the
+    /// receiver answers at once with an ACK (uet-htsim's `DATA_PROBE`);
+    /// its `seq` is the probe's number.
+    #[inline(always)]
+    pub fn sleek_probe(&self) -> bool {
+        self.flags & PROBE_BIT != 0
+    }
+
+    /// Sets the probe flag.
+    pub fn set_sleek_probe(&mut self, on: bool) {
+        self.set_flag(PROBE_BIT, on);
+    }
+
     fn set_flag(&mut self, bit: u8, on: bool) {
         if on {
             self.flags |= bit;
@@ -368,6 +384,11 @@ pub enum Aux {
         bitmap: u64,
         /// The entropy value of the packet that sent it (0 unsprayed).
         ev: u16,
+        /// Packets the receiver held out of order when it sent the ACK
+        /// (uet-htsim's `ooo`, which SLEEK reads).
+        ooo: u32,
+        /// It answers a SLEEK probe (`acked` is the probe's number).
+        probe: bool,
     },
     /// A probe reply's hop: its index on the path, and its sample.
     Hop(u8, HopSample),

@@ -63,6 +63,11 @@ pub struct Counters {
     pub nacks: u64,
     /// ACKs the senders received (SACK transport).
     pub acks: u64,
+    /// Packets SLEEK put up to be sent again (uet-htsim's `sleek_pkts`;
+    /// some are answered before they go).
+    pub sleek_pkts: u64,
+    /// SLEEK probes the senders sent.
+    pub sleek_probes: u64,
 }
 
 /// One flow's outcome.

@@ -67,6 +67,8 @@ pub struct RunCfg {
     /// once this many wire bytes arrived since its last ACK; none:
     /// go-back-N.
     pub sack_bytes: Option<u64>,
+    /// SLEEK's loss recovery (`nic.sleek`, SACK transport, NSCC).
+    pub sleek: bool,
     /// Sprayed flows (`nic.paths` above 1): the paths and the chooser.
     pub spray: Option<(cc_core::path::Paths, crate::setup::scenario::LoadBalancing)>,
 }

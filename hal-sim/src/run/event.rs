@@ -161,6 +161,12 @@ pub enum Ev {
         /// The flow's id.
         flow: u32,
     },
+    /// A SLEEK sender's probe may be due (the flow keeps when; one event
+    /// per flow is live at a time).
+    SleekProbe {
+        /// The flow's id.
+        flow: u32,
+    },
     /// A host NIC's pacer may have a flow ready (see [`EventQueue::wake`]).
     NicWake {
         /// Host index.

@@ -58,6 +58,12 @@ pub struct Command {
     /// path's base RTT; without it, from the network's (uet-htsim's
     /// `network_max_unloaded_rtt`, every flow alike).
     pub accurate_base_rtt: bool,
+    /// `-disable_trim`: a full queue drops what it would trim; queues of
+    /// five BDPs unless `-q` says, and NSCC's target delay one network
+    /// RTT instead of three quarters of it.
+    pub disable_trim: bool,
+    /// `-sleek`: SLEEK's loss recovery.
+    pub sleek: bool,
 }
 
 /// Flags uet-htsim takes that hal-sim does not model, with why.
@@ -66,14 +72,12 @@ const REFUSED: &[(&str, &str)] = &[
     ("-sender_cc", "receiver credit (RCCC) is not modelled"),
     ("-receiver_cc", "receiver credit (RCCC) is not modelled"),
     ("-oversubscribed_cc", "receiver credit (RCCC) is not modelled"),
-    ("-disable_trim", "dropping instead of trimming is not modelled"),
     ("-conn_reuse", "several messages on one connection are not modelled"),
     (
         "-tiers",
         "the fat-tree sized to the matrix has three tiers; give -topo for two",
     ),
     ("-planes", "multi-plane fabrics are not modelled"),
-    ("-sleek", "SLEEK's probes are not modelled"),
     ("-pcie", "the receiver's PCIe model is not modelled"),
     ("-switch_latency", "switch latency is not modelled"),
     (
@@ -108,6 +112,8 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         hop_latency_us: 1.0,
         cwnd_pkts: 0,
         accurate_base_rtt: false,
+        disable_trim: false,
+        sleek: false,
     };
     let mut sender_only = false;
     let mut i = 0;
@@ -142,6 +148,8 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             }
             "-sender_cc_only" => sender_only = true,
             "-enable_accurate_base_rtt" => c.accurate_base_rtt = true,
+            "-disable_trim" => c.disable_trim = true,
+            "-sleek" => c.sleek = true,
             f if QUIET.contains(&f) => {}
             f => {
                 return Err(match REFUSED.iter().find(|(r, _)| *r == f) {
@@ -220,10 +228,21 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     // calculate_bdp_pkt: ⌈RTT · rate / 8 / MTU⌉.
     let bdp_bytes = rtt_ps as u128 * c.linkspeed_mbps as u128 / 8_000_000;
     let bdp_pkts = bdp_bytes.div_ceil(c.mtu as u128) as u64;
-    let queue_pkts = c.queue_pkts.unwrap_or(bdp_pkts);
+    // Queues of one BDP where switches trim, five where they drop
+    // (`DEFAULT_TRIMMING_QUEUESIZE_FACTOR`, `…NONTRIMMING…`).
+    let queue_pkts = c.queue_pkts.unwrap_or(bdp_pkts * if c.disable_trim { 5 } else { 1 });
     let (low, high) = c
         .ecn_pkts
         .unwrap_or(((bdp_pkts * 2).div_ceil(10), (bdp_pkts * 8).div_ceil(10)));
+    // uet-htsim asserts both (`main_uec.cpp`, where it sets ECN).
+    if low > high {
+        return Err(format!("-ecn {low} {high}: the low threshold above the high one"));
+    }
+    if high > queue_pkts {
+        return Err(format!(
+            "-q {queue_pkts}: ECN's high threshold ({high} packets) must fit the data queue (uet-htsim asserts it; give -ecn)"
+        ));
+    }
     let mtu = c.mtu as u64;
     let lb = match c.load_balancing.as_str() {
         "oblivious" | "bitmap" | "reps" | "mixed" => c.load_balancing.as_str(),
@@ -250,8 +269,8 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     let text = format!(
         "name = \"uet-htsim\"\ndescription = \"uet-htsim's command line\"\nseed = {seed}\nstop_ms = {stop}\n\
          [topology]\n{topology}failed_links = {failed}\n\
-         [switch]\nport_buffer_bytes = {q}\necn_kmin_bytes = {kmin}\necn_kmax_bytes = {kmax}\ntrim_bytes = {trim}\n\
-         [nic]\ntelemetry = \"none\"\npayload_bytes = {payload}\nheader_bytes = 64\nack_bytes = 64\ntransport = \"sack\"\n{sack}paths = {paths}\nload_balancing = \"{lb}\"\n\
+         [switch]\nport_buffer_bytes = {q}\necn_kmin_bytes = {kmin}\necn_kmax_bytes = {kmax}\n{overflow}\n\
+         [nic]\ntelemetry = \"none\"\npayload_bytes = {payload}\nheader_bytes = 64\nack_bytes = 64\ntransport = \"sack\"\n{sack}paths = {paths}\nload_balancing = \"{lb}\"\nsleek = {sleek}\n\
          [cc]\nalgorithm = \"nscc\"\n{base}\
          [workload]\nkind = \"connection_matrix\"\npath = {tm:?}\n",
         seed = c.seed,
@@ -260,14 +279,18 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
         q = queue_pkts * mtu,
         kmin = low * mtu,
         kmax = high * mtu,
-        trim = c.trim_bytes,
+        overflow = match c.disable_trim {
+            true => "drop_by_coin = true".to_string(),
+            false => format!("trim_bytes = {}", c.trim_bytes),
+        },
+        sleek = c.sleek,
         payload = c.mtu - 64,
         paths = c.paths,
         tm = tm.display().to_string(),
     );
     let mut s = parse(&text, "uet-htsim").map_err(|e| e.to_string())?;
     if let Cc::Registered { engine, .. } = &mut s.cc.algorithm {
-        engine.nscc = cc_core::nscc::NsccConfig::derive(c.linkspeed_mbps as u32, rtt_ps, c.mtu, true);
+        engine.nscc = cc_core::nscc::NsccConfig::derive(c.linkspeed_mbps as u32, rtt_ps, c.mtu, !c.disable_trim);
         // `initNscc`: the first window `-cwnd` packets of `-mtu` bytes.
         let first = c.cwnd_pkts as u64 * mtu;
         if first > cc_core::nscc::MAX_WINDOW as u64 {
@@ -312,7 +335,7 @@ pub fn g6(x: f64) -> String {
 /// prop_inc … fast_inc … eta_inc … multi_dec -… quick_dec -… nack_dec
 /// -…`; uet-htsim's `in_flight now` is left out), and the packet counts
 /// (`New: … Rtx: … RTS: 0 Bounced: 0 ACKs: … NACKs: … Pulls: 0
-/// sleek_pkts: 0`). New packets are the data packets sent less the
+/// sleek_pkts: …`). New packets are the data packets sent less the
 /// resends.
 pub fn report(w: &World, payload: u32) -> String {
     let mut done: Vec<_> = w.flows.iter().filter(|f| f.finish_ps.is_some()).collect();
@@ -339,11 +362,12 @@ pub fn report(w: &World, payload: u32) -> String {
     }
     let c = &w.metrics.counters;
     out += &format!(
-        "New: {} Rtx: {} RTS: 0 Bounced: 0 ACKs: {} NACKs: {} Pulls: 0 sleek_pkts: 0\n",
+        "New: {} Rtx: {} RTS: 0 Bounced: 0 ACKs: {} NACKs: {} Pulls: 0 sleek_pkts: {}\n",
         c.data_packets - c.retransmits,
         c.retransmits,
         c.acks,
-        c.nacks
+        c.nacks,
+        c.sleek_pkts
     );
     out
 }
@@ -401,8 +425,36 @@ mod tests {
         let c = parse_args(&args("-tm one.cm -sender_cc_only -enable_accurate_base_rtt")).unwrap();
         assert!(c.accurate_base_rtt);
         assert_eq!(scenario(&c, &dir).unwrap().cc.base_rtt_ns, None);
-        let e = parse_args(&args("-tm m.cm -sender_cc_only -disable_trim")).unwrap_err();
-        assert!(e.starts_with("-disable_trim: not supported"), "{e}");
+        let e = parse_args(&args("-tm m.cm -sender_cc_only -conn_reuse")).unwrap_err();
+        assert!(e.starts_with("-conn_reuse: not supported"), "{e}");
+        // -disable_trim: queues of five BDPs (43 packets each here), ports
+        // that drop by trimming's coin, NSCC's target one network RTT;
+        // -sleek: SLEEK.
+        let c = parse_args(&args("-tm one.cm -sender_cc_only -disable_trim -sleek")).unwrap();
+        let s = scenario(&c, &dir).unwrap();
+        assert_eq!(
+            (
+                s.switch.port_buffer_bytes.0,
+                s.switch.trim_bytes,
+                s.switch.drop_by_coin,
+                s.nic.sleek
+            ),
+            (5 * 43 * 4150, None, true, true)
+        );
+        let Cc::Registered { engine, .. } = &s.cc.algorithm else {
+            panic!("NSCC is registered")
+        };
+        assert_eq!(engine.nscc.target_delay_ns, 14_023);
+        let s = scenario(&parse_args(&args("-tm one.cm -sender_cc_only -q 190")).unwrap(), &dir).unwrap();
+        assert_eq!(
+            (
+                s.switch.port_buffer_bytes.0,
+                s.switch.trim_bytes.map(|t| t.0),
+                s.switch.drop_by_coin,
+                s.nic.sleek
+            ),
+            (190 * 4150, Some(64), false, false)
+        );
         let e = parse_args(&args("-tm m.cm -sender_cc_only -frobnicate")).unwrap_err();
         assert!(e.starts_with("-frobnicate:"), "{e}");
         let e = parse_args(&args("-tm m.cm")).unwrap_err();

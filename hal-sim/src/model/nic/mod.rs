@@ -388,7 +388,7 @@ impl Nic {
         let p = self.params(cx, flow, self.profile.sender);
         let mut s = Sender::new(app_limit);
         if cx.cfg.sack_bytes.is_some() {
-            s.sack = Some(Box::<sack::SackTx>::default());
+            s.sack = Some(Box::new(sack::SackTx::new(cx.cfg.sleek)));
         }
         let (at, mut d) = self.engine_start(cx, flow, p);
         // A sprayed flow's path choice, seeded from the run's stream.

@@ -395,6 +395,9 @@ impl Nic {
             self.count_case(cx, flow, at, &ack);
         }
         self.sender_to_engine(cx, flow, at, EventKind::Ack(ack));
+        if let (Some(v), true) = (sack, cx.cfg.sleek) {
+            self.sleek_after_ack(cx, flow, &v);
+        }
         let Some(f) = self.sender(cx, flow) else { return };
         if f.snd_una >= size {
             self.finish(cx, flow);

@@ -25,11 +25,27 @@
 //! engine sees an ACK's `cum_ack` as the bytes received and
 //! `snd_nxt − cum_ack` as the bytes in flight (cc-core's NSCC contract).
 //!
+//! Where switches drop rather than trim (`switch.drop_by_coin`,
+//! uet-htsim's `-disable_trim`), SLEEK (`nic.sleek`, its `-sleek`) finds
+//! losses without NACKs ([`Sleek`]): each ACK carries the receiver's count
+//! of packets held out of order; once it reaches 1.5 windows' worth (at
+//! least 5 packets, at most the window's ceiling) the sender enters
+//! recovery and puts up again what the ACKs leave out from the cumulative
+//! ACK, up to a window past it and below the first packet not yet sent
+//! when recovery began, and may then resend past its window. A header-only
+//! probe goes when a flow's ACKs stop (a base RTT and the target after the
+//! last with nothing left to send, three base RTTs while new data waits,
+//! five after a probe); its ACK, back with a delay below the target,
+//! starts recovery from the cumulative ACK. The retransmission timer is
+//! then uet-htsim's own, and in recovery a timeout leaves its packet to
+//! SLEEK ([`SackTx::sleek_timeout`]).
+//!
 //! Departures from uet-htsim are in docs/design-notes.md, "The SACK
-//! transport".
+//! transport and trimming" and "SLEEK and dropping switches".
 
 use std::collections::{BTreeMap, VecDeque};
 
+use cc_core::algorithms::AnyController;
 use cc_core::path::Ev as Entropy;
 use cc_core::prelude::*;
 
@@ -50,6 +66,12 @@ pub struct Sent {
     /// The entropy value it took (0 unsprayed): a timeout blames its own
     /// path.
     pub ev: u16,
+    /// It was sent before (uet-htsim's `_rtx_times` above 0).
+    pub resent: bool,
+    /// SLEEK's recovery took it off the timer (uet-htsim's
+    /// `rtxTimerExpired` takes its send time out of `_send_times` and
+    /// leaves it in flight): it times out no more unless it is sent again.
+    pub untimed: bool,
 }
 
 /// The sender's side of a flow.
@@ -79,6 +101,65 @@ pub struct SackTx {
     in_flight: i64,
     /// The receiver's count of wire bytes, as its latest ACK gave it.
     recvd: u64,
+    /// SLEEK's state, when the flow runs it.
+    pub sleek: Option<Sleek>,
+}
+
+/// SLEEK, uet-htsim's loss recovery for fabrics that drop rather than
+/// trim (`UecSrc::runSleek`, its probes, and the retransmission timer as
+/// uet-htsim runs it: `startRTO`, `recalculateRTO`).
+#[derive(Clone, Debug, Default)]
+pub struct Sleek {
+    /// Loss recovery (`_loss_recovery_mode`): what the ACKs leave out
+    /// below `recovery_seq` is sent again, past the window.
+    pub recovery: bool,
+    /// `_recovery_seqno`: the first packet not sent when recovery began.
+    pub recovery_seq: u32,
+    /// `_highest_rtx_sent`: the packet after the last one put up again.
+    pub highest_rtx: u32,
+    /// The last probe's number (`_probe_seqno`; the first is 1).
+    pub probe_seq: u32,
+    /// When a probe goes (`_probe_timer_when`), if one is due.
+    pub probe_at: Option<Ps>,
+    /// The probe event queued, if any: its time (an event at another
+    /// time is stale).
+    pub probe_event: Option<Ps>,
+    /// The retransmission timer: the send time it runs for
+    /// (`_rto_send_time`) and when it was started (it fires at the later
+    /// of that send time plus the least RTO and its start); none while
+    /// it is idle.
+    timer: Option<(Ps, Ps)>,
+    /// The packet the timer runs for was answered or put up again: the
+    /// timer follows the oldest packet in flight once the event is done.
+    retime: bool,
+    /// The entropy value of the last data packet sent: a probe takes it.
+    pub last_ev: u16,
+}
+
+/// What SLEEK reads after an ACK the engine took.
+#[derive(Clone, Copy, Debug)]
+pub struct SleekAck {
+    /// The ACK's cumulative ACK.
+    pub cum: u32,
+    /// The receiver's out-of-order count it carried.
+    pub ooo: u32,
+    /// Packets sent for the first time (`_highest_sent`).
+    pub highest_sent: u32,
+    /// New data is still to be sent (`_backlog > 0`).
+    pub backlog: bool,
+    /// It answered the last probe with a delay below the target: the
+    /// flow enters recovery.
+    pub probe_calm: bool,
+    /// NSCC's window, its ceiling, and its base RTT and target delay.
+    pub cwnd: u64,
+    /// See `cwnd`.
+    pub max_window: u64,
+    /// See `cwnd`.
+    pub base_rtt: Ps,
+    /// See `cwnd`.
+    pub target: Ps,
+    /// Payload bytes a packet (uet-htsim's `_mss`, its average packet).
+    pub mss: u64,
 }
 
 /// What an ACK carries, as the sender reads it.
@@ -96,6 +177,10 @@ pub struct SackAck {
     pub base: u32,
     /// Bit i: packet `base + i` was received.
     pub bitmap: u64,
+    /// The receiver's out-of-order count.
+    pub ooo: u32,
+    /// It answers a SLEEK probe (`acked` is the probe's number).
+    pub probe: bool,
 }
 
 /// What an ACK told the sender.
@@ -112,9 +197,22 @@ pub struct AckView {
     pub rtt: Option<Ps>,
     /// The EV of the packet that sent the ACK, for a sprayed flow.
     pub ev: Option<Entropy>,
+    /// The receiver's out-of-order count.
+    pub ooo: u32,
+    /// A SLEEK probe's ACK: the probe's round trip if it answers the
+    /// last probe sent.
+    pub probe: Option<Option<Ps>>,
 }
 
 impl SackTx {
+    /// A sender's state, running SLEEK or not.
+    pub fn new(sleek: bool) -> Self {
+        SackTx {
+            sleek: sleek.then(Sleek::default),
+            ..Default::default()
+        }
+    }
+
     /// The next packet to resend, if any: its number and wire bytes.
     pub fn next_rtx(&self) -> Option<(u32, u32)> {
         self.rtx.first_key_value().map(|(&n, &w)| (n, w))
@@ -139,7 +237,7 @@ impl SackTx {
     /// Packet `n` of `wire` bytes goes now on entropy value `ev` (a
     /// resend leaves the queue).
     pub fn send(&mut self, n: u32, wire: u32, now: Ps, ev: u16) {
-        self.rtx.remove(&n);
+        let mut resent = self.rtx.remove(&n).is_some();
         if self.sent.is_empty() {
             self.first = n;
         } else if n < self.first {
@@ -153,10 +251,24 @@ impl SackTx {
         if i >= self.sent.len() {
             self.sent.resize(i + 1, None);
         }
-        if let Some(old) = self.sent[i].replace(Sent { at: now, wire, ev }) {
+        if let Some(old) = self.sent[i] {
             // Sent again before it was answered: one record, the latest
             // (its older time leaves the queue when it reaches the front).
             self.in_flight -= old.wire as i64;
+            self.forget(&old);
+            resent = true;
+        }
+        self.sent[i] = Some(Sent {
+            at: now,
+            wire,
+            ev,
+            resent,
+            untimed: false,
+        });
+        if let Some(k) = &mut self.sleek {
+            // `startRTO(now)`: an idle timer starts for this packet.
+            k.timer.get_or_insert((now, now));
+            k.last_ev = ev;
         }
         // Times only grow; at an equal time the queue keeps number order.
         let mut at = self.by_time.len();
@@ -165,31 +277,55 @@ impl SackTx {
         }
         self.by_time.insert(at, (now, n));
         self.in_flight += wire as i64;
-        self.settle();
+        self.settle(now);
     }
 
-    /// When the oldest packet in flight times out, given the least RTO.
+    /// When the timer fires, given the least RTO: the oldest packet in
+    /// flight's send time plus it; under SLEEK, uet-htsim's timer, which
+    /// may run for a later packet (it starts, when idle, with the packet
+    /// sent).
     pub fn deadline(&self, rto: Ps) -> Option<Ps> {
-        self.by_time.front().map(|&(at, _)| at + rto)
+        match &self.sleek {
+            Some(k) => k.timer.map(|(at, start)| (at + rto).max(start)),
+            None => self.by_time.front().map(|&(at, _)| at + rto),
+        }
     }
 
     /// Forgets packet `n` as answered.
     fn answered(&mut self, n: u32) -> Option<Sent> {
-        self.sent.get_mut(n.wrapping_sub(self.first) as usize)?.take()
+        let s = self.sent.get_mut(n.wrapping_sub(self.first) as usize)?.take()?;
+        self.forget(&s);
+        Some(s)
+    }
+
+    /// A record leaves: under SLEEK, if the timer ran for it, the timer
+    /// follows the oldest packet left (`recalculateRTO`).
+    fn forget(&mut self, s: &Sent) {
+        if let Some(k) = &mut self.sleek {
+            if k.timer.is_some_and(|(at, _)| at == s.at) {
+                k.retime = true;
+            }
+        }
     }
 
     /// Drops what was answered from the ring's front and the stale times
-    /// from the queue's, so that both fronts are live.
-    fn settle(&mut self) {
+    /// from the queue's, so that both fronts are live; under SLEEK, a timer
+    /// whose packet left follows the oldest packet in flight, started now.
+    fn settle(&mut self, now: Ps) {
         while let Some(None) = self.sent.front() {
             self.sent.pop_front();
             self.first = self.first.wrapping_add(1);
         }
         while let Some(&(at, n)) = self.by_time.front() {
-            if self.get(n).is_some_and(|s| s.at == at) {
+            if self.get(n).is_some_and(|s| s.at == at && !s.untimed) {
                 break;
             }
             self.by_time.pop_front();
+        }
+        let oldest = self.by_time.front().map(|&(at, _)| (at, now));
+        if let Some(k) = self.sleek.as_mut().filter(|k| k.retime) {
+            k.retime = false;
+            k.timer = oldest;
         }
     }
 
@@ -215,12 +351,22 @@ impl SackTx {
             ts,
             base,
             bitmap,
+            ooo,
+            probe,
         } = *a;
         if recvd > self.recvd {
             self.in_flight -= (recvd - self.recvd) as i64;
             self.recvd = recvd;
         }
-        let rtt = self.get(acked).filter(|s| s.at == ts).map(|s| now - s.at);
+        let (rtt, probe) = match probe {
+            // A probe's number is not a packet's: its round trip is the
+            // probe's, if it answers the last one sent.
+            true => {
+                let last = self.sleek.as_ref().is_some_and(|k| k.probe_seq == acked);
+                (None, Some(last.then(|| now - ts)))
+            }
+            false => (self.get(acked).filter(|s| s.at == ts).map(|s| now - s.at), None),
+        };
         while let Some((&n, &w)) = self.rtx.first_key_value() {
             if n >= cum {
                 break;
@@ -230,7 +376,9 @@ impl SackTx {
         }
         // Everything below the cumulative ACK is answered.
         while !self.sent.is_empty() && self.first < cum {
-            self.sent.pop_front();
+            if let Some(s) = self.sent.pop_front().flatten() {
+                self.forget(&s);
+            }
             self.first = self.first.wrapping_add(1);
         }
         let mut bits = bitmap;
@@ -239,13 +387,15 @@ impl SackTx {
             bits &= bits - 1;
             self.arrived(base.wrapping_add(i));
         }
-        self.settle();
+        self.settle(now);
         AckView {
             cum,
             recvd: self.recvd,
             in_flight: self.in_flight(),
             rtt,
             ev: None,
+            ooo,
+            probe,
         }
     }
 
@@ -259,19 +409,116 @@ impl SackTx {
 
     /// Packet `n` comes off the bytes in flight and waits to be sent again
     /// (after a NACK or a timeout).
-    pub fn resend(&mut self, n: u32) {
+    pub fn resend(&mut self, n: u32, now: Ps) {
         if let Some(s) = self.answered(n) {
             self.in_flight -= s.wire as i64;
             self.rtx.insert(n, s.wire);
-            self.settle();
+            self.settle(now);
         }
     }
 
-    /// The oldest packet in flight, if it has waited `rto`: its number
-    /// and entropy value.
-    pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16)> {
+    /// The oldest packet in flight, if the timer fired by `now` (it has
+    /// waited `rto`; under SLEEK, uet-htsim's timer): its number, entropy
+    /// value and whether it was sent before.
+    pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16, bool)> {
         let &(at, n) = self.by_time.front()?;
-        (at + rto <= now).then(|| (n, self.get(n).map_or(0, |s| s.ev)))
+        let due = match &self.sleek {
+            Some(_) => self.deadline(rto).is_some_and(|d| d <= now),
+            None => at + rto <= now,
+        };
+        due.then(|| {
+            let s = self.get(n);
+            (n, s.map_or(0, |s| s.ev), s.is_some_and(|s| s.resent))
+        })
+    }
+
+    /// Under SLEEK, a timeout (`rtxTimerExpired`): the timer stops. In
+    /// recovery the packet `n` stays in flight but off the timer, left to
+    /// SLEEK (the answer false): if it was sent before, SLEEK looks from it
+    /// again at the next ACK and the timer waits for the next packet sent;
+    /// if not, the timer follows the oldest packet left on it. Otherwise
+    /// (the answer true) it is sent again as any timeout's, and the timer
+    /// follows the oldest packet left.
+    pub fn sleek_timeout(&mut self, n: u32, resent: bool, now: Ps) -> bool {
+        let Some(k) = &mut self.sleek else { return true };
+        k.timer = None;
+        if k.recovery {
+            if resent {
+                k.highest_rtx = n;
+            } else {
+                k.retime = true;
+            }
+            let i = n.wrapping_sub(self.first) as usize;
+            if let Some(Some(s)) = self.sent.get_mut(i) {
+                s.untimed = true;
+            }
+            self.settle(now);
+            return false;
+        }
+        k.retime = true;
+        self.resend(n, now);
+        // `resend` retimes only when it found the packet.
+        self.settle(now);
+        true
+    }
+
+    /// Whether the flow is in SLEEK's recovery with a packet to resend:
+    /// it may then send past its window (`can_send_NSCC`).
+    pub fn recovering(&self) -> bool {
+        self.sleek.as_ref().is_some_and(|k| k.recovery) && !self.rtx.is_empty()
+    }
+
+    /// SLEEK after an ACK the engine took (`processAck`'s end and
+    /// `runSleek`, uet-htsim at 40ccb05): the probe timer is set again,
+    /// recovery entered or left, and the packets the receiver's
+    /// out-of-order count shows lost put up to be sent again. The answer:
+    /// how many were put up (`sleek_pkts`).
+    pub fn sleek_ack(&mut self, now: Ps, a: &SleekAck) -> u32 {
+        let Some(k) = &mut self.sleek else { return 0 };
+        // The probe timer: while packets are unanswered or new data waits,
+        // a probe goes one base RTT and the target after this ACK with
+        // nothing left to send, three base RTTs otherwise.
+        k.probe_at = (a.cum < a.highest_sent || a.backlog).then(|| {
+            now + match a.backlog {
+                false => a.base_rtt + a.target,
+                true => Ps::from_ps(3 * a.base_rtt.as_ps()),
+            }
+        });
+        if a.probe_calm {
+            k.recovery = true;
+            k.recovery_seq = a.highest_sent;
+            k.highest_rtx = a.cum;
+        }
+        // runSleek: the threshold is 1.5 windows (as uet-htsim's float
+        // product, truncated), at most the ceiling, at least 5 packets.
+        let threshold = (a.cwnd + a.cwnd / 2).min(a.max_window).max(5 * a.mss);
+        if k.recovery && a.cum >= k.recovery_seq {
+            k.recovery = false;
+        }
+        if (a.ooo as u64) < threshold / a.mss.max(1) && !k.recovery {
+            return 0;
+        }
+        if !k.recovery && self.rtx.is_empty() {
+            k.recovery = true;
+            k.recovery_seq = a.highest_sent;
+        }
+        let end = (a.cum as u64 + a.cwnd / a.mss.max(1)).min(k.recovery_seq as u64) as u32;
+        let mut from = a.cum.max(k.highest_rtx);
+        let mut put = 0;
+        while from < end {
+            // Answered, or already waiting to go again: skipped.
+            if let Some(s) = self.answered(from) {
+                self.in_flight -= s.wire as i64;
+                self.rtx.insert(from, s.wire);
+                put += 1;
+                if let Some(k) = &mut self.sleek {
+                    k.highest_rtx = from + 1;
+                }
+            }
+            from += 1;
+        }
+        self.settle(now);
+        put
     }
 }
 
@@ -433,8 +680,12 @@ impl Nic {
         let (src, size) = (cx.flows[flow as usize].src_host, cx.flows[flow as usize].size);
         let n = p.seq / payload;
         let ce = p.ecn() == EcnBits::Ce;
-        // The answer, and an ACK's byte count and bitmap.
-        let (answer, recvd, bitmap) = match self.sack_rx.get_mut(r.sack_at, flow) {
+        if p.sleek_probe() {
+            return self.sack_probe(cx, pkt, p, r);
+        }
+        // The answer, and an ACK's byte count, bitmap and out-of-order
+        // count.
+        let (answer, recvd, bitmap, ooo) = match self.sack_rx.get_mut(r.sack_at, flow) {
             Some(rx) => {
                 let a = rx.data(
                     n,
@@ -447,12 +698,12 @@ impl Nic {
                 r.rcv_nxt = (rx.expected as u64 * payload as u64).min(size);
                 r.delivered = r.rcv_nxt;
                 match a {
-                    RxAnswer::Ack { base } => (a, rx.recvd, rx.bitmap(base)),
-                    _ => (a, 0, 0),
+                    RxAnswer::Ack { base } => (a, rx.recvd, rx.bitmap(base), rx.ooo_count),
+                    _ => (a, 0, 0, 0),
                 }
             }
             // A late copy of a finished flow's data: a duplicate.
-            None => (RxAnswer::Ack { base: n }, 0, 0),
+            None => (RxAnswer::Ack { base: n }, 0, 0, 0),
         };
         match answer {
             RxAnswer::Hold => self.store(cx, flow, r),
@@ -481,10 +732,41 @@ impl Nic {
                     base,
                     bitmap,
                     ev: p.ev(),
+                    ooo,
+                    probe: false,
                 };
                 self.send_ack(cx, flow, pkt, p, &mut r, false, Some(sack));
             }
         }
+    }
+
+    /// A SLEEK probe reached the receiver (uet-htsim's `processData` of a
+    /// `DATA_PROBE`): an ACK at once, marked as the probe's, with the
+    /// bitmap from `max(probe − 63, cum + 1)` and the out-of-order count;
+    /// nothing else changes. A probe a switch cut goes unanswered.
+    fn sack_probe(&mut self, cx: &mut Ctx, pkt: u32, p: &Packet, mut r: super::flows::Receiver) {
+        if p.trimmed() {
+            return;
+        }
+        let n = p.seq;
+        let (recvd, base, bitmap, ooo) = match self.sack_rx.get(r.sack_at, p.flow) {
+            Some(rx) => {
+                let base = rx.base(n);
+                (rx.recvd, base, rx.bitmap(base), rx.ooo_count)
+            }
+            None => (0, n, 0, 0),
+        };
+        r.ce_pending = p.ecn() == EcnBits::Ce;
+        let sack = Aux::Sack {
+            recvd,
+            acked: n,
+            base,
+            bitmap,
+            ev: p.ev(),
+            ooo,
+            probe: true,
+        };
+        self.send_ack(cx, p.flow, pkt, p, &mut r, false, Some(sack));
     }
 
     /// Opens the SACK receiving state of `flow`: its place.
@@ -509,10 +791,16 @@ impl Nic {
             base,
             bitmap,
             ev,
+            ooo,
+            probe,
         }) = cx.pkts.aux(p)
         else {
             return None;
         };
+        // Every ACK that reaches the sender counts, its flow finished or
+        // not (uet-htsim's `processAck` counts before it looks at the
+        // flow): a sprayed flow's last ACKs can overtake the ones before.
+        cx.metrics.counters.acks += 1;
         let (payload, size, now) = (cx.cfg.payload as u64, cx.flows[p.flow as usize].size, cx.now);
         let f = self.sender_mut(cx, p.flow)?;
         // The cumulative ACK travels in bytes (the first not received in
@@ -525,14 +813,24 @@ impl Nic {
             ts: p.ts_ps,
             base,
             bitmap,
+            ooo,
+            probe,
         };
         let tx = f.sack.as_deref_mut()?;
         let mut view = tx.ack(now, &a);
+        f.snd_una = f.snd_una.max((cum as u64 * payload).min(size));
         // The engine's path choice takes the ACK's EV (uet-htsim's
         // `processEv`).
         view.ev = cx.cfg.spray.map(|_| Entropy::new(ev));
-        f.snd_una = f.snd_una.max((cum as u64 * payload).min(size));
-        cx.metrics.counters.acks += 1;
+        if let Some(Some(rtt)) = view.probe {
+            // The probe's round trip moves the delay average, never the
+            // base RTT; one below the base RTT counts as no delay
+            // (uet-htsim's probe ACK leaves the average alone there).
+            let at = self.sender(cx, p.flow).and_then(|f| f.engine);
+            if let Some(AnyController::Nscc(n)) = at.and_then(|h| self.engine.get(h)) {
+                view.rtt = Some(rtt.max(Ps::from_ns(n.base_rtt_ns() as u64)));
+            }
+        }
         Some(view)
     }
 
@@ -558,7 +856,7 @@ impl Nic {
                 Seq(tx.recvd().wrapping_add(tx.in_flight()) as u32),
             )
         };
-        tx.resend(n);
+        tx.resend(n, now);
         let at = f.engine;
         self.sender_to_engine(cx, p.flow, at, EventKind::Nack(nack));
         self.arm_rto(cx, p.flow);
@@ -568,23 +866,33 @@ impl Nic {
     /// The SACK transport's timer of `flow` fired: the oldest packet in
     /// flight, if it waited the least RTO, is sent again (uet-htsim's
     /// `rtxTimerExpired`: the engine's timeout, one packet off the bytes in
-    /// flight), and the timer follows the next oldest.
+    /// flight), and the timer follows the next oldest. Under SLEEK's
+    /// recovery the packet is left to SLEEK.
     pub(super) fn sack_rto(&mut self, cx: &mut Ctx, flow: u32) {
-        let (rto, now, payload) = (cx.cfg.rto_ps, cx.now, cx.cfg.payload);
+        let (rto, now, payload, sleek) = (cx.cfg.rto_ps, cx.now, cx.cfg.payload, cx.cfg.sleek);
         let Some(f) = self.sender_mut(cx, flow) else { return };
+        if sleek && f.rto_deadline != now {
+            // Under SLEEK the deadline can move earlier, and an event
+            // queued for a later one is stale.
+            return;
+        }
         f.rto_pending = false;
         let Some(tx) = f.sack.as_deref_mut() else { return };
-        if let Some((n, ev)) = tx.expired(now, rto) {
-            tx.resend(n);
-            cx.metrics.counters.timeouts += 1;
-            let at = f.engine;
-            // The timed-out packet's own path is penalised (uet-htsim
-            // blames EV 0).
-            let kind = EventKind::Loss {
-                first_lost: Seq(n.wrapping_mul(payload)),
-                ev: cx.cfg.spray.map(|_| Entropy::new(ev)),
-            };
-            self.sender_to_engine(cx, flow, at, kind);
+        if let Some((n, ev, resent)) = tx.expired(now, rto) {
+            if tx.sleek_timeout(n, resent, now) {
+                if !sleek {
+                    tx.resend(n, now);
+                }
+                cx.metrics.counters.timeouts += 1;
+                let at = f.engine;
+                // The timed-out packet's own path is penalised (uet-htsim
+                // blames EV 0).
+                let kind = EventKind::Loss {
+                    first_lost: Seq(n.wrapping_mul(payload)),
+                    ev: cx.cfg.spray.map(|_| Entropy::new(ev)),
+                };
+                self.sender_to_engine(cx, flow, at, kind);
+            }
         }
         self.arm_rto(cx, flow);
         self.try_send(cx);
@@ -593,19 +901,122 @@ impl Nic {
     /// The SACK transport's timer of `flow`: one event at the oldest
     /// packet's deadline (an early one finds nothing expired and comes
     /// again; deadlines only move later, as the oldest packets are
-    /// answered).
+    /// answered). Under SLEEK a deadline can move earlier: an event is
+    /// queued for it, and the one queued before goes stale.
     pub(super) fn sack_arm(&mut self, cx: &mut Ctx, flow: u32) {
-        let rto = cx.cfg.rto_ps;
-        let now = cx.now;
+        let (rto, now, sleek) = (cx.cfg.rto_ps, cx.now, cx.cfg.sleek);
         let Some(f) = self.sender_mut(cx, flow) else { return };
         let Some(deadline) = f.sack.as_deref().and_then(|t| t.deadline(rto)) else {
             return;
         };
-        if !f.rto_pending {
+        let deadline = deadline.max(now);
+        if !f.rto_pending || (sleek && deadline < f.rto_deadline) {
             f.rto_pending = true;
             f.rto_deadline = deadline;
-            cx.q.push(deadline.max(now), Ev::Rto { flow });
+            cx.q.push(deadline, Ev::Rto { flow });
         }
+    }
+
+    /// After an ACK the engine took, SLEEK's part (`processAck`): the
+    /// probe timer, recovery, and what to send again.
+    pub(super) fn sleek_after_ack(&mut self, cx: &mut Ctx, flow: u32, v: &AckView) {
+        let (now, payload) = (cx.now, cx.cfg.payload as u64);
+        let nscc = &self.engine.config().nscc;
+        let target = Ps::from_ns(nscc.target_delay_ns as u64);
+        let Some(f) = self.sender(cx, flow) else { return };
+        let Some(AnyController::Nscc(n)) = f.engine.and_then(|h| self.engine.get(h)) else {
+            return;
+        };
+        let base = n.base_rtt_ns();
+        // The delay the ACK showed (`processAck`'s): a probe's round trip
+        // less the base RTT, none below it; a stale probe's, the average.
+        let probe_calm = match v.probe {
+            Some(Some(rtt)) => rtt.as_ns().saturating_sub(base as u64) < target.as_ns(),
+            Some(None) => ((n.avg_delay_q8() >> 8) as u64) < target.as_ns(),
+            None => false,
+        };
+        let a = SleekAck {
+            cum: v.cum,
+            ooo: v.ooo,
+            highest_sent: f.snd_nxt.div_ceil(payload) as u32,
+            backlog: f.snd_nxt < f.app_limit,
+            probe_calm,
+            cwnd: n.window() as u64,
+            max_window: nscc.max_window(base) as u64,
+            base_rtt: Ps::from_ns(base as u64),
+            target,
+            mss: payload,
+        };
+        let Some(f) = self.sender_mut(cx, flow) else { return };
+        let Some(tx) = f.sack.as_deref_mut() else { return };
+        let put = tx.sleek_ack(now, &a);
+        cx.metrics.counters.sleek_pkts += put as u64;
+        self.sleek_arm_probe(cx, flow);
+        self.arm_rto(cx, flow);
+    }
+
+    /// Queues `flow`'s probe event if its probe is due before the one
+    /// queued (or none is).
+    fn sleek_arm_probe(&mut self, cx: &mut Ctx, flow: u32) {
+        let Some(k) = self
+            .sender_mut(cx, flow)
+            .and_then(|f| f.sack.as_deref_mut()?.sleek.as_mut())
+        else {
+            return;
+        };
+        if let Some(at) = k.probe_at {
+            if k.probe_event.is_none_or(|e| at < e) {
+                k.probe_event = Some(at);
+                cx.q.push(at, Ev::SleekProbe { flow });
+            }
+        }
+    }
+
+    /// `flow`'s probe event (`UecSrc::sendProbe`): when the probe is due
+    /// now, a header-only probe goes out, numbered, on the last data
+    /// packet's entropy value, and the next is due five base RTTs later.
+    pub fn sleek_probe(&mut self, cx: &mut Ctx, flow: u32) {
+        let now = cx.now;
+        let base = {
+            let Some(f) = self.sender(cx, flow) else { return };
+            match f.engine.and_then(|h| self.engine.get(h)) {
+                Some(AnyController::Nscc(n)) => n.base_rtt_ns() as u64,
+                _ => return,
+            }
+        };
+        let Some(k) = self
+            .sender_mut(cx, flow)
+            .and_then(|f| f.sack.as_deref_mut()?.sleek.as_mut())
+        else {
+            return;
+        };
+        if k.probe_event != Some(now) {
+            return;
+        }
+        k.probe_event = None;
+        match k.probe_at {
+            Some(at) if at == now => {}
+            Some(_) => return self.sleek_arm_probe(cx, flow),
+            None => return,
+        }
+        k.probe_seq += 1;
+        k.probe_at = Some(now + Ps::from_ns(5 * base));
+        let (seq, ev) = (k.probe_seq, k.last_ev);
+        self.sleek_arm_probe(cx, flow);
+        cx.metrics.counters.sleek_probes += 1;
+        let (dst, spray, header) = (cx.flows[flow as usize].dst_host, cx.cfg.spray.is_some(), cx.cfg.header);
+        self.send_ctrl(cx, dst, flow, PktKind::Data, |_, q| {
+            q.seq = seq;
+            q.len = 0;
+            q.wire = header;
+            q.ts_ps = now;
+            q.set_ecn(EcnBits::Ect);
+            q.set_sleek_probe(true);
+            if spray {
+                q.set_ev(ev);
+                q.hash = ev_hash(q.hash, ev);
+            }
+        });
     }
 }
 
@@ -634,11 +1045,22 @@ mod tests {
 
         impl Tx {
             pub fn send(&mut self, n: u32, wire: u32, now: Ps, ev: u16) {
-                self.rtx.remove(&n);
-                if let Some(old) = self.sent.insert(n, Sent { at: now, wire, ev }) {
+                let mut resent = self.rtx.remove(&n).is_some();
+                if let Some(old) = self.sent.remove(&n) {
                     self.by_time.remove(&(old.at, n));
                     self.in_flight -= old.wire as i64;
+                    resent = true;
                 }
+                self.sent.insert(
+                    n,
+                    Sent {
+                        at: now,
+                        wire,
+                        ev,
+                        resent,
+                        untimed: false,
+                    },
+                );
                 self.by_time.insert((now, n));
                 self.in_flight += wire as i64;
             }
@@ -684,9 +1106,12 @@ mod tests {
                     self.rtx.insert(n, s.wire);
                 }
             }
-            pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16)> {
+            pub fn expired(&self, now: Ps, rto: Ps) -> Option<(u32, u16, bool)> {
                 let &(at, n) = self.by_time.first()?;
-                (at + rto <= now).then(|| (n, self.sent.get(&n).map_or(0, |s| s.ev)))
+                (at + rto <= now).then(|| {
+                    let s = self.sent.get(&n);
+                    (n, s.map_or(0, |s| s.ev), s.is_some_and(|s| s.resent))
+                })
             }
         }
 
@@ -763,6 +1188,8 @@ mod tests {
                             ts: Ps::from_ns(now.saturating_sub(draw(600))),
                             base,
                             bitmap: draw(u64::MAX) & draw(u64::MAX),
+                            ooo: 0,
+                            probe: false,
                         };
                         let v = tx.ack(t, &a);
                         assert_eq!((v.in_flight, v.rtt), m.ack(t, &a), "seed {seed} step {step}");
@@ -770,14 +1197,14 @@ mod tests {
                     7 => {
                         let n = cum + draw(32) as u32;
                         assert_eq!(tx.nacked(n), m.sent.get(&n).copied(), "seed {seed} step {step}");
-                        tx.resend(n);
+                        tx.resend(n, t);
                         m.resend(n);
                     }
                     8 => {
                         let e = tx.expired(t, rto);
                         assert_eq!(e, m.expired(t, rto), "seed {seed} step {step}");
-                        if let Some((n, _)) = e {
-                            tx.resend(n);
+                        if let Some((n, _, _)) = e {
+                            tx.resend(n, t);
                             m.resend(n);
                         }
                     }
@@ -856,10 +1283,12 @@ mod tests {
             Some(Sent {
                 at: ns(1),
                 wire: w,
-                ev: 0
+                ev: 0,
+                resent: false,
+                untimed: false
             })
         );
-        tx.resend(1);
+        tx.resend(1, ns(10));
         assert_eq!((tx.in_flight(), tx.next_rtx()), (3 * w as u64, Some((1, w))));
         // An ACK of packet 0 and, by the bitmap, 2 and 3: 3 packets counted.
         let ack = |cum, recvd: u32, acked, ts, base, bitmap| SackAck {
@@ -869,6 +1298,8 @@ mod tests {
             ts: ns(ts),
             base,
             bitmap,
+            ooo: 0,
+            probe: false,
         };
         let v = tx.ack(ns(20), &ack(1, 3, 3, 3, 2, 0b11));
         assert_eq!(v.in_flight, 0);
@@ -883,10 +1314,159 @@ mod tests {
         // the ACK that counts it puts it back and unqueues it.
         tx.send(4, w, ns(50), 0);
         assert_eq!(tx.expired(ns(149), ns(100)), None);
-        assert_eq!(tx.expired(ns(150), ns(100)), Some((4, 0)));
-        tx.resend(4);
+        assert_eq!(tx.expired(ns(150), ns(100)), Some((4, 0, false)));
+        tx.resend(4, ns(150));
         assert_eq!(tx.in_flight(), 0);
         let v = tx.ack(ns(160), &ack(4, 5, 4, 50, 4, 1));
         assert_eq!((v.in_flight, tx.next_rtx(), v.rtt), (0, None, None));
+    }
+
+    /// SLEEK as uet-htsim's `runSleek` and `processAck` run it, worked by
+    /// hand: 4150-byte packets of 4086 bytes of payload, a window of 8
+    /// packets (32 680 bytes), its ceiling 64 packets, a base RTT of
+    /// 10 µs and a target of 14 µs.
+    #[test]
+    fn sleek_resends_what_the_out_of_order_count_shows_lost() {
+        let (w, mss, ns) = (4150u32, 4086u64, |n: u64| Ps::from_ns(n));
+        let mut tx = SackTx::new(true);
+        for n in 0..20 {
+            tx.send(n, w, ns(n as u64), 0);
+        }
+        // The timer runs for the first packet sent.
+        let rto = ns(1000);
+        assert_eq!(tx.deadline(rto), Some(ns(1000)));
+        let a = |cum, ooo, backlog| SleekAck {
+            cum,
+            ooo,
+            highest_sent: 20,
+            backlog,
+            probe_calm: false,
+            cwnd: 8 * mss,
+            max_window: 64 * mss,
+            base_rtt: ns(10_000),
+            target: ns(14_000),
+            mss,
+        };
+        // Packets 0 and 1 arrived; 2 and 3 are lost, 4 ..= 15 held: the
+        // receiver's count 12, the threshold max(min(1.5 · 8, 64), 5) = 12
+        // packets. Below it nothing happens; the probe is due three base
+        // RTTs on while new data waits, a base RTT and the target after.
+        let ack = SackAck {
+            cum: 2,
+            recvd: 14 * w as u64,
+            acked: 15,
+            ts: ns(15),
+            base: 4,
+            bitmap: 0xfff,
+            ooo: 11,
+            probe: false,
+        };
+        let v = tx.ack(ns(20_000), &ack);
+        assert_eq!((v.ooo, v.probe), (11, None));
+        // The first packet, answered, hands the timer to the oldest left,
+        // packet 2: started now, and past due (`startRTO` fires it now).
+        assert_eq!(tx.deadline(rto), Some(ns(20_000)));
+        assert_eq!(tx.sleek_ack(ns(20_000), &a(2, 11, true)), 0);
+        let k = tx.sleek.as_ref().unwrap();
+        assert_eq!((k.recovery, k.probe_at), (false, Some(ns(50_000))));
+        assert_eq!(tx.sleek_ack(ns(20_000), &a(2, 11, false)), 0);
+        assert_eq!(tx.sleek.as_ref().unwrap().probe_at, Some(ns(44_000)));
+        // At the threshold: recovery from packet 2 up to the first packet
+        // not sent (20), at most a window (8 packets) past the cumulative
+        // ACK: 2 and 3 go up again, 4 ..= 9 were answered.
+        assert_eq!(tx.sleek_ack(ns(21_000), &a(2, 12, true)), 2);
+        let k = tx.sleek.as_ref().unwrap();
+        assert_eq!((k.recovery, k.recovery_seq, k.highest_rtx), (true, 20, 4));
+        assert_eq!(tx.next_rtx(), Some((2, w)));
+        assert_eq!(tx.in_flight(), 4 * w as u64);
+        // In recovery a resend goes past the window; the timer follows the
+        // oldest packet left in flight (16, sent at 16 ns).
+        assert!(tx.recovering());
+        assert_eq!(tx.deadline(rto), Some(ns(21_000)));
+        // The next ACK puts up nothing below `highest_rtx` again.
+        assert_eq!(tx.sleek_ack(ns(22_000), &a(2, 12, true)), 0);
+        // Resent, then answered: recovery ends at the cumulative ACK 20.
+        tx.send(2, w, ns(23_000), 0);
+        tx.send(3, w, ns(23_001), 0);
+        assert!(!tx.recovering());
+        assert!(tx.get(2).is_some_and(|s| s.resent));
+        assert_eq!(tx.sleek_ack(ns(40_000), &a(20, 0, false)), 0);
+        assert!(!tx.sleek.as_ref().unwrap().recovery);
+    }
+
+    /// A timeout under SLEEK (`rtxTimerExpired`): outside recovery the
+    /// packet goes again and the timer follows the oldest left; in
+    /// recovery the packet is left to SLEEK, and one sent before becomes
+    /// where SLEEK looks from next; a probe's ACK below the target begins
+    /// recovery from the first packet not sent.
+    #[test]
+    fn sleek_timeouts_and_probes_follow_uet_htsim() {
+        let (w, mss, ns) = (4150u32, 4086u64, |n: u64| Ps::from_ns(n));
+        let rto = ns(1000);
+        let mut tx = SackTx::new(true);
+        for n in 0..4 {
+            tx.send(n, w, ns(n as u64), 0);
+        }
+        assert_eq!(tx.expired(ns(999), rto), None);
+        assert_eq!(tx.expired(ns(1000), rto), Some((0, 0, false)));
+        assert!(tx.sleek_timeout(0, false, ns(1000)));
+        assert_eq!((tx.next_rtx(), tx.in_flight()), (Some((0, w)), 3 * w as u64));
+        // The timer, started again now, for packet 1 (sent at 1 ns): due at
+        // once.
+        assert_eq!(tx.deadline(rto), Some(ns(1001)));
+        // A probe's ACK: its round trip if it answers the last probe.
+        tx.sleek.as_mut().unwrap().probe_seq = 1;
+        let probe = |acked| SackAck {
+            cum: 0,
+            recvd: 0,
+            acked,
+            ts: ns(2000),
+            base: 1,
+            bitmap: 0,
+            ooo: 0,
+            probe: true,
+        };
+        assert_eq!(tx.ack(ns(2500), &probe(1)).probe, Some(Some(ns(500))));
+        assert_eq!(tx.ack(ns(2500), &probe(7)).probe, Some(None));
+        let calm = SleekAck {
+            cum: 0,
+            ooo: 0,
+            highest_sent: 4,
+            backlog: false,
+            probe_calm: true,
+            cwnd: 8 * mss,
+            max_window: 64 * mss,
+            base_rtt: ns(10_000),
+            target: ns(14_000),
+            mss,
+        };
+        // Recovery from 0 to 4; packet 0 waits already, 1 ..= 3 go up.
+        assert_eq!(tx.sleek_ack(ns(2500), &calm), 3);
+        assert_eq!(tx.sleek.as_ref().unwrap().highest_rtx, 4);
+        // Resent, then timed out in recovery: left to SLEEK, which looks
+        // from it again.
+        tx.send(1, w, ns(3000), 0);
+        assert_eq!(tx.expired(ns(4000), rto), Some((1, 0, true)));
+        assert!(!tx.sleek_timeout(1, true, ns(4000)));
+        let k = tx.sleek.as_ref().unwrap();
+        assert_eq!((k.highest_rtx, tx.deadline(rto)), (1, None));
+        // The next packet sent starts the idle timer for itself.
+        tx.send(2, w, ns(4100), 0);
+        assert_eq!(tx.deadline(rto), Some(ns(5100)));
+        // A packet never sent again, timed out in recovery, stays in
+        // flight off the timer, which follows the oldest left on it. (The
+        // timer runs for packet 5, sent when it was idle; what times out
+        // is the oldest, 4.)
+        tx.send(4, w, ns(4200), 0);
+        assert_eq!(tx.expired(ns(5100), rto), Some((2, 0, true)));
+        assert!(!tx.sleek_timeout(2, true, ns(5100)));
+        tx.send(5, w, ns(5150), 0);
+        let flight = tx.in_flight();
+        assert_eq!(tx.expired(ns(6149), rto), None);
+        assert_eq!(tx.expired(ns(6150), rto), Some((4, 0, false)));
+        assert!(!tx.sleek_timeout(4, false, ns(6150)));
+        assert_eq!((tx.in_flight(), tx.next_rtx()), (flight, Some((0, w))));
+        assert_eq!(tx.deadline(rto), Some(ns(6150)));
+        assert_eq!(tx.expired(ns(6150), rto), Some((5, 0, false)));
     }
 }

@@ -49,7 +49,8 @@ impl Nic {
                 }
                 None => return None,
             };
-            let ok = self.profile.gate == Gate::Rate || window_of(tx.in_flight() + wire) <= f.window;
+            // Under SLEEK's recovery a resend goes past the window.
+            let ok = self.profile.gate == Gate::Rate || tx.recovering() || window_of(tx.in_flight() + wire) <= f.window;
             return ok.then_some((f.pacer.next_send_ps, false));
         }
         if f.snd_nxt >= f.app_limit {

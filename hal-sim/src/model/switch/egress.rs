@@ -109,11 +109,14 @@ pub struct ControlQueue;
 
 /// Trimming (uet-htsim's `CompositeQueue`): data that does not fit its
 /// port's queue is cut to `bytes` and waits as a header in the control
-/// queue, which then holds at most twice the port's buffer.
+/// queue, which then holds at most twice the port's buffer. With `drop`
+/// (uet-htsim's `-disable_trim`), the same queue drops what it would cut.
 #[derive(Clone, Copy, Debug)]
 pub struct Trim {
-    /// The header's bytes.
+    /// The header's bytes (none kept when `drop`).
     pub bytes: u16,
+    /// Drop instead of cutting.
+    pub drop: bool,
 }
 
 /// PFC's thresholds (see `scenario::PfcCfg`).
@@ -191,9 +194,28 @@ impl Egress {
             },
             xon_gap: p.xon_gap_bytes.0,
         });
-        let trim = match s.switch.trim_bytes {
-            None => None,
-            Some(t) => {
+        let trim = match (s.switch.trim_bytes, s.switch.drop_by_coin) {
+            (None, false) => None,
+            (Some(_), true) => {
+                return Err((
+                    "switch.drop_by_coin",
+                    "and switch.trim_bytes exclude each other (a full port drops or cuts)".into(),
+                ))
+            }
+            (None, true) => {
+                let why = if control.is_none() {
+                    Some("needs switch.control_priority = true (control packets go ahead of data)")
+                } else if pfc.is_some() {
+                    Some("and PFC exclude each other (a paused queue never overflows)")
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    return Err(("switch.drop_by_coin", why.into()));
+                }
+                Some(Trim { bytes: 0, drop: true })
+            }
+            (Some(t), false) => {
                 let why = if s.nic.transport != Transport::Sack {
                     Some("needs nic.transport = \"sack\" (its receivers NACK the headers)")
                 } else if control.is_none() {
@@ -208,7 +230,10 @@ impl Egress {
                 if let Some(why) = why {
                     return Err(("switch.trim_bytes", why.into()));
                 }
-                Some(Trim { bytes: t.0 })
+                Some(Trim {
+                    bytes: t.0,
+                    drop: false,
+                })
             }
         };
         Ok(Egress {

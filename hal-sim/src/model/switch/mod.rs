@@ -260,8 +260,15 @@ impl Switch {
         // With PFC the upstream is paused before a port overflows; only the
         // shared buffer (the headroom included) can.
         let mut port_full = eg.pfc.is_none() && q + held.data + wire > port_buffer;
-        if let (Some(Trim { bytes }), true) = (eg.trim, port_full && kind == PktKind::Data && !trimmed) {
-            if !self.trim(cx, port, bytes) {
+        if let (Some(Trim { bytes, drop }), true) = (eg.trim, port_full && kind == PktKind::Data && !trimmed) {
+            if !self.trim(cx, port, bytes, drop) {
+                if drop {
+                    // The arrival goes instead (uet-htsim's `-disable_trim`).
+                    cx.metrics.counters.drops += 1;
+                    cx.metrics.counters.drops_stable += u64::from(ecn != EcnBits::NotEct);
+                    cx.pkts.remove(pkt);
+                    return;
+                }
                 cut(cx, pkt, bytes);
                 (wire, trimmed) = (bytes as u64, true);
             }
@@ -379,9 +386,10 @@ impl Switch {
     /// (the answer is then true, and the arrival takes its place in the
     /// data queue, even if it still does not fit), or, the answer false,
     /// the arrival is cut instead. A header the control queue has no room
-    /// for (twice the data queue) is dropped.
+    /// for (twice the data queue) is dropped. With `drop`, what would be
+    /// cut is dropped (uet-htsim's `-disable_trim`).
     #[inline(never)]
-    fn trim(&mut self, cx: &mut Ctx, port: u16, size: u16) -> bool {
+    fn trim(&mut self, cx: &mut Ctx, port: u16, size: u16, drop: bool) -> bool {
         if crate::setup::workload::unit(&mut cx.rng.trim) >= 0.5 {
             return false;
         }
@@ -393,6 +401,13 @@ impl Switch {
         let wire = cx.pkts.get(victim).wire as u64;
         p.queued_bytes -= wire;
         self.buffered -= wire;
+        if drop {
+            let c = &mut cx.metrics.counters;
+            c.drops += 1;
+            c.drops_stable += u64::from(cx.pkts.get(victim).ecn() != EcnBits::NotEct);
+            cx.pkts.remove(victim);
+            return true;
+        }
         cut(cx, victim, size);
         if p.urgent_bytes + size as u64 > cap {
             cx.metrics.counters.drops += 1;

@@ -92,6 +92,7 @@ impl World {
             on_off: s.workload.on_off.map(|o| (o.burst_bytes.0, Ps::from_ns(o.idle_ns.0))),
             rx_buffer: s.nic.rx_drain_gbps.map(|g| (g.0, s.nic.rx_buffer_bytes.0)),
             sack_bytes: (s.nic.transport == Transport::Sack).then(|| s.nic.sack_bytes.map_or(16_384, |b| b.0)),
+            sleek: s.nic.sleek,
             spray: match s.nic.paths.0 {
                 1 => None,
                 n => Some((
@@ -142,6 +143,12 @@ impl World {
         let engine_cfg = crate::setup::scenario::engine_config(&s.cc, mtu).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
         (cfg.ack_cases, cfg.sender_name) = (profile.sender.ack_cases(), profile.sender.name());
+        if s.nic.sleek && (cfg.sack_bytes.is_none() || profile.sender != cc_core::event::Algorithm::Nscc) {
+            return Err(err(
+                "nic.sleek",
+                "needs transport = \"sack\" and cc.algorithm = \"nscc\" (its thresholds are NSCC's window and base RTT)".into(),
+            ));
+        }
         let sack_misfit = if profile.gate == cc_core::params::Gate::WindowOrTicks {
             Some("sub-packet windows released by the engine's timer (LDCP's)")
         } else if profile.cnp_on_ce.is_some() {

@@ -434,6 +434,7 @@ fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], component: 
         Ev::AppData { flow } => nics[src_of(cx, flow)].app_data(cx, flow),
         Ev::CcTimer { flow, gen } => nics[src_of(cx, flow)].cc_timer(cx, flow, gen),
         Ev::Rto { flow } => nics[src_of(cx, flow)].rto(cx, flow),
+        Ev::SleekProbe { flow } => nics[src_of(cx, flow)].sleek_probe(cx, flow),
         Ev::NicWake { host } => nics[host as usize].woken(cx),
         Ev::CcDone { host, core } => nics[host as usize].cc_done(cx, core),
         Ev::RxDeliver { host, pkt } => nics[host as usize].deliver(cx, pkt),

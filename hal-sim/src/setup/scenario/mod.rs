@@ -341,6 +341,12 @@ pub struct SwitchCfg {
     /// than dropped. Needs the control queue (`control_priority`), no PFC,
     /// and the SACK transport, whose receivers NACK the headers.
     pub trim_bytes: Option<HeaderBytes>,
+    /// uet-htsim's trimming queue with trimming off (its `-disable_trim`):
+    /// data that does not fit a port's queue is dropped where trimming
+    /// would cut it (by a coin, the newest data packet queued there, the
+    /// arrival then taking its place, or the arrival). Needs the control
+    /// queue (`control_priority`); excludes `trim_bytes` and PFC.
+    pub drop_by_coin: bool,
 }
 
 /// `switch.ecn_at`.
@@ -476,6 +482,7 @@ impl Default for SwitchCfg {
             ecn_at: None,
             ecmp: crate::model::net::Ecmp::FlowHash,
             trim_bytes: None,
+            drop_by_coin: false,
         }
     }
 }
@@ -539,6 +546,11 @@ pub struct NicCfg {
     /// How a sprayed flow picks each packet's entropy value (default
     /// `mixed`, uet-htsim's).
     pub load_balancing: LoadBalancing,
+    /// SLEEK, uet-htsim's loss recovery for fabrics that drop (its
+    /// `-sleek`): a sender resends what the receiver's out-of-order count
+    /// shows lost, and probes a flow whose ACKs stop. Needs `transport =
+    /// "sack"` and `cc.algorithm = "nscc"`.
+    pub sleek: bool,
 }
 
 /// `nic.load_balancing`: cc-core's path choosers (`cc_core::path`),
@@ -708,6 +720,7 @@ impl Default for NicCfg {
             sack_bytes: None,
             paths: Count(1),
             load_balancing: LoadBalancing::Mixed,
+            sleek: false,
         }
     }
 }
