@@ -1049,7 +1049,9 @@ fn uet_htsim_runs_finish_as_uet_htsim() {
 /// uet-htsim's runs on switches that drop rather than trim, with SLEEK's
 /// loss recovery (`-sleek -disable_trim -q 190`, its
 /// validate_uec_sender_sleek.txt at 40ccb05; the outputs in
-/// `scenarios/reference/uet-htsim/validate_uec_sender_sleek.out`): the
+/// `scenarios/reference/uet-htsim/validate_uec_sender_sleek.out`) and,
+/// on the incast, without it (`-disable_trim` alone: losses found by
+/// timeouts, docs/reference-runs.md): the
 /// tail within 10 %, the new packets exact, no NACK and nothing trimmed,
 /// every resend SLEEK's or a timeout's, the ACKs within 10 %, and the
 /// resends and the packets SLEEK put up within 30 % of uet-htsim's
@@ -1062,6 +1064,7 @@ fn uet_htsim_runs_finish_as_uet_htsim() {
 #[test]
 fn uet_htsim_sleek_runs_finish_as_uet_htsim() {
     for (name, tail_us, new, acks, rtx, sleek) in [
+        ("uet-incast-drop", 2737.78, 7350, 7187.0, 421.0, 0.0),
         ("uet-incast-sleek", 2456.3, 7350, 7170.0, 485.0, 485.0),
         ("uet-incast128-sleek", 20_845.8, 62_230, 69_965.0, 10_318.0, 9667.0),
         ("uet-perm16-sleek", 194.022, 7840, 2547.0, 0.0, 0.0),
