@@ -322,10 +322,9 @@ impl SackTx {
             }
             self.by_time.pop_front();
         }
-        let oldest = self.by_time.front().map(|&(at, _)| (at, now));
         if let Some(k) = self.sleek.as_mut().filter(|k| k.retime) {
             k.retime = false;
-            k.timer = oldest;
+            k.timer = self.by_time.front().map(|&(at, _)| (at, now));
         }
     }
 
