@@ -153,6 +153,8 @@ pub struct SignalSeries {
     pub drops: Vec<u64>,
     /// Timeouts so far.
     pub timeouts: Vec<u64>,
+    /// Packets SLEEK put up to be sent again so far.
+    pub sleek: Vec<u64>,
     /// ECN marks so far.
     pub ecn_marks: Vec<u64>,
 }
@@ -165,6 +167,7 @@ impl SignalSeries {
         self.nacks.push(c.nacks);
         self.drops.push(c.drops);
         self.timeouts.push(c.timeouts);
+        self.sleek.push(c.sleek_pkts);
         self.ecn_marks.push(c.ecn_marks);
     }
 }

@@ -534,6 +534,15 @@ pub fn table(s: &Summary) -> String {
         "retransmits / timeouts",
         format!("{} / {}  (RTO {:.0} µs)", s.retransmits, s.counters.timeouts, s.rto_us),
     );
+    if s.counters.sleek_probes > 0 || s.counters.sleek_pkts > 0 {
+        row(
+            "  SLEEK",
+            format!(
+                "{} packets put up again from the out-of-order count, {} probes",
+                s.counters.sleek_pkts, s.counters.sleek_probes
+            ),
+        );
+    }
     if s.counters.timeouts > 0 && s.drops == 0 {
         row(
             "  spurious timeouts",
@@ -1100,7 +1109,7 @@ pub fn write_plots(w: &World, name: &str, dir: &Path) -> PlotResult {
     if let Some(series) = signal_rates(&w.metrics.signals) {
         line_plot(
             &dir.join("signals.svg"),
-            &format!("Trims, NACKs, drops, timeouts and ECN marks ({of})"),
+            &format!("Losses and signals ({of})"),
             "per µs, between samples",
             &series,
         )?;
@@ -1184,6 +1193,7 @@ pub fn signal_rates(g: &crate::output::metrics::SignalSeries) -> Option<Vec<Seri
         line("NACKs", &g.nacks),
         line("drops", &g.drops),
         line("timeouts", &g.timeouts),
+        line("SLEEK resends", &g.sleek),
         line("ECN marks", &g.ecn_marks),
     ]
     .into_iter()
@@ -1210,10 +1220,12 @@ mod tests {
         g.push(10_000.0, &c);
         c.trims = 40;
         c.nacks = 40;
+        c.sleek_pkts = 10;
         g.push(20_000.0, &c);
         let lines = signal_rates(&g).unwrap();
         let names: Vec<&str> = lines.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["trims", "NACKs", "ECN marks"]);
+        assert_eq!(names, ["trims", "NACKs", "SLEEK resends", "ECN marks"]);
+        assert_eq!(lines[2].1, [(0.01, 0.0), (0.02, 1.0)]);
         assert_eq!(lines[0].1, [(0.01, 3.0), (0.02, 1.0)]);
         assert_eq!(lines[1].1, [(0.01, 2.0), (0.02, 2.0)]);
         let mut marks = crate::output::metrics::SignalSeries::default();
