@@ -297,6 +297,16 @@ impl<C: Controller, const N: usize, P: PathState> Engine<C, N, P> {
         s.live(flow).map(|_| &s.path)
     }
 
+    /// The next entropy value of a sprayed flow's chooser, for a packet
+    /// that no event of the controller's sends (a loss-recovery probe:
+    /// uet-htsim's `sendProbe` asks its chooser as a data packet does);
+    /// `None` for a flow that does not spray or an unknown flow. The
+    /// chooser moves on as it does for a data packet.
+    pub fn next_ev(&mut self, flow: FlowHandle) -> Option<Ev> {
+        let (_, path) = self.slots.get_mut(Self::slot_of(flow))?.live_path(flow)?;
+        path.next()
+    }
+
     /// A flow's current decision: what stands after a refused event.
     pub fn decision(&self, id: FlowId) -> Option<Decision> {
         self.flow(id).map(|c| c.decision(&self.cfg))
@@ -734,10 +744,10 @@ mod tests {
     }
 
     /// Path choice in the engine: each `Sent` of a sprayed flow carries
-    /// the EV its chooser gives, and every ACK, NACK and timeout that
-    /// echoes an EV steers it as the chooser's own feedback would, for
-    /// every balancer, over random answers (held against a chooser driven
-    /// by hand).
+    /// the EV its chooser gives, as does [`Engine::next_ev`] (a probe's),
+    /// and every ACK, NACK and timeout that echoes an EV steers it as the
+    /// chooser's own feedback would, for every balancer, over random
+    /// answers (held against a chooser driven by hand).
     #[test]
     fn a_sprayed_flows_evs_are_its_choosers_steered_by_its_answers() {
         use crate::algorithms::{AnyConfig, AnyController};
@@ -767,7 +777,8 @@ mod tests {
                     let ev = Ev::new((g.draw() % n as u32) as u16 | (g.draw() as u16 & 0xFF00));
                     let marked = g.draw().is_multiple_of(4);
                     let ece = if marked { EcnEcho::Marked } else { EcnEcho::NotMarked };
-                    match g.draw() % 5 {
+                    match g.draw() % 6 {
+                        5 => assert_eq!(e.next_ev(h), hand.next(), "{b:?} {n} step {step}"),
                         0 | 1 => {
                             let d = e.sent(h, now, Seq(sent), 4096, MessageEnd::More).unwrap();
                             assert_eq!(d.ev, hand.next(), "{b:?} {n} step {step}");
@@ -838,6 +849,7 @@ mod tests {
             plain.sent(h, Instant::ZERO, Seq(0), 100, MessageEnd::More).unwrap().ev,
             None
         );
+        assert_eq!(plain.next_ev(h), None);
 
         let mut e: Engine<AnyController<8>, 4, Sprayer> = Engine::new(AnyConfig::DEFAULT).unwrap();
         let (h, _) = e.start(Instant::ZERO, FlowId(1), &nscc).unwrap();
@@ -845,6 +857,8 @@ mod tests {
             e.sent(h, Instant::ZERO, Seq(0), 100, MessageEnd::More).unwrap().ev,
             None
         );
+        assert_eq!(e.next_ev(h), None);
+        assert_eq!(e.next_ev(FlowHandle::from_bits(h.to_bits() + 1)), None);
         assert!(!e.path(h).unwrap().on());
         e.spray(h, Instant::ZERO, &spray).unwrap();
         let before = *e.path(h).unwrap();

@@ -128,6 +128,11 @@ impl NicEngine {
     pub fn start(&mut self, now: Instant, id: FlowId, params: &FlowParams) -> Result<(FlowHandle, Decision), Error> {
         each_engine!(self, e => e.start(now, id, params))
     }
+
+    /// [`Engine::next_ev`].
+    pub fn next_ev(&mut self, h: FlowHandle) -> Option<cc_core::path::Ev> {
+        each_engine!(self, e => e.next_ev(h))
+    }
 }
 
 /// The NIC's uplink: one link, one packet at a time.

@@ -132,8 +132,6 @@ pub struct Sleek {
     /// The packet the timer runs for was answered or put up again: the
     /// timer follows the oldest packet in flight once the event is done.
     retime: bool,
-    /// The entropy value of the last data packet sent: a probe takes it.
-    pub last_ev: u16,
 }
 
 /// What SLEEK reads after an ACK the engine took.
@@ -268,7 +266,6 @@ impl SackTx {
         if let Some(k) = &mut self.sleek {
             // `startRTO(now)`: an idle timer starts for this packet.
             k.timer.get_or_insert((now, now));
-            k.last_ev = ev;
         }
         // Times only grow; at an equal time the queue keeps number order.
         let mut at = self.by_time.len();
@@ -972,8 +969,9 @@ impl Nic {
     }
 
     /// `flow`'s probe event (`UecSrc::sendProbe`): when the probe is due
-    /// now, a header-only probe goes out, numbered, on the last data
-    /// packet's entropy value, and the next is due five base RTTs later.
+    /// now, a header-only probe goes out, numbered, on the next entropy
+    /// value of the flow's chooser, and the next is due five base RTTs
+    /// later.
     pub fn sleek_probe(&mut self, cx: &mut Ctx, flow: u32) {
         let now = cx.now;
         let base = {
@@ -1000,10 +998,15 @@ impl Nic {
         }
         k.probe_seq += 1;
         k.probe_at = Some(now + Ps::from_ns(5 * base));
-        let (seq, ev) = (k.probe_seq, k.last_ev);
+        let seq = k.probe_seq;
         self.sleek_arm_probe(cx, flow);
+        let ev = self
+            .sender(cx, flow)
+            .and_then(|f| f.engine)
+            .and_then(|h| self.engine.next_ev(h))
+            .map(cc_core::path::Ev::get);
         cx.metrics.counters.sleek_probes += 1;
-        let (dst, spray, header) = (cx.flows[flow as usize].dst_host, cx.cfg.spray.is_some(), cx.cfg.header);
+        let (dst, header) = (cx.flows[flow as usize].dst_host, cx.cfg.header);
         self.send_ctrl(cx, dst, flow, PktKind::Data, |_, q| {
             q.seq = seq;
             q.len = 0;
@@ -1011,7 +1014,7 @@ impl Nic {
             q.ts_ps = now;
             q.set_ecn(EcnBits::Ect);
             q.set_sleek_probe(true);
-            if spray {
+            if let Some(ev) = ev {
                 q.set_ev(ev);
                 q.hash = ev_hash(q.hash, ev);
             }
