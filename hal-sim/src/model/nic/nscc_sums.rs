@@ -1,6 +1,7 @@
 //! NSCC's window changes by rule, per flow, as uet-htsim sums them
 //! (`cc_core::nscc::Stats`, its "finished at" line's `fair_inc …
-//! nack_dec`): the one place hal-sim names NSCC's controller. A run whose
+//! nack_dec`), and what SLEEK reads of a flow's NSCC ([`NsccView`]): the
+//! one place hal-sim names NSCC's controller. A run whose
 //! senders run NSCC keeps a sum for each flow
 //! ([`Metrics::nscc`](crate::output::metrics::Metrics::nscc)); the
 //! engine's event API carries no observer, so each ACK and NACK also runs
@@ -15,6 +16,22 @@ use cc_core::units::Instant;
 use super::Nic;
 use crate::run::ctx::Ctx;
 
+/// What SLEEK reads of a flow's NSCC (uet-htsim's `_cwnd`, `_maxwnd`,
+/// `_base_rtt`, `_target_Qdelay` and `_avg_delay`), as it stands.
+#[derive(Clone, Copy, Debug)]
+pub struct NsccView {
+    /// The window, bytes.
+    pub window: u32,
+    /// The window's ceiling at the flow's base RTT, bytes.
+    pub max_window: u32,
+    /// The base RTT, ns.
+    pub base_rtt_ns: u32,
+    /// The target queueing delay, ns.
+    pub target_ns: u32,
+    /// The queueing delay's average, ns.
+    pub avg_delay_ns: u32,
+}
+
 /// The sums a run keeps: one for each of its `flows` when its senders
 /// run NSCC, none otherwise.
 pub fn for_run(sender: Algorithm, flows: usize) -> Vec<Stats> {
@@ -25,6 +42,21 @@ pub fn for_run(sender: Algorithm, flows: usize) -> Vec<Stats> {
 }
 
 impl Nic {
+    /// The NSCC state of the flow at `at`, if it runs NSCC.
+    pub(super) fn nscc_view(&self, at: Option<FlowHandle>) -> Option<NsccView> {
+        let Some(AnyController::Nscc(n)) = at.and_then(|h| self.engine.get(h)) else {
+            return None;
+        };
+        let cfg = &self.engine.config().nscc;
+        Some(NsccView {
+            window: n.window(),
+            max_window: cfg.max_window(n.base_rtt_ns()),
+            base_rtt_ns: n.base_rtt_ns(),
+            target_ns: cfg.target_delay_ns,
+            avg_delay_ns: n.avg_delay_q8() >> 8,
+        })
+    }
+
     /// [`Nic::engine`] where the run keeps the sums: an ACK's or NACK's
     /// rules added to the flow's sums when the engine takes it.
     #[inline(never)]

@@ -45,7 +45,6 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use cc_core::algorithms::AnyController;
 use cc_core::path::Ev as Entropy;
 use cc_core::prelude::*;
 
@@ -823,8 +822,8 @@ impl Nic {
             // base RTT; one below the base RTT counts as no delay
             // (uet-htsim's probe ACK leaves the average alone there).
             let at = self.sender(cx, p.flow).and_then(|f| f.engine);
-            if let Some(AnyController::Nscc(n)) = at.and_then(|h| self.engine.get(h)) {
-                view.rtt = Some(rtt.max(Ps::from_ns(n.base_rtt_ns() as u64)));
+            if let Some(n) = self.nscc_view(at) {
+                view.rtt = Some(rtt.max(Ps::from_ns(n.base_rtt_ns as u64)));
             }
         }
         Some(view)
@@ -917,18 +916,14 @@ impl Nic {
     /// probe timer, recovery, and what to send again.
     pub(super) fn sleek_after_ack(&mut self, cx: &mut Ctx, flow: u32, v: &AckView) {
         let (now, payload) = (cx.now, cx.cfg.payload as u64);
-        let nscc = &self.engine.config().nscc;
-        let target = Ps::from_ns(nscc.target_delay_ns as u64);
         let Some(f) = self.sender(cx, flow) else { return };
-        let Some(AnyController::Nscc(n)) = f.engine.and_then(|h| self.engine.get(h)) else {
-            return;
-        };
-        let base = n.base_rtt_ns();
+        let Some(n) = self.nscc_view(f.engine) else { return };
+        let target = Ps::from_ns(n.target_ns as u64);
         // The delay the ACK showed (`processAck`'s): a probe's round trip
         // less the base RTT, none below it; a stale probe's, the average.
         let probe_calm = match v.probe {
-            Some(Some(rtt)) => rtt.as_ns().saturating_sub(base as u64) < target.as_ns(),
-            Some(None) => ((n.avg_delay_q8() >> 8) as u64) < target.as_ns(),
+            Some(Some(rtt)) => rtt.as_ns().saturating_sub(n.base_rtt_ns as u64) < target.as_ns(),
+            Some(None) => (n.avg_delay_ns as u64) < target.as_ns(),
             None => false,
         };
         let a = SleekAck {
@@ -937,9 +932,9 @@ impl Nic {
             highest_sent: f.snd_nxt.div_ceil(payload) as u32,
             backlog: f.snd_nxt < f.app_limit,
             probe_calm,
-            cwnd: n.window() as u64,
-            max_window: nscc.max_window(base) as u64,
-            base_rtt: Ps::from_ns(base as u64),
+            cwnd: n.window as u64,
+            max_window: n.max_window as u64,
+            base_rtt: Ps::from_ns(n.base_rtt_ns as u64),
             target,
             mss: payload,
         };
@@ -974,12 +969,12 @@ impl Nic {
     /// later.
     pub fn sleek_probe(&mut self, cx: &mut Ctx, flow: u32) {
         let now = cx.now;
-        let base = {
-            let Some(f) = self.sender(cx, flow) else { return };
-            match f.engine.and_then(|h| self.engine.get(h)) {
-                Some(AnyController::Nscc(n)) => n.base_rtt_ns() as u64,
-                _ => return,
-            }
+        let Some(base) = self
+            .sender(cx, flow)
+            .and_then(|f| self.nscc_view(f.engine))
+            .map(|n| n.base_rtt_ns as u64)
+        else {
+            return;
         };
         let Some(k) = self
             .sender_mut(cx, flow)
