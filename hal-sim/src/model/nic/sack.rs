@@ -667,6 +667,22 @@ impl SackRx {
     }
 }
 
+/// What the ACK of packet or probe `p` (number `acked`) carries: the
+/// receiver's byte count, the bitmap and its base, and its out-of-order
+/// count, as `counts` gives them; `p`'s EV; whether it answers a probe.
+fn sack_aux(p: &Packet, acked: u32, counts: (u64, u32, u64, u32), probe: bool) -> Aux {
+    let (recvd, base, bitmap, ooo) = counts;
+    Aux::Sack {
+        recvd,
+        acked,
+        base,
+        bitmap,
+        ev: p.ev(),
+        ooo,
+        probe,
+    }
+}
+
 impl Nic {
     /// A data packet of `flow` reached its receiver over the SACK
     /// transport; `r` is the flow's receiving state.
@@ -721,15 +737,7 @@ impl Nic {
             }
             RxAnswer::Ack { base } => {
                 r.ce_pending = ce && !p.trimmed();
-                let sack = Aux::Sack {
-                    recvd,
-                    acked: n,
-                    base,
-                    bitmap,
-                    ev: p.ev(),
-                    ooo,
-                    probe: false,
-                };
+                let sack = sack_aux(p, n, (recvd, base, bitmap, ooo), false);
                 self.send_ack(cx, flow, pkt, p, &mut r, false, Some(sack));
             }
         }
@@ -752,15 +760,7 @@ impl Nic {
             None => (0, n, 0, 0),
         };
         r.ce_pending = p.ecn() == EcnBits::Ce;
-        let sack = Aux::Sack {
-            recvd,
-            acked: n,
-            base,
-            bitmap,
-            ev: p.ev(),
-            ooo,
-            probe: true,
-        };
+        let sack = sack_aux(p, n, (recvd, base, bitmap, ooo), true);
         self.send_ack(cx, p.flow, pkt, p, &mut r, false, Some(sack));
     }
 
