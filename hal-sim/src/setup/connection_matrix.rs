@@ -186,6 +186,9 @@ pub fn parse(text: &str, file: &str) -> Result<Matrix, ScenarioError> {
                 let (Ok(src), Ok(dst)) = (s.parse::<u32>(), d.parse::<u32>()) else {
                     return Err(at(line, "src->dst", format!("expected two host numbers, got {conn:?}")));
                 };
+                if src == dst {
+                    return Err(at(line, "src->dst", format!("a connection from host {src} to itself")));
+                }
                 let (mut start_us, mut bytes, mut id, mut t) = (None, None, None, FlowTriggers::default());
                 let mut k = 1;
                 while let Some(&tok) = tokens.get(k) {
@@ -550,8 +553,10 @@ mod tests {
     /// Each malformed line is refused with its line and the token named.
     #[test]
     fn bad_matrices_are_refused_by_line_and_token() {
-        let cases: [(&str, Option<usize>, &str); 13] = [
+        let cases: [(&str, Option<usize>, &str); 14] = [
             ("Nodes 4\n0->1 start 0 size 10 prio 3\n", Some(2), "prio"),
+            // The fuzz target's find: a flow from a host to itself.
+            ("Nodes 4\nConnections 1\n2->2 start 0 size 10\n", Some(3), "src->dst"),
             ("Nodes 4\n0->1 start 0 size 10 msg 1\n", Some(2), "msg"),
             ("Nodes 4\n0->1 start 0 size 10 colour blue\n", Some(2), "colour"),
             ("Nodes 4\n0->1 start 0\n", Some(2), "size"),
