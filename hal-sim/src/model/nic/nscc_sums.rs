@@ -32,12 +32,17 @@ pub struct NsccView {
     pub avg_delay_ns: u32,
 }
 
+/// Whether senders running `sender` run NSCC (SLEEK reads its state).
+pub fn is_nscc(sender: Algorithm) -> bool {
+    sender == Algorithm::Nscc
+}
+
 /// The sums a run keeps: one for each of its `flows` when its senders
 /// run NSCC, none otherwise.
 pub fn for_run(sender: Algorithm, flows: usize) -> Vec<Stats> {
-    match sender {
-        Algorithm::Nscc => vec![Stats::default(); flows],
-        _ => Vec::new(),
+    match is_nscc(sender) {
+        true => vec![Stats::default(); flows],
+        false => Vec::new(),
     }
 }
 

@@ -38,7 +38,7 @@
 //! five after a probe); its ACK, back with a delay below the target,
 //! starts recovery from the cumulative ACK. The retransmission timer is
 //! then uet-htsim's own, and in recovery a timeout leaves its packet to
-//! SLEEK ([`SackTx::sleek_timeout`]).
+//! SLEEK ([`SackTx::timed_out`]).
 //!
 //! Departures from uet-htsim are in docs/design-notes.md, "The SACK
 //! transport and trimming" and "SLEEK and dropping switches".
@@ -427,15 +427,20 @@ impl SackTx {
         })
     }
 
-    /// Under SLEEK, a timeout (`rtxTimerExpired`): the timer stops. In
-    /// recovery the packet `n` stays in flight but off the timer, left to
-    /// SLEEK (the answer false): if it was sent before, SLEEK looks from it
-    /// again at the next ACK and the timer waits for the next packet sent;
-    /// if not, the timer follows the oldest packet left on it. Otherwise
-    /// (the answer true) it is sent again as any timeout's, and the timer
-    /// follows the oldest packet left.
-    pub fn sleek_timeout(&mut self, n: u32, resent: bool, now: Ps) -> bool {
-        let Some(k) = &mut self.sleek else { return true };
+    /// Packet `n` timed out (`rtxTimerExpired`); `resent`: it was sent
+    /// before. The answer: whether it is sent again (off the bytes in
+    /// flight, into the resend queue), as every timeout's is without
+    /// SLEEK. Under SLEEK the timer stops, and in recovery the packet
+    /// stays in flight but off the timer, left to SLEEK (the answer
+    /// false): if it was sent before, SLEEK looks from it again at the
+    /// next ACK and the timer waits for the next packet sent; if not, the
+    /// timer follows the oldest packet left on it. Outside recovery it is
+    /// sent again, and the timer follows the oldest packet left.
+    pub fn timed_out(&mut self, n: u32, resent: bool, now: Ps) -> bool {
+        let Some(k) = &mut self.sleek else {
+            self.resend(n, now);
+            return true;
+        };
         k.timer = None;
         if k.recovery {
             if resent {
@@ -874,10 +879,7 @@ impl Nic {
         f.rto_pending = false;
         let Some(tx) = f.sack.as_deref_mut() else { return };
         if let Some((n, ev, resent)) = tx.expired(now, rto) {
-            if tx.sleek_timeout(n, resent, now) {
-                if !sleek {
-                    tx.resend(n, now);
-                }
+            if tx.timed_out(n, resent, now) {
                 cx.metrics.counters.timeouts += 1;
                 let at = f.engine;
                 // The timed-out packet's own path is penalised (uet-htsim
@@ -1406,7 +1408,7 @@ mod tests {
         }
         assert_eq!(tx.expired(ns(999), rto), None);
         assert_eq!(tx.expired(ns(1000), rto), Some((0, 0, false)));
-        assert!(tx.sleek_timeout(0, false, ns(1000)));
+        assert!(tx.timed_out(0, false, ns(1000)));
         assert_eq!((tx.next_rtx(), tx.in_flight()), (Some((0, w)), 3 * w as u64));
         // The timer, started again now, for packet 1 (sent at 1 ns): due at
         // once.
@@ -1444,7 +1446,7 @@ mod tests {
         // from it again.
         tx.send(1, w, ns(3000), 0);
         assert_eq!(tx.expired(ns(4000), rto), Some((1, 0, true)));
-        assert!(!tx.sleek_timeout(1, true, ns(4000)));
+        assert!(!tx.timed_out(1, true, ns(4000)));
         let k = tx.sleek.as_ref().unwrap();
         assert_eq!((k.highest_rtx, tx.deadline(rto)), (1, None));
         // The next packet sent starts the idle timer for itself.
@@ -1456,12 +1458,12 @@ mod tests {
         // is the oldest, 4.)
         tx.send(4, w, ns(4200), 0);
         assert_eq!(tx.expired(ns(5100), rto), Some((2, 0, true)));
-        assert!(!tx.sleek_timeout(2, true, ns(5100)));
+        assert!(!tx.timed_out(2, true, ns(5100)));
         tx.send(5, w, ns(5150), 0);
         let flight = tx.in_flight();
         assert_eq!(tx.expired(ns(6149), rto), None);
         assert_eq!(tx.expired(ns(6150), rto), Some((4, 0, false)));
-        assert!(!tx.sleek_timeout(4, false, ns(6150)));
+        assert!(!tx.timed_out(4, false, ns(6150)));
         assert_eq!((tx.in_flight(), tx.next_rtx()), (flight, Some((0, w))));
         assert_eq!(tx.deadline(rto), Some(ns(6150)));
         assert_eq!(tx.expired(ns(6150), rto), Some((5, 0, false)));

@@ -264,10 +264,7 @@ impl Switch {
             if !self.trim(cx, port, bytes, drop) {
                 if drop {
                     // The arrival goes instead (uet-htsim's `-disable_trim`).
-                    cx.metrics.counters.drops += 1;
-                    cx.metrics.counters.drops_stable += u64::from(ecn != EcnBits::NotEct);
-                    cx.pkts.remove(pkt);
-                    return;
+                    return coin_drop(cx, pkt);
                 }
                 cut(cx, pkt, bytes);
                 (wire, trimmed) = (bytes as u64, true);
@@ -402,10 +399,7 @@ impl Switch {
         p.queued_bytes -= wire;
         self.buffered -= wire;
         if drop {
-            let c = &mut cx.metrics.counters;
-            c.drops += 1;
-            c.drops_stable += u64::from(cx.pkts.get(victim).ecn() != EcnBits::NotEct);
-            cx.pkts.remove(victim);
+            coin_drop(cx, victim);
             return true;
         }
         cut(cx, victim, size);
@@ -591,6 +585,14 @@ impl Switch {
         let (node, port) = p.link.peer;
         cx.q.push(now + ser + p.link.delay_ps, Ev::Arrive { node, port, pkt });
     }
+}
+
+/// Data a full port's coin dropped instead of cutting (`-disable_trim`).
+fn coin_drop(cx: &mut Ctx, pkt: u32) {
+    let c = &mut cx.metrics.counters;
+    c.drops += 1;
+    c.drops_stable += u64::from(cx.pkts.get(pkt).ecn() != EcnBits::NotEct);
+    cx.pkts.remove(pkt);
 }
 
 /// Cuts data packet `pkt` to its first `size` bytes (a header that still

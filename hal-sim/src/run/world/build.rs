@@ -143,7 +143,7 @@ impl World {
         let engine_cfg = crate::setup::scenario::engine_config(&s.cc, mtu).map_err(|m| err("cc", m))?;
         let profile = Profile::of(&s.cc, &engine_cfg);
         (cfg.ack_cases, cfg.sender_name) = (profile.sender.ack_cases(), profile.sender.name());
-        if s.nic.sleek && (cfg.sack_bytes.is_none() || profile.sender != cc_core::event::Algorithm::Nscc) {
+        if s.nic.sleek && (cfg.sack_bytes.is_none() || !crate::model::nic::nscc_sums::is_nscc(profile.sender)) {
             return Err(err(
                 "nic.sleek",
                 "needs transport = \"sack\" and cc.algorithm = \"nscc\" (its thresholds are NSCC's window and base RTT)".into(),
