@@ -19,11 +19,10 @@
 //! less), from quotients.
 
 use crate::error::Error;
-use crate::reciprocals::Reciprocals;
-use crate::reciprocals::PER_RTT_SHIFT;
+use crate::reciprocals::{link_k, Reciprocals, PER_RTT_SHIFT};
 use crate::telemetry::{
-    stack_signature, tx_bytes_between, tx_bytes_counted, tx_counter_may_wrap, CounterWidths, HopHistory, HopSample,
-    TsReach,
+    counter_wraps_within, stack_signature, tx_bytes_between, tx_bytes_counted, tx_counter_may_wrap, CounterWidths,
+    HopHistory, HopSample, TsReach,
 };
 use crate::units::LinkSpeed;
 
@@ -42,12 +41,14 @@ pub(crate) enum HopLoad {
     Load { a: u64, tau: u32 },
 }
 
-/// The flow's constants for one stack: T, its reciprocal and the local
-/// time since the history was recorded.
+/// The flow's constants for one stack: T, its reciprocal, T's slot in the
+/// term's [`Reciprocals`] (`NO_SLOT` if it has none) and the local time
+/// since the history was recorded.
 #[derive(Clone, Copy)]
 pub(crate) struct Flow {
     pub t: u32,
     pub per_rtt: u32,
+    pub rtt_slot: u32,
     pub elapsed_ns: u64,
 }
 
@@ -75,12 +76,9 @@ pub(crate) struct Link {
     pub widths: CounterWidths,
     /// The timestamps' reach.
     pub reach: TsReach,
-    /// 2^28 / BDP in 2^-22 units per 2^-8 byte: `8000 · 2^42 / (B·T)`, from
-    /// the two reciprocals, rounded to nearest; 0 where that is 2^32 or
-    /// more (a BDP of 1 KiB or less, below the design's range: such a hop
-    /// takes the term's quotients instead). At 1.6 Tb/s and T = 2^20 ns, k ≈ 20 900: a
-    /// relative 2^-14.4. It is 0, too, where B is not a speed the engine
-    /// uses ([`LinkSpeed::is_plausible`]): [`interval`] then skips the hop.
+    /// 2^28 / BDP in 2^-22 units per 2^-8 byte ([`link_k`]); 0, too,
+    /// where B is not a speed the engine uses ([`LinkSpeed::is_plausible`]):
+    /// [`interval`] then skips the hop.
     pub k: u32,
     /// Whether the byte counter can wrap within T at this speed; where it
     /// cannot, [`tx_bytes`] skips that test (see [`tx_counter_may_wrap`]).
@@ -91,28 +89,38 @@ impl Link {
     /// The constants of the link `s` was sampled on; `None` when a
     /// timestamp wrap or more of local time has passed since the history
     /// was recorded (the history expired).
+    ///
+    /// Where the link's speed and the flow's RTT are both in the table,
+    /// its constants were made with the configuration ([`Reciprocals`]'s
+    /// pairs); otherwise they are worked out here, to the same values.
     #[inline(always)]
     pub fn new(flow: &Flow, rec: &Reciprocals, s: &HopSample) -> Option<Link> {
-        let plausible = s.bandwidth.is_plausible();
-        let k = if plausible {
-            // per_byte · per_rtt = 8000·2^63/(B·T) < 2^64; k = that / 2^21.
-            let p = rec.per_byte(s.bandwidth) as u64 * flow.per_rtt as u64;
-            let k = (p >> 21) + (p >> 20 & 1);
-            if k >> 32 == 0 {
-                k as u32
-            } else {
-                0
-            }
-        } else {
-            0
+        let (k, counter_may_wrap) = match rec.pair(s.bandwidth, flow.rtt_slot) {
+            Some(p) => (p.k, counter_wraps_within(s.widths, p.bdp)),
+            None if s.bandwidth.is_plausible() => (
+                link_k(rec.per_byte(s.bandwidth), flow.per_rtt),
+                tx_counter_may_wrap(s.widths, flow.t, s.bandwidth.as_mbps()),
+            ),
+            None => (0, false),
         };
         Some(Link {
             bandwidth: s.bandwidth,
             widths: s.widths,
             reach: TsReach::new(s.widths.ts_mask(), flow.elapsed_ns)?,
             k,
-            counter_may_wrap: tx_counter_may_wrap(s.widths, flow.t, s.bandwidth.as_mbps()),
+            counter_may_wrap,
         })
+    }
+}
+
+impl Link {
+    /// [`Link::new`] out of line, for a hop whose link differs from the
+    /// one before: inlined in the hop loop, its table lookups kept
+    /// registers live across every hop.
+    #[cold]
+    #[inline(never)]
+    fn renewed(flow: Flow, rec: &Reciprocals, s: &HopSample) -> Option<Link> {
+        Link::new(&flow, rec, s)
     }
 }
 
@@ -260,7 +268,7 @@ pub(crate) fn walk<T: HopTerm, const H: usize>(
     for (s, h) in hops.iter().zip(history) {
         // The link's constants, worked out again only where they change.
         if link.bandwidth != s.bandwidth || link.widths != s.widths {
-            let Some(l) = Link::new(flow, term.reciprocals(), s) else {
+            let Some(l) = Link::renewed(*flow, term.reciprocals(), s) else {
                 return Walk::Expired;
             };
             link = l;

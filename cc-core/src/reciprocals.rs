@@ -17,6 +17,12 @@
 //! | `per_byte`, B in 100 Mb/s ..= 6.4 Tb/s | 41 943 ..= 2.7·10^9 | ≤ 32 | ≤ 2^-16.4 (≤ 2^-18.4 at 1.6 Tb/s) |
 //! | `per_rtt`, T in 100 ns ..= 2^20 ns | 2^18 ..= 2.7·10^9 | ≤ 32 | ≤ 2^-19 |
 //!
+//! For each pair of a speed and an RTT in the table, the configuration
+//! also keeps what a hop on that link takes from the pair (the engine's
+//! link constants, [`Pair`]): the load's scale `k = 2^28/(B·T)` in the
+//! hop walk's units, and the BDP in bytes, rounded down, which tells
+//! whether a byte counter can wrap within T.
+//!
 //! A speed or RTT that is not in the table gets the same value from the
 //! same function, with one division: the table changes how many
 //! instructions an ACK takes, never its result. So decisions stay the same
@@ -33,6 +39,9 @@ use crate::units::{BaseRtt, LinkSpeed};
 pub const MAX_SPEEDS: usize = 8;
 /// Most base RTTs a table holds.
 pub const MAX_RTTS: usize = 8;
+
+/// No slot: an RTT not in the table ([`Reciprocals::rtt_entry`]).
+pub(crate) const NO_SLOT: u32 = MAX_RTTS as u32;
 
 /// Scale of [`per_byte`]: 2^-25 ns a byte.
 pub(crate) const PER_BYTE_SHIFT: u32 = 25;
@@ -68,6 +77,61 @@ pub const fn per_rtt(t: BaseRtt) -> u32 {
     }
 }
 
+/// The hop walk's load scale for a link of `per_byte` (of B) and a flow
+/// of `per_rtt` (of T): 2^28 / BDP in 2^-22 units per 2^-8 byte,
+///
+/// ```text
+/// k = round(per_byte · per_rtt / 2^21) = round(8000 · 2^42 / (B·T))
+/// ```
+///
+/// from the two reciprocals (per_byte · per_rtt = 8000·2^63/(B·T) < 2^64),
+/// rounded to nearest; 0 where that is 2^32 or more (a BDP of 1 KiB or
+/// less, below the design's range: such a hop takes its term's quotients
+/// instead). At 1.6 Tb/s and T = 2^20 ns, k ≈ 20 900: a relative 2^-14.4.
+#[inline(always)]
+pub(crate) const fn link_k(per_byte: u32, per_rtt: u32) -> u32 {
+    let p = per_byte as u64 * per_rtt as u64;
+    let k = (p >> 21) + (p >> 20 & 1);
+    if k >> 32 == 0 {
+        k as u32
+    } else {
+        0
+    }
+}
+
+/// The BDP B·T in bytes, rounded down: `⌊mbps · T_ns / 8000⌋`
+/// ([`LinkSpeed::bdp_bytes`]). For a plausible B (≤ 6.4 Tb/s < 2^23 Mb/s)
+/// and T ≤ 2^20 ns the product is below 2^43 and the BDP below 2^30.
+/// Rounded down, `bdp ≥ n` holds for an integer n exactly when
+/// `B·T ≥ 8000·n` does (the counters' wrap test,
+/// [`crate::telemetry::counter_wraps_within`]).
+pub(crate) const fn bdp_floor(b: LinkSpeed, t: BaseRtt) -> u32 {
+    b.bdp_bytes(t) as u32
+}
+
+/// A link's constants for flows of one base RTT, made with the
+/// configuration for each pair of a speed and an RTT of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Pair {
+    /// [`link_k`] of the pair.
+    pub k: u32,
+    /// [`bdp_floor`] of the pair.
+    pub bdp: u32,
+}
+
+impl Pair {
+    const EMPTY: Pair = Pair { k: 0, bdp: 0 };
+
+    /// The constants of a plausible `b` and of `t`, worked out.
+    pub(crate) const fn of(b: LinkSpeed, t: BaseRtt) -> Pair {
+        Pair {
+            k: link_k(per_byte(b), per_rtt(t)),
+            bdp: bdp_floor(b, t),
+        }
+    }
+}
+
 /// Link speeds and base RTTs with their reciprocals, made once (see the
 /// module docs). Part of [`crate::hpcc::HpccConfig`]. Two tables are equal when
 /// they hold the same speeds and RTTs, in whatever order they were added.
@@ -88,16 +152,17 @@ pub struct Reciprocals {
     speeds: [(u32, u32); MAX_SPEEDS],
     /// (T in ns, per_rtt(T)); free slots are (0, 0).
     rtts: [(u32, u32); MAX_RTTS],
+    /// `pairs[i][j]`: the constants of `speeds[i]` and `rtts[j]`, or
+    /// [`Pair::EMPTY`] where either slot is free. Made from the keys
+    /// whenever one is added, so two tables of the same keys are equal.
+    pairs: [[Pair; MAX_RTTS]; MAX_SPEEDS],
 }
 
 impl Reciprocals {
     /// The compact format's speed codes, 25 · 2^k Gb/s for k = 0..=6; no
     /// RTT.
     pub const fn compact() -> Self {
-        let mut r = Reciprocals {
-            speeds: [(0, 0); MAX_SPEEDS],
-            rtts: [(0, 0); MAX_RTTS],
-        };
+        let mut r = Reciprocals::EMPTY;
         let mut k = 0;
         // Seven keys in eight slots: every one finds a slot.
         while k < 7 {
@@ -105,17 +170,38 @@ impl Reciprocals {
             let _ = add(&mut r.speeds, b.as_mbps(), per_byte(b));
             k += 1;
         }
+        r.pair_up();
         r
+    }
+
+    const EMPTY: Reciprocals = Reciprocals {
+        speeds: [(0, 0); MAX_SPEEDS],
+        rtts: [(0, 0); MAX_RTTS],
+        pairs: [[Pair::EMPTY; MAX_RTTS]; MAX_SPEEDS],
+    };
+
+    /// Makes `pairs` from the keys.
+    const fn pair_up(&mut self) {
+        let mut i = 0;
+        while i < MAX_SPEEDS {
+            let mut j = 0;
+            while j < MAX_RTTS {
+                let (b, t) = (self.speeds[i].0, self.rtts[j].0);
+                self.pairs[i][j] = match BaseRtt::from_nanos(t) {
+                    Some(t) if b != 0 => Pair::of(LinkSpeed::from_mbps(b), t),
+                    _ => Pair::EMPTY,
+                };
+                j += 1;
+            }
+            i += 1;
+        }
     }
 
     /// A table of `speeds` (at most [`MAX_SPEEDS`], each plausible) and
     /// `rtts` (at most [`MAX_RTTS`]); [`Error::InvalidParams`] otherwise.
     /// Repeated values are kept once.
     pub fn new(speeds: &[LinkSpeed], rtts: &[BaseRtt]) -> Result<Self, Error> {
-        let mut r = Reciprocals {
-            speeds: [(0, 0); MAX_SPEEDS],
-            rtts: [(0, 0); MAX_RTTS],
-        };
+        let mut r = Reciprocals::EMPTY;
         for &b in speeds {
             r.add_speed(b)?;
         }
@@ -131,13 +217,17 @@ impl Reciprocals {
         if !b.is_plausible() {
             return Err(Error::InvalidParams);
         }
-        add(&mut self.speeds, b.as_mbps(), per_byte(b))
+        add(&mut self.speeds, b.as_mbps(), per_byte(b))?;
+        self.pair_up();
+        Ok(())
     }
 
     /// Adds a base RTT; [`Error::InvalidParams`] for a full table. An RTT
     /// already there changes nothing.
     pub fn add_rtt(&mut self, t: BaseRtt) -> Result<(), Error> {
-        add(&mut self.rtts, t.as_nanos(), per_rtt(t))
+        add(&mut self.rtts, t.as_nanos(), per_rtt(t))?;
+        self.pair_up();
+        Ok(())
     }
 
     /// The speeds in the table (in slot order).
@@ -166,12 +256,30 @@ impl Reciprocals {
     }
 
     /// [`per_rtt`] of `t`: from the table, or worked out (one division).
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn per_rtt(&self, t: BaseRtt) -> u32 {
-        match find(&self.rtts, t.as_nanos()) {
-            Some(v) => v,
-            None => per_rtt_cold(t),
+        self.rtt_entry(t).0
+    }
+
+    /// [`per_rtt`] of `t` and its slot in the table, for [`Self::pair`];
+    /// [`NO_SLOT`] for an RTT not in the table (its reciprocal worked out).
+    #[inline(always)]
+    pub(crate) fn rtt_entry(&self, t: BaseRtt) -> (u32, u32) {
+        match find_slot(&self.rtts, t.as_nanos()) {
+            Some(j) => (self.rtts[j].1, j as u32),
+            None => (per_rtt_cold(t), NO_SLOT),
         }
+    }
+
+    /// The constants of a link of `b` for flows of the RTT in slot
+    /// `rtt_slot`, where both are in the table.
+    #[inline(always)]
+    pub(crate) fn pair(&self, b: LinkSpeed, rtt_slot: u32) -> Option<Pair> {
+        if rtt_slot >= NO_SLOT {
+            return None;
+        }
+        let row = self.pairs.get(find_slot(&self.speeds, b.as_mbps())?)?;
+        row.get(rtt_slot as usize).copied()
     }
 }
 
@@ -190,10 +298,16 @@ const fn home(key: u32) -> usize {
 /// The value of `key` (not 0), from its home slot on.
 #[inline(always)]
 fn find(table: &[(u32, u32); 8], key: u32) -> Option<u32> {
+    find_slot(table, key).map(|slot| table[slot].1)
+}
+
+/// The slot of `key` (not 0), from its home slot on.
+#[inline(always)]
+fn find_slot(table: &[(u32, u32); 8], key: u32) -> Option<usize> {
     for slot in home(key)..home(key) + table.len() {
-        let (k, v) = table[slot & 7];
+        let (k, _) = table[slot & 7];
         if k == key {
-            return Some(v);
+            return Some(slot & 7);
         }
         if k == 0 {
             return None;
@@ -361,6 +475,40 @@ mod tests {
             for &s in &speeds {
                 prop_assert_eq!(a.per_byte(s), per_byte(s));
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// A pair made with the configuration is what an ACK would work
+        /// out: k from the two reciprocals, and the counter's wrap test
+        /// from the BDP rounded up the same as from T·B, at the test's
+        /// edge too (a unit that puts unit·2^bits at the BDP, one below
+        /// or one above it).
+        #[test]
+        fn a_pair_gives_what_the_hop_would_work_out(
+            b in LinkSpeed::MIN_MBPS..=LinkSpeed::MAX_MBPS, t in 100u32..=1 << 20,
+            tx_bits in 1u8..=32, nudge in 0u32..3, unit: u16,
+        ) {
+            let (speed, rtt) = (LinkSpeed::from_mbps(b), BaseRtt::from_nanos(t).unwrap());
+            let r = Reciprocals::new(&[speed], &[rtt]).unwrap();
+            let (per, slot) = r.rtt_entry(rtt);
+            prop_assert_eq!(per, per_rtt(rtt));
+            let p = r.pair(speed, slot).unwrap();
+            prop_assert_eq!(p.k, link_k(per_byte(speed), per_rtt(rtt)));
+            let edge = (p.bdp as i64 >> tx_bits) + nudge as i64 - 1;
+            let unit = if unit % 2 == 0 && (1..=u16::MAX as i64).contains(&edge) {
+                edge as u16
+            } else {
+                unit.max(1)
+            };
+            let w = crate::telemetry::CounterWidths::new(32, tx_bits, unit).unwrap();
+            prop_assert_eq!(
+                crate::telemetry::counter_wraps_within(w, p.bdp),
+                crate::telemetry::tx_counter_may_wrap(w, t, b)
+            );
+            // Not in the table: no pair, the constants worked out.
+            prop_assert!(r.pair(LinkSpeed::from_mbps(b ^ 1), slot).is_none() || b ^ 1 == b);
+            prop_assert!(r.pair(speed, NO_SLOT).is_none());
         }
     }
 

@@ -349,6 +349,25 @@ pub(crate) const fn tx_counter_may_wrap(w: CounterWidths, span_ns: u32, b_mbps: 
     span_ns as u64 * b_mbps as u64 >= (unit_x8000 as u64) << w.tx_bits()
 }
 
+/// [`tx_counter_may_wrap`] for the longest interval T from the link's BDP
+/// in bytes, rounded down (`bdp = ⌊T·B/8000⌋`, made with the
+/// configuration: [`crate::reciprocals::bdp_floor`]):
+///
+/// ```text
+/// T·B ≥ unit·8000·2^bits  ⇔  bdp ≥ unit·2^bits  ⇔  ⌊bdp / 2^bits⌋ ≥ unit
+/// ```
+///
+/// (unit·2^bits is an integer, so the rounding down keeps the first
+/// equivalence; it is a multiple of 2^bits, so the second.) A 32-bit
+/// counter never wraps within T: bdp < 2^30.
+#[inline(always)]
+pub(crate) const fn counter_wraps_within(w: CounterWidths, bdp: u32) -> bool {
+    match bdp.checked_shr(w.tx_bits() as u32) {
+        Some(units) => units >= w.tx_unit_bytes() as u32,
+        None => false,
+    }
+}
+
 /// The second test of [`tx_bytes_between`], for an interval in which the
 /// counter cannot wrap: the bytes, or `None` for a counter reset.
 /// `most_x8000` is Δts · B. The test Δ·8000 > 2·Δts·B + unit·8000 is
@@ -475,6 +494,23 @@ mod tests {
                     tx_bytes_between(now, before, w, dts, b)
                 );
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The wrap test from a BDP rounded down is the test from T·B
+        /// itself, T·B ≥ unit·8000·2^bits, at its edge: T·B within 8000
+        /// of that, for every width and unit whose edge a BDP (< 2^30)
+        /// can reach.
+        #[test]
+        fn the_wrap_test_from_the_bdp_is_the_test_from_the_product(
+            tx_bits in 1u8..=30, unit in 1u16..=u16::MAX, delta in -8000i64..=8000,
+        ) {
+            proptest::prop_assume!((unit as u64) << tx_bits < 1 << 30);
+            let w = CounterWidths::new(32, tx_bits, unit).unwrap();
+            let edge = (unit as u64 * 8000) << tx_bits;
+            let tb = (edge as i64 + delta) as u64;
+            proptest::prop_assert_eq!(counter_wraps_within(w, (tb / 8000) as u32), tb >= edge);
         }
     }
 

@@ -5,8 +5,8 @@
 
 Reads `OBJDUMP -d ELF` (llvm-objdump from rustup's llvm-tools), and for each
 function adds up every decrement of sp (`addi sp, sp, -N`, or `sub sp, sp, rX`
-with rX built by lui/addi), which over-estimates a function that moves sp
-more than once. Calls are `auipc`+`jalr` pairs, `jal`, and tail jumps into
+with rX built by lui, li, addi or slli), which over-estimates a function
+that moves sp more than once. Calls are `auipc`+`jalr` pairs, `jal`, and tail jumps into
 another function. The bound is the deepest path from the entry points
 (`_start`, `_start_trap`) through the call graph. The check fails, exit 1,
 on an indirect call (a linking jalr through a register not set by
@@ -62,6 +62,10 @@ def parse(dis):
             regs[args[0]] = (addr + (imm20(args[1]) << 12)) & mask
         elif op in ('addi', 'addiw') and len(args) == 3 and args[1] in regs and args[0] != 'sp':
             regs[args[0]] = (regs[args[1]] + int(args[2], 0)) & mask
+        elif op == 'li' and len(args) == 2 and args[0] != 'sp':
+            regs[args[0]] = int(args[1], 0) & mask
+        elif op == 'slli' and len(args) == 3 and args[1] in regs and args[0] != 'sp':
+            regs[args[0]] = (regs[args[1]] << int(args[2], 0)) & mask
         elif op == 'sub' and len(args) == 3 and args[0] == 'sp' and args[1] == 'sp':
             cur['frame'] += regs.get(args[2], 1 << 40)
         elif op in ('jalr', 'jr'):

@@ -399,9 +399,11 @@ impl<const H: usize> HpccCore<H> {
     /// The flow's constants for one stack at local time `now`.
     #[inline(always)]
     fn flow(&self, cfg: &HpccConfig, now: Instant) -> Flow {
+        let (per_rtt, rtt_slot) = cfg.reciprocals.rtt_entry(self.t);
         Flow {
             t: self.t.as_nanos(),
-            per_rtt: cfg.reciprocals.per_rtt(self.t),
+            per_rtt,
+            rtt_slot,
             elapsed_ns: self.elapsed_since_record(now),
         }
     }

@@ -50,6 +50,7 @@ use crate::fixmath::{div_u64, mul_frac_q32, mul_shr41, ratio_q24};
 use crate::hop_walk::{self, Flow, HopLoad, HopTerm, Interval, Link, Walk};
 use crate::hpcc::{per_rtt, Reciprocals};
 use crate::params::{param, Gate, Network, Param, ParamInfo, TelemetryKind, Unit};
+use crate::reciprocals::NO_SLOT;
 #[cfg(feature = "bench")]
 use crate::telemetry::CounterWidths;
 use crate::telemetry::{tx_bytes_between, HopHistory, HopSample, SIGNATURE_MASK};
@@ -777,6 +778,7 @@ impl<const H: usize> PowerTcp<H> {
         let flow = Flow {
             t: self.tau,
             per_rtt: self.per_rtt,
+            rtt_slot: NO_SLOT,
             elapsed_ns: self.elapsed_since_record(now),
         };
         let term = Term { cfg };

@@ -40,6 +40,15 @@ pub enum Path {
     /// A sprayed NSCC flow's ACK with its packet's EV: NSCC's ACK and the
     /// mixed chooser's answer.
     SprayedAck,
+    /// HPCC++'s 5-hop ACK from Rust on the controller the C API runs
+    /// (`HpccSender<MAX_HOPS>`, eight hops of history): what the C API's
+    /// 5-hop row is held to, so that their difference is the boundary's
+    /// own cost and not two instantiations' register allocations. Only in
+    /// the image without the C API: a Rust caller of the C API's
+    /// controller beside the C table changes what is inlined into the C
+    /// API's rows.
+    #[cfg(not(feature = "c-api"))]
+    HpccAck5Wide,
     #[cfg(feature = "c-api")]
     LdcpAckC,
     #[cfg(feature = "c-api")]
@@ -92,6 +101,8 @@ impl Path {
         Path::ProbeResponse,
         Path::SprayedSent,
         Path::SprayedAck,
+        #[cfg(not(feature = "c-api"))]
+        Path::HpccAck5Wide,
         #[cfg(feature = "c-api")]
         Path::LdcpAckC,
         #[cfg(feature = "c-api")]
@@ -126,6 +137,8 @@ impl Path {
                 Some(b) => b.name,
                 None => "",
             },
+            #[cfg(not(feature = "c-api"))]
+            Path::HpccAck5Wide => "hpcc-ack-5-wide",
             #[cfg(feature = "c-api")]
             Path::LdcpAckC => "ldcp-ack-c",
             #[cfg(feature = "c-api")]
@@ -161,6 +174,8 @@ impl Path {
                 Some(b) => b.row,
                 None => "",
             },
+            #[cfg(not(feature = "c-api"))]
+            Path::HpccAck5Wide => "HPCC++ 5 hops, 8-hop history",
             #[cfg(feature = "c-api")]
             Path::LdcpAckC => "LDCP ACK, C API",
             #[cfg(feature = "c-api")]
@@ -199,18 +214,23 @@ impl Path {
             // Held to their Rust rows instead (`Path::rust_row`).
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => None,
+            // Measured as the C API's 5-hop row's base, with no target of
+            // its own.
+            #[cfg(not(feature = "c-api"))]
+            Path::HpccAck5Wide => None,
         }
     }
 
-    /// For a row through the C API (cc-ffi), the Rust engine path it is
-    /// held to: the boundary's own cost, at most +40 instructions on an
-    /// LDCP ACK and +80 on an HPCC++ 5-hop ACK.
-    pub const fn rust_row(self) -> Option<Path> {
+    /// For a row through the C API (cc-ffi), the label of the Rust engine
+    /// path it is held to, on the same controller (the image without the
+    /// C API measures it): the boundary's own cost, at most +40
+    /// instructions on an LDCP ACK and +80 on an HPCC++ 5-hop ACK.
+    pub const fn rust_row(self) -> Option<&'static str> {
         match self {
             #[cfg(feature = "c-api")]
-            Path::LdcpAckC => Some(Path::LdcpAck),
+            Path::LdcpAckC => Some("LDCP ACK (PAWA)"),
             #[cfg(feature = "c-api")]
-            Path::HpccAck5C => Some(Path::HpccAck5),
+            Path::HpccAck5C => Some("HPCC++ 5 hops, 8-hop history"),
             _ => None,
         }
     }
@@ -246,7 +266,7 @@ fn started<C: Controller>(cfg: C::Config, p: FlowParams) -> (Engine<C, 4>, FlowH
     (eng, h)
 }
 
-/// Bytes for a C API engine of a few flows (`cc_engine_size(4)` is about 1 KiB).
+/// Bytes for a C API engine of a few flows (`cc_engine_size(4)` is about 1.7 KiB).
 #[cfg(feature = "c-api")]
 const C_MEM: usize = 256;
 
@@ -333,6 +353,8 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
         Path::LdcpAck => ldcp_ack_path(events, b),
         Path::LdcpTimer => ldcp_timer_path(events, b),
         Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path(path, events, b),
+        #[cfg(not(feature = "c-api"))]
+        Path::HpccAck5Wide => hpcc_ack_5_wide_path(events, b),
         Path::RxHpcc5 => rx_hpcc_path(events, b),
         Path::Cnp(a) => registered_path(a, Kind::Cnp, events, b),
         Path::Ack(a) => registered_path(a, Kind::Ack, events, b),
@@ -434,6 +456,21 @@ fn hpcc_ack_path(path: Path, events: u32, b: &mut impl Bracket) {
         let now = Instant::from_nanos(i as u64 * 1000);
         let tel = t.next();
         b.around((now, hpcc_ack(i, &tel[..hops])), |(now, ack)| {
+            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
+        });
+    }
+}
+
+/// [`hpcc_ack_path`]'s 5-hop ACKs on the C API's controller.
+#[cfg(not(feature = "c-api"))]
+#[inline(never)]
+fn hpcc_ack_5_wide_path(events: u32, b: &mut impl Bracket) {
+    let (mut eng, h) = started::<HpccSender<{ cc_core::wire::MAX_HOPS }>>(hpcc_config(), hpcc_params(Algorithm::Hpcc));
+    let mut t = Path::HpccAck5.telemetry();
+    for i in 0..events {
+        let now = Instant::from_nanos(i as u64 * 1000);
+        let tel = t.next();
+        b.around((now, hpcc_ack(i, &tel[..5])), |(now, ack)| {
             let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
         });
     }
