@@ -221,6 +221,12 @@ fn trimming_and_sack_refuse_what_they_do_not_model() {
         e.contains("switch.drop_by_coin") && e.contains("control_priority"),
         "{e}"
     );
+    assert_eq!(refused(&|s| s.switch.ecmp_salt = 7), "");
+    let e = refused(&|s| {
+        s.switch.ecmp_salt = 7;
+        s.switch.ecmp = hal_sim::model::net::Ecmp::Reference;
+    });
+    assert!(e.contains("switch.ecmp_salt") && e.contains("flow_hash"), "{e}");
     let e = refused(&|s| {
         s.nic.transport = Transport::GoBackN;
         s.nic.sleek = true;

@@ -499,6 +499,14 @@ pub fn ev_hash(hash: u32, ev: u16) -> u32 {
     x ^ (x >> 12)
 }
 
+/// A flow's ECMP hash under `salt` (`switch.ecmp_salt`): another salt,
+/// another draw of hashes for the same flows; salt 0 is [`flow_hash`].
+/// Distinct flows keep distinct 32-bit hashes under any salt (a
+/// bijection of the flow number).
+pub fn salted_flow_hash(flow: u32, salt: u32) -> u32 {
+    flow_hash(flow ^ salt.wrapping_mul(0x9E37_79B9))
+}
+
 /// A flow's ECMP hash (fixed per flow).
 pub fn flow_hash(flow: u32) -> u32 {
     let mut x = flow.wrapping_mul(0x9E37_79B9) ^ 0x85EB_CA6B;

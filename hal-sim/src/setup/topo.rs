@@ -534,6 +534,32 @@ mod tests {
         assert_eq!(n.nodes[tor as usize].ports[p as usize].bps, 400_000_000_000);
     }
 
+    /// `switch.ecmp_salt`: salt 0 is the unsalted hash; another salt draws
+    /// the flows' paths anew (a permutation's flows land on other cores,
+    /// and which flows share a core changes) while still spreading them
+    /// over every core.
+    #[test]
+    fn a_salt_draws_the_paths_anew() {
+        use crate::model::net::salted_flow_hash;
+        let n = fat_tree(5, 4, 16, 4, 4);
+        let (a, other_pod) = (n.hosts[0], n.hosts[64]);
+        let core = |f: u32, salt: u32| n.path(a, other_pod, salted_flow_hash(f, salt))[3].0;
+        for f in 0..1000 {
+            assert_eq!(salted_flow_hash(f, 0), flow_hash(f));
+        }
+        let draw = |salt: u32| (0..64).map(|f| core(f, salt)).collect::<Vec<_>>();
+        let unsalted = draw(0);
+        for salt in 1..=8 {
+            let salted = draw(salt);
+            let moved = unsalted.iter().zip(&salted).filter(|(x, y)| x != y).count();
+            // 15 of 16 cores differ for a flow drawn anew: about 60 of 64.
+            assert!(moved > 40, "salt {salt}: {moved} of 64 flows moved");
+            let cores: std::collections::HashSet<_> = (0..256).map(|f| core(f, salt)).collect();
+            assert_eq!(cores.len(), 16, "salt {salt}: every core carries some flow");
+        }
+        assert_ne!(draw(1), draw(2));
+    }
+
     /// A k-ary fat-tree, k = 4: 16 hosts, 8 edge, 8 aggregation and 4 core
     /// switches, (k/2)² = 4 paths between pods.
     #[test]

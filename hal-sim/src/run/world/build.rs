@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Component, Rngs, RunCfg, Tap, World};
 use crate::model::flow::{FlowRecord, NOWHERE};
-use crate::model::net::{flow_hash, Ecmp, NodeKind};
+use crate::model::net::{salted_flow_hash, Ecmp, NodeKind};
 use crate::model::nic::processor::Processor;
 use crate::model::nic::{Nic, NicEngine, Profile};
 use crate::model::packet::Slab;
@@ -40,6 +40,7 @@ impl World {
                 None if s.topology.shape.size().is_some() => err("topology.kind", m),
                 None => err("topology.path", m),
             })?;
+        s.switch.check_ecmp().map_err(|(f, m)| err(f, m))?;
         net.set_ecmp(s.switch.ecmp);
         let link_bps = s.topology.link_gbps.0 as u64 * 1_000_000_000;
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
@@ -248,7 +249,10 @@ impl World {
         let mut pair_ports: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
         for (i, f) in specs.iter().enumerate() {
             let (hash, back_hash) = match w.net.ecmp {
-                Ecmp::FlowHash => (flow_hash(i as u32), flow_hash(i as u32)),
+                Ecmp::FlowHash => {
+                    let h = salted_flow_hash(i as u32, s.switch.ecmp_salt);
+                    (h, h)
+                }
                 Ecmp::Reference => {
                     let n = pair_ports.entry((f.src, f.dst)).or_insert(10_000);
                     let sport = *n & 0xFFFF;

@@ -892,6 +892,7 @@ fn validate(s: &Scenario) -> Result<(), (&'static str, String)> {
             format!("must be in (0, 1] (got {})", s.nic.pint_sampling.0),
         ));
     }
+    s.switch.check_ecmp()?;
     // The switches' egress parts check themselves (PFC's thresholds, the
     // marking line, trimming's needs), here as the file is read and again
     // where the switches are built.

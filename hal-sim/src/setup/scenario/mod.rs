@@ -335,6 +335,11 @@ pub struct SwitchCfg {
     /// hash, or the HPCC reference simulator's hash of addresses and ports
     /// (to replay its runs on the same paths).
     pub ecmp: crate::model::net::Ecmp,
+    /// Salts every flow's hash under `ecmp = "flow_hash"` (sprayed
+    /// packets' too): another salt, another draw of which flows share a
+    /// link, as another seed gives uet-htsim's switches. 0 is the unsalted
+    /// hash.
+    pub ecmp_salt: u32,
     /// Trimming (Ultra Ethernet's packet trimming, as uet-htsim's switches
     /// do it): data that does not fit a port's queue (`port_buffer_bytes`)
     /// is cut to this many bytes, a header that goes ahead of data, rather
@@ -467,6 +472,20 @@ fn default_xon_gap() -> Bytes {
     Bytes(2048)
 }
 
+impl SwitchCfg {
+    /// `ecmp_salt` salts hal-sim's own hash only.
+    pub fn check_ecmp(&self) -> Result<(), (&'static str, String)> {
+        if self.ecmp_salt != 0 && self.ecmp == crate::model::net::Ecmp::Reference {
+            return Err((
+                "switch.ecmp_salt",
+                "salts hal-sim's own hash (ecmp = \"flow_hash\"); the reference's hash is of the flows' addresses and ports"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for SwitchCfg {
     fn default() -> Self {
         SwitchCfg {
@@ -481,6 +500,7 @@ impl Default for SwitchCfg {
             pfc: None,
             ecn_at: None,
             ecmp: crate::model::net::Ecmp::FlowHash,
+            ecmp_salt: 0,
             trim_bytes: None,
             drop_by_coin: false,
         }
