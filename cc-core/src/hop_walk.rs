@@ -111,9 +111,7 @@ impl Link {
             counter_may_wrap,
         })
     }
-}
 
-impl Link {
     /// [`Link::new`] out of line, for a hop whose link differs from the
     /// one before: inlined in the hop loop, its table lookups kept
     /// registers live across every hop.

@@ -99,16 +99,6 @@ pub(crate) const fn link_k(per_byte: u32, per_rtt: u32) -> u32 {
     }
 }
 
-/// The BDP B·T in bytes, rounded down: `⌊mbps · T_ns / 8000⌋`
-/// ([`LinkSpeed::bdp_bytes`]). For a plausible B (≤ 6.4 Tb/s < 2^23 Mb/s)
-/// and T ≤ 2^20 ns the product is below 2^43 and the BDP below 2^30.
-/// Rounded down, `bdp ≥ n` holds for an integer n exactly when
-/// `B·T ≥ 8000·n` does (the counters' wrap test,
-/// [`crate::telemetry::counter_wraps_within`]).
-pub(crate) const fn bdp_floor(b: LinkSpeed, t: BaseRtt) -> u32 {
-    b.bdp_bytes(t) as u32
-}
-
 /// A link's constants for flows of one base RTT, made with the
 /// configuration for each pair of a speed and an RTT of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,20 +106,16 @@ pub(crate) const fn bdp_floor(b: LinkSpeed, t: BaseRtt) -> u32 {
 pub(crate) struct Pair {
     /// [`link_k`] of the pair.
     pub k: u32,
-    /// [`bdp_floor`] of the pair.
+    /// The BDP B·T in bytes, rounded down: `⌊mbps · T_ns / 8000⌋`
+    /// ([`LinkSpeed::bdp_bytes`]; below 2^30 for a plausible B and T ≤
+    /// 2^20 ns). Rounded down, `bdp ≥ n` holds for an integer n exactly
+    /// when `B·T ≥ 8000·n` does (the counters' wrap test,
+    /// [`crate::telemetry::counter_wraps_within`]).
     pub bdp: u32,
 }
 
 impl Pair {
     const EMPTY: Pair = Pair { k: 0, bdp: 0 };
-
-    /// The constants of a plausible `b` and of `t`, worked out.
-    pub(crate) const fn of(b: LinkSpeed, t: BaseRtt) -> Pair {
-        Pair {
-            k: link_k(per_byte(b), per_rtt(t)),
-            bdp: bdp_floor(b, t),
-        }
-    }
 }
 
 /// Link speeds and base RTTs with their reciprocals, made once (see the
@@ -180,15 +166,18 @@ impl Reciprocals {
         pairs: [[Pair::EMPTY; MAX_RTTS]; MAX_SPEEDS],
     };
 
-    /// Makes `pairs` from the keys.
+    /// Makes `pairs` from the keys and their reciprocals.
     const fn pair_up(&mut self) {
         let mut i = 0;
         while i < MAX_SPEEDS {
             let mut j = 0;
             while j < MAX_RTTS {
-                let (b, t) = (self.speeds[i].0, self.rtts[j].0);
+                let ((b, per_byte), (t, per_rtt)) = (self.speeds[i], self.rtts[j]);
                 self.pairs[i][j] = match BaseRtt::from_nanos(t) {
-                    Some(t) if b != 0 => Pair::of(LinkSpeed::from_mbps(b), t),
+                    Some(t) if b != 0 => Pair {
+                        k: link_k(per_byte, per_rtt),
+                        bdp: LinkSpeed::from_mbps(b).bdp_bytes(t) as u32,
+                    },
                     _ => Pair::EMPTY,
                 };
                 j += 1;
@@ -253,12 +242,6 @@ impl Reciprocals {
             Some(v) => v,
             None => per_byte_cold(b),
         }
-    }
-
-    /// [`per_rtt`] of `t`: from the table, or worked out (one division).
-    #[cfg(test)]
-    pub(crate) fn per_rtt(&self, t: BaseRtt) -> u32 {
-        self.rtt_entry(t).0
     }
 
     /// [`per_rtt`] of `t` and its slot in the table, for [`Self::pair`];
@@ -428,9 +411,9 @@ mod tests {
     fn a_table_gives_what_the_function_gives() {
         let t = BaseRtt::from_nanos(12_000).unwrap();
         let r = Reciprocals::new(&[LinkSpeed::from_gbps(40)], &[t]).unwrap();
-        assert_eq!(r.per_rtt(t), per_rtt(t));
+        assert_eq!(r.rtt_entry(t).0, per_rtt(t));
         let other = BaseRtt::from_nanos(7_777).unwrap();
-        assert_eq!(r.per_rtt(other), per_rtt(other));
+        assert_eq!(r.rtt_entry(other), (per_rtt(other), NO_SLOT));
         for b in [40u32, 100, 10] {
             let b = LinkSpeed::from_gbps(b);
             assert_eq!(r.per_byte(b), per_byte(b));
@@ -481,7 +464,7 @@ mod tests {
     proptest::proptest! {
         /// A pair made with the configuration is what an ACK would work
         /// out: k from the two reciprocals, and the counter's wrap test
-        /// from the BDP rounded up the same as from T·B, at the test's
+        /// from the BDP rounded down the same as from T·B, at the test's
         /// edge too (a unit that puts unit·2^bits at the BDP, one below
         /// or one above it).
         #[test]

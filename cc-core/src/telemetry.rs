@@ -351,7 +351,7 @@ pub(crate) const fn tx_counter_may_wrap(w: CounterWidths, span_ns: u32, b_mbps: 
 
 /// [`tx_counter_may_wrap`] for the longest interval T from the link's BDP
 /// in bytes, rounded down (`bdp = ⌊T·B/8000⌋`, made with the
-/// configuration: [`crate::reciprocals::bdp_floor`]):
+/// configuration: `reciprocals::Pair::bdp`):
 ///
 /// ```text
 /// T·B ≥ unit·8000·2^bits  ⇔  bdp ≥ unit·2^bits  ⇔  ⌊bdp / 2^bits⌋ ≥ unit

@@ -352,9 +352,9 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
     match path {
         Path::LdcpAck => ldcp_ack_path(events, b),
         Path::LdcpTimer => ldcp_timer_path(events, b),
-        Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path(path, events, b),
+        Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path::<5>(path, events, b),
         #[cfg(not(feature = "c-api"))]
-        Path::HpccAck5Wide => hpcc_ack_5_wide_path(events, b),
+        Path::HpccAck5Wide => hpcc_ack_path::<{ cc_core::wire::MAX_HOPS }>(path, events, b),
         Path::RxHpcc5 => rx_hpcc_path(events, b),
         Path::Cnp(a) => registered_path(a, Kind::Cnp, events, b),
         Path::Ack(a) => registered_path(a, Kind::Ack, events, b),
@@ -447,30 +447,18 @@ fn ldcp_timer_path(events: u32, b: &mut impl Bracket) {
     }
 }
 
+/// HPCC++ ACKs of one or five hops on a sender of `H` hops of history:
+/// five for the benchmark's rows, the C API's eight for
+/// [`Path::HpccAck5Wide`].
 #[inline(never)]
-fn hpcc_ack_path(path: Path, events: u32, b: &mut impl Bracket) {
+fn hpcc_ack_path<const H: usize>(path: Path, events: u32, b: &mut impl Bracket) {
     let hops = if path == Path::HpccAck1 { 1 } else { 5 };
-    let (mut eng, h) = started::<HpccSender<5>>(hpcc_config(), hpcc_params(Algorithm::Hpcc));
+    let (mut eng, h) = started::<HpccSender<H>>(hpcc_config(), hpcc_params(Algorithm::Hpcc));
     let mut t = path.telemetry();
     for i in 0..events {
         let now = Instant::from_nanos(i as u64 * 1000);
         let tel = t.next();
         b.around((now, hpcc_ack(i, &tel[..hops])), |(now, ack)| {
-            let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
-        });
-    }
-}
-
-/// [`hpcc_ack_path`]'s 5-hop ACKs on the C API's controller.
-#[cfg(not(feature = "c-api"))]
-#[inline(never)]
-fn hpcc_ack_5_wide_path(events: u32, b: &mut impl Bracket) {
-    let (mut eng, h) = started::<HpccSender<{ cc_core::wire::MAX_HOPS }>>(hpcc_config(), hpcc_params(Algorithm::Hpcc));
-    let mut t = Path::HpccAck5.telemetry();
-    for i in 0..events {
-        let now = Instant::from_nanos(i as u64 * 1000);
-        let tel = t.next();
-        b.around((now, hpcc_ack(i, &tel[..5])), |(now, ack)| {
             let _ = black_box(black_box(&mut eng).ack(black_box(h), *now, ack));
         });
     }
