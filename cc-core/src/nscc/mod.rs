@@ -33,13 +33,15 @@
 //! Fixed point: bytes and ns in integers, as uet-htsim truncates them
 //! (its times are ps); the delay average in 2^-8 ns; gains: `fi` in
 //! bytes, α in 2^-16 bytes per ns, `fi_scale` in 2^-16, γ, the floor and
-//! the average's weight as 24-bit fractions. The increase accumulator is
-//! 64 bits: uet-htsim's is 32, and `fi` times one period's bytes passes
-//! 2^32 at 800 Gb/s (111 256 B × 49 800 B ≈ 5.5·10^9), where its
-//! accumulator wraps. One divide an ACK at most, and only on the ACKs
-//! that fulfil (64/32 bits, `divu` inline on both soft cores); a
-//! decrease divides by the delay average (three `divu` on rv32), at most
-//! once a base RTT.
+//! the average's weight as 24-bit fractions. The increase accumulator has
+//! 43 bits and saturates ([`INC_MAX`]): uet-htsim's has 32, and `fi` times
+//! one period's bytes passes 2^32 at 800 Gb/s (111 256 B × 49 800 B ≈
+//! 5.5·10^9), where its accumulator wraps; 43 hold a period of every
+//! configuration [`NsccConfig::derive`] makes up to 1.6 Tb/s and 1 ms,
+//! and share a word with the base RTT, so that a flow keeps 48 bytes.
+//! One divide an ACK at most, and only on the ACKs that fulfil (64/32
+//! bits, `divu` inline on both soft cores); a decrease divides by the
+//! delay average (three `divu` on rv32), at most once a base RTT.
 //!
 //! [`EventKind::Loss`]: crate::event::EventKind::Loss
 
@@ -729,14 +731,16 @@ impl Observer for Stats {
     }
 }
 
-/// One NSCC flow at its sender: 52 bytes.
+/// One NSCC flow at its sender: 48 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Nscc {
     /// The window, bytes.
     cwnd: u32,
-    /// The base RTT, ns: the flow's, lowered by every shorter sample.
-    base_rtt: u32,
+    /// The base RTT, ns (the flow's, lowered by every shorter sample: at
+    /// most [`BaseRtt::MAX_NS`], 21 bits), in the top [`BASE_BITS`] bits,
+    /// and bits 32 ..< 43 of the increase accumulator below them.
+    base_inc: u32,
     /// The queueing delay's average, 2^-8 ns.
     avg_delay: u32,
     /// The cumulative acknowledgement when the current quick-adapt window
@@ -758,10 +762,24 @@ pub struct Nscc {
     last_dec: u32,
     /// The cumulative acknowledgement seen last.
     recvd: u32,
-    /// The increase gathered since the last fulfil, bytes², as two words
-    /// (low, high) so that the flow's state keeps a 4-byte alignment.
-    inc: [u32; 2],
+    /// The increase gathered since the last fulfil, bytes²: its low 32
+    /// bits (the rest in `base_inc`).
+    inc_lo: u32,
 }
+
+/// The base RTT's bits in [`Nscc::base_inc`]: [`BaseRtt::MAX_NS`] = 2^20
+/// needs 21. Above the accumulator's, so that it reads with one shift
+/// and the accumulator's with a mask that fits an instruction.
+const BASE_BITS: u32 = 21;
+/// The accumulator's bits in [`Nscc::base_inc`], and their mask.
+const INC_HI_BITS: u32 = 32 - BASE_BITS;
+const INC_HI_MASK: u32 = (1 << INC_HI_BITS) - 1;
+
+/// The increase accumulator's ceiling, 2^43 − 1 bytes² (it saturates
+/// there): 43 bits, the low word and the 11 bits below the base RTT's.
+/// uet-htsim's 32-bit accumulator wraps at 800 Gb/s, where one period's
+/// fair increase reaches about 2^32.4; this one holds 1 500 times that.
+pub const INC_MAX: u64 = (1 << (32 + INC_HI_BITS)) - 1;
 
 impl Nscc {
     /// A new flow: base RTT the flow's, window `initial_window` (or the
@@ -777,7 +795,8 @@ impl Nscc {
         };
         Ok(Nscc {
             cwnd: w.max(cfg.mtu).min(max),
-            base_rtt: base,
+            // ≤ BaseRtt::MAX_NS < 2^21.
+            base_inc: base << INC_HI_BITS,
             avg_delay: 0,
             qa_mark: p.start_seq.0,
             fulfil_mark: p.start_seq.0,
@@ -787,7 +806,7 @@ impl Nscc {
             last_adjust: 0,
             last_dec: 0,
             recvd: p.start_seq.0,
-            inc: [0, 0],
+            inc_lo: 0,
         })
     }
 
@@ -798,7 +817,7 @@ impl Nscc {
 
     /// The base RTT, ns.
     pub fn base_rtt_ns(&self) -> u32 {
-        self.base_rtt
+        self.base_inc >> INC_HI_BITS
     }
 
     /// The delay average, 2^-8 ns.
@@ -814,7 +833,7 @@ impl Nscc {
     /// For traces and plots; the controller does not call it.
     pub fn case(&self, cfg: &NsccConfig, marked: bool, rtt_ns: Option<u32>) -> Case {
         let delay = match rtt_ns {
-            Some(r) => r.min(MAX_RTT_NS).saturating_sub(self.base_rtt),
+            Some(r) => r.min(MAX_RTT_NS).saturating_sub(self.base_rtt_ns()),
             None => self.avg_delay >> 8,
         };
         match (marked, delay >= cfg.target_delay_ns) {
@@ -825,9 +844,10 @@ impl Nscc {
         }
     }
 
-    /// The increase gathered since the last fulfil, bytes².
+    /// The increase gathered since the last fulfil, bytes² (at most
+    /// [`INC_MAX`]).
     pub fn inc(&self) -> u64 {
-        self.inc[0] as u64 | (self.inc[1] as u64) << 32
+        self.inc_lo as u64 | ((self.base_inc & INC_HI_MASK) as u64) << 32
     }
 
     /// Bytes delivered in the current quick-adapt window, modulo 2^32:
@@ -844,8 +864,28 @@ impl Nscc {
         self.recvd.wrapping_sub(self.fulfil_mark)
     }
 
-    fn set_inc(&mut self, v: u64) {
-        self.inc = [v as u32, (v >> 32) as u32];
+    /// `add` (< 2^57) added to the accumulator, saturating at
+    /// [`INC_MAX`]: the low words added with their carry, the high part
+    /// added in place below the base RTT when it stays within its bits.
+    #[inline(always)]
+    fn add_inc(&mut self, add: u64) {
+        let (lo, carry) = self.inc_lo.overflowing_add(add as u32);
+        // < 2^25 + 1: no wrap.
+        let up = (add >> 32) as u32 + carry as u32;
+        if (self.base_inc & INC_HI_MASK) + up <= INC_HI_MASK {
+            self.inc_lo = lo;
+            self.base_inc += up;
+        } else {
+            self.inc_lo = u32::MAX;
+            self.base_inc |= INC_HI_MASK;
+        }
+    }
+
+    /// The accumulator cleared.
+    #[inline(always)]
+    fn clear_inc(&mut self) {
+        self.inc_lo = 0;
+        self.base_inc &= !INC_HI_MASK;
     }
 
     fn fi_count(&self) -> u32 {
@@ -893,7 +933,7 @@ impl Nscc {
         let (delay, lower) = match rtt {
             Some(rtt) => {
                 let lower = self.update_base(rtt);
-                let d = rtt - self.base_rtt;
+                let d = rtt - self.base_rtt_ns();
                 self.average(cfg, d, skip);
                 (d, lower)
             }
@@ -949,9 +989,10 @@ impl Nscc {
     /// it the ceiling); whether it did.
     #[inline(always)]
     fn update_base(&mut self, rtt: u32) -> bool {
-        let lower = rtt < self.base_rtt;
+        let lower = rtt < self.base_rtt_ns();
         if lower {
-            self.base_rtt = rtt;
+            // rtt < the base ≤ BaseRtt::MAX_NS: 21 bits.
+            self.base_inc = (self.base_inc & INC_HI_MASK) | rtt << INC_HI_BITS;
         }
         lower
     }
@@ -965,7 +1006,7 @@ impl Nscc {
         // x in 2^-8 ns (base/4 exactly): d ≤ MAX_RTT_NS < 2^24 (a sample
         // is at most that, the base below it) and base ≤ 2^20, so x < 2^32.
         let x = if !skip && d > cfg.target_delay_ns {
-            self.base_rtt << 6
+            self.base_rtt_ns() << 6
         } else {
             d << 8
         };
@@ -985,7 +1026,7 @@ impl Nscc {
     /// first, so a ceiling below one MTU wins).
     #[inline(always)]
     fn bound(&mut self, cfg: &NsccConfig) {
-        self.cwnd = self.cwnd.max(cfg.mtu).min(cfg.max_window(self.base_rtt));
+        self.cwnd = self.cwnd.max(cfg.mtu).min(cfg.max_window(self.base_rtt_ns()));
         self.set_flag(UNBOUNDED, false);
     }
 
@@ -1013,7 +1054,7 @@ impl Nscc {
         } else if !self.flag(QA_OPEN) || (now.wrapping_sub(self.qa_end) as i32) > 0 {
             if self.flag(QA_OPEN)
                 && (self.flag(TRIGGER_QA) || is_loss || delay > cfg.qa_threshold_ns)
-                && self.achieved() < cfg.max_window(self.base_rtt) >> cfg.qa_gate
+                && self.achieved() < cfg.max_window(self.base_rtt_ns()) >> cfg.qa_gate
             {
                 o.quick(self.cwnd, self.achieved().max(cfg.mtu));
                 self.cwnd = self.achieved().max(cfg.mtu);
@@ -1025,11 +1066,11 @@ impl Nscc {
                 done = true;
             }
             self.qa_mark = self.recvd;
-            self.qa_end = now.wrapping_add(self.base_rtt).wrapping_add(cfg.target_delay_ns);
+            self.qa_end = now.wrapping_add(self.base_rtt_ns()).wrapping_add(cfg.target_delay_ns);
             self.set_flag(QA_OPEN, true);
         }
         if done {
-            self.set_inc(0);
+            self.clear_inc();
             self.fulfil_mark = self.recvd;
         }
         done
@@ -1065,7 +1106,7 @@ impl Nscc {
         self.fi_count_flags &= !(INCREASE | (FI_COUNT_MAX));
         let target = cfg.target_delay_ns << 8;
         let avg = self.avg_delay;
-        if avg > target && now.wrapping_sub(self.last_dec) > self.base_rtt {
+        if avg > target && now.wrapping_sub(self.last_dec) > self.base_rtt_ns() {
             // (avg − target)/avg in 2^-24: a proper fraction (target ≥ 1),
             // both shifted until avg < 2^24 (a delay of 65 µs in 2^-8 ns)
             // for the division's envelope.
@@ -1096,7 +1137,7 @@ impl Nscc {
             self.cwnd = self.cwnd.saturating_add(cfg.eta).min(MAX_WINDOW);
             self.last_adjust = now;
         }
-        self.set_inc(0);
+        self.clear_inc();
         self.fulfil_mark = self.recvd;
     }
 
@@ -1123,14 +1164,14 @@ impl Nscc {
             // fi ≤ 2^26 by acked < 2^31: < 2^57.
             let add = cfg.fi as u64 * acked as u64;
             o.fair(add);
-            self.set_inc(self.inc().saturating_add(add));
+            self.add_inc(add);
         } else if !skip {
             if !self.fast_increase(cfg, acked, delay, o) {
                 // α·(target − delay) ≤ 2^24·2^23 = 2^47 in 2^-16.
                 let p = cfg.alpha_q16 as u64 * (target - delay) as u64;
                 let add = mul_shr16(p, acked);
                 o.proportional(add);
-                self.set_inc(self.inc().saturating_add(add));
+                self.add_inc(add);
             }
         } else if delay >= target {
             self.decrease(cfg, now, o);

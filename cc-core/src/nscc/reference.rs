@@ -7,7 +7,8 @@
 //! in `f64`: the model the fixed-point controller is held to. The window
 //! and the accumulator are truncated where uet-htsim stores them in
 //! integers; the accumulator does not wrap (uet-htsim's 32 bits do at
-//! 800 Gb/s).
+//! 800 Gb/s) and is not bounded (the engine's saturates at 2^43 − 1,
+//! past every period the tests reach).
 
 use super::NsccConfig;
 

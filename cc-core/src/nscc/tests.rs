@@ -96,8 +96,8 @@ fn parameters_are_uet_htsims() {
 }
 
 #[test]
-fn state_is_52_bytes_and_a_bad_sample_changes_nothing() {
-    assert_eq!(core::mem::size_of::<Nscc>(), 52);
+fn state_is_48_bytes_and_a_bad_sample_changes_nothing() {
+    assert_eq!(core::mem::size_of::<Nscc>(), 48);
     let cfg = NsccConfig::uet_htsim();
     let mut s = Nscc::new(&cfg, &params(T0)).unwrap();
     let before = s;
@@ -134,6 +134,52 @@ fn an_idle_path_keeps_the_window_at_its_ceiling() {
         s.ack(&cfg, at(now), &ack(i * 16_600, 150_000, Some(T0 + 300), false))
             .unwrap();
         assert_eq!(s.window(), max, "ACK {i}");
+    }
+}
+
+/// The accumulator's 43 bits: a carry out of the low word passes into the
+/// bits beside the base RTT, a sum past 2^43 − 1 stays there (it
+/// saturates, never wraps), and the base RTT and the accumulator never
+/// touch each other's bits.
+#[test]
+fn the_accumulator_carries_and_saturates_beside_the_base_rtt() {
+    let cfg = NsccConfig::uet_htsim();
+    let mut s = Nscc::new(&cfg, &params(BaseRtt::MAX_NS)).unwrap();
+    s.add_inc(u32::MAX as u64);
+    s.add_inc(1);
+    assert_eq!(s.inc(), 1 << 32);
+    assert_eq!(s.base_rtt_ns(), BaseRtt::MAX_NS);
+    s.add_inc(INC_MAX - (1 << 32) - 5);
+    assert_eq!(s.inc(), INC_MAX - 5);
+    s.add_inc(6);
+    assert_eq!(s.inc(), INC_MAX);
+    s.add_inc((1 << 57) - 1);
+    assert_eq!(s.inc(), INC_MAX);
+    assert_eq!(s.base_rtt_ns(), BaseRtt::MAX_NS);
+    assert!(s.update_base(1_000));
+    assert_eq!((s.base_rtt_ns(), s.inc()), (1_000, INC_MAX));
+    s.clear_inc();
+    assert_eq!((s.base_rtt_ns(), s.inc()), (1_000, 0));
+    // A fulfil of the saturated sum: INC_MAX/cwnd, then the ceiling.
+    s.add_inc(1 << 50);
+    s.cwnd = 1 << 20;
+    s.fulfil(&cfg, 0, &mut ());
+    assert_eq!(s.cwnd, (1 << 20) + (INC_MAX >> 20) as u32);
+}
+
+/// Where the 43 bits reach: with every configuration `derive` makes from
+/// 100 Gb/s to 1.6 Tb/s and network RTTs up to 1 ms, a fulfil period's
+/// fair increase, `fi` times the period's bytes (8 MTU) and one more ACK
+/// of up to 64 KB, stays below [`INC_MAX`]: the sum saturates only
+/// beyond that (an ACK that covers megabytes at once, at those rates).
+#[test]
+fn a_period_of_any_derived_configuration_fits_the_accumulator() {
+    for gbps in [100u32, 200, 400, 800, 1_600] {
+        for rtt_ns in [1_000u64, 12_000, 100_000, 1 << 20] {
+            let cfg = NsccConfig::derive(gbps * 1_000, rtt_ns * 1_000, 4_150, true);
+            let period = cfg.fi as u64 * (cfg.adjust_bytes as u64 + 65_536);
+            assert!(period < INC_MAX, "{gbps} Gb/s, {rtt_ns} ns: {period}");
+        }
     }
 }
 
@@ -321,7 +367,7 @@ fn fast_increase_after_a_window_below_one_microsecond() {
 }
 
 /// At 800 Gb/s a fulfil period's fair increase passes 2^32 bytes² (where
-/// uet-htsim's 32-bit accumulator wraps); the 64-bit one pays it in full.
+/// uet-htsim's 32-bit accumulator wraps); the 43-bit one pays it in full.
 #[test]
 fn the_accumulator_holds_800_gbps() {
     let (mbps, rtt, ..) = PRINTED[4];
@@ -358,7 +404,7 @@ fn the_accumulator_holds_800_gbps() {
 #[cfg(feature = "reference")]
 fn sync(r: &mut reference::NsccRef, s: &Nscc) {
     r.cwnd = s.cwnd as f64;
-    r.base_rtt = s.base_rtt as f64;
+    r.base_rtt = s.base_rtt_ns() as f64;
     r.avg_delay = s.avg_delay as f64 / 256.0;
     r.achieved = s.achieved() as f64;
     r.received = s.received() as f64;
@@ -433,10 +479,10 @@ fn fixed_point_follows_the_reference() {
                             d += 4;
                         }
                     }
-                    let rtt = s.base_rtt + d;
+                    let rtt = s.base_rtt_ns() + d;
                     match g.draw() % 20 {
                         0 => None,
-                        1 => Some(s.base_rtt.saturating_sub(g.draw() % 50).max(1)),
+                        1 => Some(s.base_rtt_ns().saturating_sub(g.draw() % 50).max(1)),
                         _ => Some(rtt),
                     }
                 };
@@ -485,7 +531,7 @@ fn fixed_point_follows_the_reference() {
                 let ignoring = r.bytes_ignored < r.bytes_to_ignore;
                 assert_eq!(
                     (
-                        s.base_rtt as f64,
+                        s.base_rtt_ns() as f64,
                         s.achieved() as f64,
                         s.received() as f64,
                         s.ignore_left > 0,
