@@ -17,12 +17,17 @@
 //! run's CPU time beside a tenth of uet-htsim's on the same work. With
 //! `UET_HTSIM` naming uet-htsim's binary (`htsim_uec`, built as
 //! docs/reference-runs.md says), each row runs uet-htsim's own command
-//! line too, just before hal-sim's, and takes its CPU time from that run:
-//! this machine's speed drifts by half over an hour, so only a ratio
-//! measured in one run holds. Without it the target is a tenth of the
-//! 19.3 s uet-htsim's oblivious row took when it was recorded. Then the
-//! peak resident memory. About 20 s of CPU in all, and uet-htsim's
-//! (15-25 s a row) with `UET_HTSIM`.
+//! line too, in turn with hal-sim's, for `UET_ROUNDS` rounds (3 unless
+//! set): this machine's speed drifts by half over an hour, and a busy host
+//! slows hal-sim, which waits on memory, more than uet-htsim, which
+//! computes, so only runs taken in turn compare. As `scripts/in-turn.sh`
+//! does, each side's lowest CPU time over the rounds is its cost (what a
+//! busy host adds is not the program's), and the median is printed beside
+//! it. Without `UET_HTSIM` the target is a tenth of the 19.3 s uet-htsim's
+//! oblivious row took when it was recorded, and hal-sim runs
+//! `UET_ROUNDS` rounds (1 unless set). Then the peak resident memory.
+//! About 5 s of CPU a round, and uet-htsim's (10-25 s a row) with
+//! `UET_HTSIM`.
 //!
 //! `cargo bench -p hal-sim --bench uet -- 8192` also runs uet-htsim's
 //! 8192-host permutation on its 400 Gb/s leaf-spine
@@ -90,6 +95,19 @@ fn last_finish_us(w: &World) -> f64 {
         .map_or(f64::NAN, |t| t.as_ps() as f64 / 1e6)
 }
 
+/// The lowest and the median of `v` (not empty).
+fn lowest_median(v: &[f64]) -> (f64, f64) {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    (v[0], median)
+}
+
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
     let rows = [
@@ -98,30 +116,51 @@ fn main() {
         ("reps", "-end 1000", 208.239, 44),
         ("reps", "-end 3000 -failed 8", 245.821, 1696),
     ];
+    let same_run = std::env::var_os("UET_HTSIM").is_some();
+    let rounds = match std::env::var("UET_ROUNDS") {
+        Ok(r) => r
+            .parse::<usize>()
+            .ok()
+            .filter(|&r| r > 0)
+            .unwrap_or_else(|| panic!("UET_ROUNDS={r}: a count of rounds, 1 or more")),
+        Err(_) if same_run => 3,
+        Err(_) => 1,
+    };
     println!(
-        "uet-htsim's perm_1024n_1024c_0u_2000000b.cm, -sender_cc_only -paths 128 ({} build)",
+        "uet-htsim's perm_1024n_1024c_0u_2000000b.cm, -sender_cc_only -paths 128 ({} build, {rounds} round(s) in turn)",
         hal_sim::run::cpu::BUILD
     );
     println!();
-    let same_run = std::env::var_os("UET_HTSIM").is_some();
     println!(
-        "{:<38} {:>10} {:>10} {:>7} {:>13} {:>8} {:>12} {:>8}",
-        "", "tail µs", "uet-htsim", "", "resends (its)", "CPU s", "target CPU s", "ratio"
+        "{:<30} {:>8} {:>9} {:>7} {:>13} {:>13} {:>13} {:>7} {:>7} {:>7}",
+        "", "tail µs", "uet-htsim", "", "resends (its)", "CPU s (med)", "theirs (med)", "target", "", "ratio"
     );
     let mut missed = 0;
     for (lb, flags, tail_us, rtx) in rows {
         let line =
             format!("-tm perm_1024n_1024c_0u_2000000b.cm -sender_cc_only -paths 128 -load_balancing_algo {lb} {flags}");
-        // uet-htsim's CPU on this line, measured now, or as recorded.
-        let theirs = uet_htsim_cpu(&line, &dir).unwrap_or(UET_HTSIM_CPU_S);
-        let (w, cpu) = run_line(&line, &dir);
+        let mut ours = Vec::with_capacity(rounds);
+        let mut theirs = Vec::with_capacity(rounds);
+        let mut last = None;
+        for _ in 0..rounds {
+            // One world at a time: the last round's goes first.
+            drop(last.take());
+            // uet-htsim's CPU on this line, measured now, or as recorded.
+            theirs.push(uet_htsim_cpu(&line, &dir).unwrap_or(UET_HTSIM_CPU_S));
+            let (w, cpu) = run_line(&line, &dir);
+            ours.push(cpu);
+            last = Some(w);
+        }
+        let w = last.expect("at least one round");
+        let (cpu, cpu_med) = lowest_median(&ours);
+        let (them, them_med) = lowest_median(&theirs);
         let all = w.flows.iter().all(|f| f.finish_ps.is_some());
         let tail = last_finish_us(&w);
         let close = all && (tail / tail_us - 1.0).abs() <= 0.10;
-        let fast = cpu <= theirs / 10.0;
+        let fast = cpu <= them / 10.0;
         missed += usize::from(!close) + usize::from(!fast);
         println!(
-            "{:<38} {:>10.3} {:>10.3} {:>7} {:>6} ({:>4}) {:>8.2} {:>9.2} {:<7} {:.3}",
+            "{:<30} {:>8.3} {:>9.3} {:>7} {:>6} ({:>4}) {:>5.2} ({:>5.2}) {:>5.2} ({:>5.2}) {:>7.2} {:<7} {:.3} ({:.3})",
             format!("{lb} {flags}"),
             tail,
             tail_us,
@@ -129,16 +168,22 @@ fn main() {
             w.metrics.counters.retransmits,
             rtx,
             cpu,
-            theirs / 10.0,
+            cpu_med,
+            them,
+            them_med,
+            them / 10.0,
             if fast { "ok" } else { "NOT met" },
-            cpu / theirs,
+            cpu / them,
+            cpu_med / them_med,
         );
     }
     println!();
     if same_run {
-        println!("(target CPU: a tenth of uet-htsim's own run of each line, just before hal-sim's)");
+        println!(
+            "(CPU: the lowest of {rounds} round(s), the median in brackets; target: a tenth of uet-htsim's lowest, its runs in turn with hal-sim's)"
+        );
     } else {
-        println!("(target CPU: a tenth of uet-htsim's {UET_HTSIM_CPU_S} s as recorded; UET_HTSIM=path/to/htsim_uec times it in this run)");
+        println!("(target CPU: a tenth of uet-htsim's {UET_HTSIM_CPU_S} s as recorded; UET_HTSIM=path/to/htsim_uec times it in turn)");
     }
     if let Some(mib) = hal_sim::run::cpu::peak_rss_mib() {
         println!();
