@@ -6,8 +6,8 @@
 //! structure served neither well (docs/simulator.md, "Speed", has what
 //! was tried):
 //!
-//! - `event.rs` (this file): the time type, the events, the slots they
-//!   wait in, and the queue's push and pop, which choose among the three
+//! - `event.rs` (this file): the time type, the events, which slot each
+//!   waits in, and the queue's push and pop, which choose among the three
 //!   below;
 //! - `ring.rs`: while no more than 128 entries are near (a 2-to-1 keeps
 //!   about fifty), one sorted ring: the first is at hand, and a new one,
@@ -128,6 +128,10 @@ pub enum Ev {
         node: u32,
         /// The port's index on that node.
         port: u16,
+        /// The packet first in the port's queues when the event was
+        /// queued, or [`NO_PKT`]: a hint only (the loop prefetches it; an
+        /// urgent packet may come first), never read to decide anything.
+        next: u32,
     },
     /// A packet arrived whole at a node's port.
     Arrive {
@@ -227,9 +231,13 @@ const fn time_of(k: Key) -> Ps {
 /// they leave no superseded entries behind in the calendar.
 #[derive(Debug, Default)]
 pub struct EventQueue {
+    /// The pending entries, and each event slot's event.
     cal: Calendar,
-    slots: Vec<Ev>,
+    /// Free event slots (below the last one used).
     free: Vec<u32>,
+    /// Event slots used so far: a slot is taken from `free`, or is the
+    /// next past the last.
+    slots: u32,
     wakes: Wakes,
     seq: u64,
     popped: u64,
@@ -259,8 +267,12 @@ impl EventQueue {
     /// [`EventQueue::reserve`]): it runs where it would have run had it
     /// been queued when the number was reserved.
     pub fn push_reserved(&mut self, t: Ps, ev: Ev, seq: u64) {
-        let slot = crate::place(&mut self.slots, &mut self.free, ev);
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.slots += 1;
+            self.slots - 1
+        });
         debug_assert!(slot < 1 << SLOT_BITS, "more than 2^24 pending events");
+        self.cal.put(slot, ev);
         self.cal.push(key(t, seq, slot));
     }
 
@@ -304,8 +316,8 @@ impl EventQueue {
         let f = main?;
         // The next entry in the buckets: if an arrival, its packet is what
         // the loop prefetches.
-        self.next_pkt = match self.cal.take(f).and_then(|next| self.slots.get(next as usize)) {
-            Some(Ev::Arrive { pkt, .. }) => *pkt,
+        self.next_pkt = match self.cal.take(f).and_then(|next| self.cal.ev(next)) {
+            Some(Ev::Arrive { pkt, .. } | Ev::PortFree { next: pkt, .. }) => *pkt,
             _ => NO_PKT,
         };
         Some(self.take_slot(time_of(f.key), f.slot))
@@ -330,7 +342,7 @@ impl EventQueue {
     fn take_slot(&mut self, t: Ps, slot: u32) -> (Ps, Ev) {
         self.popped += 1;
         self.free.push(slot);
-        (t, self.slots[slot as usize])
+        (t, self.cal.event(slot))
     }
 
     /// The packet of the next arrival, if the calendar's buckets hold

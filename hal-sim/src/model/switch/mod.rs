@@ -508,8 +508,18 @@ impl Switch {
         let p = &mut self.ports[port as usize];
         if !p.free_pending {
             p.free_pending = true;
+            // The packet that will most likely go next, for the loop to
+            // prefetch when this event comes up.
+            let next = p.urgent.front().or(p.queue.front()).copied().unwrap_or(NO_PKT);
             // A paused idle port's busy_until is in the past.
-            cx.q.push(p.busy_until.max(cx.now), Ev::PortFree { node: self.node, port });
+            cx.q.push(
+                p.busy_until.max(cx.now),
+                Ev::PortFree {
+                    node: self.node,
+                    port,
+                    next,
+                },
+            );
         }
     }
 

@@ -1,12 +1,12 @@
 //! The event queue's calendar: pending entries in 512 ps time buckets for
 //! the near future (or, while they are few, in one sorted ring), a binary
-//! heap for the rest.
+//! heap for the rest; and every pending event, in its slot.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::ring::Ring;
-use super::{Key, SLOT_BITS};
+use super::{Ev, Key, SLOT_BITS};
 
 /// log2 of a calendar bucket's width in picoseconds: 2^9 ps ≈ 0.5 ns, so
 /// that even the ten thousand packets in flight on a 320-host fat-tree's
@@ -27,8 +27,10 @@ const PER_SUMMARY_WORD: usize = 64 * 64;
 /// (retransmission timers, samples, flow starts).
 ///
 /// A bucket is a list threaded through the event slots, in key order:
-/// `head[b]` is its first slot, `tail[b]` its last, `next[slot]` the one
-/// after, `keys[slot]` the slot's key. An entry filed later than the last
+/// `head[b]` is its first slot, `tail[b]` its last, and each slot's
+/// [`Entry`] holds the one after, its key and its event, in one line of
+/// cache: a take reads the next entry's link and event, a walk each
+/// entry's key and link, where three arrays cost a miss each. An entry filed later than the last
 /// goes at the end at once, as most do (a later time, or the same time and
 /// a later sequence number); an earlier one walks the list to its place.
 /// Kept in order, a bucket crowded by a fabric's hosts sending in lockstep
@@ -57,11 +59,10 @@ pub(super) struct Calendar {
     /// behind a later one starts, if it is still there and not later than
     /// the entry (see [`Calendar::insert_before_tail`]).
     hint: Vec<u32>,
-    /// The slot after each slot in its bucket's list, or `NONE`.
-    next: Vec<u32>,
-    /// Each filed slot's key; 0 (no entry's key: sequence numbers start
-    /// at 1) once taken, or moved to the ring.
-    keys: Vec<Key>,
+    /// Each event slot's entry: its event (wherever its key is: a
+    /// bucket, the ring or the far heap), and while filed in a bucket its
+    /// key and the slot after it.
+    ents: Vec<Entry>,
     /// Bit b of word w: bucket 64w + b holds an entry.
     occupied: [u64; WORDS],
     /// Bit w of word j: `occupied[64j + w]` is not zero.
@@ -84,6 +85,20 @@ pub(super) struct Calendar {
     /// the next take.
     peeked: Option<Found>,
 }
+
+/// An event slot: its event, and while it is filed in a bucket, its key
+/// (0 otherwise: no entry's key, sequence numbers start at 1) and the slot
+/// after it in the bucket's list (or `NONE`). 32 bytes, aligned to 32 so
+/// that an entry never straddles two lines.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct Entry {
+    key: Key,
+    next: u32,
+    ev: Ev,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 32, "an entry is half a cache line");
 
 /// Near entries below which the buckets hand over to the ring (which
 /// takes up to [`super::ring::RING`] before handing back): far apart, so
@@ -110,8 +125,7 @@ impl Default for Calendar {
             head: vec![NONE; BUCKETS],
             tail: vec![NONE; BUCKETS],
             hint: vec![NONE; BUCKETS],
-            next: Vec::new(),
-            keys: Vec::new(),
+            ents: Vec::new(),
             occupied: [0; WORDS],
             summary: [0; WORDS / 64],
             near: 0,
@@ -137,6 +151,29 @@ pub(super) struct Found {
 }
 
 impl Calendar {
+    /// Stores `ev` in event slot `slot` (a free one, or one past the
+    /// last), before its key is pushed.
+    #[inline(always)]
+    pub(super) fn put(&mut self, slot: u32, ev: Ev) {
+        let e = Entry { key: 0, next: NONE, ev };
+        match self.ents.get_mut(slot as usize) {
+            Some(at) => *at = e,
+            None => self.grow(slot as usize, e),
+        }
+    }
+
+    /// The event in slot `slot`, if a slot so far (a hint's look).
+    #[inline(always)]
+    pub(super) fn ev(&self, slot: u32) -> Option<&Ev> {
+        self.ents.get(slot as usize).map(|e| &e.ev)
+    }
+
+    /// The event in slot `slot`, one [`Calendar::put`] filled.
+    #[inline(always)]
+    pub(super) fn event(&self, slot: u32) -> Ev {
+        self.ents[slot as usize].ev
+    }
+
     pub(super) fn push(&mut self, k: Key) {
         let n = bucket_of(k).max(self.base);
         if n - self.base < BUCKETS as u64 {
@@ -166,18 +203,16 @@ impl Calendar {
     fn file_in_bucket(&mut self, n: u64, k: Key) {
         let b = n as usize % BUCKETS;
         let slot = slot_of(k) as usize;
-        if self.keys.len() <= slot {
-            self.grow(slot + 1);
-        }
-        self.keys[slot] = k;
+        // Its event was put first.
+        self.ents[slot].key = k;
         let (head, tail) = (self.head[b], self.tail[b]);
         if head == NONE {
-            self.next[slot] = NONE;
+            self.ents[slot].next = NONE;
             self.head[b] = slot as u32;
             self.tail[b] = slot as u32;
-        } else if self.keys[tail as usize] <= k {
-            self.next[slot] = NONE;
-            self.next[tail as usize] = slot as u32;
+        } else if self.ents[tail as usize].key <= k {
+            self.ents[slot].next = NONE;
+            self.ents[tail as usize].next = slot as u32;
             self.tail[b] = slot as u32;
         } else {
             self.insert_before_tail(b, slot as u32, k);
@@ -211,32 +246,31 @@ impl Calendar {
     fn insert_before_tail(&mut self, b: usize, slot: u32, k: Key) {
         let (mut prev, mut at) = (NONE, self.head[b]);
         let h = self.hint[b];
-        if let Some(&hk) = self.keys.get(h as usize).filter(|_| h != slot) {
+        if let Some(hk) = self.ents.get(h as usize).filter(|_| h != slot).map(|e| e.key) {
             // Filed (key not 0) in this bucket, not later than `k` (nor
             // the slot being filed, whose key is `k` already). A filed
             // entry is in bucket max(its number, base): one filed below
             // `base` went to base's bucket, and is taken before base moves.
             if hk != 0 && hk <= k && bucket_of(hk).max(self.base) as usize % BUCKETS == b {
-                (prev, at) = (h, self.next[h as usize]);
+                (prev, at) = (h, self.ents[h as usize].next);
             }
         }
-        while at != NONE && self.keys[at as usize] <= k {
-            (prev, at) = (at, self.next[at as usize]);
+        while at != NONE && self.ents[at as usize].key <= k {
+            (prev, at) = (at, self.ents[at as usize].next);
         }
-        self.next[slot as usize] = at;
+        self.ents[slot as usize].next = at;
         match prev {
             NONE => self.head[b] = slot,
-            p => self.next[p as usize] = slot,
+            p => self.ents[p as usize].next = slot,
         }
     }
 
-    /// Room for `slots` slots' keys and links (out of line: it happens
+    /// Room for slot `slot`, which takes `e` (out of line: it happens
     /// only while the number of pending events reaches a new high).
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, slots: usize) {
-        self.keys.resize(slots, 0);
-        self.next.resize(slots, NONE);
+    fn grow(&mut self, slot: usize, e: Entry) {
+        self.ents.resize(slot + 1, e);
     }
 
     /// The earliest entry.
@@ -266,7 +300,7 @@ impl Calendar {
         Some(Found {
             bucket: b,
             slot: self.head[b],
-            key: *self.keys.get(self.head[b] as usize)?,
+            key: self.ents.get(self.head[b] as usize)?.key,
         })
     }
 
@@ -331,8 +365,9 @@ impl Calendar {
         self.peeked = None;
         let b = f.bucket;
         // The earliest entry is its bucket's first.
-        self.head[b] = self.next[f.slot as usize];
-        self.keys[f.slot as usize] = 0;
+        let e = &mut self.ents[f.slot as usize];
+        self.head[b] = e.next;
+        e.key = 0;
         if self.head[b] == NONE {
             self.occupied[b / 64] &= !(1 << (b % 64));
             if self.occupied[b / 64] == 0 {
@@ -383,9 +418,9 @@ impl Calendar {
                 bits &= bits - 1;
                 let mut at = std::mem::replace(&mut self.head[b], NONE);
                 self.tail[b] = NONE;
-                while let Some(k) = self.keys.get_mut(at as usize) {
-                    keys.push(std::mem::take(k));
-                    at = self.next[at as usize];
+                while let Some(e) = self.ents.get_mut(at as usize) {
+                    keys.push(std::mem::take(&mut e.key));
+                    at = e.next;
                 }
             }
         }

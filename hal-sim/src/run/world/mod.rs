@@ -415,7 +415,7 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], component: &[Component], ev: Ev) {
     let src_of = |cx: &Ctx, flow: u32| cx.flows[flow as usize].src_host as usize;
     match ev {
-        Ev::PortFree { node, port } => match component[node as usize] {
+        Ev::PortFree { node, port, .. } => match component[node as usize] {
             Component::Switch(s) => switches[s as usize].port_free(cx, port),
             // A NIC's port frees without an event: it plans a wake-up.
             Component::Nic(_) => debug_assert!(false, "a port-free event for a host"),
