@@ -30,9 +30,10 @@ const PER_SUMMARY_WORD: usize = 64 * 64;
 /// `head[b]` is its first slot, `tail[b]` its last, and each slot's
 /// [`Entry`] holds the one after, its key and its event, in one line of
 /// cache: a take reads the next entry's link and event, a walk each
-/// entry's key and link, where three arrays cost a miss each. An entry filed later than the last
-/// goes at the end at once, as most do (a later time, or the same time and
-/// a later sequence number); an earlier one walks the list to its place.
+/// entry's key and link, where three arrays cost a miss each. An entry
+/// filed later than the last goes at the end at once, as most do (a later
+/// time, or the same time and a later sequence number); an earlier one
+/// walks the list to its place.
 /// Kept in order, a bucket crowded by a fabric's hosts sending in lockstep
 /// (1024 of them, the same instants) gives its first entry at once, where
 /// a search of the whole list on every take cost a fifth of the run.
