@@ -233,11 +233,6 @@ const fn time_of(k: Key) -> Ps {
 pub struct EventQueue {
     /// The pending entries, and each event slot's event.
     cal: Calendar,
-    /// Free event slots (below the last one used).
-    free: Vec<u32>,
-    /// Event slots used so far: a slot is taken from `free`, or is the
-    /// next past the last.
-    slots: u32,
     wakes: Wakes,
     seq: u64,
     popped: u64,
@@ -267,12 +262,8 @@ impl EventQueue {
     /// [`EventQueue::reserve`]): it runs where it would have run had it
     /// been queued when the number was reserved.
     pub fn push_reserved(&mut self, t: Ps, ev: Ev, seq: u64) {
-        let slot = self.free.pop().unwrap_or_else(|| {
-            self.slots += 1;
-            self.slots - 1
-        });
+        let slot = self.cal.put(ev);
         debug_assert!(slot < 1 << SLOT_BITS, "more than 2^24 pending events");
-        self.cal.put(slot, ev);
         self.cal.push(key(t, seq, slot));
     }
 
@@ -341,8 +332,7 @@ impl EventQueue {
     #[inline(always)]
     fn take_slot(&mut self, t: Ps, slot: u32) -> (Ps, Ev) {
         self.popped += 1;
-        self.free.push(slot);
-        (t, self.cal.event(slot))
+        (t, self.cal.take_event(slot))
     }
 
     /// The packet of the next arrival, if the calendar's buckets hold

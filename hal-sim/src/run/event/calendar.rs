@@ -64,6 +64,8 @@ pub(super) struct Calendar {
     /// bucket, the ring or the far heap), and while filed in a bucket its
     /// key and the slot after it.
     ents: Vec<Entry>,
+    /// The slots whose events were taken, for the next ones put.
+    free: Vec<u32>,
     /// Bit b of word w: bucket 64w + b holds an entry.
     occupied: [u64; WORDS],
     /// Bit w of word j: `occupied[64j + w]` is not zero.
@@ -127,6 +129,7 @@ impl Default for Calendar {
             tail: vec![NONE; BUCKETS],
             hint: vec![NONE; BUCKETS],
             ents: Vec::new(),
+            free: Vec::new(),
             occupied: [0; WORDS],
             summary: [0; WORDS / 64],
             near: 0,
@@ -152,15 +155,11 @@ pub(super) struct Found {
 }
 
 impl Calendar {
-    /// Stores `ev` in event slot `slot` (a free one, or one past the
-    /// last), before its key is pushed.
+    /// Stores `ev` in a free event slot (or one past the last), before
+    /// its key is pushed: the slot.
     #[inline(always)]
-    pub(super) fn put(&mut self, slot: u32, ev: Ev) {
-        let e = Entry { key: 0, next: NONE, ev };
-        match self.ents.get_mut(slot as usize) {
-            Some(at) => *at = e,
-            None => self.grow(slot as usize, e),
-        }
+    pub(super) fn put(&mut self, ev: Ev) -> u32 {
+        crate::place(&mut self.ents, &mut self.free, Entry { key: 0, next: NONE, ev })
     }
 
     /// The event in slot `slot`, if a slot so far (a hint's look).
@@ -169,9 +168,11 @@ impl Calendar {
         self.ents.get(slot as usize).map(|e| &e.ev)
     }
 
-    /// The event in slot `slot`, one [`Calendar::put`] filled.
+    /// The event in slot `slot`, one [`Calendar::put`] filled, whose key
+    /// was taken: the slot is free again.
     #[inline(always)]
-    pub(super) fn event(&self, slot: u32) -> Ev {
+    pub(super) fn take_event(&mut self, slot: u32) -> Ev {
+        self.free.push(slot);
         self.ents[slot as usize].ev
     }
 
@@ -264,14 +265,6 @@ impl Calendar {
             NONE => self.head[b] = slot,
             p => self.ents[p as usize].next = slot,
         }
-    }
-
-    /// Room for slot `slot`, which takes `e` (out of line: it happens
-    /// only while the number of pending events reaches a new high).
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, slot: usize, e: Entry) {
-        self.ents.resize(slot + 1, e);
     }
 
     /// The earliest entry.
