@@ -269,8 +269,8 @@ pub(crate) const fn ts_interval(now: u32, before: u32, mask: u32, elapsed_ns: u6
 
 /// The part of the interval rule (`ts_interval`, its one-call form in the
 /// tests) that depends on the timestamp's width and the local time only,
-/// not on the timestamps: the largest forward
-/// interval `max(W/2, min(elapsed + W/4, W − 1))`, or `None` (expired).
+/// not on the timestamps: the largest forward interval
+/// `max(W/2, min(elapsed + W/4, W − 1))`, or `None` (expired).
 /// The hops of a stack share both, so a stack works it out once.
 #[derive(Clone, Copy)]
 pub(crate) struct TsReach {
@@ -297,8 +297,8 @@ impl TsReach {
     }
 
     /// The interval from `before` to `now` (`ts_interval`'s rule once the
-    /// reach is known): the forward interval in ns, or `None` when the sample is
-    /// stale (a reach cannot be expired).
+    /// reach is known): the forward interval in ns, or `None` when the
+    /// sample is stale (a reach cannot be expired).
     #[inline(always)]
     pub(crate) const fn interval(self, now: u32, before: u32) -> Option<u32> {
         let d = now.wrapping_sub(before) & self.mask;
