@@ -57,20 +57,32 @@ fn children_cpu_s() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-/// uet-htsim's own run of command line `line` from `dir` (where the
-/// matrix is), if `UET_HTSIM` names its binary: its CPU seconds.
+/// uet-htsim's own run of command line `line`, its files in `dir`, if
+/// `UET_HTSIM` names its binary: its CPU seconds. It runs in a folder of
+/// its own under the system's temporary one, where it writes its logs
+/// (`logout.dat`, `idmap.txt`), and is given the files by their paths.
 fn uet_htsim_cpu(line: &str, dir: &Path) -> Option<f64> {
     let bin = std::env::var_os("UET_HTSIM")?;
+    let work = std::env::temp_dir().join(format!("hal-sim-uet-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{}: {e}", work.display()));
+    let mut args: Vec<String> = line.split_whitespace().map(String::from).collect();
+    for i in 1..args.len() {
+        if matches!(args[i - 1].as_str(), "-tm" | "-topo") {
+            args[i] = dir.join(&args[i]).display().to_string();
+        }
+    }
     let before = children_cpu_s()?;
     let status = std::process::Command::new(&bin)
-        .args(line.split_whitespace())
-        .current_dir(dir)
+        .args(&args)
+        .current_dir(&work)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
         .unwrap_or_else(|e| panic!("UET_HTSIM={}: {e}", bin.to_string_lossy()));
     assert!(status.success(), "uet-htsim {line}: {status}");
-    Some(children_cpu_s()? - before)
+    let cpu = children_cpu_s()? - before;
+    let _ = std::fs::remove_dir_all(&work);
+    Some(cpu)
 }
 
 /// Runs uet-htsim's command line `line` from `dir`: the world at its end
