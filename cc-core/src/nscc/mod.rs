@@ -155,6 +155,15 @@ impl NsccConfig {
         } else {
             network_rtt_ps
         };
+        Self::derive_with_target(line_rate_mbps, network_rtt_ps, mtu, target_ps)
+    }
+
+    /// [`NsccConfig::derive`] with the target queueing delay given, ps
+    /// (uet-htsim's `-target_q_delay`, which `initNsccParams` takes in
+    /// place of its 0.75 or 1 network RTT): the target and quick adapt's
+    /// threshold, 4 · target, follow it; α = 4·MSS·a·b/target with b =
+    /// target/12 µs does not.
+    pub const fn derive_with_target(line_rate_mbps: u32, network_rtt_ps: u64, mtu: u32, target_ps: u64) -> Self {
         // a = r / A_DEN; every gain is r·k / (A_DEN·d) for its own k, d.
         let r = (network_rtt_ps as u128).saturating_mul(line_rate_mbps as u128);
         let mss = mtu.saturating_sub(HEADER) as u128;

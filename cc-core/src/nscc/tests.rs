@@ -95,6 +95,27 @@ fn parameters_are_uet_htsims() {
     );
 }
 
+/// A target given (uet-htsim's `-target_q_delay`) moves the target and
+/// quick adapt's threshold alone, as uet-htsim prints them for its
+/// default fabric with `-target_q_delay 5` and `20.5`: `_target_Qdelay`
+/// 5 000 000 and 20 500 000 ps, `_qa_threshold` 2e+07 and 8.2e+07, α,
+/// fi, eta and fi_scale those of the first row of `PRINTED`.
+#[test]
+fn a_given_target_moves_the_target_and_quick_adapts_threshold_alone() {
+    let (mbps, rtt) = (100_000, 14_022_720);
+    let derived = NsccConfig::derive(mbps, rtt, 4_150, true);
+    for (target_ps, target_ns, qa_ns) in [(5_000_000, 5_000, 20_000), (20_500_000, 20_500, 82_000)] {
+        let c = NsccConfig::derive_with_target(mbps, rtt, 4_150, target_ps);
+        assert_eq!((c.target_delay_ns, c.qa_threshold_ns), (target_ns, qa_ns));
+        let same = NsccConfig {
+            target_delay_ns: derived.target_delay_ns,
+            qa_threshold_ns: derived.qa_threshold_ns,
+            ..c
+        };
+        assert_eq!(same, derived, "{target_ps}");
+    }
+}
+
 #[test]
 fn state_is_48_bytes_and_a_bad_sample_changes_nothing() {
     assert_eq!(core::mem::size_of::<Nscc>(), 48);

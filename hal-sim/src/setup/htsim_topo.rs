@@ -43,6 +43,9 @@ pub struct Resolved {
     pub link_gbps: Gbps,
     /// Every link's propagation delay.
     pub link_delay_ns: DelayNs,
+    /// The oversubscription, uet-htsim's `get_oversubscription_ratio`:
+    /// tier 0's `Oversubscribed`, times tier 1's in three tiers.
+    pub oversubscription: u64,
 }
 
 /// One tier's settings.
@@ -258,6 +261,10 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
             .filter(|&d| d <= 1_000_000_000)
             .map(DelayNs)
             .ok_or_else(|| format!("tier 0's latency {} ns is above 1 s", t[0].latency_ns))?,
+        oversubscription: match n {
+            2 => t[0].oversub,
+            _ => t[0].oversub.saturating_mul(t[1].oversub),
+        },
     })
 }
 

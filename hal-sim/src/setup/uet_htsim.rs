@@ -12,8 +12,11 @@
 //! of one BDP in packets (`calculate_bdp_pkt`), ECN between 20 % and 80 %
 //! of it (rounded up, in packets), trimming to 64 bytes, the least RTO
 //! 15 µs plus six queue drains; 64 entropy values, the `mixed` chooser;
-//! SACKs every 16 KiB; seed 13; the end at 1000 µs. A flag it does not
-//! model is refused by name.
+//! SACKs every 16 KiB; seed 13; the end at 1000 µs; NSCC alone, at the
+//! sender, as uet-htsim runs it unless its flags turn on receiver credit
+//! or the receiver's oversubscribed CC. Each flag of uet-htsim's is read,
+//! or taken as changing nothing hal-sim models (its logging), or refused
+//! by name with why.
 
 use std::path::Path;
 
@@ -64,34 +67,131 @@ pub struct Command {
     pub disable_trim: bool,
     /// `-sleek`: SLEEK's loss recovery.
     pub sleek: bool,
+    /// `-target_q_delay`, ps (uet-htsim's `timeFromUs`, truncated): NSCC's
+    /// target queueing delay, quick adapt's threshold four times it; 0:
+    /// derived (0.75 network RTT, one with `-disable_trim`).
+    pub target_q_delay_ps: u64,
+    /// `-qa_gate`: quick adapt's gate, a shift of the window's ceiling
+    /// (a negative value, as its absence: uet-htsim's 3).
+    pub qa_gate: Option<u8>,
+    /// `-queue_size_bdp_factor`: data queues of this many BDPs where `-q`
+    /// leaves them (0: one, five with `-disable_trim`).
+    pub queue_bdp_factor: u32,
+    /// `-nodes`: the matrix's hosts, checked (0: any).
+    pub nodes: u32,
+    /// Off with `-disable_base_rtt_update_on_nack`: a NACK's RTT no longer
+    /// lowers NSCC's base RTT.
+    pub nack_updates_base_rtt: bool,
+    /// `-tiers`, 2 or 3: the fat-tree's, where no `-topo` gives one.
+    pub tiers: u32,
+    /// Whose congestion control runs, as the flags left it.
+    pub roles: Roles,
+}
+
+/// Whose congestion control uet-htsim runs, as its flags set it, each in
+/// the order given (`main_uec.cpp`): NSCC at the sender unless
+/// `-receiver_cc_only`; receiver credit (RCCC) after `-receiver_cc` or
+/// `-receiver_cc_only` until a `-sender_cc_only`; the receiver's
+/// oversubscribed CC after `-oversubscribed_cc`, or on an oversubscribed
+/// topology where no flag made the sender's CC explicit
+/// (`-sender_cc_only`, `-sender_cc`, `-sender_cc_algo`) and none forced it
+/// off. hal-sim models NSCC alone: a command whose flags leave either of
+/// the others on is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roles {
+    /// uet-htsim's `sender_driven`: NSCC runs.
+    pub sender: bool,
+    /// `receiver_driven`: receiver credit runs.
+    pub receiver: bool,
+    /// `UecSrc::_sender_based_cc` as the flags leave it (before
+    /// `initNsccParams` sets it).
+    pub sender_explicit: bool,
+    /// `UecSink::_oversubscribed_cc` as the flags leave it.
+    pub oversubscribed_cc: bool,
+    /// `-force_disable_oversubscribed_cc`.
+    pub oversubscribed_cc_forced_off: bool,
+}
+
+impl Default for Roles {
+    fn default() -> Self {
+        Roles {
+            sender: true,
+            receiver: false,
+            sender_explicit: false,
+            oversubscribed_cc: false,
+            oversubscribed_cc_forced_off: false,
+        }
+    }
 }
 
 /// Flags uet-htsim takes that hal-sim does not model, with why.
 const REFUSED: &[(&str, &str)] = &[
-    ("-receiver_cc_only", "receiver credit (RCCC) is not modelled"),
-    ("-sender_cc", "receiver credit (RCCC) is not modelled"),
-    ("-receiver_cc", "receiver credit (RCCC) is not modelled"),
-    ("-oversubscribed_cc", "receiver credit (RCCC) is not modelled"),
     ("-conn_reuse", "several messages on one connection are not modelled"),
-    (
-        "-tiers",
-        "the fat-tree sized to the matrix has three tiers; give -topo for two",
-    ),
-    ("-planes", "multi-plane fabrics are not modelled"),
     ("-pcie", "the receiver's PCIe model is not modelled"),
-    ("-switch_latency", "switch latency is not modelled"),
-    (
-        "-strat",
-        "only uet-htsim's default ECMP over entropy values is modelled",
-    ),
-    ("-queue_type", "only uet-htsim's default trimming queue is modelled"),
-    ("-host_queue_type", "only uet-htsim's default NIC queue is modelled"),
-    ("-sender_cc_algo", "NSCC is the sender's algorithm"),
 ];
 
-/// Flags with no value that change nothing hal-sim models (uet-htsim's
-/// logging).
-const QUIET: &[&str] = &["-debug", "-log"];
+/// Flags hal-sim models at uet-htsim's default value only: the flag, its
+/// default, and why another value is refused.
+const DEFAULT_ONLY: &[(&str, &str, &str)] = &[
+    (
+        "-queue_type",
+        "composite",
+        "only uet-htsim's default trimming queue is modelled",
+    ),
+    (
+        "-host_queue_type",
+        "fair_prio",
+        "only uet-htsim's default NIC queue is modelled",
+    ),
+    (
+        "-strat",
+        "ecmp_host",
+        "only uet-htsim's default ECMP over entropy values is modelled",
+    ),
+    ("-sender_cc_algo", "nscc", "NSCC is the sender's algorithm"),
+    ("-planes", "1", "multi-plane fabrics are not modelled"),
+    (
+        "-switch_latency",
+        "0",
+        "switch latency is not modelled (every link has one latency, -hop_latency)",
+    ),
+];
+
+/// Flags that change nothing hal-sim models, each with the values uet-htsim
+/// takes (`None`: no value; an empty list: any): its logging (`-debug`,
+/// `-log WHAT`, `-logtime MS`, `-logtime_us US`, `-o FILE`), the gains of
+/// the receiver's oversubscribed CC (`-Ai`, `-Md`, `-alpha`; that CC is
+/// refused where it would run) and adaptive routing's settings
+/// (`-ar_sticky_delta`, `-ar_granularity`, `-ar_method`, read only by the
+/// `-strat` values that route adaptively, which are refused).
+const QUIET: &[(&str, Option<&[&str]>)] = &[
+    ("-debug", None),
+    (
+        "-log",
+        Some(&[
+            "flow_events",
+            "sink",
+            "nic",
+            "tor_downqueue",
+            "tor_upqueue",
+            "switch",
+            "traffic",
+            "queue_usage",
+        ]),
+    ),
+    ("-logtime", Some(&[])),
+    ("-logtime_us", Some(&[])),
+    ("-o", Some(&[])),
+    ("-Ai", Some(&[])),
+    ("-Md", Some(&[])),
+    ("-alpha", Some(&[])),
+    ("-ar_sticky_delta", Some(&[])),
+    ("-ar_granularity", Some(&["packet", "flow"])),
+    (
+        "-ar_method",
+        Some(&["pause", "queue", "bandwidth", "pqb", "pq", "pb", "qb"]),
+    ),
+];
 
 /// Reads uet-htsim's flags.
 pub fn parse_args(args: &[String]) -> Result<Command, String> {
@@ -114,8 +214,14 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         accurate_base_rtt: false,
         disable_trim: false,
         sleek: false,
+        target_q_delay_ps: 0,
+        qa_gate: None,
+        queue_bdp_factor: 0,
+        nodes: 0,
+        nack_updates_base_rtt: true,
+        tiers: 3,
+        roles: Roles::default(),
     };
-    let mut sender_only = false;
     let mut i = 0;
     let value = |i: usize, flag: &str| -> Result<&String, String> {
         args.get(i + 1).ok_or_else(|| format!("{flag}: expected a value"))
@@ -146,11 +252,80 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 let high = num(value(i + 1, flag)?, flag)?;
                 (c.ecn_pkts, used) = (Some((low, high)), 3);
             }
-            "-sender_cc_only" => sender_only = true,
+            "-target_q_delay" => {
+                let us: f64 = num(value(i, flag)?, flag)?;
+                if !(0.0..=1e6).contains(&us) {
+                    return Err(format!("{flag} {us}: a delay of 0 ..= 10^6 µs (0: derived)"));
+                }
+                (c.target_q_delay_ps, used) = ((us * 1e6) as u64, 2);
+            }
+            "-qa_gate" => {
+                // uet-htsim keeps it in an int8_t: negative is its default.
+                let g: f64 = num(value(i, flag)?, flag)?;
+                c.qa_gate = match g.trunc() {
+                    g if g < 0.0 => None,
+                    g if g <= 31.0 => Some(g as u8),
+                    _ => return Err(format!("{flag} {g}: a shift of the window's ceiling, 0 ..= 31")),
+                };
+                used = 2;
+            }
+            "-queue_size_bdp_factor" => (c.queue_bdp_factor, used) = (num(value(i, flag)?, flag)?, 2),
+            "-nodes" => (c.nodes, used) = (num(value(i, flag)?, flag)?, 2),
+            "-tiers" => {
+                (c.tiers, used) = (num(value(i, flag)?, flag)?, 2);
+                if !(2..=3).contains(&c.tiers) {
+                    return Err(format!("{flag} {}: 2 or 3 (uet-htsim asserts it)", c.tiers));
+                }
+            }
+            "-disable_base_rtt_update_on_nack" => c.nack_updates_base_rtt = false,
             "-enable_accurate_base_rtt" => c.accurate_base_rtt = true,
             "-disable_trim" => c.disable_trim = true,
             "-sleek" => c.sleek = true,
-            f if QUIET.contains(&f) => {}
+            // Whose congestion control runs (`Roles`).
+            "-sender_cc_only" => {
+                let r = &mut c.roles;
+                (r.sender, r.receiver, r.sender_explicit, r.oversubscribed_cc) = (true, false, true, false);
+            }
+            "-receiver_cc_only" => {
+                let r = &mut c.roles;
+                (r.sender, r.receiver, r.sender_explicit, r.oversubscribed_cc) = (false, true, false, false);
+            }
+            "-sender_cc" => {
+                let r = &mut c.roles;
+                (r.sender, r.sender_explicit, r.oversubscribed_cc) = (true, true, false);
+            }
+            "-receiver_cc" => c.roles.receiver = true,
+            "-oversubscribed_cc" => c.roles.oversubscribed_cc = true,
+            "-force_disable_oversubscribed_cc" => {
+                (c.roles.oversubscribed_cc, c.roles.oversubscribed_cc_forced_off) = (false, true)
+            }
+            f if QUIET.iter().any(|(q, _)| *q == f) => {
+                if let Some((_, Some(values))) = QUIET.iter().find(|(q, _)| *q == f) {
+                    let v = value(i, flag)?;
+                    if !values.is_empty() && !values.contains(&v.as_str()) {
+                        return Err(format!("{f} {v}: uet-htsim takes {}", values.join(", ")));
+                    }
+                    used = 2;
+                }
+            }
+            f if DEFAULT_ONLY.iter().any(|(d, _, _)| *d == f) => {
+                let v = value(i, flag)?;
+                let (_, default, why) = DEFAULT_ONLY
+                    .iter()
+                    .find(|(d, _, _)| *d == f)
+                    .copied()
+                    .unwrap_or_default();
+                let same =
+                    v == default || matches!((v.parse::<f64>(), default.parse::<f64>()), (Ok(a), Ok(b)) if a == b);
+                if !same {
+                    return Err(format!("{f} {v}: not supported: {why} ({default})"));
+                }
+                if f == "-sender_cc_algo" {
+                    // As uet-htsim's: the sender's CC made explicit.
+                    (c.roles.sender, c.roles.sender_explicit) = (true, true);
+                }
+                used = 2;
+            }
             f => {
                 return Err(match REFUSED.iter().find(|(r, _)| *r == f) {
                     Some((_, why)) => format!("{f}: not supported: {why}"),
@@ -163,9 +338,14 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
     if c.tm.is_empty() {
         return Err("-tm: a connection matrix is required".into());
     }
-    if !sender_only {
+    if c.roles.receiver || !c.roles.sender {
         return Err(
-            "-sender_cc_only: required: hal-sim runs NSCC alone (receiver credit, RCCC, is not modelled)".into(),
+            "-receiver_cc, -receiver_cc_only: not supported: receiver credit (RCCC) is not modelled (hal-sim runs NSCC alone; a later -sender_cc_only turns RCCC off, as in uet-htsim)".into(),
+        );
+    }
+    if c.roles.oversubscribed_cc {
+        return Err(
+            "-oversubscribed_cc: not supported: the receiver's oversubscribed CC is not modelled (a later -sender_cc_only, -sender_cc or -force_disable_oversubscribed_cc turns it off, as in uet-htsim)".into(),
         );
     }
     Ok(c)
@@ -179,6 +359,18 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
         return Err(format!(
             "-linkspeed {}: a whole number of Gb/s, in Mb/s",
             c.linkspeed_mbps
+        ));
+    }
+    if c.nodes != 0 && c.nodes != matrix.nodes {
+        return Err(format!(
+            "-nodes {}: the connection matrix {} has {} nodes (uet-htsim stops on the same mismatch)",
+            c.nodes, c.tm, matrix.nodes
+        ));
+    }
+    if c.topo.is_none() && c.tiers != 3 {
+        return Err(format!(
+            "-tiers {}: not supported: the fat-tree sized to the matrix has three tiers; give -topo for two",
+            c.tiers
         ));
     }
     let gbps = c.linkspeed_mbps / 1000;
@@ -211,6 +403,16 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
                     r.link_gbps.0 as u64 * 1000
                 ));
             }
+            // `main_uec.cpp`: on an oversubscribed fabric the receiver's
+            // oversubscribed CC runs unless the flags made the sender's CC
+            // explicit or forced it off.
+            let roles = c.roles;
+            if r.oversubscription > 1 && !roles.sender_explicit && !roles.oversubscribed_cc_forced_off {
+                return Err(format!(
+                    "-topo {path}: oversubscribed {}:1, where uet-htsim runs the receiver's oversubscribed CC, which hal-sim does not model; give -sender_cc_only (or -force_disable_oversubscribed_cc) for NSCC alone",
+                    r.oversubscription
+                ));
+            }
             let tiers = match r.shape {
                 crate::setup::scenario::Shape::LeafSpine { .. } => 4,
                 _ => 6,
@@ -230,7 +432,12 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     let bdp_pkts = bdp_bytes.div_ceil(c.mtu as u128) as u64;
     // Queues of one BDP where switches trim, five where they drop
     // (`DEFAULT_TRIMMING_QUEUESIZE_FACTOR`, `…NONTRIMMING…`).
-    let queue_pkts = c.queue_pkts.unwrap_or(bdp_pkts * if c.disable_trim { 5 } else { 1 });
+    let factor = match (c.queue_bdp_factor, c.disable_trim) {
+        (0, false) => 1,
+        (0, true) => 5,
+        (f, _) => f as u64,
+    };
+    let queue_pkts = c.queue_pkts.unwrap_or(bdp_pkts.saturating_mul(factor));
     let (low, high) = c
         .ecn_pkts
         .unwrap_or(((bdp_pkts * 2).div_ceil(10), (bdp_pkts * 8).div_ceil(10)));
@@ -290,7 +497,20 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     );
     let mut s = parse(&text, "uet-htsim").map_err(|e| e.to_string())?;
     if let Cc::Registered { engine, .. } = &mut s.cc.algorithm {
-        engine.nscc = cc_core::nscc::NsccConfig::derive(c.linkspeed_mbps as u32, rtt_ps, c.mtu, !c.disable_trim);
+        let nscc = &mut engine.nscc;
+        *nscc = match c.target_q_delay_ps {
+            0 => cc_core::nscc::NsccConfig::derive(c.linkspeed_mbps as u32, rtt_ps, c.mtu, !c.disable_trim),
+            t => cc_core::nscc::NsccConfig::derive_with_target(c.linkspeed_mbps as u32, rtt_ps, c.mtu, t),
+        };
+        if let Some(g) = c.qa_gate {
+            nscc.qa_gate = g;
+        }
+        nscc.nack_updates_base_rtt = c.nack_updates_base_rtt;
+        if let Some(field) = nscc.invalid_field() {
+            return Err(format!(
+                "NSCC's {field} out of its range with these flags (-target_q_delay at most 4194 µs)"
+            ));
+        }
         // `initNscc`: the first window `-cwnd` packets of `-mtu` bytes.
         let first = c.cwnd_pkts as u64 * mtu;
         if first > cc_core::nscc::MAX_WINDOW as u64 {
@@ -457,9 +677,179 @@ mod tests {
         );
         let e = parse_args(&args("-tm m.cm -sender_cc_only -frobnicate")).unwrap_err();
         assert!(e.starts_with("-frobnicate:"), "{e}");
-        let e = parse_args(&args("-tm m.cm")).unwrap_err();
-        assert!(e.starts_with("-sender_cc_only"), "{e}");
         let e = parse_args(&args("-sender_cc_only -paths")).unwrap_err();
         assert!(e.starts_with("-paths: expected a value"), "{e}");
+    }
+
+    /// Every flag `main_uec.cpp` (40ccb05) reads, as its parser names
+    /// them, each with a value it takes there (none: the flag takes none).
+    const UET_HTSIM_FLAGS: [(&str, &str); 49] = [
+        ("-Ai", "2"),
+        ("-Md", "0.5"),
+        ("-alpha", "2"),
+        ("-ar_granularity", "flow"),
+        ("-ar_method", "queue"),
+        ("-ar_sticky_delta", "5"),
+        ("-conn_reuse", ""),
+        ("-cwnd", "50"),
+        ("-debug", ""),
+        ("-disable_base_rtt_update_on_nack", ""),
+        ("-disable_trim", ""),
+        ("-ecn", "2 3"),
+        ("-enable_accurate_base_rtt", ""),
+        ("-end", "2000"),
+        ("-failed", "1"),
+        ("-force_disable_oversubscribed_cc", ""),
+        ("-hop_latency", "2"),
+        ("-host_queue_type", "swift"),
+        ("-linkspeed", "400000"),
+        ("-load_balancing_algo", "reps"),
+        ("-log", "sink"),
+        ("-logtime", "0.1"),
+        ("-logtime_us", "10"),
+        ("-mtu", "2112"),
+        ("-nodes", "16"),
+        ("-o", "log.dat"),
+        ("-oversubscribed_cc", ""),
+        ("-paths", "128"),
+        ("-pcie", "1.2"),
+        ("-planes", "2"),
+        ("-q", "50"),
+        ("-qa_gate", "2"),
+        ("-queue_size_bdp_factor", "2"),
+        ("-queue_type", "composite_ecn"),
+        ("-receiver_cc", ""),
+        ("-receiver_cc_only", ""),
+        ("-sack_threshold", "4000"),
+        ("-seed", "7"),
+        ("-sender_cc", ""),
+        ("-sender_cc_algo", "dctcp"),
+        ("-sender_cc_only", ""),
+        ("-sleek", ""),
+        ("-strat", "ecmp_ar"),
+        ("-switch_latency", "0.5"),
+        ("-target_q_delay", "5"),
+        ("-tiers", "2"),
+        ("-tm", "m.cm"),
+        ("-topo", "t.topo"),
+        ("-trimsize", "128"),
+    ];
+
+    /// hal-sim reads each of uet-htsim's flags, takes it as changing
+    /// nothing it models, or refuses it by name with why; none is unknown.
+    #[test]
+    fn every_flag_of_uet_htsims_is_read_or_refused_with_why() {
+        for (f, value) in UET_HTSIM_FLAGS {
+            let line = format!("-tm m.cm {f} {value}");
+            if let Err(e) = parse_args(&args(&line)) {
+                assert!(!e.contains("not a flag"), "{line}: {e}");
+                assert!(e.contains(f) && e.contains("not supported: "), "{line}: {e}");
+            }
+        }
+        // uet-htsim's own mistakes stay mistakes: `-disable_fd` is
+        // commented out of its parser.
+        let e = parse_args(&args("-tm m.cm -disable_fd")).unwrap_err();
+        assert!(e.contains("not a flag"), "{e}");
+        let e = parse_args(&args("-tm m.cm -log everything")).unwrap_err();
+        assert!(e.starts_with("-log everything: uet-htsim takes flow_events"), "{e}");
+    }
+
+    /// Whose congestion control runs follows the flags in order, as in
+    /// uet-htsim: NSCC alone by default; receiver credit or the
+    /// receiver's oversubscribed CC left on is refused.
+    #[test]
+    fn the_sender_runs_nscc_alone_unless_the_flags_say_otherwise() {
+        for ok in [
+            "-tm m.cm",
+            "-tm m.cm -sender_cc_only",
+            "-tm m.cm -sender_cc",
+            "-tm m.cm -receiver_cc -sender_cc_only",
+            "-tm m.cm -receiver_cc_only -sender_cc_only",
+            "-tm m.cm -oversubscribed_cc -sender_cc_only",
+            "-tm m.cm -oversubscribed_cc -force_disable_oversubscribed_cc",
+            "-tm m.cm -sender_cc_algo nscc -Ai 2 -Md 0.5 -alpha 3",
+            "-tm m.cm -debug -log flow_events -logtime 0.1 -logtime_us 5 -o log.dat",
+            "-tm m.cm -queue_type composite -host_queue_type fair_prio -strat ecmp_host -planes 1 -switch_latency 0",
+            "-tm m.cm -ar_sticky_delta 5 -ar_granularity packet -ar_method pqb",
+        ] {
+            assert!(parse_args(&args(ok)).is_ok(), "{ok}: {:?}", parse_args(&args(ok)));
+        }
+        for (bad, why) in [
+            ("-tm m.cm -receiver_cc_only", "receiver credit"),
+            ("-tm m.cm -sender_cc_only -receiver_cc", "receiver credit"),
+            ("-tm m.cm -oversubscribed_cc", "oversubscribed CC"),
+            ("-tm m.cm -sender_cc_only -oversubscribed_cc", "oversubscribed CC"),
+            ("-tm m.cm -switch_latency 0.5", "switch latency is not modelled"),
+            ("-tm m.cm -strat ecmp_ar", "default ECMP"),
+            ("-tm m.cm -planes 2", "multi-plane"),
+            ("-tm m.cm -sender_cc_algo constant", "NSCC is the sender's"),
+        ] {
+            let e = parse_args(&args(bad)).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        // On an oversubscribed fabric uet-htsim runs the receiver's
+        // oversubscribed CC unless the sender's CC was named.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+        let os = "-tm perm_1024n_1024c_0u_2000000b.cm -topo leaf_spine_1024_oversub.topo";
+        let e = scenario(&parse_args(&args(os)).unwrap(), &dir).unwrap_err();
+        assert!(e.contains("oversubscribed 4:1"), "{e}");
+        for ok in [
+            "-sender_cc_only",
+            "-force_disable_oversubscribed_cc",
+            "-sender_cc_algo nscc",
+        ] {
+            let c = parse_args(&args(&format!("{os} {ok}"))).unwrap();
+            assert!(scenario(&c, &dir).is_ok(), "{ok}");
+        }
+    }
+
+    /// The flags that set NSCC and the queues: -target_q_delay (target
+    /// and quick adapt's threshold, as uet-htsim prints them for 5 µs:
+    /// 5 000 000 and 2e+07 ps), -qa_gate, -queue_size_bdp_factor,
+    /// -disable_base_rtt_update_on_nack, -nodes and -tiers checked
+    /// against the matrix and the fabric.
+    #[test]
+    fn nscc_and_queue_flags_reach_the_scenario() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+        let nscc = |line: &str| {
+            let s = scenario(&parse_args(&args(line)).unwrap(), &dir).unwrap();
+            let Cc::Registered { engine, .. } = s.cc.algorithm else {
+                panic!("NSCC is registered")
+            };
+            (engine.nscc, s.switch.port_buffer_bytes.0)
+        };
+        let (n, q) = nscc("-tm one.cm");
+        assert_eq!(
+            (n.target_delay_ns, n.qa_threshold_ns, n.qa_gate, q),
+            (10_517, 42_068, 3, 43 * 4150)
+        );
+        assert!(n.nack_updates_base_rtt);
+        let (n, q) =
+            nscc("-tm one.cm -target_q_delay 5 -qa_gate 2 -queue_size_bdp_factor 2 -disable_base_rtt_update_on_nack");
+        assert_eq!(
+            (n.target_delay_ns, n.qa_threshold_ns, n.qa_gate, q),
+            (5_000, 20_000, 2, 2 * 43 * 4150)
+        );
+        assert!(!n.nack_updates_base_rtt);
+        // -q wins over the factor; a negative gate is uet-htsim's default.
+        let (n, q) = nscc("-tm one.cm -queue_size_bdp_factor 3 -q 50 -qa_gate -1 -target_q_delay 0");
+        assert_eq!((n.target_delay_ns, n.qa_gate, q), (10_517, 3, 50 * 4150));
+        assert_eq!(nscc("-tm one.cm -nodes 16 -tiers 3").1, 43 * 4150);
+        for (bad, why) in [
+            ("-tm one.cm -nodes 17", "has 16 nodes"),
+            ("-tm one.cm -tiers 2", "give -topo for two"),
+            ("-tm one.cm -target_q_delay 5000", "target"),
+        ] {
+            let e = scenario(&parse_args(&args(bad)).unwrap(), &dir).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        for (bad, why) in [
+            ("-tm one.cm -qa_gate 32", "0 ..= 31"),
+            ("-tm one.cm -target_q_delay -1", "0 ..= 10^6"),
+            ("-tm one.cm -tiers 4", "2 or 3"),
+        ] {
+            let e = parse_args(&args(bad)).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 }
