@@ -28,12 +28,14 @@ enum Cmd {
     /// and sweep.svg (FCT slowdown against the first varied field).
     Sweep(SweepArgs),
     /// Run a uet-htsim command line (`htsim_uec`'s flags: -tm FILE
-    /// -sender_cc_only [-topo FILE] [-paths N] [-linkspeed MBPS] [-failed
-    /// N] [-load_balancing_algo NAME] [-sack_threshold B] [-end US] [-seed
-    /// N] [-mtu B] [-q PKTS] [-ecn LOW HIGH] [-trimsize B] [-hop_latency
-    /// US]): each finished flow's line and the packet counts as uet-htsim
-    /// prints them (its validate.py reads them); hal-sim's table on
-    /// standard error.
+    /// [-topo FILE] [-paths N] [-linkspeed MBPS] [-failed N]
+    /// [-load_balancing_algo NAME] [-sack_threshold B] [-end US] [-seed N]
+    /// [-mtu B] [-q PKTS] [-queue_size_bdp_factor N] [-ecn LOW HIGH]
+    /// [-trimsize B] [-hop_latency US] [-cwnd PKTS] [-target_q_delay US]
+    /// [-qa_gate N] [-disable_trim] [-sleek] [-sender_cc_only] …; each
+    /// of its flags is read or refused with why, docs/scenarios.md): each
+    /// finished flow's line and the packet counts as uet-htsim prints them
+    /// (its validate.py reads them); hal-sim's table on standard error.
     #[command(name = "uet-htsim")]
     UetHtsim(UetArgs),
 }
