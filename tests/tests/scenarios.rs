@@ -1169,20 +1169,21 @@ fn a_trimming_port_ends_its_packet_before_lockstep_arrivals() {
     }
 }
 
-/// uet-htsim's flags that set NSCC and the queues, run through `hal-sim
-/// uet-htsim` as uet-htsim runs them: its incast.cm with `-target_q_delay
-/// 5 -qa_gate 2` (a target of 5 µs where 10.5 is derived, quick adapt's
-/// gate a quarter of the ceiling where an eighth) and with
-/// `-queue_size_bdp_factor 2 -disable_base_rtt_update_on_nack` (queues
-/// of two BDPs). uet-htsim at 40ccb05, `./htsim_uec -tm incast.cm -end
-/// 4000 FLAGS` (docs/reference-runs.md): tails 2496.76 and 2467.05 µs,
-/// NACKs 1107 and 663, ACKs 6354 and 7095; with no flag 2478.53 µs, 811
-/// NACKs. The NACKs tell the flags apart (the default's 811 is 27 % below
-/// the first and 22 % above the second), so each is held within 12 %
-/// (hal-sim's seeds 1-3 and 13: 1017-1093 and 656-671; uet-htsim's
-/// seeds 1-2: 1015-1066 and 661-665).
+/// uet-htsim's flags that set NSCC, the queues and the switches' latency,
+/// run through `hal-sim uet-htsim` as uet-htsim runs them: its incast.cm
+/// with `-target_q_delay 5 -qa_gate 2` (a target of 5 µs where 10.5 is
+/// derived, quick adapt's gate a quarter of the ceiling where an eighth),
+/// with `-queue_size_bdp_factor 2 -disable_base_rtt_update_on_nack`
+/// (queues of two BDPs), and with `-switch_latency 0.5` and `1`. uet-htsim
+/// at 40ccb05, `./htsim_uec -tm incast.cm -end 4000 FLAGS`
+/// (docs/reference-runs.md): tails 2496.76, 2467.05, 2482.92 and 2469.17
+/// µs, NACKs 1107, 663, 1061 and 1329; with no flag 2478.53 µs, 811 NACKs.
+/// The NACKs tell the flags apart (the default's 811 is 22 % or more off
+/// each), so each is held within 12 % (hal-sim's seeds 1-3 and 13 for the
+/// first two: 1017-1093 and 656-671; uet-htsim's seeds 1-2: 1015-1066
+/// and 661-665).
 #[test]
-fn uet_htsims_nscc_and_queue_flags_run_as_uet_htsims() {
+fn uet_htsims_nscc_queue_and_latency_flags_run_as_uet_htsims() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
     for (flags, tail_us, nacks, acks) in [
         ("-target_q_delay 5 -qa_gate 2", 2496.76, 1107.0, 6354.0),
@@ -1192,6 +1193,8 @@ fn uet_htsims_nscc_and_queue_flags_run_as_uet_htsims() {
             663.0,
             7095.0,
         ),
+        ("-switch_latency 0.5", 2482.92, 1061.0, 6922.0),
+        ("-switch_latency 1", 2469.17, 1329.0, 6958.0),
     ] {
         let line = format!("-tm incast.cm -end 4000 {flags}");
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
@@ -1221,6 +1224,23 @@ fn uet_htsims_nscc_and_queue_flags_run_as_uet_htsims() {
             c.acks
         );
     }
+    // One flow across the diameter: five switches each way at 0.5 µs add
+    // 5 µs to its RTT and to its FCT, uet-htsim's 181.2 µs (176.2
+    // without).
+    let args: Vec<String> = "-tm one.cm -end 1000 -switch_latency 0.5"
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let c = hal_sim::setup::uet_htsim::parse_args(&args).unwrap();
+    let s = hal_sim::setup::uet_htsim::scenario(&c, &dir).unwrap();
+    let (w, _) = hal_sim::run_scenario(&s, &dir, "one").unwrap();
+    let f = &w.flows[0];
+    assert_eq!(f.path_rtt_ns, 19_022);
+    let fct = (f.finish_ps.unwrap().as_ns() - f.start_ps.as_ns()) as f64 / 1000.0;
+    assert!(
+        (fct / 181.2 - 1.0).abs() <= 0.002,
+        "one.cm: {fct} µs against uet-htsim's 181.2"
+    );
 }
 
 /// NSCC's window changes by rule (uet-htsim's `fair_inc`, `eta_inc`,

@@ -142,6 +142,14 @@ pub enum Ev {
         /// Packet (slab index).
         pkt: u32,
     },
+    /// A packet that arrived at a switch with a forwarding latency
+    /// (`switch.latency_ns`) reaches its egress queue.
+    Forward {
+        /// The switch, an index into the network's nodes.
+        node: u32,
+        /// Packet (slab index).
+        pkt: u32,
+    },
     /// A flow starts.
     FlowStart {
         /// The flow's id (its index in `World::flows`).

@@ -28,7 +28,8 @@
 //! Radix_Down(1)); with three tiers, aggregation uplinks = ToR uplinks ·
 //! speed(1) / (speed(2) · Oversubscribed(1)) and cores = those /
 //! Radix_Down(2). What hal-sim's shapes cannot hold is refused with its
-//! reason: parallel links (`Bundle` above 1), switch latency, per-tier
+//! reason: parallel links (`Bundle` above 1), switch latency (the
+//! scenario's `[switch] latency_ns` gives one for every switch), per-tier
 //! queue sizes (`[switch]` sets buffers), different latencies on
 //! different tiers, and different speeds above the ToRs.
 
@@ -146,7 +147,7 @@ pub fn resolve(text: &str) -> Result<Resolved, String> {
         }
         if x.switch_latency_ns != 0 {
             return Err(format!(
-                "tier {k}: Switch_Latency_ns {}: switch latency is not modelled",
+                "tier {k}: Switch_Latency_ns {}: a file's switch latency is not read; [switch] latency_ns sets one for every switch",
                 x.switch_latency_ns
             ));
         }

@@ -54,6 +54,11 @@ pub struct Command {
     pub trim_bytes: u32,
     /// `-hop_latency`, µs.
     pub hop_latency_us: f64,
+    /// `-switch_latency`, ps (uet-htsim's `timeFromUs`, truncated): each
+    /// switch of the fat-tree sized to the matrix holds a packet this long
+    /// between its arrival and its egress queue. A `-topo` file sets its
+    /// own (uet-htsim reads the flag only for the fat-tree it builds).
+    pub switch_latency_ps: u64,
     /// `-cwnd`: NSCC's first window, packets of `-mtu` bytes (0: its
     /// ceiling, 1.5 BDP).
     pub cwnd_pkts: u32,
@@ -150,11 +155,6 @@ const DEFAULT_ONLY: &[(&str, &str, &str)] = &[
     ),
     ("-sender_cc_algo", "nscc", "NSCC is the sender's algorithm"),
     ("-planes", "1", "multi-plane fabrics are not modelled"),
-    (
-        "-switch_latency",
-        "0",
-        "switch latency is not modelled (every link has one latency, -hop_latency)",
-    ),
 ];
 
 /// Flags that change nothing hal-sim models, each with the values uet-htsim
@@ -210,6 +210,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         ecn_pkts: None,
         trim_bytes: 64,
         hop_latency_us: 1.0,
+        switch_latency_ps: 0,
         cwnd_pkts: 0,
         accurate_base_rtt: false,
         disable_trim: false,
@@ -258,6 +259,14 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                     return Err(format!("{flag} {us}: a delay of 0 ..= 10^6 µs (0: derived)"));
                 }
                 (c.target_q_delay_ps, used) = ((us * 1e6) as u64, 2);
+            }
+            "-switch_latency" => {
+                let us: f64 = num(value(i, flag)?, flag)?;
+                let ps = (us * 1e6) as u64;
+                if !(0.0..=1e6).contains(&us) || !ps.is_multiple_of(1000) {
+                    return Err(format!("{flag} {us}: a whole number of ns, 0 ..= 10^6 µs"));
+                }
+                (c.switch_latency_ps, used) = (ps, 2);
             }
             "-qa_gate" => {
                 // uet-htsim keeps it in an int8_t: negative is its default.
@@ -379,6 +388,12 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     }
     let ns = (c.hop_latency_us * 1000.0).round() as u64;
     // The network and its diameter in links (uet-htsim's `get_diameter`).
+    // The switches' latency: the flag's on the fat-tree built here; a
+    // `-topo` file's own (0: htsim_topo refuses any other).
+    let switch_ps = match c.topo {
+        None => c.switch_latency_ps,
+        Some(_) => 0,
+    };
     let (topology, diameter, delay_ns) = match &c.topo {
         None => {
             let n = matrix.nodes as u64;
@@ -425,8 +440,10 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
             (t, tiers, r.link_delay_ns.0)
         }
     };
-    // calculate_rtt, ps: 2·diameter·latency + (MTU + ACK)·8/Gb/s·diameter.
-    let rtt_ps = 2 * diameter * delay_ns * 1000 + (c.mtu as u64 + 64) * 8 * 1000 * diameter / gbps;
+    // calculate_rtt, ps: 2·(diameter·latency + (diameter − 1)·switch
+    // latency) + (MTU + ACK)·8/Gb/s·diameter.
+    let rtt_ps = 2 * (diameter * delay_ns * 1000 + (diameter - 1) * switch_ps)
+        + (c.mtu as u64 + 64) * 8 * 1000 * diameter / gbps;
     // calculate_bdp_pkt: ⌈RTT · rate / 8 / MTU⌉.
     let bdp_bytes = rtt_ps as u128 * c.linkspeed_mbps as u128 / 8_000_000;
     let bdp_pkts = bdp_bytes.div_ceil(c.mtu as u128) as u64;
@@ -476,7 +493,7 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     let text = format!(
         "name = \"uet-htsim\"\ndescription = \"uet-htsim's command line\"\nseed = {seed}\nstop_ms = {stop}\n\
          [topology]\n{topology}failed_links = {failed}\n\
-         [switch]\nport_buffer_bytes = {q}\necn_kmin_bytes = {kmin}\necn_kmax_bytes = {kmax}\n{overflow}\n\
+         [switch]\nport_buffer_bytes = {q}\necn_kmin_bytes = {kmin}\necn_kmax_bytes = {kmax}\n{overflow}\nlatency_ns = {sw_ns}\n\
          [nic]\ntelemetry = \"none\"\npayload_bytes = {payload}\nheader_bytes = 64\nack_bytes = 64\ntransport = \"sack\"\n{sack}paths = {paths}\nload_balancing = \"{lb}\"\nsleek = {sleek}\n\
          [cc]\nalgorithm = \"nscc\"\n{base}\
          [workload]\nkind = \"connection_matrix\"\npath = {tm:?}\n",
@@ -491,6 +508,7 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
             false => format!("trim_bytes = {}", c.trim_bytes),
         },
         sleek = c.sleek,
+        sw_ns = switch_ps / 1000,
         payload = c.mtu - 64,
         paths = c.paths,
         tm = tm.display().to_string(),
@@ -769,7 +787,7 @@ mod tests {
             "-tm m.cm -oversubscribed_cc -force_disable_oversubscribed_cc",
             "-tm m.cm -sender_cc_algo nscc -Ai 2 -Md 0.5 -alpha 3",
             "-tm m.cm -debug -log flow_events -logtime 0.1 -logtime_us 5 -o log.dat",
-            "-tm m.cm -queue_type composite -host_queue_type fair_prio -strat ecmp_host -planes 1 -switch_latency 0",
+            "-tm m.cm -queue_type composite -host_queue_type fair_prio -strat ecmp_host -planes 1 -switch_latency 0.25",
             "-tm m.cm -ar_sticky_delta 5 -ar_granularity packet -ar_method pqb",
         ] {
             assert!(parse_args(&args(ok)).is_ok(), "{ok}: {:?}", parse_args(&args(ok)));
@@ -779,7 +797,6 @@ mod tests {
             ("-tm m.cm -sender_cc_only -receiver_cc", "receiver credit"),
             ("-tm m.cm -oversubscribed_cc", "oversubscribed CC"),
             ("-tm m.cm -sender_cc_only -oversubscribed_cc", "oversubscribed CC"),
-            ("-tm m.cm -switch_latency 0.5", "switch latency is not modelled"),
             ("-tm m.cm -strat ecmp_ar", "default ECMP"),
             ("-tm m.cm -planes 2", "multi-plane"),
             ("-tm m.cm -sender_cc_algo constant", "NSCC is the sender's"),
@@ -801,6 +818,29 @@ mod tests {
             let c = parse_args(&args(&format!("{os} {ok}"))).unwrap();
             assert!(scenario(&c, &dir).is_ok(), "{ok}");
         }
+    }
+
+    /// `-switch_latency`: every switch of the fat-tree built for the matrix
+    /// holds a packet that long, and the network RTT counts it at each of
+    /// the diameter's five switches both ways: uet-htsim prints
+    /// `_target_Qdelay=14267040` for 0.5 µs, three quarters of 19 022 720
+    /// ps. A `-topo` file keeps its own (uet-htsim reads the flag only for
+    /// the fat-tree it builds).
+    #[test]
+    fn switch_latency_reaches_the_switches_and_the_rtt() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+        let s = scenario(&parse_args(&args("-tm one.cm -switch_latency 0.5")).unwrap(), &dir).unwrap();
+        assert_eq!(s.switch.latency_ns.0, 500);
+        assert_eq!(s.cc.base_rtt_ns.map(|t| t.0), Some(19_023));
+        let Cc::Registered { engine, .. } = &s.cc.algorithm else {
+            panic!("NSCC is registered")
+        };
+        assert_eq!(engine.nscc.target_delay_ns, 14_267);
+        let line = "-tm perm_1024n_1024c_0u_2000000b.cm -topo leaf_spine_1024.topo -switch_latency 0.5";
+        let s = scenario(&parse_args(&args(line)).unwrap(), &dir).unwrap();
+        assert_eq!(s.switch.latency_ns.0, 0);
+        let e = parse_args(&args("-tm one.cm -switch_latency 0.0005")).unwrap_err();
+        assert!(e.contains("a whole number of ns"), "{e}");
     }
 
     /// The flags that set NSCC and the queues: -target_q_delay (target

@@ -203,7 +203,9 @@ impl World {
                         .filter(|d| d.0 == node as u32)
                         .map(|d| d.1)
                         .collect();
-                    switches.push(Switch::new(node as u32, &n.ports, egress, &degraded));
+                    let mut sw = Switch::new(node as u32, &n.ports, egress, &degraded);
+                    sw.latency = Ps::from_ns(s.switch.latency_ns.0);
+                    switches.push(sw);
                     Component::Switch(switches.len() as u32 - 1)
                 }
             });
@@ -320,6 +322,11 @@ impl World {
             let link = &self.net.nodes[n as usize].ports[p as usize];
             rtt_ps += link.delay_ps + ser_ps(ack_wire, link.bps);
         }
+        // Each switch's forwarding latency, both ways: every hop of a
+        // path but the first leaves a switch.
+        let switches = (path.len() + back.len()).saturating_sub(2) as u64;
+        let latency = self.switches.first().map_or(Ps::ZERO, |s| s.latency);
+        rtt_ps += Ps::from_ps(latency.as_ps() * switches);
         let clamp = |ns: u64| ns.clamp(BaseRtt::MIN_NS as u64, BaseRtt::MAX_NS as u64) as u32;
         let path_rtt_ns = clamp(rtt_ps.as_ns());
         let base_rtt_ns = fixed_rtt_ns.map_or(path_rtt_ns, clamp);

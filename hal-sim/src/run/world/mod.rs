@@ -424,6 +424,11 @@ fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], component: 
             Component::Nic(h) => nics[h as usize].receive(cx, pkt),
             Component::Switch(s) => switches[s as usize].arrive(cx, port, pkt),
         },
+        Ev::Forward { node, pkt } => {
+            if let Component::Switch(s) = component[node as usize] {
+                switches[s as usize].forward(cx, pkt);
+            }
+        }
         Ev::FlowStart { flow } => {
             let (src, dst) = (src_of(cx, flow), cx.flows[flow as usize].dst_host as usize);
             nics[src].start_sender(cx, flow);

@@ -352,6 +352,10 @@ pub struct SwitchCfg {
     /// arrival then taking its place, or the arrival). Needs the control
     /// queue (`control_priority`); excludes `trim_bytes` and PFC.
     pub drop_by_coin: bool,
+    /// Each switch's forwarding latency: a packet that arrives whole joins
+    /// its egress queue this long after (uet-htsim's `-switch_latency`,
+    /// its switches' pipe between ingress and egress). 0: at once.
+    pub latency_ns: DelayNs,
 }
 
 /// `switch.ecn_at`.
@@ -503,6 +507,7 @@ impl Default for SwitchCfg {
             ecmp_salt: 0,
             trim_bytes: None,
             drop_by_coin: false,
+            latency_ns: DelayNs(0),
         }
     }
 }
