@@ -387,13 +387,13 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
         return Err(format!("-mtu {}: 65 ..= 9064 bytes (64 of them header)", c.mtu));
     }
     let ns = (c.hop_latency_us * 1000.0).round() as u64;
-    // The network and its diameter in links (uet-htsim's `get_diameter`).
     // The switches' latency: the flag's on the fat-tree built here; a
     // `-topo` file's own (0: htsim_topo refuses any other).
     let switch_ps = match c.topo {
         None => c.switch_latency_ps,
         Some(_) => 0,
     };
+    // The network and its diameter in links (uet-htsim's `get_diameter`).
     let (topology, diameter, delay_ns) = match &c.topo {
         None => {
             let n = matrix.nodes as u64;

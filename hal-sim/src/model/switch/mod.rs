@@ -257,8 +257,8 @@ impl Switch {
     }
 
     /// Whether trimming port `egress`, whose packet on the wire ends at
-    /// this instant, ends it before it takes the packet arriving by
-    /// `ingress`, as uet-htsim orders the two. Its events of one instant
+    /// this instant, ends it before it takes the packet arriving now, as
+    /// uet-htsim orders the two. Its events of one instant
     /// run in the order they were queued: a queue's end of service was
     /// queued as the service began; an arrival as the packet entered the
     /// link, or, while an earlier one was still on it, as that one was
