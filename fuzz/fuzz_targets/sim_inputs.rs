@@ -1,8 +1,8 @@
 //! hal-sim's input files: a scenario, a connection matrix, an htsim
 //! `.topo`, an ns-3 topology, ns-3 and CSV flow files, a flow-size CDF
-//! and a uet-htsim command line each parse or are refused with an error,
-//! never a panic (the first byte picks the parser, the rest is the
-//! text). What parses keeps the bounds the simulator builds on: a shape
+//! and a uet-htsim command line (and the scenario it makes) each parse or
+//! are refused with an error, never a panic (the first byte picks the
+//! parser, the rest is the text). What parses keeps the bounds the simulator builds on: a shape
 //! within the routing tables hal-sim builds, a matrix's flows between its
 //! nodes, a small ns-3 network routed, a CDF's samples within its range.
 #![no_main]
@@ -64,7 +64,15 @@ fuzz_target!(|data: &[u8]| {
         }
         _ => {
             let args: Vec<String> = text.split_whitespace().map(String::from).collect();
-            let _ = uet_htsim::parse_args(&args);
+            if let Ok(mut c) = uet_htsim::parse_args(&args) {
+                // The scenario the line makes, on a stored matrix of 16
+                // hosts and the fat-tree built for it (the fuzzer's file
+                // names are not read).
+                c.tm = "one.cm".into();
+                c.topo = None;
+                let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+                let _ = uet_htsim::scenario(&c, &dir);
+            }
         }
     }
 });

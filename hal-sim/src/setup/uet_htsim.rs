@@ -246,7 +246,12 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "-mtu" => (c.mtu, used) = (num(value(i, flag)?, flag)?, 2),
             "-q" => (c.queue_pkts, used) = (Some(num(value(i, flag)?, flag)?), 2),
             "-trimsize" => (c.trim_bytes, used) = (num(value(i, flag)?, flag)?, 2),
-            "-hop_latency" => (c.hop_latency_us, used) = (num(value(i, flag)?, flag)?, 2),
+            "-hop_latency" => {
+                (c.hop_latency_us, used) = (num(value(i, flag)?, flag)?, 2);
+                if !(0.0..=1e6).contains(&c.hop_latency_us) {
+                    return Err(format!("{flag} {}: a delay of 0 ..= 10^6 µs", c.hop_latency_us));
+                }
+            }
             "-cwnd" => (c.cwnd_pkts, used) = (num(value(i, flag)?, flag)?, 2),
             "-ecn" => {
                 let low = num(value(i, flag)?, flag)?;
@@ -364,9 +369,9 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
 pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     let text = std::fs::read_to_string(cwd.join(&c.tm)).map_err(|e| format!("-tm {}: {e}", c.tm))?;
     let matrix = crate::setup::connection_matrix::parse(&text, &c.tm).map_err(|e| e.to_string())?;
-    if !c.linkspeed_mbps.is_multiple_of(1000) || c.linkspeed_mbps == 0 {
+    if !c.linkspeed_mbps.is_multiple_of(1000) || !(1000..=1_600_000).contains(&c.linkspeed_mbps) {
         return Err(format!(
-            "-linkspeed {}: a whole number of Gb/s, in Mb/s",
+            "-linkspeed {}: a whole number of Gb/s, in Mb/s, up to 1 600 000",
             c.linkspeed_mbps
         ));
     }
@@ -500,9 +505,10 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
         seed = c.seed,
         stop = c.end_us as f64 / 1000.0,
         failed = c.failed,
-        q = queue_pkts * mtu,
-        kmin = low * mtu,
-        kmax = high * mtu,
+        // Saturating: past the fields' ranges, which the parse refuses.
+        q = queue_pkts.saturating_mul(mtu),
+        kmin = low.saturating_mul(mtu),
+        kmax = high.saturating_mul(mtu),
         overflow = match c.disable_trim {
             true => "drop_by_coin = true".to_string(),
             false => format!("trim_bytes = {}", c.trim_bytes),
@@ -841,6 +847,25 @@ mod tests {
         assert_eq!(s.switch.latency_ns.0, 0);
         let e = parse_args(&args("-tm one.cm -switch_latency 0.0005")).unwrap_err();
         assert!(e.contains("a whole number of ns"), "{e}");
+        for bad in [
+            "-hop_latency -5",
+            "-hop_latency nan",
+            "-hop_latency 1e30",
+            "-switch_latency inf",
+        ] {
+            let e = parse_args(&args(&format!("-tm one.cm {bad}"))).unwrap_err();
+            assert!(e.contains("0 ..= 10^6 µs"), "{bad}: {e}");
+        }
+        // Numbers at their types' ends are refused, not wrapped.
+        for bad in [
+            "-q 18446744073709551615",
+            "-q 18446744073709551615 -ecn 18446744073709551615 18446744073709551615",
+            "-linkspeed 18446744073709551000",
+            "-queue_size_bdp_factor 4294967295",
+        ] {
+            let c = parse_args(&args(&format!("-tm one.cm {bad}"))).unwrap();
+            assert!(scenario(&c, &dir).is_err(), "{bad}");
+        }
     }
 
     /// The flags that set NSCC and the queues: -target_q_delay (target
