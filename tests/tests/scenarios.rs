@@ -29,6 +29,16 @@ fn run_changed(name: &str, change: impl FnOnce(&mut hal_sim::setup::scenario::Sc
     hal_sim::run_scenario(&s, path.parent().unwrap(), name).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Runs uet-htsim's command line `line` through `hal-sim uet-htsim`, from
+/// the folder of uet-htsim's stored files.
+fn run_uet_line(line: &str) -> (World, Summary) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+    let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+    let c = hal_sim::setup::uet_htsim::parse_args(&args).unwrap_or_else(|e| panic!("{line}: {e}"));
+    let s = hal_sim::setup::uet_htsim::scenario(&c, &dir).unwrap_or_else(|e| panic!("{line}: {e}"));
+    hal_sim::run_scenario(&s, &dir, "uet-htsim").unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
 /// A shipped 2-to-1 incast with its second flow starting 5 ms after the
 /// first.
 fn run_second_flow_late(name: &str) -> (World, Summary) {
@@ -1157,13 +1167,10 @@ fn a_trimming_port_holds_its_packet_until_it_is_sent() {
 /// hal-sim trimmed 4, 3, 2, 0.
 #[test]
 fn a_trimming_port_ends_its_packet_before_lockstep_arrivals() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
     for (q, nacks) in [(4, 4), (5, 2), (6, 1), (8, 0)] {
-        let line = format!("-tm tor_2to1_6pkts.cm -sender_cc_only -q {q} -ecn 1 2 -cwnd 50 -end 200");
-        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-        let c = hal_sim::setup::uet_htsim::parse_args(&args).unwrap();
-        let s = hal_sim::setup::uet_htsim::scenario(&c, &dir).unwrap();
-        let (_, sum) = hal_sim::run_scenario(&s, &dir, "tor_2to1_6pkts").unwrap();
+        let (_, sum) = run_uet_line(&format!(
+            "-tm tor_2to1_6pkts.cm -sender_cc_only -q {q} -ecn 1 2 -cwnd 50 -end 200"
+        ));
         assert_eq!(sum.flows_finished, 2, "-q {q}");
         assert_eq!(sum.counters.nacks, nacks, "-q {q}: NACKs");
     }
@@ -1184,7 +1191,6 @@ fn a_trimming_port_ends_its_packet_before_lockstep_arrivals() {
 /// and 661-665).
 #[test]
 fn uet_htsims_nscc_queue_and_latency_flags_run_as_uet_htsims() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
     for (flags, tail_us, nacks, acks) in [
         ("-target_q_delay 5 -qa_gate 2", 2496.76, 1107.0, 6354.0),
         (
@@ -1196,11 +1202,7 @@ fn uet_htsims_nscc_queue_and_latency_flags_run_as_uet_htsims() {
         ("-switch_latency 0.5", 2482.92, 1061.0, 6922.0),
         ("-switch_latency 1", 2469.17, 1329.0, 6958.0),
     ] {
-        let line = format!("-tm incast.cm -end 4000 {flags}");
-        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-        let c = hal_sim::setup::uet_htsim::parse_args(&args).unwrap();
-        let s = hal_sim::setup::uet_htsim::scenario(&c, &dir).unwrap();
-        let (w, sum) = hal_sim::run_scenario(&s, &dir, "incast").unwrap();
+        let (w, sum) = run_uet_line(&format!("-tm incast.cm -end 4000 {flags}"));
         assert_eq!(sum.flows_finished, 15, "{flags}");
         let tail = w
             .flows
@@ -1227,13 +1229,7 @@ fn uet_htsims_nscc_queue_and_latency_flags_run_as_uet_htsims() {
     // One flow across the diameter: five switches each way at 0.5 µs add
     // 5 µs to its RTT and to its FCT, uet-htsim's 181.2 µs (176.2
     // without).
-    let args: Vec<String> = "-tm one.cm -end 1000 -switch_latency 0.5"
-        .split_whitespace()
-        .map(String::from)
-        .collect();
-    let c = hal_sim::setup::uet_htsim::parse_args(&args).unwrap();
-    let s = hal_sim::setup::uet_htsim::scenario(&c, &dir).unwrap();
-    let (w, _) = hal_sim::run_scenario(&s, &dir, "one").unwrap();
+    let (w, _) = run_uet_line("-tm one.cm -end 1000 -switch_latency 0.5");
     let f = &w.flows[0];
     assert_eq!(f.path_rtt_ns, 19_022);
     let fct = (f.finish_ps.unwrap().as_ns() - f.start_ps.as_ns()) as f64 / 1000.0;
