@@ -1239,6 +1239,45 @@ fn uet_htsims_nscc_queue_and_latency_flags_run_as_uet_htsims() {
     );
 }
 
+/// uet-htsim's two-tier fat-tree built for a matrix (`-tiers 2`: K ToRs
+/// of K/2 hosts, K/2 spines, K = 16 for 128 hosts), against uet-htsim's
+/// own runs at 40ccb05 (docs/reference-runs.md): incast_128.cm, 21 526
+/// µs and 169 377 NACKs; a permutation of 128 hosts
+/// (`perm_128n_128c_2MB.cm`) at 128 paths 192.681 µs, at one path 706.867
+/// (spraying's gain 3.7 times), with two spine links at a quarter 275.704.
+/// hal-sim: 21 521.6 µs and 169 625 NACKs; 195.624, 713.733 and 264.074.
+#[test]
+fn uet_htsims_two_tier_fat_tree_runs_as_uet_htsims() {
+    let tail = |w: &World| {
+        w.flows
+            .iter()
+            .map(|f| (f.finish_ps.unwrap().as_ns() - f.start_ps.as_ns()) as f64 / 1000.0)
+            .fold(0.0, f64::max)
+    };
+    let near = |got: f64, want: f64, tol: f64| (got - want).abs() <= tol * want;
+    let (w, s) = run_uet_line("-tm incast_128.cm -tiers 2 -end 30000");
+    assert_eq!(s.flows_finished, 127);
+    assert!(near(tail(&w), 21_526.0, 0.10), "incast_128: {}", tail(&w));
+    let nacks = s.counters.nacks as f64;
+    assert!(near(nacks, 169_377.0, 0.10), "incast_128: {nacks} NACKs");
+    let mut tails = Vec::new();
+    for (flags, want) in [
+        ("-paths 128 -end 2000", 192.681),
+        ("-paths 1 -end 3000", 706.867),
+        ("-paths 128 -failed 2 -end 3000", 275.704),
+    ] {
+        let (w, s) = run_uet_line(&format!("-tm perm_128n_128c_2MB.cm -tiers 2 {flags}"));
+        assert_eq!(s.flows_finished, 128, "{flags}");
+        assert!(
+            near(tail(&w), want, 0.10),
+            "{flags}: tail {} against uet-htsim's {want}",
+            tail(&w)
+        );
+        tails.push(tail(&w));
+    }
+    assert!(tails[1] > 2.5 * tails[0], "spraying's gain: {tails:?}");
+}
+
 /// NSCC's window changes by rule (uet-htsim's `fair_inc`, `eta_inc`,
 /// `multi_dec`, `quick_dec`, `nack_dec`), summed over incast_128's 127
 /// flows, against the sums of the lines uet-htsim printed as each flow

@@ -5,7 +5,8 @@
 //!
 //! What it leaves out takes uet-htsim's defaults: packets of 4150 bytes
 //! (64 of them header) and ACKs of 64; the three-tier k-ary fat-tree sized
-//! to the matrix (k³/4 hosts), 1 µs links at 100 Gb/s; the network RTT of
+//! to the matrix (k³/4 hosts; with `-tiers 2` K leaves of K/2 hosts and
+//! K/2 spines, K²/2 hosts), 1 µs links at 100 Gb/s; the network RTT of
 //! its `calculate_rtt` (twice the diameter's propagation, plus a data
 //! packet's and an ACK's serialization at each of the diameter's links)
 //! and NSCC's parameters derived from it (`initNsccParams`); data queues
@@ -381,12 +382,6 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
             c.nodes, c.tm, matrix.nodes
         ));
     }
-    if c.topo.is_none() && c.tiers != 3 {
-        return Err(format!(
-            "-tiers {}: not supported: the fat-tree sized to the matrix has three tiers; give -topo for two",
-            c.tiers
-        ));
-    }
     let gbps = c.linkspeed_mbps / 1000;
     if c.mtu <= 64 || c.mtu - 64 > 9000 {
         return Err(format!("-mtu {}: 65 ..= 9064 bytes (64 of them header)", c.mtu));
@@ -400,6 +395,23 @@ pub fn scenario(c: &Command, cwd: &Path) -> Result<Scenario, String> {
     };
     // The network and its diameter in links (uet-htsim's `get_diameter`).
     let (topology, diameter, delay_ns) = match &c.topo {
+        None if c.tiers == 2 => {
+            // uet-htsim's two tiers (`set_params`): K ToRs of K/2 hosts
+            // each, every ToR to each of K/2 spines, K²/2 hosts.
+            let n = matrix.nodes as u64;
+            let k = (2..=2000u64).step_by(2).find(|k| k * k / 2 >= n).unwrap_or(0);
+            if k == 0 || k * k / 2 != n {
+                return Err(format!(
+                    "-tm {}: {n} nodes: uet-htsim's two-tier fat-tree holds K²/2 hosts for an even K (2, 8, 18, 32, 50, 72, 98, 128, …)",
+                    c.tm
+                ));
+            }
+            let t = format!(
+                "kind = \"leaf_spine\"\nleaves = {k}\nspines = {h}\nhosts_per_leaf = {h}\nlink_gbps = {gbps}\nlink_delay_ns = {ns}\n",
+                h = k / 2
+            );
+            (t, 4, ns)
+        }
         None => {
             let n = matrix.nodes as u64;
             let k = (2..=64u64).step_by(2).find(|k| k * k * k / 4 >= n).unwrap_or(0);
@@ -902,7 +914,7 @@ mod tests {
         assert_eq!(nscc("-tm one.cm -nodes 16 -tiers 3").1, 43 * 4150);
         for (bad, why) in [
             ("-tm one.cm -nodes 17", "has 16 nodes"),
-            ("-tm one.cm -tiers 2", "give -topo for two"),
+            ("-tm one.cm -tiers 2", "two-tier fat-tree holds K²/2 hosts"),
             ("-tm one.cm -target_q_delay 5000", "target"),
         ] {
             let e = scenario(&parse_args(&args(bad)).unwrap(), &dir).unwrap_err();
