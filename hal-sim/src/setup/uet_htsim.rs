@@ -154,7 +154,11 @@ const DEFAULT_ONLY: &[(&str, &str, &str)] = &[
         "ecmp_host",
         "only uet-htsim's default ECMP over entropy values is modelled",
     ),
-    ("-sender_cc_algo", "nscc", "NSCC is the sender's algorithm"),
+    (
+        "-sender_cc_algo",
+        "nscc",
+        "NSCC is the sender's algorithm (uet-htsim's dctcp is its own per-mark AIMD, not hal-sim's RFC 8257 DCTCP; constant, a fixed window)",
+    ),
     ("-planes", "1", "multi-plane fabrics are not modelled"),
 ];
 
