@@ -102,12 +102,12 @@ pub struct Command {
 /// topology where no flag made the sender's CC explicit
 /// (`-sender_cc_only`, `-sender_cc`, `-sender_cc_algo`) and none forced it
 /// off. hal-sim models NSCC alone: a command whose flags leave either of
-/// the others on is refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// the others on is refused. (uet-htsim's `sender_driven` needs no field:
+/// only `-receiver_cc_only` clears it, and that leaves receiver credit
+/// on.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Roles {
-    /// uet-htsim's `sender_driven`: NSCC runs.
-    pub sender: bool,
-    /// `receiver_driven`: receiver credit runs.
+    /// uet-htsim's `receiver_driven`: receiver credit runs.
     pub receiver: bool,
     /// `UecSrc::_sender_based_cc` as the flags leave it (before
     /// `initNsccParams` sets it).
@@ -116,18 +116,6 @@ pub struct Roles {
     pub oversubscribed_cc: bool,
     /// `-force_disable_oversubscribed_cc`.
     pub oversubscribed_cc_forced_off: bool,
-}
-
-impl Default for Roles {
-    fn default() -> Self {
-        Roles {
-            sender: true,
-            receiver: false,
-            sender_explicit: false,
-            oversubscribed_cc: false,
-            oversubscribed_cc_forced_off: false,
-        }
-    }
 }
 
 /// Flags uet-htsim takes that hal-sim does not model, with why.
@@ -303,53 +291,48 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             // Whose congestion control runs (`Roles`).
             "-sender_cc_only" => {
                 let r = &mut c.roles;
-                (r.sender, r.receiver, r.sender_explicit, r.oversubscribed_cc) = (true, false, true, false);
+                (r.receiver, r.sender_explicit, r.oversubscribed_cc) = (false, true, false);
             }
             "-receiver_cc_only" => {
                 let r = &mut c.roles;
-                (r.sender, r.receiver, r.sender_explicit, r.oversubscribed_cc) = (false, true, false, false);
+                (r.receiver, r.sender_explicit, r.oversubscribed_cc) = (true, false, false);
             }
             "-sender_cc" => {
                 let r = &mut c.roles;
-                (r.sender, r.sender_explicit, r.oversubscribed_cc) = (true, true, false);
+                (r.sender_explicit, r.oversubscribed_cc) = (true, false);
             }
             "-receiver_cc" => c.roles.receiver = true,
             "-oversubscribed_cc" => c.roles.oversubscribed_cc = true,
             "-force_disable_oversubscribed_cc" => {
                 (c.roles.oversubscribed_cc, c.roles.oversubscribed_cc_forced_off) = (false, true)
             }
-            f if QUIET.iter().any(|(q, _)| *q == f) => {
-                if let Some((_, Some(values))) = QUIET.iter().find(|(q, _)| *q == f) {
+            f => {
+                if let Some(&(_, values)) = QUIET.iter().find(|(q, _)| *q == f) {
+                    if let Some(values) = values {
+                        let v = value(i, flag)?;
+                        if !values.is_empty() && !values.contains(&v.as_str()) {
+                            return Err(format!("{f} {v}: uet-htsim takes {}", values.join(", ")));
+                        }
+                        used = 2;
+                    }
+                } else if let Some(&(_, default, why)) = DEFAULT_ONLY.iter().find(|(d, _, _)| *d == f) {
                     let v = value(i, flag)?;
-                    if !values.is_empty() && !values.contains(&v.as_str()) {
-                        return Err(format!("{f} {v}: uet-htsim takes {}", values.join(", ")));
+                    let same =
+                        v == default || matches!((v.parse::<f64>(), default.parse::<f64>()), (Ok(a), Ok(b)) if a == b);
+                    if !same {
+                        return Err(format!("{f} {v}: not supported: {why} ({default})"));
+                    }
+                    if f == "-sender_cc_algo" {
+                        // As uet-htsim's: the sender's CC made explicit.
+                        c.roles.sender_explicit = true;
                     }
                     used = 2;
+                } else {
+                    return Err(match REFUSED.iter().find(|(r, _)| *r == f) {
+                        Some((_, why)) => format!("{f}: not supported: {why}"),
+                        None => format!("{f}: not a flag hal-sim's uet-htsim command knows (nor models)"),
+                    });
                 }
-            }
-            f if DEFAULT_ONLY.iter().any(|(d, _, _)| *d == f) => {
-                let v = value(i, flag)?;
-                let (_, default, why) = DEFAULT_ONLY
-                    .iter()
-                    .find(|(d, _, _)| *d == f)
-                    .copied()
-                    .unwrap_or_default();
-                let same =
-                    v == default || matches!((v.parse::<f64>(), default.parse::<f64>()), (Ok(a), Ok(b)) if a == b);
-                if !same {
-                    return Err(format!("{f} {v}: not supported: {why} ({default})"));
-                }
-                if f == "-sender_cc_algo" {
-                    // As uet-htsim's: the sender's CC made explicit.
-                    (c.roles.sender, c.roles.sender_explicit) = (true, true);
-                }
-                used = 2;
-            }
-            f => {
-                return Err(match REFUSED.iter().find(|(r, _)| *r == f) {
-                    Some((_, why)) => format!("{f}: not supported: {why}"),
-                    None => format!("{f}: not a flag hal-sim's uet-htsim command knows (nor models)"),
-                })
             }
         }
         i += used;
@@ -357,7 +340,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
     if c.tm.is_empty() {
         return Err("-tm: a connection matrix is required".into());
     }
-    if c.roles.receiver || !c.roles.sender {
+    if c.roles.receiver {
         return Err(
             "-receiver_cc, -receiver_cc_only: not supported: receiver credit (RCCC) is not modelled (hal-sim runs NSCC alone; a later -sender_cc_only turns RCCC off, as in uet-htsim)".into(),
         );
@@ -640,6 +623,13 @@ mod tests {
         s.split_whitespace().map(String::from).collect()
     }
 
+    /// The scenario command line `line` (which parses) makes, its files
+    /// read from uet-htsim's stored folder.
+    fn made(line: &str) -> Result<Scenario, String> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
+        scenario(&parse_args(&args(line)).unwrap(), &dir)
+    }
+
     /// C++'s default output of a double.
     #[test]
     fn doubles_print_as_cout_prints_them() {
@@ -705,7 +695,7 @@ mod tests {
             panic!("NSCC is registered")
         };
         assert_eq!(engine.nscc.target_delay_ns, 14_023);
-        let s = scenario(&parse_args(&args("-tm one.cm -sender_cc_only -q 190")).unwrap(), &dir).unwrap();
+        let s = made("-tm one.cm -sender_cc_only -q 190").unwrap();
         assert_eq!(
             (
                 s.switch.port_buffer_bytes.0,
@@ -828,17 +818,15 @@ mod tests {
         }
         // On an oversubscribed fabric uet-htsim runs the receiver's
         // oversubscribed CC unless the sender's CC was named.
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
         let os = "-tm perm_1024n_1024c_0u_2000000b.cm -topo leaf_spine_1024_oversub.topo";
-        let e = scenario(&parse_args(&args(os)).unwrap(), &dir).unwrap_err();
+        let e = made(os).unwrap_err();
         assert!(e.contains("oversubscribed 4:1"), "{e}");
         for ok in [
             "-sender_cc_only",
             "-force_disable_oversubscribed_cc",
             "-sender_cc_algo nscc",
         ] {
-            let c = parse_args(&args(&format!("{os} {ok}"))).unwrap();
-            assert!(scenario(&c, &dir).is_ok(), "{ok}");
+            assert!(made(&format!("{os} {ok}")).is_ok(), "{ok}");
         }
     }
 
@@ -850,8 +838,7 @@ mod tests {
     /// the fat-tree it builds).
     #[test]
     fn switch_latency_reaches_the_switches_and_the_rtt() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
-        let s = scenario(&parse_args(&args("-tm one.cm -switch_latency 0.5")).unwrap(), &dir).unwrap();
+        let s = made("-tm one.cm -switch_latency 0.5").unwrap();
         assert_eq!(s.switch.latency_ns.0, 500);
         assert_eq!(s.cc.base_rtt_ns.map(|t| t.0), Some(19_023));
         let Cc::Registered { engine, .. } = &s.cc.algorithm else {
@@ -859,7 +846,7 @@ mod tests {
         };
         assert_eq!(engine.nscc.target_delay_ns, 14_267);
         let line = "-tm perm_1024n_1024c_0u_2000000b.cm -topo leaf_spine_1024.topo -switch_latency 0.5";
-        let s = scenario(&parse_args(&args(line)).unwrap(), &dir).unwrap();
+        let s = made(line).unwrap();
         assert_eq!(s.switch.latency_ns.0, 0);
         let e = parse_args(&args("-tm one.cm -switch_latency 0.0005")).unwrap_err();
         assert!(e.contains("a whole number of ns"), "{e}");
@@ -879,8 +866,7 @@ mod tests {
             "-linkspeed 18446744073709551000",
             "-queue_size_bdp_factor 4294967295",
         ] {
-            let c = parse_args(&args(&format!("-tm one.cm {bad}"))).unwrap();
-            assert!(scenario(&c, &dir).is_err(), "{bad}");
+            assert!(made(&format!("-tm one.cm {bad}")).is_err(), "{bad}");
         }
     }
 
@@ -891,9 +877,8 @@ mod tests {
     /// against the matrix and the fabric.
     #[test]
     fn nscc_and_queue_flags_reach_the_scenario() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/reference/uet-htsim");
         let nscc = |line: &str| {
-            let s = scenario(&parse_args(&args(line)).unwrap(), &dir).unwrap();
+            let s = made(line).unwrap();
             let Cc::Registered { engine, .. } = s.cc.algorithm else {
                 panic!("NSCC is registered")
             };
@@ -921,7 +906,7 @@ mod tests {
             ("-tm one.cm -tiers 2", "two-tier fat-tree holds K²/2 hosts"),
             ("-tm one.cm -target_q_delay 5000", "target"),
         ] {
-            let e = scenario(&parse_args(&args(bad)).unwrap(), &dir).unwrap_err();
+            let e = made(bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
         for (bad, why) in [
