@@ -147,6 +147,8 @@ pub enum Ev {
     Forward {
         /// The switch, an index into the network's nodes.
         node: u32,
+        /// The egress port its arrival chose.
+        egress: u16,
         /// Packet (slab index).
         pkt: u32,
     },

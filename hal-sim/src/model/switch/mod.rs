@@ -205,7 +205,8 @@ impl Switch {
         p.ingress_port = ingress;
         p.ttl = p.ttl.saturating_sub(1);
         if self.latency > Ps::ZERO {
-            cx.q.push(cx.now + self.latency, Ev::Forward { node: self.node, pkt });
+            let node = self.node;
+            cx.q.push(cx.now + self.latency, Ev::Forward { node, egress, pkt });
             return;
         }
         if self.egress.trim.is_some() {
@@ -229,23 +230,15 @@ impl Switch {
         self.enqueue(cx, egress, pkt, ingress);
     }
 
-    /// A packet that arrived `latency` ago reaches its egress queue: the
-    /// one its arrival chose (the choice is the same now: a hash of the
-    /// packet and the switch). uet-htsim's switch delays its arrivals in
-    /// one pipe (`CallbackPipe`), which, as a link, keeps one event for
-    /// the packets in it: the order of an instant's ends and forwards at
-    /// a trimming port follows from the pipe as from a link (`ends_first`).
+    /// A packet that arrived `latency` ago reaches its egress queue,
+    /// `egress`, the one its arrival chose. uet-htsim's switch delays its
+    /// arrivals in one pipe (`CallbackPipe`), which, as a link, keeps one
+    /// event for the packets in it: the order of an instant's ends and
+    /// forwards at a trimming port follows from the pipe as from a link
+    /// (`ends_first`).
     #[inline(never)]
-    pub fn forward(&mut self, cx: &mut Ctx, pkt: u32) {
-        let (src, dst, hash, ingress) = {
-            let p = cx.pkts.get(pkt);
-            (p.src, p.dst, p.hash, p.ingress_port)
-        };
-        let Some(egress) = cx.net.next_port(self.node, src, dst, hash) else {
-            cx.metrics.counters.drops += 1;
-            cx.pkts.remove(pkt);
-            return;
-        };
+    pub fn forward(&mut self, cx: &mut Ctx, egress: u16, pkt: u32) {
+        let ingress = cx.pkts.get(pkt).ingress_port;
         if self.egress.trim.is_some() {
             let entered = cx.now.saturating_sub(self.latency);
             if self.end_due(cx, egress) && self.ends_first(egress, entered, self.last_forward) {

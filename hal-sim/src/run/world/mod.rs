@@ -424,9 +424,9 @@ fn dispatch(cx: &mut Ctx, nics: &mut [Nic], switches: &mut [Switch], component: 
             Component::Nic(h) => nics[h as usize].receive(cx, pkt),
             Component::Switch(s) => switches[s as usize].arrive(cx, port, pkt),
         },
-        Ev::Forward { node, pkt } => {
+        Ev::Forward { node, egress, pkt } => {
             if let Component::Switch(s) = component[node as usize] {
-                switches[s as usize].forward(cx, pkt);
+                switches[s as usize].forward(cx, egress, pkt);
             }
         }
         Ev::FlowStart { flow } => {
