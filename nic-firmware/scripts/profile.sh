@@ -3,7 +3,7 @@
 #   scripts/profile.sh KIND [TARGET]
 #   PROFILE_DETAIL=ack_into scripts/profile.sh ldcp-ack   (and each counted instruction
 #                                                      of functions matching on_ack)
-# KIND: ldcp-ack, ldcp-timer, hpcc-ack-1, hpcc-ack-5, hpcc-ack-5-one-queue, rx-hpcc-5, probe-response,
+# KIND: ldcp-ack, ldcp-timer, hpcc-ack-1, hpcc-ack-2, hpcc-ack-5, hpcc-ack-5-one-queue, rx-hpcc-5, probe-response,
 #       and each registered algorithm's CNP, ACK, NACK and timeout rows (dcqcn-cnp, dctcp-ack, timely-ack,
 #       swift-ack, theta-powertcp-ack, powertcp-ack-5, hpcc-pint-ack, nscc-ack, nscc-nack, nscc-timeout); hpcc-ack-5-wide (on the C API's controller, eight hops
 #       of history: what hpcc-ack-5-c is held to); through the C API (cc-ffi): ldcp-ack-c, hpcc-ack-5-c

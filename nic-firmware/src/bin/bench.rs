@@ -144,7 +144,7 @@ struct Row {
 }
 
 fn bench_hpcc_ack(o: u64, path: Path) -> Row {
-    let hops = if path == Path::HpccAck1 { 1 } else { 5 };
+    let hops = path.hops();
     let cfg = hpcc_config();
     let Ok(mut s) = HpccSender::<5>::new(&cfg, &hpcc_params(Algorithm::Hpcc)) else {
         exit(3)
@@ -597,7 +597,7 @@ fn main() -> ! {
         let row = match path {
             Path::LdcpAck => bench_ldcp_ack(o),
             Path::LdcpTimer => bench_ldcp_timer(o),
-            Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => bench_hpcc_ack(o, path),
+            Path::HpccAck1 | Path::HpccAck2 | Path::HpccAck5 | Path::HpccAck5OneQueue => bench_hpcc_ack(o, path),
             Path::RxHpcc5 => bench_rx_hpcc(o),
             Path::ProbeResponse => bench_probe_response(o),
             Path::Cnp(a) => bench_registered_cnp(o, a),

@@ -54,7 +54,10 @@ use crate::run::event::Ps;
 pub struct Costs {
     /// An ACK (an HPCC++ ACK with one hop of telemetry).
     pub ack: u32,
-    /// Each hop of an HPCC++ ACK's telemetry after the first.
+    /// An HPCC++ ACK with two hops of telemetry: the engine's general
+    /// walk, whose shortest stack it is (one hop has a path of its own).
+    pub ack_2_hops: u32,
+    /// Each hop of an HPCC++ ACK's telemetry after the second.
     pub ack_per_hop: u32,
     /// The engine's timer.
     pub timer: u32,
@@ -70,10 +73,13 @@ impl Costs {
     /// The cost of `work`.
     fn of(&self, work: &Work) -> u32 {
         match work {
-            Work::Ack { hops, .. } => {
-                let extra = hops.len().saturating_sub(1) as u32;
-                self.ack.saturating_add(self.ack_per_hop.saturating_mul(extra))
-            }
+            Work::Ack { hops, .. } => match hops.len() {
+                0 | 1 => self.ack,
+                n => {
+                    let extra = (n - 2) as u32;
+                    self.ack_2_hops.saturating_add(self.ack_per_hop.saturating_mul(extra))
+                }
+            },
             Work::Timer { .. } => self.timer,
             Work::Event(EventKind::Cnp) => self.cnp,
             Work::Event(EventKind::ProbeResponse { .. }) => self.probe_response,
@@ -488,6 +494,7 @@ mod tests {
             coalescing,
             costs: Costs {
                 ack: 100,
+                ack_2_hops: 130,
                 ack_per_hop: 10,
                 timer: 50,
                 cnp: 30,
@@ -516,9 +523,10 @@ mod tests {
         let t = Ps::from_ns(1000);
         assert_eq!(p.offer(t, 1, None, ack(1000, false, 5)), Offer::Queued);
         assert_eq!(p.ready(), Some(0));
-        // Core 0 takes the first: 100 + 4 · 10 instructions at 1 ns each.
+        // Core 0 takes the first: two hops' 130 + 3 · 10 instructions at
+        // 1 ns each (one hop alone would be 100).
         let (job, service) = p.take(t, 0).unwrap();
-        assert_eq!((job.flow, service), (1, Ps::from_ns(140)));
+        assert_eq!((job.flow, service), (1, Ps::from_ns(160)));
         p.offer(t, 2, None, Work::Event(EventKind::Cnp));
         assert_eq!(p.ready(), Some(1));
         let (job, service) = p.take(t, 1).unwrap();
@@ -530,11 +538,11 @@ mod tests {
         assert_eq!(job.flow, 3);
         // Then the queue is empty and both cores go idle.
         assert!(p.take(t + Ps::from_ns(80), 1).is_none());
-        assert!(p.take(t + Ps::from_ns(140), 0).is_none());
+        assert!(p.take(t + Ps::from_ns(160), 0).is_none());
         p.offer(t, 4, None, Work::Event(EventKind::Cnp));
         assert_eq!(p.ready(), Some(0));
         assert_eq!(p.stats.delays.quantile(1.0), 30);
-        assert_eq!((p.stats.offered, p.stats.served, p.stats.busy_ps), (4, 3, 220_000));
+        assert_eq!((p.stats.offered, p.stats.served, p.stats.busy_ps), (4, 3, 240_000));
     }
 
     #[test]

@@ -18,6 +18,10 @@ pub enum Path {
     LdcpAck,
     LdcpTimer,
     HpccAck1,
+    /// Two hops: the general walk's shortest stack (one hop has a path of
+    /// its own), from which hal-sim's processor model takes the cost of
+    /// every stack longer than one hop.
+    HpccAck2,
     HpccAck5,
     HpccAck5OneQueue,
     RxHpcc5,
@@ -95,6 +99,7 @@ impl Path {
         Path::LdcpAck,
         Path::LdcpTimer,
         Path::HpccAck1,
+        Path::HpccAck2,
         Path::HpccAck5,
         Path::HpccAck5OneQueue,
         Path::RxHpcc5,
@@ -115,6 +120,7 @@ impl Path {
             Path::LdcpAck => "ldcp-ack",
             Path::LdcpTimer => "ldcp-timer",
             Path::HpccAck1 => "hpcc-ack-1",
+            Path::HpccAck2 => "hpcc-ack-2",
             Path::HpccAck5 => "hpcc-ack-5",
             Path::HpccAck5OneQueue => "hpcc-ack-5-one-queue",
             Path::RxHpcc5 => "rx-hpcc-5",
@@ -152,6 +158,7 @@ impl Path {
             Path::LdcpAck => "LDCP ACK (PAWA)",
             Path::LdcpTimer => "LDCP timer (cw < 1)",
             Path::HpccAck1 => "HPCC++ ACK, 1 hop",
+            Path::HpccAck2 => "HPCC++ ACK, 2 hops",
             Path::HpccAck5 => "HPCC++ ACK, 5 hops",
             Path::HpccAck5OneQueue => "HPCC++ ACK, 5 hops, 1 queue",
             Path::RxHpcc5 => "Rx-HPCC telemetry, 5 hops",
@@ -211,6 +218,8 @@ impl Path {
             Path::Cnp(_) | Path::Nack(_) | Path::Loss(_) => None,
             // Path choice's cost, measured: no target in DESIGN §8.
             Path::SprayedSent | Path::SprayedAck => None,
+            // The general walk's shortest stack, for the processor model.
+            Path::HpccAck2 => None,
             // Held to their Rust rows instead (`Path::rust_row`).
             #[cfg(feature = "c-api")]
             Path::LdcpAckC | Path::HpccAck5C => None,
@@ -232,6 +241,15 @@ impl Path {
             #[cfg(feature = "c-api")]
             Path::HpccAck5C => Some("HPCC++ 5 hops, 8-hop history"),
             _ => None,
+        }
+    }
+
+    /// The hops an HPCC++ ACK row's ACKs carry.
+    pub fn hops(self) -> usize {
+        match self {
+            Path::HpccAck1 => 1,
+            Path::HpccAck2 => 2,
+            _ => 5,
         }
     }
 
@@ -352,7 +370,9 @@ pub fn run(path: Path, events: u32, b: &mut impl Bracket) {
     match path {
         Path::LdcpAck => ldcp_ack_path(events, b),
         Path::LdcpTimer => ldcp_timer_path(events, b),
-        Path::HpccAck1 | Path::HpccAck5 | Path::HpccAck5OneQueue => hpcc_ack_path::<5>(path, events, b),
+        Path::HpccAck1 | Path::HpccAck2 | Path::HpccAck5 | Path::HpccAck5OneQueue => {
+            hpcc_ack_path::<5>(path, events, b)
+        }
         #[cfg(not(feature = "c-api"))]
         Path::HpccAck5Wide => hpcc_ack_path::<{ cc_core::wire::MAX_HOPS }>(path, events, b),
         Path::RxHpcc5 => rx_hpcc_path(events, b),
@@ -452,7 +472,7 @@ fn ldcp_timer_path(events: u32, b: &mut impl Bracket) {
 /// [`Path::HpccAck5Wide`].
 #[inline(never)]
 fn hpcc_ack_path<const H: usize>(path: Path, events: u32, b: &mut impl Bracket) {
-    let hops = if path == Path::HpccAck1 { 1 } else { 5 };
+    let hops = path.hops();
     let (mut eng, h) = started::<HpccSender<H>>(hpcc_config(), hpcc_params(Algorithm::Hpcc));
     let mut t = path.telemetry();
     for i in 0..events {
