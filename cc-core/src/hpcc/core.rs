@@ -300,10 +300,24 @@ impl<const H: usize> HpccCore<H> {
     }
 
     /// Stores the samples of `hops` as the history of the path it already
-    /// holds, recorded at `now` (the signature and hop count stay). Out of
-    /// line: inlined, its registers weigh on MeasureInflight's loop.
-    #[inline(never)]
+    /// holds, recorded at `now` (the signature and hop count stay). A
+    /// stack of one hop in place (where the compiler knows the length, as
+    /// on the sender's one-hop path, the test and the call go); any other
+    /// out of line: inlined, its registers weigh on MeasureInflight's loop.
+    #[inline(always)]
     fn store(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16) {
+        match (hops, self.hops.first_mut()) {
+            ([hop], Some(slot)) => {
+                *slot = kept(cfg.queue_signal, hop);
+                self.set_recorded_at(now);
+            }
+            _ => self.store_any(cfg, now, hops, tracked),
+        }
+    }
+
+    /// [`Self::store`] of a stack of any length.
+    #[inline(never)]
+    fn store_any(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16) {
         self.set_recorded_at(now);
         let signal = cfg.queue_signal;
         hop_walk::store(&mut self.hops, hops, tracked, |s| kept(signal, s));
@@ -1110,5 +1124,36 @@ mod tests {
         // Reported N = 1: 7500 B.
         let w = HpccConfig::sigcomm19().w_ai(w_init, t, Some(1));
         assert!((w.to_bits() as f64 / 16.0 - 7_500.0).abs() < 0.07);
+    }
+
+    /// A stack of one hop stored in place is the general store's: the
+    /// same state, on histories of one and of five hops, under both queue
+    /// signals, at any local time.
+    #[test]
+    fn one_hop_stored_in_place_is_the_general_store() {
+        use crate::testing::Lcg;
+        let t = BaseRtt::from_nanos(T_NS).unwrap();
+        let mut r = Lcg(7);
+        for signal in [QueueSignal::Length, QueueSignal::Sojourn] {
+            let cfg = HpccConfig {
+                queue_signal: signal,
+                ..HpccConfig::draft_default()
+            };
+            for _ in 0..500 {
+                let mut s = hop(r.draw(), r.draw(), r.draw());
+                s.sojourn_ns = r.draw();
+                let now = Instant::from_nanos((r.draw() as u64) << 12 | r.draw() as u64);
+                let mut one = HpccCore::<1>::new(&cfg, t, Window::from_bytes(150_000)).unwrap();
+                one.u = [r.draw(), r.draw()];
+                let mut five = HpccCore::<5>::new(&cfg, t, Window::from_bytes(150_000)).unwrap();
+                five.u = one.u;
+                let (mut one_any, mut five_any) = (one, five);
+                one.store(&cfg, now, &[s], 1);
+                one_any.store_any(&cfg, now, &[s], 1);
+                five.store(&cfg, now, &[s], 1);
+                five_any.store_any(&cfg, now, &[s], 1);
+                assert_eq!((one, five), (one_any, five_any));
+            }
+        }
     }
 }
