@@ -301,9 +301,11 @@ impl<const H: usize> HpccCore<H> {
 
     /// Stores the samples of `hops` as the history of the path it already
     /// holds, recorded at `now` (the signature and hop count stay). A
-    /// stack of one hop in place (where the compiler knows the length, as
-    /// on the sender's one-hop path, the test and the call go); any other
-    /// out of line: inlined, its registers weigh on MeasureInflight's loop.
+    /// stack of one hop is written in place: where the compiler knows the
+    /// length (the sender's one-hop path, the probe response) neither the
+    /// test nor a call remains. Any other goes out of line, to
+    /// [`Self::store_any`]: inlined, its registers weigh on
+    /// MeasureInflight's loop.
     #[inline(always)]
     fn store(&mut self, cfg: &HpccConfig, now: Instant, hops: &[HopSample], tracked: u16) {
         match (hops, self.hops.first_mut()) {
