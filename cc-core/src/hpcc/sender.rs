@@ -688,7 +688,8 @@ mod tests {
     /// A stack of one hop takes [`HpccSender::one_hop`], the same code made
     /// for a known length: held bit for bit to the general
     /// [`HpccSender::hops`] (its stack's length hidden from the compiler)
-    /// on the same events, the answer and the whole state after each.
+    /// on the same events, the answer and the whole state after each,
+    /// with histories of one, five and eight hops.
     /// The traces take every branch a hop has: first samples, changes of
     /// identity, speed and counter widths, repeated, stale and expired
     /// stamps, idle gaps past T, counter resets, a switch's own
@@ -715,8 +716,14 @@ mod tests {
             if seed % 3 == 0 {
                 cfg.queue_signal = QueueSignal::Sojourn;
             }
+            // Histories of one hop (a bottleneck hop's), five and eight (the
+            // C API's).
             let mut a = HpccSender::<5>::new(&cfg, &params()).unwrap();
             let mut b = a;
+            let mut a1 = HpccSender::<1>::new(&cfg, &params()).unwrap();
+            let mut b1 = a1;
+            let mut a8 = HpccSender::<8>::new(&cfg, &params()).unwrap();
+            let mut b8 = a8;
             let (mut now, mut ts, mut tx) = (0u64, r.draw(), r.draw());
             let (mut id, mut speed, mut w) = (1u32, 1usize, 0usize);
             for _ in 0..80 {
@@ -759,9 +766,17 @@ mod tests {
                 };
                 let (update, nxt) = (r.draw().is_multiple_of(4), Seq(r.draw()));
                 let at = Instant::from_nanos(now);
+                let one = [hop];
+                let stack = || core::hint::black_box(&one[..]);
                 let ra = a.one_hop(&cfg, at, &hop, update, nxt);
-                let rb = b.hops(&cfg, at, core::hint::black_box(&[hop][..]), update, nxt);
+                let rb = b.hops(&cfg, at, stack(), update, nxt);
                 assert_eq!((ra, a), (rb, b), "seed {seed}");
+                let ra = a1.one_hop(&cfg, at, &hop, update, nxt);
+                let rb = b1.hops(&cfg, at, stack(), update, nxt);
+                assert_eq!((ra, a1), (rb, b1), "seed {seed}, one hop of history");
+                let ra = a8.one_hop(&cfg, at, &hop, update, nxt);
+                let rb = b8.hops(&cfg, at, stack(), update, nxt);
+                assert_eq!((ra, a8), (rb, b8), "seed {seed}, eight hops of history");
             }
         }
     }
