@@ -40,6 +40,10 @@ struct Cell {
 struct Rows {
     ack: Cow<'static, str>,
     ack_2_and_5_hops: Option<(&'static str, &'static str)>,
+    /// Whether a one-hop ACK is the general walk's, one hop's step below
+    /// the 2-hop row, rather than the 1-hop row: the Rx-HPCC receiver has
+    /// no path of its own for one hop, as the sender has.
+    one_hop_by_walk: bool,
     timer: Option<&'static str>,
     cnp: Option<&'static str>,
     probe_response: Option<&'static str>,
@@ -50,6 +54,7 @@ fn rows(algorithm: Algorithm) -> Rows {
         Algorithm::Hpcc | Algorithm::HpccReceiver => Rows {
             ack: Cow::Borrowed("HPCC++ ACK, 1 hop"),
             ack_2_and_5_hops: Some(("HPCC++ ACK, 2 hops", "HPCC++ ACK, 5 hops")),
+            one_hop_by_walk: algorithm == Algorithm::HpccReceiver,
             timer: None,
             cnp: None,
             probe_response: Some("HPCC++ probe response"),
@@ -57,6 +62,7 @@ fn rows(algorithm: Algorithm) -> Rows {
         Algorithm::Ldcp | Algorithm::LdcpRate => Rows {
             ack: Cow::Borrowed("LDCP ACK (PAWA)"),
             ack_2_and_5_hops: None,
+            one_hop_by_walk: false,
             timer: Some("LDCP timer (cw < 1)"),
             cnp: None,
             probe_response: None,
@@ -73,6 +79,7 @@ fn rows(algorithm: Algorithm) -> Rows {
                 (None, None) => Cow::Owned(format!("{} ACK", algorithm.title())),
             },
             ack_2_and_5_hops: None,
+            one_hop_by_walk: false,
             timer: None,
             cnp: algorithm.cnp_bench().map(|c| c.row),
             probe_response: None,
@@ -104,15 +111,20 @@ fn from_table(text: &str, core: CoreKind, algorithm: Algorithm) -> Result<Costs,
         Ok(mean.round() as u32)
     };
     let r = rows(algorithm);
-    let ack = cell(&r.ack)?;
-    let or_ack = |row: Option<&str>| row.map_or(Ok(ack), cell);
+    let one_hop = cell(&r.ack)?;
     let (ack_2_hops, ack_per_hop) = match r.ack_2_and_5_hops {
         Some((two, five)) => {
             let two = cell(two)?;
             (two, cell(five)?.saturating_sub(two) / 3)
         }
-        None => (ack, 0),
+        None => (one_hop, 0),
     };
+    let ack = if r.one_hop_by_walk {
+        ack_2_hops.saturating_sub(ack_per_hop)
+    } else {
+        one_hop
+    };
+    let or_ack = |row: Option<&str>| row.map_or(Ok(ack), cell);
     Ok(Costs {
         ack,
         ack_2_hops,
@@ -192,6 +204,10 @@ mod tests {
             (c.ack, c.ack_2_hops, c.ack_per_hop, c.probe_response, c.timer),
             (559, 770, 224, 588, 559)
         );
+        // The Rx-HPCC receiver's one hop is the general walk's, a step
+        // below two hops: 770 − 224.
+        let c = from_table(TABLE, CoreKind::Rv32imac, Algorithm::HpccReceiver).unwrap();
+        assert_eq!((c.ack, c.ack_2_hops, c.ack_per_hop), (546, 770, 224));
         let e = from_table(TABLE, CoreKind::Rv64imac, Algorithm::Hpcc).unwrap_err();
         assert!(e.contains("\"HPCC++ probe response\" has no rv64imac column"), "{e}");
         let e = from_table(TABLE, CoreKind::Rv32imac, Algorithm::Ldcp).unwrap_err();
