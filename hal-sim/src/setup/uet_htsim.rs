@@ -223,6 +223,15 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
     fn num<T: std::str::FromStr>(v: &str, flag: &str) -> Result<T, String> {
         v.parse().map_err(|_| format!("{flag}: expected a number, got {v:?}"))
     }
+    // A delay in µs, as uet-htsim's flags give them: 0 ..= 10^6 (a
+    // negative, NaN or huge one is refused, not wrapped).
+    fn delay_us(v: &str, flag: &str) -> Result<f64, String> {
+        let us: f64 = num(v, flag)?;
+        if !(0.0..=1e6).contains(&us) {
+            return Err(format!("{flag} {us}: a delay of 0 ..= 10^6 µs"));
+        }
+        Ok(us)
+    }
     while i < args.len() {
         let flag = args[i].as_str();
         let mut used = 1;
@@ -239,30 +248,20 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "-mtu" => (c.mtu, used) = (num(value(i, flag)?, flag)?, 2),
             "-q" => (c.queue_pkts, used) = (Some(num(value(i, flag)?, flag)?), 2),
             "-trimsize" => (c.trim_bytes, used) = (num(value(i, flag)?, flag)?, 2),
-            "-hop_latency" => {
-                (c.hop_latency_us, used) = (num(value(i, flag)?, flag)?, 2);
-                if !(0.0..=1e6).contains(&c.hop_latency_us) {
-                    return Err(format!("{flag} {}: a delay of 0 ..= 10^6 µs", c.hop_latency_us));
-                }
-            }
+            "-hop_latency" => (c.hop_latency_us, used) = (delay_us(value(i, flag)?, flag)?, 2),
             "-cwnd" => (c.cwnd_pkts, used) = (num(value(i, flag)?, flag)?, 2),
             "-ecn" => {
                 let low = num(value(i, flag)?, flag)?;
                 let high = num(value(i + 1, flag)?, flag)?;
                 (c.ecn_pkts, used) = (Some((low, high)), 3);
             }
-            "-target_q_delay" => {
-                let us: f64 = num(value(i, flag)?, flag)?;
-                if !(0.0..=1e6).contains(&us) {
-                    return Err(format!("{flag} {us}: a delay of 0 ..= 10^6 µs (0: derived)"));
-                }
-                (c.target_q_delay_ps, used) = ((us * 1e6) as u64, 2);
-            }
+            // 0: derived from the link speed and the network RTT.
+            "-target_q_delay" => (c.target_q_delay_ps, used) = ((delay_us(value(i, flag)?, flag)? * 1e6) as u64, 2),
             "-switch_latency" => {
-                let us: f64 = num(value(i, flag)?, flag)?;
+                let us = delay_us(value(i, flag)?, flag)?;
                 let ps = (us * 1e6) as u64;
-                if !(0.0..=1e6).contains(&us) || !ps.is_multiple_of(1000) {
-                    return Err(format!("{flag} {us}: a whole number of ns, 0 ..= 10^6 µs"));
+                if !ps.is_multiple_of(1000) {
+                    return Err(format!("{flag} {us}: a whole number of ns"));
                 }
                 (c.switch_latency_ps, used) = (ps, 2);
             }
