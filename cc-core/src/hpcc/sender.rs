@@ -107,7 +107,10 @@ impl<const H: usize> HpccSender<H> {
         }
     }
 
-    /// [`Self::telemetry`] of a stack of any length.
+    /// [`Self::telemetry`] of a stack of any length. A function of its
+    /// own, not inlined into [`Self::apply_telemetry`], so that the entry
+    /// keeps no frame: with this body in it, it saved its registers before
+    /// it chose, and the one-hop path paid for them.
     #[inline(never)]
     fn hops(
         &mut self,
