@@ -10,17 +10,20 @@
 //!   its flows keeps (the property tests' and fuzz target's invariants);
 //! - its `f64` reference (feature `reference`).
 //!
-//! The `registry!` invocation below names it once. From that one list follow
-//! [`Algorithm`] with its names and codes (the trace codec's and the C
-//! API's), [`AnyConfig`] and its defaults, [`AnyController`] and its
-//! dispatch, the codec's configuration frame, and [`crate::for_each_algorithm!`],
-//! which hands the list to the crates above (the C API's tables, the
-//! simulator's scenario parser and capability profile, the firmware's
-//! benchmark paths).
+//! One line in the list of `registry.rs` names it (a configuration field
+//! and type, a title, and each role's variant, controller and name). From
+//! that one list follow [`Algorithm`] with its names and codes (the trace
+//! codec's and the C API's, made below the event API), and here
+//! [`AnyConfig`] and its defaults, [`AnyController`] and its dispatch, the
+//! codec's configuration frame, the [`Algorithm`] methods that need an
+//! algorithm's types, and [`crate::for_each_algorithm!`], which hands the
+//! list to the crates above (the C API's tables, the simulator's scenario
+//! parser and capability profile, the firmware's benchmark paths).
 //!
 //! Codes are places in the list: a new algorithm goes at the end, so that
 //! recorded traces keep their meaning.
 
+pub use crate::algorithm::Algorithm;
 #[cfg(feature = "bench")]
 use crate::bench::{AckBench, CnpBench, LossBench, NackBench};
 use crate::codec::{ConfigReader, ConfigWriter, FrameConfig};
@@ -33,11 +36,11 @@ use crate::telemetry::HopSample;
 use crate::units::{Instant, Seq, Window};
 use crate::wire::Result as WireResult;
 
-/// Declares the one list: see the module's docs. Each entry is an
-/// algorithm's configuration (its [`AnyConfig`] field and type, its title)
-/// and the roles that share it: the [`Algorithm`] variant, the controller
-/// type (generic over the hop count `H`) and the name scenarios, the C API
-/// and reports use.
+/// Builds the registry from the one list (`registry.rs`). Each entry is
+/// an algorithm's configuration (its [`AnyConfig`] field and type, its
+/// title) and the roles that share it: the [`Algorithm`] variant, the
+/// controller type (generic over the hop count `H`) and the name
+/// scenarios, the C API and reports use.
 macro_rules! registry {
     (
         $d:tt
@@ -48,62 +51,7 @@ macro_rules! registry {
             }
         )+
     ) => {
-        /// Which controller runs a flow, and in which role: one variant per
-        /// role of each algorithm of the [registry](crate::algorithms).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-        pub enum Algorithm {
-            $($( $(#[$vmeta])* $variant, )+)+
-        }
-
         impl Algorithm {
-            /// How many there are.
-            pub const COUNT: usize = [$($(stringify!($variant),)+)+].len();
-
-            /// Every algorithm, in the registry's order (the trace codec's
-            /// and the C API's codes are their places here).
-            pub const ALL: [Algorithm; Algorithm::COUNT] = [$($(Algorithm::$variant,)+)+];
-
-            /// The name scenarios, the C API and reports use (`"dctcp"`).
-            pub const fn name(self) -> &'static str {
-                match self {
-                    $($(Algorithm::$variant => $name,)+)+
-                }
-            }
-
-            /// The algorithm of a [`Algorithm::name`], if any has it.
-            pub fn from_name(name: &str) -> Option<Algorithm> {
-                Algorithm::ALL.iter().copied().find(|a| a.name() == name)
-            }
-
-            /// The algorithm's code: its place in [`Algorithm::ALL`].
-            pub const fn code(self) -> u8 {
-                self as u8
-            }
-
-            /// The algorithm of a code, if any has it.
-            pub fn from_code(code: u8) -> Option<Algorithm> {
-                Algorithm::ALL.get(code as usize).copied()
-            }
-
-            /// The title of its configuration's algorithm, as reports
-            /// print it (`"DCTCP"`; every role of HPCC++ says `"HPCC++"`).
-            pub const fn title(self) -> &'static str {
-                match self {
-                    $($(Algorithm::$variant => $title,)+)+
-                }
-            }
-
-            /// Whether it is the first role of its configuration (the one
-            /// a scenario names: `hpcc`, not `hpcc-receiver`).
-            pub const fn is_primary(self) -> bool {
-                match self {
-                    $( first_of!($($variant)+) => true, )+
-                    #[allow(unreachable_patterns)]
-                    _ => false,
-                }
-            }
-
             /// Parameter `i` of its configuration's table
             /// ([`AlgorithmConfig::PARAMS`]), if it has that many.
             pub fn param(self, i: usize) -> Option<&'static ParamInfo> {
@@ -349,82 +297,7 @@ macro_rules! registry {
     };
 }
 
-/// The first of a list of identifiers.
-macro_rules! first_of {
-    ($first:ident $($rest:ident)*) => {
-        Algorithm::$first
-    };
-}
-
-registry! {
-    $
-    /// HPCC++ parameters.
-    hpcc: hpcc::HpccConfig, "HPCC++" {
-        /// HPCC++ at the data sender (draft 2022-10 §4.2), telemetry from
-        /// ACKs or from probes depending on
-        /// [`crate::hpcc::HpccConfig::telemetry`].
-        Hpcc(crate::hpcc::HpccSender<H>) = "hpcc",
-        /// HPCC++ at the data receiver: Rx-HPCC window feedback (§6.3.2)
-        /// and the probe responder (§7.1).
-        HpccReceiver(crate::hpcc::HpccReceiver<H>) = "hpcc-receiver",
-    }
-    /// LDCP parameters.
-    ldcp: ldcp::LdcpConfig, "LDCP" {
-        /// LDCP on a programmable NIC: PAWA, sub-packet windows, fast
-        /// start (draft-dai §2.2, §2.3, §3.1).
-        Ldcp(crate::ldcp::Ldcp) = "ldcp",
-        /// LDCP on a commercial NIC: rate-based, MD per CNP, AI per RTT
-        /// probe (draft-dai §3.2).
-        LdcpRate(crate::ldcp::LdcpRate) = "ldcp-rate",
-    }
-    /// DCTCP parameters.
-    dctcp: dctcp::DctcpConfig, "DCTCP" {
-        /// DCTCP (RFC 8257), the ECN-driven window baseline.
-        Dctcp(crate::dctcp::Dctcp) = "dctcp",
-    }
-    /// DCQCN parameters.
-    dcqcn: dcqcn::DcqcnConfig, "DCQCN" {
-        /// DCQCN (SIGCOMM 2015), the CNP-driven rate baseline of RoCE NICs.
-        Dcqcn(crate::dcqcn::Dcqcn) = "dcqcn",
-    }
-    /// TIMELY parameters.
-    timely: timely::TimelyConfig, "TIMELY" {
-        /// TIMELY (SIGCOMM 2015), rate from RTT samples, for fabrics
-        /// without telemetry or ECN.
-        Timely(crate::timely::Timely) = "timely",
-    }
-    /// Swift parameters.
-    swift: swift::SwiftConfig, "Swift" {
-        /// Swift (SIGCOMM 2020), fabric and endpoint windows from NIC
-        /// timestamps, as Falcon's rate-update engine runs it.
-        Swift(crate::swift::Swift) = "swift",
-    }
-    /// θ-PowerTCP parameters.
-    theta_powertcp: powertcp::ThetaPowerTcpConfig, "θ-PowerTCP" {
-        /// θ-PowerTCP (NSDI 2022), a window from the power measured by
-        /// RTT samples, for fabrics without telemetry.
-        ThetaPowerTcp(crate::powertcp::ThetaPowerTcp) = "theta_powertcp",
-    }
-    /// PowerTCP parameters.
-    powertcp: powertcp::PowerTcpConfig, "PowerTCP" {
-        /// PowerTCP (NSDI 2022), a window from the power each switch's
-        /// in-band telemetry shows.
-        PowerTcp(crate::powertcp::PowerTcp<H>) = "powertcp",
-    }
-    /// HPCC-PINT parameters.
-    hpcc_pint: hpcc_pint::HpccPintConfig, "HPCC-PINT" {
-        /// HPCC-PINT (SIGCOMM 2020), HPCC's window from the one- or
-        /// two-byte utilization code the switches write.
-        HpccPint(crate::hpcc_pint::HpccPint) = "hpcc_pint",
-    }
-    /// NSCC parameters.
-    nscc: nscc::NsccConfig, "NSCC" {
-        /// NSCC (Ultra Ethernet 1.0), a window from ECN and delay
-        /// together, with quick adapt and NACKs of trimmed packets, as
-        /// uet-htsim codes it.
-        Nscc(crate::nscc::Nscc) = "nscc",
-    }
-}
+with_registry!($ registry);
 
 impl<const H: usize> AnyController<H> {
     /// `v` on the controller inside, with its algorithm's configuration

@@ -13,13 +13,9 @@
 
 use crate::path::{Ev, Spray};
 use crate::telemetry::HopSample;
+pub use crate::units::FlowId;
 use crate::units::{BaseRtt, Instant, LinkSpeed, Rate, Seq, Window};
 use crate::wire::pint::PintWidth;
-
-/// A flow's identity in the flow table (a QP number, a hashed 5-tuple, …).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct FlowId(pub u32);
 
 /// Which probe a response answers. The engine numbers the probes it asks
 /// for ([`Request::Probe`]); the NIC carries the number in the probe, the
@@ -39,7 +35,7 @@ impl ProbeId {
     }
 }
 
-pub use crate::algorithms::Algorithm;
+pub use crate::algorithm::Algorithm;
 pub use crate::error::Error;
 
 /// What the engine needs to know when a flow starts.

@@ -49,6 +49,9 @@
 extern crate std;
 
 #[macro_use]
+mod registry;
+mod algorithm;
+#[macro_use]
 pub mod algorithms;
 #[cfg(feature = "bench")]
 pub mod bench;

@@ -524,6 +524,13 @@ impl fmt::Display for Packets {
     }
 }
 
+/// A flow's identity in the flow table (a QP number, a hashed 5-tuple, …):
+/// not a quantity, but kept with them so that the wire formats, which tag
+/// a flow's notifications, need nothing of the event API above them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlowId(pub u32);
+
 /// A byte sequence number (TCP sequence, RoCE LSN), compared with serial
 /// arithmetic (RFC 1982) so it may wrap: `a` is after `b` when
 /// `a − b mod 2^32` is in (0, 2^31).

@@ -28,7 +28,7 @@
 //! telemetry is refused by its timestamps.
 
 use super::{Result, WireError};
-use crate::event::FlowId;
+use crate::units::FlowId;
 
 /// Bytes of the tag.
 pub const TAG_LEN: usize = 8;
