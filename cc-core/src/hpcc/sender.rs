@@ -768,19 +768,27 @@ mod tests {
                     },
                 };
                 let (update, nxt) = (r.draw().is_multiple_of(4), Seq(r.draw()));
-                let at = Instant::from_nanos(now);
-                let one = [hop];
-                let stack = || core::hint::black_box(&one[..]);
-                let ra = a.one_hop(&cfg, at, &hop, update, nxt);
-                let rb = b.hops(&cfg, at, stack(), update, nxt);
-                assert_eq!((ra, a), (rb, b), "seed {seed}");
-                let ra = a1.one_hop(&cfg, at, &hop, update, nxt);
-                let rb = b1.hops(&cfg, at, stack(), update, nxt);
-                assert_eq!((ra, a1), (rb, b1), "seed {seed}, one hop of history");
-                let ra = a8.one_hop(&cfg, at, &hop, update, nxt);
-                let rb = b8.hops(&cfg, at, stack(), update, nxt);
-                assert_eq!((ra, a8), (rb, b8), "seed {seed}, eight hops of history");
+                let ack = (&cfg, Instant::from_nanos(now), &hop, update, nxt);
+                same(&mut a, &mut b, ack, seed, "five hops of history");
+                same(&mut a1, &mut b1, ack, seed, "one hop of history");
+                same(&mut a8, &mut b8, ack, seed, "eight hops of history");
             }
         }
+    }
+
+    /// One ACK of one hop through [`HpccSender::one_hop`] on `a` and
+    /// through [`HpccSender::hops`] on `b`, the stack's length hidden from
+    /// the compiler there: the same answer and the same state after.
+    fn same<const H: usize>(
+        a: &mut HpccSender<H>,
+        b: &mut HpccSender<H>,
+        (cfg, at, hop, update, nxt): (&HpccConfig, Instant, &HopSample, bool, Seq),
+        seed: u64,
+        history: &str,
+    ) {
+        let one = [*hop];
+        let ra = a.one_hop(cfg, at, hop, update, nxt);
+        let rb = b.hops(cfg, at, core::hint::black_box(&one[..]), update, nxt);
+        assert_eq!((ra, *a), (rb, *b), "seed {seed}, {history}");
     }
 }
